@@ -1,0 +1,133 @@
+/* arena.c: bump allocation for module-lifetime memory, and the few
+ * malloc wrappers the rest of lib/ uses. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+/* Chunks grow geometrically so a million-binding module needs few mallocs,
+ * but are capped so the last chunk wastes little. */
+enum { CHUNK_MIN = 64 * 1024, CHUNK_MAX = 8 * 1024 * 1024 };
+
+typedef struct Chunk Chunk;
+struct Chunk {
+	Chunk *prev;
+	size_t size, used;
+	_Alignas(16) unsigned char data[];
+};
+
+struct Arena {
+	Chunk *cur;
+	size_t next_size;
+	size_t total;
+};
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fputs("irpipe: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+	if (!p) {
+		fputs("irpipe: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("irpipe: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+Arena *
+arena_new(void)
+{
+	Arena *a = xcalloc(1, sizeof *a);
+	a->next_size = CHUNK_MIN;
+	return a;
+}
+
+void
+arena_free(Arena *a)
+{
+	if (!a)
+		return;
+	for (Chunk *c = a->cur, *p; c; c = p) {
+		p = c->prev;
+		free(c);
+	}
+	free(a);
+}
+
+void *
+arena_alloc(Arena *a, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	Chunk *c = a->cur;
+	if (!c || c->size - c->used < n) {
+		size_t sz = a->next_size;
+		if (sz < n)
+			sz = n;
+		c = xmalloc(sizeof *c + sz);
+		c->prev = a->cur;
+		c->size = sz;
+		c->used = 0;
+		a->cur = c;
+		a->total += sz;
+		if (a->next_size < CHUNK_MAX)
+			a->next_size *= 2;
+	}
+	void *p = c->data + c->used;
+	c->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *
+arena_strndup(Arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+size_t
+arena_bytes(const Arena *a)
+{
+	return a->total;
+}
+
+void
+ptrvec_push(PtrVec *pv, void *p)
+{
+	if (pv->n == pv->cap) {
+		pv->cap = pv->cap ? 2 * pv->cap : 16;
+		pv->v = xrealloc(pv->v, pv->cap * sizeof *pv->v);
+	}
+	pv->v[pv->n++] = p;
+}
+
+void
+ptrvec_free(PtrVec *pv)
+{
+	free(pv->v);
+	pv->v = NULL;
+	pv->n = pv->cap = 0;
+}

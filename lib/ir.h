@@ -1,0 +1,470 @@
+/* ir.h: the in-memory IR of irpipe.
+ *
+ * A Module owns one Arena; every node, name and type of the module lives in
+ * it and is freed at once with the module.  Names that are compared often
+ * (globals, devices, scopes, attribute keys, operator names) are interned
+ * Syms, so equality is pointer equality.  Types and virtual devices are
+ * hash-consed per module for the same reason.
+ *
+ * Two levels share a module: the graph level (Func, Value, Block) and the
+ * loop level (Prim, PVar, PStmt, PExpr).  Blocks are singly linked lists of
+ * nodes; nesting (if arms, loop bodies) is a tree, but every walk over it in
+ * lib/ uses an explicit stack, never C recursion, because the depth is the
+ * user's.  Loop-level expressions are the one exception: their depth is
+ * capped by the parser (IR_MAX_EXPR_DEPTH), so recursion over them is safe.
+ */
+#ifndef IR_H
+#define IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- arena */
+
+typedef struct Arena Arena;
+Arena *arena_new(void);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t n);        /* zeroed, 8-byte aligned */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+size_t arena_bytes(const Arena *a);           /* bytes obtained from malloc */
+
+/* Growable array of pointers, malloc-backed, for builders and walks. */
+typedef struct {
+	void **v;
+	size_t n, cap;
+} PtrVec;
+void ptrvec_push(PtrVec *pv, void *p);
+void ptrvec_free(PtrVec *pv);
+
+/* Memory that cannot be had is not an input error: print and exit. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t sz);
+void *xrealloc(void *p, size_t n);
+
+/* --------------------------------------------------------- locations */
+
+/* A source position.  file indexes the SrcMgr of the Ctx (0 = none).
+ * line 0 means "unknown". */
+typedef struct {
+	uint32_t line;
+	uint16_t col;
+	uint16_t file;
+} Loc;
+
+/* ------------------------------------------------------------- symbols */
+
+/* An interned, NUL-terminated string; equal names are the same pointer. */
+typedef const char *Sym;
+
+typedef struct SymTab SymTab;
+
+/* ---------------------------------------------------------------- types */
+
+typedef enum {
+	ET_BOOL, ET_I8, ET_I16, ET_I32, ET_I64,
+	ET_U8, ET_U16, ET_U32, ET_U64,
+	ET_F16, ET_F32, ET_F64,
+	ET__COUNT
+} ElemKind;
+
+/* Element type with vector lanes (lanes 1 = scalar element). */
+typedef struct {
+	uint8_t kind;   /* ElemKind */
+	uint8_t lanes;  /* 1, 2, 3, 4, 8, 16 */
+} DType;
+
+const char *elem_name(ElemKind k);           /* "f32" */
+int elem_bits(ElemKind k);
+bool elem_is_float(ElemKind k);
+bool elem_is_signed(ElemKind k);              /* signed ints and floats */
+bool dtype_eq(DType a, DType b);
+/* Parses "f32", "f32x4"; returns false if s is not an element type. */
+bool dtype_parse(const char *s, size_t n, DType *out);
+/* Writes "f32" or "f32x4" into buf (at least 8 bytes). */
+void dtype_str(DType d, char *buf);
+
+typedef enum { TY_TENSOR, TY_TUPLE } TypeKind;
+
+/* Hash-consed: two equal types are the same pointer within a module. */
+typedef struct Type Type;
+struct Type {
+	uint8_t kind;            /* TypeKind */
+	DType dt;                /* TY_TENSOR: element type */
+	uint32_t n;              /* TY_TENSOR: rank; TY_TUPLE: fields */
+	const int64_t *dims;     /* TY_TENSOR */
+	const Type *const *fields; /* TY_TUPLE */
+	uint32_t hash;
+	Type *chain;             /* hash bucket chain (owned by the module) */
+};
+
+/* ------------------------------------------------------------ attributes */
+
+typedef enum { AT_INT, AT_FLOAT, AT_STR, AT_BOOL, AT_LIST, AT_SYM } AttrKind;
+
+typedef struct Attr Attr;
+struct Attr {
+	uint8_t kind;     /* AttrKind */
+	uint32_t n;       /* AT_STR: byte length; AT_LIST: elements */
+	Loc loc;
+	union {
+		int64_t i;        /* AT_INT, AT_BOOL */
+		double f;         /* AT_FLOAT */
+		const char *s;    /* AT_STR: decoded bytes (may hold NUL), NUL-terminated */
+		Sym sym;          /* AT_SYM: a global name, "sram" for @sram */
+		Attr *list;       /* AT_LIST */
+	} u;
+};
+
+typedef struct {
+	Sym key;
+	Loc loc;          /* of the key */
+	Attr val;
+} AttrEntry;
+
+/* Sorted by key (strcmp) once the parser is done with it; keys unique. */
+typedef struct {
+	uint32_t n;
+	AttrEntry *e;
+} AttrMap;
+
+const Attr *attr_get(const AttrMap *m, const char *key);
+
+/* -------------------------------------------------------------- devices */
+
+typedef enum { DK_CPU, DK_GPU, DK_ACCEL } DevKind;
+
+typedef struct Device Device;
+struct Device {
+	Sym name;                 /* "gpu" for @gpu */
+	DevKind kind;
+	int64_t index;
+	bool texture;             /* attrs: texture=true */
+	int64_t image2d_max[2];   /* width, height; default 8192x8192 */
+	int64_t max_work_group_size; /* default 256 */
+	AttrMap attrs;            /* everything as written, for printing */
+	Loc loc;
+	Device *next;
+};
+
+/* A virtual device: a device plus a memory scope.  scope NULL = open.
+ * Hash-consed per module, so compare pointers. */
+typedef struct VDev VDev;
+struct VDev {
+	Sym dev;
+	Sym scope;
+	VDev *chain;
+};
+
+typedef struct Pool Pool;
+struct Pool {
+	Sym name;
+	AttrMap attrs;            /* size, devices, kind, ... */
+	Loc loc;
+	Pool *next;
+};
+
+/* Canonical spelling of a memory scope: TVM's "global.texture" is
+ * "texture", "global.texture-weight" is "texture:weight",
+ * "global.texture-nhwc" is "texture:nhwc", "global.<pool>" is
+ * "global-<pool>".  Others are returned unchanged. */
+const char *scope_canonical(const char *s, size_t n, size_t *outn, char *buf, size_t bufsz);
+
+/* -------------------------------------------------------- graph level */
+
+typedef enum {
+	VK_PARAM,    /* function parameter */
+	VK_BIND,     /* a binding in a block */
+	VK_LIT,      /* a literal operand: 1, 2.5, true */
+} ValueKind;
+
+typedef enum {
+	B_OP,           /* %r = op.name(args) {attrs} */
+	B_CALL,         /* %r = @f(args) */
+	B_CALL_LOWERED, /* %r = call_lowered @k(args) */
+	B_ON_DEVICE,    /* %r = on_device(%a, @vd, constrain_body=, constrain_result=) */
+	B_DEVICE_COPY,  /* %r = device_copy(%a, @src -> @dst) */
+	B_TUPLE,        /* %r = (%a, %b) */
+	B_PROJ,         /* %r = %t.0 */
+	B_CONST,        /* %r = const TYPE data */
+	B_IF,           /* %r = if %c { ... yield %a } else { ... yield %b } */
+} BindForm;
+
+/* Flags on a Value. */
+enum {
+	VF_TYPED = 1,        /* the input wrote ": TYPE" */
+	VF_ON = 2,           /* the input wrote "on VDEV": a hard constraint */
+	VF_LIT_FLOAT = 4,    /* VK_LIT: written as a float */
+	VF_LIT_BOOL = 8,     /* VK_LIT: true/false */
+	VF_BODY = 16,        /* B_ON_DEVICE: constrain_body (default true) */
+	VF_RESULT = 32,      /* B_ON_DEVICE: constrain_result (default false) */
+	VF_LOC = 64,         /* loc(...) was written for this node */
+	VF_CONST_FILE = 128, /* B_CONST: data in a .npy file */
+	VF_DEAD = 256,       /* parser scratch: name out of scope */
+	VF_SEEN = 512,       /* verifier scratch: defined and in scope */
+	VF_REMOVED = 1024,   /* pass scratch: binding to be unlinked */
+	VF_NEWCOPY = 2048,   /* pass scratch: a copy ir-plan-devices made */
+};
+
+typedef struct Value Value;
+typedef struct Block Block;
+typedef struct Func Func;
+typedef struct Prim Prim;
+typedef struct OpDef OpDef;
+typedef struct Module Module;
+
+struct Block {
+	Value *first, *last;  /* bindings, linked by Value.next */
+	Value *yield;         /* returned / yielded operand */
+	Loc yloc;             /* of the return / yield keyword */
+};
+
+typedef struct {
+	uint32_t count;       /* number of elements */
+	union {
+		double *f;        /* float element types */
+		int64_t *i;       /* integer and bool element types */
+	} u;
+	const char *path;     /* VF_CONST_FILE: as written */
+} ConstData;
+
+/* 64 bytes plus the operands: a million bindings must fit in ~150 MB with
+ * the source text, so fields are packed and operands stored inline. */
+struct Value {
+	uint8_t kind;         /* ValueKind */
+	uint8_t form;         /* BindForm, for VK_BIND */
+	uint16_t flags;       /* VF_* */
+	uint32_t nargs;
+	const char *name;     /* "x" for %x, arena copy, not interned; NULL for literals */
+	const Type *type;     /* NULL until inferred */
+	union {
+		const VDev *vd;   /* placement; NULL = not placed */
+		uintptr_t scratch; /* a pass's own use (ir-plan-devices: domain) */
+	};
+	Loc loc;
+	Value *next;          /* next binding in the block */
+	union {
+		struct { const OpDef *op; AttrMap *attrs; } op;   /* B_OP */
+		Func *callee;                                     /* B_CALL */
+		Prim *prim;                                       /* B_CALL_LOWERED */
+		const VDev *target;                               /* B_ON_DEVICE */
+		struct { const VDev *src, *dst; } copy;           /* B_DEVICE_COPY */
+		uint32_t index;                                   /* B_PROJ */
+		ConstData *cdata;                                 /* B_CONST */
+		Block *arms;                                      /* B_IF: arms[0], arms[1] */
+		int64_t i;                                        /* VK_LIT int/bool */
+		double f;                                         /* VK_LIT float */
+		Sym ref;                                          /* parser scratch: callee name */
+	} u;
+	Value *args[];        /* operands: nargs of them */
+};
+
+/* Allocates a value with room for nargs operands (all NULL). */
+Value *value_new(Module *m, ValueKind kind, uint32_t nargs);
+
+struct Func {
+	Sym name;
+	Loc loc;
+	uint32_t nparams;
+	Value **params;       /* VK_PARAM values */
+	const Type *ret_type; /* NULL until inferred if not written */
+	const VDev *ret_vd;   /* NULL = unplaced */
+	uint16_t flags;       /* VF_TYPED / VF_ON for the result, VF_LOC */
+	Block body;           /* body.yield is the returned operand */
+	uintptr_t scratch;    /* a pass's own use */
+	Func *next;
+};
+
+/* ---------------------------------------------------------- loop level */
+
+typedef enum {
+	PV_BUFFER,   /* a buffer: tensor type + scope */
+	PV_SCALAR,   /* a scalar: loop variable, let variable, scalar param */
+} PVarKind;
+
+typedef struct PVar PVar;
+struct PVar {
+	uint8_t kind;         /* PVarKind */
+	uint16_t flags;       /* VF_LOC */
+	Sym name;
+	const Type *type;     /* PV_BUFFER: tensor type; PV_SCALAR: rank-0 tensor */
+	const VDev *vd;       /* PV_BUFFER: device and scope (scope may be open) */
+	AttrMap annots;       /* alloc annotations */
+	Loc loc;
+	uint16_t dead;        /* parser scratch: out of scope */
+	uintptr_t scratch;    /* a pass's own use */
+};
+
+typedef enum {
+	FK_SERIAL, FK_PARALLEL, FK_VECTORIZED, FK_UNROLLED, FK_THREAD
+} ForKind;
+
+typedef enum {
+	S_FOR,         /* for %i in lo..hi KIND { body } */
+	S_IF,          /* if cond { } else { } */
+	S_LET,         /* let %x = e (scope: rest of the block) */
+	S_STORE,       /* %B[i, j, k:4] = e */
+	S_ALLOC,       /* alloc %B: TYPE @dev:scope {annotations} */
+	S_TEX_STORE,   /* texture2d_store(%B, x, y, e) */
+	S_BARRIER,     /* barrier */
+	S_KERNEL,      /* kernel @name { body } */
+	S_EVAL,        /* an intrinsic call evaluated for effect */
+} PStmtKind;
+
+typedef enum {
+	E_INT, E_FLOAT, E_BOOL,  /* literals */
+	E_VAR,         /* a scalar PVar */
+	E_LOAD,        /* %B[i, j, k:4] */
+	E_TEX_LOAD,    /* texture2d_load(%B, x, y) */
+	E_BIN,         /* a op b */
+	E_UN,          /* -a, !a */
+	E_SELECT,      /* select(c, a, b) */
+	E_CAST,        /* cast<T>(a) */
+	E_CALL,        /* intrinsic: min max exp log sqrt rsqrt tanh sigmoid fma abs pow floor ceil ... */
+	E_BROADCAST,   /* broadcast<f32x4>(a) */
+} PExprKind;
+
+typedef enum {
+	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+	OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
+	OP_AND, OP_OR,
+	OP_NEG, OP_NOT,
+} PBinOp;
+
+#define IR_MAX_EXPR_DEPTH 256
+
+typedef struct PExpr PExpr;
+typedef struct PStmt PStmt;
+
+typedef struct {
+	PStmt *first, *last;
+} PBlock;
+
+/* An index of a load or store: an expression, or on the last axis a run of
+ * `lanes` consecutive elements starting at the expression (written e:N). */
+typedef struct {
+	PExpr *e;
+	uint32_t lanes;       /* 0 = a plain index */
+} PIndex;
+
+struct PExpr {
+	uint8_t kind;         /* PExprKind */
+	uint8_t op;           /* PBinOp for E_BIN/E_UN */
+	DType dt;             /* result element type; set by the verifier */
+	uint16_t depth;       /* 1 + deepest operand, <= IR_MAX_EXPR_DEPTH */
+	uint32_t n;           /* E_LOAD: indices; E_CALL: args */
+	Loc loc;
+	union {
+		int64_t i;
+		double f;
+		PVar *var;                                     /* E_VAR */
+		struct { PVar *buf; PIndex *idx; } load;       /* E_LOAD */
+		struct { PVar *buf; PExpr *x, *y; } tex;       /* E_TEX_LOAD */
+		struct { PExpr *a, *b, *c; } ops;              /* E_BIN/E_UN/E_SELECT */
+		struct { DType to; PExpr *a; } cast;           /* E_CAST/E_BROADCAST */
+		struct { Sym fn; PExpr **args; } call;         /* E_CALL */
+		Sym ref;                                       /* parser scratch */
+	} u;
+};
+
+struct PStmt {
+	uint8_t kind;         /* PStmtKind */
+	uint8_t fkind;        /* S_FOR: ForKind */
+	uint16_t flags;       /* VF_LOC */
+	uint32_t n;           /* S_STORE: indices */
+	Loc loc;
+	PStmt *next;
+	union {
+		struct { PVar *var; PExpr *lo, *hi; Sym thread; PBlock body; } loop;
+		struct { PExpr *cond; PBlock arms[2]; bool has_else; } cond;
+		struct { PVar *var; PExpr *val; } let;
+		struct { PVar *buf; PIndex *idx; PExpr *val; } store;
+		struct { PVar *buf; } alloc;
+		struct { PVar *buf; PExpr *x, *y, *val; } tex;
+		struct { Sym name; PBlock body; } kernel;
+		PExpr *eval;
+	} u;
+};
+
+struct Prim {
+	Sym name;
+	Loc loc;
+	uint16_t flags;       /* VF_LOC */
+	uint32_t nparams;
+	PVar **params;
+	AttrMap attrs;
+	PBlock body;
+	Prim *next;
+};
+
+/* --------------------------------------------------------------- module */
+
+typedef struct Ctx Ctx;
+
+struct Module {
+	Ctx *ctx;
+	Arena *arena;
+	SymTab *syms;
+	/* hash-consing tables (private to types.c / module.c) */
+	Type **type_tab; uint32_t type_cap, type_n;
+	VDev **vdev_tab; uint32_t vdev_cap, vdev_n;
+
+	Device *devices, *devices_last;
+	Pool *pools, *pools_last;
+	Func *funcs, *funcs_last;
+	Prim *prims, *prims_last;
+	Sym default_dev; Loc default_loc;   /* as written; NULL if absent */
+	Sym host_dev; Loc host_loc;
+	bool has_locs;        /* some loc(...) was read: keep printing them */
+};
+
+Module *module_new(Ctx *ctx);
+void module_free(Module *m);
+Sym sym_intern(Module *m, const char *s, size_t n);
+Sym sym_intern_cstr(Module *m, const char *s);
+
+/* Every @name names one global: a function, prim, device or pool. */
+enum { GK_NONE, GK_FUNC, GK_PRIM, GK_DEVICE, GK_POOL };
+void sym_set_global(Sym s, int kind, void *obj);
+void *sym_global(Sym s, int *kind);      /* NULL, kind GK_NONE if undefined */
+const char *global_kind_name(int kind);  /* "function", "prim", ... */
+
+const Type *type_tensor(Module *m, DType dt, uint32_t rank, const int64_t *dims);
+const Type *type_tuple(Module *m, uint32_t n, const Type *const *fields);
+const Type *type_scalar(Module *m, ElemKind k);
+int64_t type_numel(const Type *t);           /* tensors only */
+int64_t type_bytes(const Type *t);           /* sum over tuple fields */
+/* Appends the canonical spelling ("f32[1,3]", "(f32[4], i32[])"). */
+void type_print(FILE *f, const Type *t);
+
+const VDev *vdev_get(Module *m, Sym dev, Sym scope);
+
+Device *module_device(const Module *m, Sym name);
+Pool *module_pool(const Module *m, Sym name);
+Func *module_func(const Module *m, Sym name);
+Prim *module_prim(const Module *m, Sym name);
+/* The effective default and host devices, per DESIGN.md. NULL if none. */
+Device *module_default_device(const Module *m);
+Device *module_host_device(const Module *m);
+
+/* ------------------------------------------------------- the big three */
+
+/* Parses bytes [begin, end) of source `file` (registered with src_add), so
+ * a --split-input-file chunk reports the lines of the whole file.  Returns
+ * NULL after reporting errors.  The module is verified and types inferred. */
+Module *ir_parse(Ctx *ctx, uint16_t file, size_t begin, size_t end);
+
+/* Checks well-formedness and infers missing types.  Reports through ctx;
+ * returns false when an error was reported. */
+bool ir_verify(Module *m);
+/* ir_verify, optionally without re-checking name uniqueness (for input the
+ * parser has just checked). */
+bool verify_module(Module *m, bool check_names);
+
+typedef struct {
+	bool locations;       /* print loc(...) on every node */
+} PrintOpts;
+void ir_print(const Module *m, FILE *out, const PrintOpts *opts);
+
+#endif

@@ -1,0 +1,454 @@
+/* module.c: a module's interned names, hash-consed types and virtual
+ * devices, global lookups, and small helpers over attributes and scopes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+
+/* Symbols carry a header so a global's definition is found in O(1). */
+typedef struct SymHdr SymHdr;
+struct SymHdr {
+	SymHdr *chain;
+	uint32_t hash, len;
+	void *global;        /* Func, Prim, Device or Pool named @sym */
+	uint8_t gkind;
+};
+
+struct SymTab {
+	SymHdr **tab;
+	uint32_t cap, n;
+};
+
+static uint32_t
+hash_bytes(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u; /* FNV-1a: simple and good enough here */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static uint32_t
+hash_mix(uint32_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (uint32_t)(v & 0xff)) * 16777619u;
+	return h;
+}
+
+Module *
+module_new(Ctx *ctx)
+{
+	Module *m = xcalloc(1, sizeof *m);
+	m->ctx = ctx;
+	m->arena = arena_new();
+	m->syms = xcalloc(1, sizeof *m->syms);
+	return m;
+}
+
+void
+module_free(Module *m)
+{
+	if (!m)
+		return;
+	free(m->syms->tab);
+	free(m->syms);
+	free(m->type_tab);
+	free(m->vdev_tab);
+	arena_free(m->arena);
+	free(m);
+}
+
+static void
+symtab_grow(SymTab *t)
+{
+	uint32_t ncap = t->cap ? 2 * t->cap : 256;
+	SymHdr **nt = xcalloc(ncap, sizeof *nt);
+	for (uint32_t i = 0; i < t->cap; i++) {
+		for (SymHdr *h = t->tab[i], *next; h; h = next) {
+			next = h->chain;
+			h->chain = nt[h->hash & (ncap - 1)];
+			nt[h->hash & (ncap - 1)] = h;
+		}
+	}
+	free(t->tab);
+	t->tab = nt;
+	t->cap = ncap;
+}
+
+Sym
+sym_intern(Module *m, const char *s, size_t n)
+{
+	SymTab *t = m->syms;
+	uint32_t h = hash_bytes(s, n);
+	if (t->cap) {
+		for (SymHdr *e = t->tab[h & (t->cap - 1)]; e; e = e->chain)
+			if (e->hash == h && e->len == n && memcmp(e + 1, s, n) == 0)
+				return (Sym)(e + 1);
+	}
+	if (t->n >= t->cap / 2 * 1 + t->cap / 4) /* load factor 3/4 */
+		symtab_grow(t);
+	SymHdr *e = arena_alloc(m->arena, sizeof *e + n + 1);
+	e->hash = h;
+	e->len = (uint32_t)n;
+	memcpy(e + 1, s, n);
+	((char *)(e + 1))[n] = 0;
+	e->chain = t->tab[h & (t->cap - 1)];
+	t->tab[h & (t->cap - 1)] = e;
+	t->n++;
+	return (Sym)(e + 1);
+}
+
+Sym
+sym_intern_cstr(Module *m, const char *s)
+{
+	return sym_intern(m, s, strlen(s));
+}
+
+/* The global namespace: every @name is one function, prim, device or pool. */
+void
+sym_set_global(Sym s, int kind, void *obj)
+{
+	SymHdr *h = (SymHdr *)s - 1;
+	h->gkind = (uint8_t)kind;
+	h->global = obj;
+}
+
+void *
+sym_global(Sym s, int *kind)
+{
+	SymHdr *h = (SymHdr *)s - 1;
+	if (kind)
+		*kind = h->gkind;
+	return h->global;
+}
+
+/* ----------------------------------------------------------------- types */
+
+static const struct { const char *name; uint8_t bits, is_float, is_signed; } elems[ET__COUNT] = {
+	[ET_BOOL] = {"bool", 1, 0, 0},
+	[ET_I8] = {"i8", 8, 0, 1},   [ET_I16] = {"i16", 16, 0, 1},
+	[ET_I32] = {"i32", 32, 0, 1}, [ET_I64] = {"i64", 64, 0, 1},
+	[ET_U8] = {"u8", 8, 0, 0},   [ET_U16] = {"u16", 16, 0, 0},
+	[ET_U32] = {"u32", 32, 0, 0}, [ET_U64] = {"u64", 64, 0, 0},
+	[ET_F16] = {"f16", 16, 1, 1}, [ET_F32] = {"f32", 32, 1, 1},
+	[ET_F64] = {"f64", 64, 1, 1},
+};
+
+const char *elem_name(ElemKind k) { return elems[k].name; }
+int elem_bits(ElemKind k) { return elems[k].bits; }
+bool elem_is_float(ElemKind k) { return elems[k].is_float; }
+bool elem_is_signed(ElemKind k) { return elems[k].is_signed; }
+
+bool
+dtype_eq(DType a, DType b)
+{
+	return a.kind == b.kind && a.lanes == b.lanes;
+}
+
+bool
+dtype_parse(const char *s, size_t n, DType *out)
+{
+	for (int k = 0; k < ET__COUNT; k++) {
+		size_t len = strlen(elems[k].name);
+		if (n < len || memcmp(s, elems[k].name, len) != 0)
+			continue;
+		if (n == len) {
+			*out = (DType){(uint8_t)k, 1};
+			return true;
+		}
+		if (s[len] != 'x' || n - len > 3)
+			continue;
+		int lanes = 0;
+		for (size_t i = len + 1; i < n; i++) {
+			if (s[i] < '0' || s[i] > '9')
+				return false;
+			lanes = lanes * 10 + (s[i] - '0');
+		}
+		if (lanes != 2 && lanes != 3 && lanes != 4 && lanes != 8 && lanes != 16)
+			return false;
+		*out = (DType){(uint8_t)k, (uint8_t)lanes};
+		return true;
+	}
+	return false;
+}
+
+void
+dtype_str(DType d, char *buf)
+{
+	strcpy(buf, elems[d.kind].name);
+	if (d.lanes > 1)
+		sprintf(buf + strlen(buf), "x%u", (unsigned)d.lanes);
+}
+
+static void
+type_tab_insert(Module *m, Type *t)
+{
+	if (m->type_n + 1 > m->type_cap / 2) {
+		uint32_t ncap = m->type_cap ? 2 * m->type_cap : 64;
+		Type **nt = xcalloc(ncap, sizeof *nt);
+		for (uint32_t i = 0; i < m->type_cap; i++)
+			for (Type *e = m->type_tab[i], *next; e; e = next) {
+				next = e->chain;
+				e->chain = nt[e->hash & (ncap - 1)];
+				nt[e->hash & (ncap - 1)] = e;
+			}
+		free(m->type_tab);
+		m->type_tab = nt;
+		m->type_cap = ncap;
+	}
+	t->chain = m->type_tab[t->hash & (m->type_cap - 1)];
+	m->type_tab[t->hash & (m->type_cap - 1)] = t;
+	m->type_n++;
+}
+
+const Type *
+type_tensor(Module *m, DType dt, uint32_t rank, const int64_t *dims)
+{
+	uint32_t h = hash_mix(hash_mix(17, dt.kind | (uint64_t)dt.lanes << 8), rank);
+	for (uint32_t i = 0; i < rank; i++)
+		h = hash_mix(h, (uint64_t)dims[i]);
+	if (m->type_cap)
+		for (Type *e = m->type_tab[h & (m->type_cap - 1)]; e; e = e->chain)
+			if (e->hash == h && e->kind == TY_TENSOR && dtype_eq(e->dt, dt) && e->n == rank &&
+			    (rank == 0 || memcmp(e->dims, dims, rank * sizeof *dims) == 0))
+				return e;
+	Type *t = arena_alloc(m->arena, sizeof *t);
+	int64_t *d = arena_alloc(m->arena, rank * sizeof *d + 1);
+	if (rank)
+		memcpy(d, dims, rank * sizeof *dims);
+	t->kind = TY_TENSOR;
+	t->dt = dt;
+	t->n = rank;
+	t->dims = d;
+	t->hash = h;
+	type_tab_insert(m, t);
+	return t;
+}
+
+const Type *
+type_tuple(Module *m, uint32_t n, const Type *const *fields)
+{
+	uint32_t h = hash_mix(hash_mix(31, 0xfeed), n);
+	for (uint32_t i = 0; i < n; i++)
+		h = hash_mix(h, (uint64_t)(uintptr_t)fields[i]);
+	if (m->type_cap)
+		for (Type *e = m->type_tab[h & (m->type_cap - 1)]; e; e = e->chain)
+			if (e->hash == h && e->kind == TY_TUPLE && e->n == n &&
+			    (n == 0 || memcmp(e->fields, fields, n * sizeof *fields) == 0))
+				return e;
+	Type *t = arena_alloc(m->arena, sizeof *t);
+	const Type **f = arena_alloc(m->arena, n * sizeof *f + 1);
+	if (n)
+		memcpy(f, fields, n * sizeof *fields);
+	t->kind = TY_TUPLE;
+	t->n = n;
+	t->fields = f;
+	t->hash = h;
+	type_tab_insert(m, t);
+	return t;
+}
+
+const Type *
+type_scalar(Module *m, ElemKind k)
+{
+	return type_tensor(m, (DType){(uint8_t)k, 1}, 0, NULL);
+}
+
+int64_t
+type_numel(const Type *t)
+{
+	int64_t n = 1;
+	for (uint32_t i = 0; i < t->n; i++)
+		n *= t->dims[i];
+	return n;
+}
+
+int64_t
+type_bytes(const Type *t)
+{
+	if (t->kind == TY_TUPLE) {
+		int64_t s = 0;
+		for (uint32_t i = 0; i < t->n; i++)
+			s += type_bytes(t->fields[i]);
+		return s;
+	}
+	int bits = elem_bits(t->dt.kind);
+	return type_numel(t) * t->dt.lanes * (bits < 8 ? 1 : bits / 8);
+}
+
+/* Tuples nest only as deep as the text wrote them; the parser caps that. */
+void
+type_print(FILE *f, const Type *t)
+{
+	if (t->kind == TY_TUPLE) {
+		fputc('(', f);
+		for (uint32_t i = 0; i < t->n; i++) {
+			if (i)
+				fputs(", ", f);
+			type_print(f, t->fields[i]);
+		}
+		fputs(t->n == 1 ? ",)" : ")", f);
+		return;
+	}
+	/* Hot in the printer: no printf. */
+	char buf[24 * 65 + 16], *b = buf;
+	dtype_str(t->dt, b);
+	b += strlen(b);
+	*b++ = '[';
+	for (uint32_t i = 0; i < t->n; i++) {
+		if (i)
+			*b++ = ',';
+		char tmp[24];
+		int k = 0;
+		uint64_t d = (uint64_t)t->dims[i];
+		do
+			tmp[k++] = (char)('0' + d % 10);
+		while ((d /= 10));
+		while (k)
+			*b++ = tmp[--k];
+	}
+	*b++ = ']';
+	fwrite(buf, 1, (size_t)(b - buf), f);
+}
+
+/* ---------------------------------------------------------------- vdevs */
+
+const VDev *
+vdev_get(Module *m, Sym dev, Sym scope)
+{
+	uint32_t h = hash_mix(hash_mix(7, (uintptr_t)dev), (uintptr_t)scope);
+	if (m->vdev_cap)
+		for (VDev *e = m->vdev_tab[h & (m->vdev_cap - 1)]; e; e = e->chain)
+			if (e->dev == dev && e->scope == scope)
+				return e;
+	if (m->vdev_n + 1 > m->vdev_cap / 2) {
+		uint32_t ncap = m->vdev_cap ? 2 * m->vdev_cap : 32;
+		VDev **nt = xcalloc(ncap, sizeof *nt);
+		for (uint32_t i = 0; i < m->vdev_cap; i++)
+			for (VDev *e = m->vdev_tab[i], *next; e; e = next) {
+				next = e->chain;
+				uint32_t eh = hash_mix(hash_mix(7, (uintptr_t)e->dev), (uintptr_t)e->scope);
+				e->chain = nt[eh & (ncap - 1)];
+				nt[eh & (ncap - 1)] = e;
+			}
+		free(m->vdev_tab);
+		m->vdev_tab = nt;
+		m->vdev_cap = ncap;
+	}
+	VDev *v = arena_alloc(m->arena, sizeof *v);
+	v->dev = dev;
+	v->scope = scope;
+	v->chain = m->vdev_tab[h & (m->vdev_cap - 1)];
+	m->vdev_tab[h & (m->vdev_cap - 1)] = v;
+	m->vdev_n++;
+	return v;
+}
+
+const char *
+scope_canonical(const char *s, size_t n, size_t *outn, char *buf, size_t bufsz)
+{
+	static const struct { const char *alias, *canon; } fixed[] = {
+		{"global.texture", "texture"},
+		{"global.texture-weight", "texture:weight"},
+		{"global.texture-nhwc", "texture:nhwc"},
+	};
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		if (strlen(fixed[i].alias) == n && memcmp(s, fixed[i].alias, n) == 0) {
+			*outn = strlen(fixed[i].canon);
+			return fixed[i].canon;
+		}
+	if (n > 7 && memcmp(s, "global.", 7) == 0 && n < bufsz) {
+		memcpy(buf, s, n);
+		buf[6] = '-';
+		*outn = n;
+		return buf;
+	}
+	*outn = n;
+	return s;
+}
+
+/* --------------------------------------------------------------- globals */
+
+Value *
+value_new(Module *m, ValueKind kind, uint32_t nargs)
+{
+	Value *v = arena_alloc(m->arena, sizeof *v + nargs * sizeof(Value *));
+	v->kind = (uint8_t)kind;
+	v->nargs = nargs;
+	return v;
+}
+
+const char *
+global_kind_name(int kind)
+{
+	static const char *names[] = {"nothing", "function", "prim", "device", "pool"};
+	return names[kind];
+}
+
+Device *
+module_device(const Module *m, Sym name)
+{
+	int k;
+	void *g = sym_global(name, &k);
+	(void)m;
+	return k == GK_DEVICE ? g : NULL;
+}
+
+Pool *
+module_pool(const Module *m, Sym name)
+{
+	int k;
+	void *g = sym_global(name, &k);
+	(void)m;
+	return k == GK_POOL ? g : NULL;
+}
+
+Func *
+module_func(const Module *m, Sym name)
+{
+	int k;
+	void *g = sym_global(name, &k);
+	(void)m;
+	return k == GK_FUNC ? g : NULL;
+}
+
+Prim *
+module_prim(const Module *m, Sym name)
+{
+	int k;
+	void *g = sym_global(name, &k);
+	(void)m;
+	return k == GK_PRIM ? g : NULL;
+}
+
+Device *
+module_default_device(const Module *m)
+{
+	if (m->default_dev)
+		return module_device(m, m->default_dev);
+	return m->devices;
+}
+
+Device *
+module_host_device(const Module *m)
+{
+	if (m->host_dev)
+		return module_device(m, m->host_dev);
+	for (Device *d = m->devices; d; d = d->next)
+		if (d->kind == DK_CPU)
+			return d;
+	return module_default_device(m);
+}
+
+const Attr *
+attr_get(const AttrMap *m, const char *key)
+{
+	if (!m)
+		return NULL;
+	for (uint32_t i = 0; i < m->n; i++)
+		if (strcmp(m->e[i].key, key) == 0)
+			return &m->e[i].val;
+	return NULL;
+}

@@ -1,0 +1,47 @@
+/* ops.h: the graph-level operator registry.
+ *
+ * Each operator has a name (TVM Relay's), an arity, a fusion pattern (for
+ * ir-lower) and a type rule that also checks the call's attributes.
+ */
+#ifndef OPS_H
+#define OPS_H
+
+#include "ir.h"
+
+/* TVM's OpPatternKind, in the same order: fusion depends on it. */
+typedef enum {
+	PAT_ELEMWISE,       /* add, relu, exp: same shape in and out */
+	PAT_BROADCAST,      /* add with broadcasting, bias_add */
+	PAT_INJECTIVE,      /* reshape, transpose, layout_transform, concatenate */
+	PAT_REDUCE,         /* sum, mean, pooling (TVM: pooling is OUT_FUSABLE) */
+	PAT_OUT_FUSABLE,    /* conv2d, dense, batch_matmul: elementwise ops fuse after */
+	PAT_OPAQUE,         /* softmax, split: never fused (TVM: split is INJECTIVE) */
+} OpPattern;
+
+struct OpDef {
+	const char *name;          /* "nn.conv2d" */
+	uint8_t min_args, max_args;
+	uint8_t pattern;           /* OpPattern */
+	/* Checks v's attributes and argument types, reports errors at v->loc
+	 * (or at the offending attribute's loc) through m->ctx, and returns the
+	 * result type or NULL. */
+	const Type *(*infer)(Module *m, Value *v);
+	/* The attribute names it takes, sorted, NULL-terminated; any other
+	 * name is an error.  NULL: it takes none. */
+	const char *const *attrs;
+};
+
+/* NULL if no operator has that name. */
+const OpDef *op_lookup(const char *name, size_t n);
+/* All operators, for documentation and tests; NULL-terminated. */
+const OpDef *const *op_all(void);
+
+/* Type rule entry point used by the verifier: checks arity, gives literal
+ * operands (VK_LIT) their types, then calls def->infer.  The args of v are
+ * already typed. */
+const Type *op_infer(Module *m, Value *v);
+
+/* True if def takes an attribute named key. */
+bool op_has_attr(const OpDef *def, const char *key);
+
+#endif

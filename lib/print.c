@@ -1,0 +1,666 @@
+/* print.c: the canonical printer.
+ *
+ * One declaration, header, binding or statement per line, never wrapped;
+ * a type on every binding; attributes sorted; floats in the shortest form
+ * that reads back to the same double.  Parsing the output and printing it
+ * again gives the same bytes.  Blocks are walked with an explicit stack.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "ops.h"
+
+typedef struct {
+	FILE *f;
+	const Module *m;
+	bool locs;
+} Printer;
+
+static void
+indent(Printer *pr, int n)
+{
+	for (int i = 0; i < n; i++)
+		fputs("  ", pr->f);
+}
+
+static void
+print_loc(Printer *pr, Loc l)
+{
+	if (!pr->locs || l.line == 0)
+		return;
+	const char *file = src_name(pr->m->ctx, l.file);
+	fputs(" loc(\"", pr->f);
+	for (const char *c = file ? file : ""; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fputc('\\', pr->f);
+		fputc(*c, pr->f);
+	}
+	fprintf(pr->f, "\":%u:%u)", (unsigned)l.line, (unsigned)l.col);
+}
+
+static void
+end_line(Printer *pr, Loc l)
+{
+	print_loc(pr, l);
+	fputc('\n', pr->f);
+}
+
+/* Shortest decimal that reads back as d, always with a '.' or an exponent
+ * so it lexes as a float. */
+static void
+print_double(FILE *f, double d)
+{
+	if (isnan(d)) {
+		fputs("nan", f);
+		return;
+	}
+	if (isinf(d)) {
+		fputs(d < 0 ? "-inf" : "inf", f);
+		return;
+	}
+	char buf[48];
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	if (!strpbrk(buf, ".e"))
+		strcat(buf, ".0");
+	fputs(buf, f);
+}
+
+static void
+print_string(FILE *f, const char *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		case 0: fputs("\\0", f); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				fprintf(f, "\\x%02x", c);
+			else
+				fputc(c, f);
+		}
+	}
+	fputc('"', f);
+}
+
+/* Attribute lists nest only as deep as the lexer's bracket limit. */
+static void
+print_attr(FILE *f, const Attr *a)
+{
+	switch (a->kind) {
+	case AT_INT: fprintf(f, "%lld", (long long)a->u.i); break;
+	case AT_FLOAT: print_double(f, a->u.f); break;
+	case AT_STR: print_string(f, a->u.s, a->n); break;
+	case AT_BOOL: fputs(a->u.i ? "true" : "false", f); break;
+	case AT_SYM: fprintf(f, "@%s", a->u.sym); break;
+	case AT_LIST:
+		fputc('[', f);
+		for (uint32_t i = 0; i < a->n; i++) {
+			if (i)
+				fputs(", ", f);
+			print_attr(f, &a->u.list[i]);
+		}
+		fputc(']', f);
+		break;
+	}
+}
+
+static void
+print_attrs(FILE *f, const AttrMap *m)
+{
+	if (!m || m->n == 0)
+		return;
+	fputs(" {", f);
+	for (uint32_t i = 0; i < m->n; i++) {
+		fprintf(f, i ? ", %s=" : "%s=", m->e[i].key);
+		print_attr(f, &m->e[i].val);
+	}
+	fputc('}', f);
+}
+
+static void
+print_vdev(FILE *f, const VDev *vd)
+{
+	fprintf(f, "@%s", vd->dev);
+	if (vd->scope)
+		fprintf(f, ":%s", vd->scope);
+}
+
+/* ----------------------------------------------------------- graph level */
+
+static void
+print_operand(FILE *f, const Value *v)
+{
+	if (!v) {
+		fputs("%<null>", f);
+		return;
+	}
+	if (v->kind != VK_LIT) {
+		putc('%', f);
+		fputs(v->name, f);
+		return;
+	}
+	if (v->flags & VF_LIT_BOOL)
+		fputs(v->u.i ? "true" : "false", f);
+	else if (v->flags & VF_LIT_FLOAT)
+		print_double(f, v->u.f);
+	else
+		fprintf(f, "%lld", (long long)v->u.i);
+}
+
+static void
+print_args(FILE *f, const Value *v)
+{
+	fputc('(', f);
+	for (uint32_t i = 0; i < v->nargs; i++) {
+		if (i)
+			fputs(", ", f);
+		print_operand(f, v->args[i]);
+	}
+	fputc(')', f);
+}
+
+static void
+print_const(FILE *f, const Value *v)
+{
+	const ConstData *cd = v->u.cdata;
+	fputs("const ", f);
+	type_print(f, v->type);
+	if (v->flags & VF_CONST_FILE) {
+		fputs(" file=", f);
+		print_string(f, cd->path, strlen(cd->path));
+		return;
+	}
+	bool fl = elem_is_float(v->type->dt.kind);
+	bool bo = v->type->dt.kind == ET_BOOL;
+	bool list = v->type->n != 0;
+	fputs(list ? " [" : " ", f);
+	for (uint32_t i = 0; i < cd->count; i++) {
+		if (i)
+			fputs(", ", f);
+		if (fl)
+			print_double(f, cd->u.f[i]);
+		else if (bo)
+			fputs(cd->u.i[i] ? "true" : "false", f);
+		else
+			fprintf(f, "%lld", (long long)cd->u.i[i]);
+	}
+	if (list)
+		fputc(']', f);
+}
+
+static void
+print_rhs(FILE *f, const Value *v)
+{
+	switch (v->form) {
+	case B_OP:
+		fputs(v->u.op.op ? v->u.op.op->name : "<unknown-op>", f);
+		print_args(f, v);
+		print_attrs(f, v->u.op.attrs);
+		break;
+	case B_CALL:
+		fprintf(f, "@%s", v->u.callee->name);
+		print_args(f, v);
+		break;
+	case B_CALL_LOWERED:
+		fprintf(f, "call_lowered @%s", v->u.prim->name);
+		print_args(f, v);
+		break;
+	case B_ON_DEVICE:
+		fputs("on_device(", f);
+		print_operand(f, v->args[0]);
+		fputs(", ", f);
+		print_vdev(f, v->u.target);
+		if (!(v->flags & VF_BODY))
+			fputs(", constrain_body=false", f);
+		if (v->flags & VF_RESULT)
+			fputs(", constrain_result=true", f);
+		fputc(')', f);
+		break;
+	case B_DEVICE_COPY:
+		fputs("device_copy(", f);
+		print_operand(f, v->args[0]);
+		fputs(", ", f);
+		print_vdev(f, v->u.copy.src);
+		fputs(" -> ", f);
+		print_vdev(f, v->u.copy.dst);
+		fputc(')', f);
+		break;
+	case B_TUPLE: /* one field prints as "(%a,)", as TVM does */
+		print_args(f, v);
+		break;
+	case B_PROJ:
+		print_operand(f, v->args[0]);
+		fprintf(f, ".%u", (unsigned)v->u.index);
+		break;
+	case B_CONST:
+		print_const(f, v);
+		break;
+	case B_IF:
+		fputs("if ", f);
+		print_operand(f, v->args[0]);
+		fputs(" {", f);
+		break;
+	}
+}
+
+static void
+print_binding(Printer *pr, const Value *v, int depth)
+{
+	FILE *f = pr->f;
+	indent(pr, depth);
+	putc('%', f);
+	fputs(v->name, f);
+	if (v->type) {
+		fputs(": ", f);
+		type_print(f, v->type);
+	}
+	if (v->vd) {
+		fputs(" on ", f);
+		print_vdev(f, v->vd);
+	}
+	fputs(" = ", f);
+	if (v->form == B_TUPLE && v->nargs == 1) {
+		fputc('(', f);
+		print_operand(f, v->args[0]);
+		fputs(",)", f);
+	} else {
+		print_rhs(f, v);
+	}
+	end_line(pr, v->loc);
+}
+
+typedef struct {
+	const Value *next;     /* next binding to print */
+	const Block *blk;
+	const Value *ifv;      /* the if whose arm this is, or NULL */
+	int arm, depth;
+} GFrame;
+
+static void
+print_func(Printer *pr, const Func *fn)
+{
+	FILE *f = pr->f;
+	fprintf(f, "fn @%s(", fn->name);
+	for (uint32_t i = 0; i < fn->nparams; i++) {
+		const Value *p = fn->params[i];
+		fprintf(f, i ? ", %%%s: " : "%%%s: ", p->name);
+		type_print(f, p->type);
+		if (p->vd) {
+			fputs(" on ", f);
+			print_vdev(f, p->vd);
+		}
+		print_loc(pr, p->loc);
+	}
+	fputc(')', f);
+	if (fn->ret_type) {
+		fputs(" -> ", f);
+		type_print(f, fn->ret_type);
+		if (fn->ret_vd) {
+			fputs(" on ", f);
+			print_vdev(f, fn->ret_vd);
+		}
+	}
+	fputs(" {", f);
+	end_line(pr, fn->loc);
+
+	GFrame *st = NULL;
+	size_t n = 0, cap = 0;
+#define PUSH(fr) do { if (n == cap) { cap = cap ? 2 * cap : 16; st = xrealloc(st, cap * sizeof *st); } st[n++] = (fr); } while (0)
+	PUSH(((GFrame){fn->body.first, &fn->body, NULL, 0, 1}));
+	while (n) {
+		GFrame *fr = &st[n - 1];
+		if (fr->next) {
+			const Value *v = fr->next;
+			fr->next = v->next;
+			print_binding(pr, v, fr->depth);
+			if (v->form == B_IF) {
+				int d = fr->depth + 1;
+				PUSH(((GFrame){v->u.arms[0].first, &v->u.arms[0], v, 0, d}));
+			}
+			continue;
+		}
+		GFrame done = *fr;
+		n--;
+		indent(pr, done.depth);
+		fputs(done.ifv ? "yield " : "return ", f);
+		print_operand(f, done.blk->yield);
+		end_line(pr, done.blk->yloc);
+		if (!done.ifv)
+			continue;
+		indent(pr, done.depth - 1);
+		if (done.arm == 0) {
+			fputs("} else {\n", f);
+			PUSH(((GFrame){done.ifv->u.arms[1].first, &done.ifv->u.arms[1], done.ifv, 1, done.depth}));
+		} else {
+			fputs("}\n", f);
+		}
+	}
+#undef PUSH
+	free(st);
+	fputs("}\n", f);
+}
+
+/* ------------------------------------------------------------ loop level */
+
+static int
+prec(const PExpr *e)
+{
+	if (e->kind == E_UN)
+		return 7;
+	if (e->kind != E_BIN)
+		return 8;
+	switch (e->op) {
+	case OP_OR: return 1;
+	case OP_AND: return 2;
+	case OP_EQ: case OP_NE: return 3;
+	case OP_LT: case OP_LE: case OP_GT: case OP_GE: return 4;
+	case OP_ADD: case OP_SUB: return 5;
+	default: return 6;
+	}
+}
+
+static const char *
+binop_str(int op)
+{
+	static const char *s[] = {
+		[OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/", [OP_MOD] = "%",
+		[OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">=", [OP_EQ] = "==",
+		[OP_NE] = "!=", [OP_AND] = "&&", [OP_OR] = "||", [OP_NEG] = "-", [OP_NOT] = "!",
+	};
+	return s[op];
+}
+
+static void print_expr(FILE *f, const PExpr *e);
+
+static void
+print_sub(FILE *f, const PExpr *e, bool parens)
+{
+	if (parens)
+		fputc('(', f);
+	print_expr(f, e);
+	if (parens)
+		fputc(')', f);
+}
+
+static bool
+negative_literal(const PExpr *e)
+{
+	return (e->kind == E_INT && e->u.i < 0) || (e->kind == E_FLOAT && signbit(e->u.f));
+}
+
+static void
+print_index(FILE *f, const PIndex *ix, uint32_t n)
+{
+	fputc('[', f);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", f);
+		print_expr(f, ix[i].e);
+		if (ix[i].lanes)
+			fprintf(f, ":%u", (unsigned)ix[i].lanes);
+	}
+	fputc(']', f);
+}
+
+/* Recursion is bounded: the parser caps expression depth. */
+static void
+print_expr(FILE *f, const PExpr *e)
+{
+	char buf[16];
+	switch (e->kind) {
+	case E_INT: fprintf(f, "%lld", (long long)e->u.i); break;
+	case E_FLOAT: print_double(f, e->u.f); break;
+	case E_BOOL: fputs(e->u.i ? "true" : "false", f); break;
+	case E_VAR: fprintf(f, "%%%s", e->u.var->name); break;
+	case E_LOAD:
+		fprintf(f, "%%%s", e->u.load.buf->name);
+		print_index(f, e->u.load.idx, e->n);
+		break;
+	case E_TEX_LOAD:
+		fprintf(f, "texture2d_load(%%%s, ", e->u.tex.buf->name);
+		print_expr(f, e->u.tex.x);
+		fputs(", ", f);
+		print_expr(f, e->u.tex.y);
+		fputc(')', f);
+		break;
+	case E_UN:
+		fputs(binop_str(e->op), f);
+		print_sub(f, e->u.ops.a, prec(e->u.ops.a) < 7 || negative_literal(e->u.ops.a) ||
+		                         e->u.ops.a->kind == E_UN);
+		break;
+	case E_BIN: {
+		int p = prec(e);
+		print_sub(f, e->u.ops.a, prec(e->u.ops.a) < p);
+		fprintf(f, " %s ", binop_str(e->op));
+		print_sub(f, e->u.ops.b, prec(e->u.ops.b) <= p);
+		break;
+	}
+	case E_SELECT:
+		fputs("select(", f);
+		print_expr(f, e->u.ops.a);
+		fputs(", ", f);
+		print_expr(f, e->u.ops.b);
+		fputs(", ", f);
+		print_expr(f, e->u.ops.c);
+		fputc(')', f);
+		break;
+	case E_CAST:
+	case E_BROADCAST:
+		dtype_str(e->u.cast.to, buf);
+		fprintf(f, "%s<%s>(", e->kind == E_CAST ? "cast" : "broadcast", buf);
+		print_expr(f, e->u.cast.a);
+		fputc(')', f);
+		break;
+	case E_CALL:
+		fprintf(f, "%s(", e->u.call.fn);
+		for (uint32_t i = 0; i < e->n; i++) {
+			if (i)
+				fputs(", ", f);
+			print_expr(f, e->u.call.args[i]);
+		}
+		fputc(')', f);
+		break;
+	}
+}
+
+static void
+print_buffer_decl(FILE *f, const PVar *v)
+{
+	fprintf(f, "%%%s: ", v->name);
+	if (v->kind == PV_SCALAR) {
+		char buf[16];
+		dtype_str(v->type->dt, buf);
+		fputs(buf, f);
+		return;
+	}
+	type_print(f, v->type);
+	fputc(' ', f);
+	print_vdev(f, v->vd);
+}
+
+static const char *
+for_kind_name(int k)
+{
+	static const char *s[] = {"", " parallel", " vectorized", " unrolled", ""};
+	return s[k];
+}
+
+typedef struct {
+	const PStmt *next;
+	const PStmt *owner;    /* the if whose arm this is, else NULL */
+	int arm, depth;
+} PFrame;
+
+/* Prints one statement; returns the block it opens, or NULL. */
+static const PBlock *
+print_stmt(Printer *pr, const PStmt *s, int depth)
+{
+	FILE *f = pr->f;
+	indent(pr, depth);
+	switch (s->kind) {
+	case S_FOR:
+		fprintf(f, "for %%%s in ", s->u.loop.var->name);
+		print_expr(f, s->u.loop.lo);
+		fputs("..", f);
+		print_expr(f, s->u.loop.hi);
+		fputs(for_kind_name(s->fkind), f);
+		if (s->fkind == FK_THREAD)
+			fprintf(f, " bind(%s)", s->u.loop.thread);
+		fputs(" {", f);
+		end_line(pr, s->loc);
+		return &s->u.loop.body;
+	case S_IF:
+		fputs("if ", f);
+		print_expr(f, s->u.cond.cond);
+		fputs(" {", f);
+		end_line(pr, s->loc);
+		return &s->u.cond.arms[0];
+	case S_LET:
+		fprintf(f, "let %%%s", s->u.let.var->name);
+		if (s->u.let.var->type) {
+			char buf[16];
+			dtype_str(s->u.let.var->type->dt, buf);
+			fprintf(f, ": %s", buf);
+		}
+		fputs(" = ", f);
+		print_expr(f, s->u.let.val);
+		break;
+	case S_STORE:
+		fprintf(f, "%%%s", s->u.store.buf->name);
+		print_index(f, s->u.store.idx, s->n);
+		fputs(" = ", f);
+		print_expr(f, s->u.store.val);
+		break;
+	case S_ALLOC:
+		fputs("alloc ", f);
+		print_buffer_decl(f, s->u.alloc.buf);
+		print_attrs(f, &s->u.alloc.buf->annots);
+		break;
+	case S_TEX_STORE:
+		fprintf(f, "texture2d_store(%%%s, ", s->u.tex.buf->name);
+		print_expr(f, s->u.tex.x);
+		fputs(", ", f);
+		print_expr(f, s->u.tex.y);
+		fputs(", ", f);
+		print_expr(f, s->u.tex.val);
+		fputc(')', f);
+		break;
+	case S_BARRIER:
+		fputs("barrier", f);
+		break;
+	case S_KERNEL:
+		fprintf(f, "kernel @%s {", s->u.kernel.name);
+		end_line(pr, s->loc);
+		return &s->u.kernel.body;
+	case S_EVAL:
+		print_expr(f, s->u.eval);
+		break;
+	}
+	end_line(pr, s->loc);
+	return NULL;
+}
+
+static void
+print_prim(Printer *pr, const Prim *p)
+{
+	FILE *f = pr->f;
+	fprintf(f, "prim @%s(", p->name);
+	for (uint32_t i = 0; i < p->nparams; i++) {
+		if (i)
+			fputs(", ", f);
+		print_buffer_decl(f, p->params[i]);
+		print_loc(pr, p->params[i]->loc);
+	}
+	fputc(')', f);
+	print_attrs(f, &p->attrs);
+	fputs(" {", f);
+	end_line(pr, p->loc);
+
+	PFrame *st = NULL;
+	size_t n = 0, cap = 0;
+#define PUSH(fr) do { if (n == cap) { cap = cap ? 2 * cap : 16; st = xrealloc(st, cap * sizeof *st); } st[n++] = (fr); } while (0)
+	PUSH(((PFrame){p->body.first, NULL, 0, 1}));
+	while (n) {
+		PFrame *fr = &st[n - 1];
+		if (fr->next) {
+			const PStmt *s = fr->next;
+			int d = fr->depth;
+			fr->next = s->next;
+			const PBlock *b = print_stmt(pr, s, d);
+			if (b)
+				PUSH(((PFrame){b->first, s->kind == S_IF ? s : NULL, 0, d + 1}));
+			continue;
+		}
+		PFrame done = *fr;
+		n--;
+		if (done.depth == 1)
+			break;
+		indent(pr, done.depth - 1);
+		if (done.owner && done.arm == 0 && done.owner->u.cond.has_else) {
+			fputs("} else {\n", f);
+			PUSH(((PFrame){done.owner->u.cond.arms[1].first, done.owner, 1, done.depth}));
+		} else {
+			fputs("}\n", f);
+		}
+	}
+#undef PUSH
+	free(st);
+	fputs("}\n", f);
+}
+
+/* ---------------------------------------------------------------- module */
+
+void
+ir_print(const Module *m, FILE *f, const PrintOpts *opts)
+{
+	Printer pr = {f, m, (opts && opts->locations) || m->has_locs};
+	bool any = false;
+	for (const Device *d = m->devices; d; d = d->next) {
+		static const char *kinds[] = {"cpu", "gpu", "accel"};
+		fprintf(f, "device @%s = %s(%lld)", d->name, kinds[d->kind], (long long)d->index);
+		print_attrs(f, &d->attrs);
+		end_line(&pr, d->loc);
+		any = true;
+	}
+	if (m->default_dev) {
+		fprintf(f, "default @%s", m->default_dev);
+		end_line(&pr, m->default_loc);
+		any = true;
+	}
+	if (m->host_dev) {
+		fprintf(f, "host @%s", m->host_dev);
+		end_line(&pr, m->host_loc);
+		any = true;
+	}
+	for (const Pool *p = m->pools; p; p = p->next) {
+		fprintf(f, "pool @%s", p->name);
+		print_attrs(f, &p->attrs);
+		end_line(&pr, p->loc);
+		any = true;
+	}
+	for (const Prim *p = m->prims; p; p = p->next) {
+		if (any)
+			fputc('\n', f);
+		print_prim(&pr, p);
+		any = true;
+	}
+	for (const Func *fn = m->funcs; fn; fn = fn->next) {
+		if (any)
+			fputc('\n', f);
+		print_func(&pr, fn);
+		any = true;
+	}
+}

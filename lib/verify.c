@@ -1,0 +1,853 @@
+/* verify.c: well-formedness and type inference.
+ *
+ * Every tool runs this on what it reads and on what it is about to print.
+ * It infers the type of every binding (operators through the registry in
+ * ops.c) and checks what was written against it; checks that names are
+ * defined before use, unique per function, and visible; that devices,
+ * pools, functions and prims exist and calls match their signatures; and
+ * that prims are well formed.  Block nesting is walked with an explicit
+ * stack; loop-level expressions recurse, their depth capped by the parser.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "ops.h"
+
+typedef struct {
+	Module *m;
+	Ctx *ctx;
+	bool ok;
+	bool check_names;     /* uniqueness (the parser has checked it already) */
+	/* names seen in the current function, for uniqueness */
+	const char **names;
+	uint32_t cap, n;
+	PtrVec defs;          /* values defined inside open if arms */
+} Verifier;
+
+#define ERR(vf, loc, ...) ((vf)->ok = false, error_at((vf)->ctx, (loc), __VA_ARGS__))
+#define NOTE(vf, loc, ...) note_at((vf)->ctx, (loc), __VA_ARGS__)
+
+/* ---------------------------------------------------------------- names */
+
+static uint32_t
+str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	return h;
+}
+
+static void
+names_reset(Verifier *vf)
+{
+	free(vf->names);
+	vf->names = NULL;
+	vf->cap = vf->n = 0;
+}
+
+/* False if the name was already taken in this function. */
+static bool
+names_add(Verifier *vf, const char *s)
+{
+	if (!vf->check_names)
+		return true;
+	if ((vf->n + 1) * 2 > vf->cap) {
+		const char **old = vf->names;
+		uint32_t ocap = vf->cap;
+		vf->cap = vf->cap ? 2 * vf->cap : 64;
+		vf->names = xcalloc(vf->cap, sizeof *vf->names);
+		vf->n = 0;
+		for (uint32_t i = 0; i < ocap; i++)
+			if (old[i]) {
+				uint32_t j = str_hash(old[i]) & (vf->cap - 1);
+				while (vf->names[j])
+					j = (j + 1) & (vf->cap - 1);
+				vf->names[j] = old[i];
+				vf->n++;
+			}
+		free(old);
+	}
+	uint32_t j = str_hash(s) & (vf->cap - 1);
+	for (; vf->names[j]; j = (j + 1) & (vf->cap - 1))
+		if (strcmp(vf->names[j], s) == 0)
+			return false;
+	vf->names[j] = s;
+	vf->n++;
+	return true;
+}
+
+/* --------------------------------------------------------------- helpers */
+
+static bool
+types_equal(const Type *a, const Type *b)
+{
+	return a == b; /* hash-consed */
+}
+
+static void
+type_str(const Type *t, char *buf, size_t n)
+{
+	FILE *f = fmemopen(buf, n, "w");
+	if (!f) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	type_print(f, t);
+	fclose(f);
+	buf[n - 1] = 0;
+}
+
+static void
+check_vdev(Verifier *vf, const VDev *vd, Loc loc)
+{
+	if (vd && !module_device(vf->m, vd->dev))
+		ERR(vf, loc, "unknown device '@%s'", vd->dev);
+}
+
+static void
+check_written_type(Verifier *vf, Value *v, const Type *inferred)
+{
+	if (!inferred)
+		return;
+	if (v->type && !types_equal(v->type, inferred)) {
+		char a[256], b[256];
+		type_str(v->type, a, sizeof a);
+		type_str(inferred, b, sizeof b);
+		ERR(vf, v->loc, "'%%%s' is written as %s but its value has type %s", v->name, a, b);
+		return;
+	}
+	v->type = inferred;
+}
+
+static bool
+operand_ok(Verifier *vf, Value *user, Value *a)
+{
+	if (!a) {
+		ERR(vf, user->loc, "missing operand");
+		return false;
+	}
+	if (a->kind == VK_LIT)
+		return true;
+	if (!(a->flags & VF_SEEN)) {
+		ERR(vf, user->loc, "'%%%s' is used before its definition or outside its block", a->name);
+		NOTE(vf, a->loc, "'%%%s' is defined here", a->name);
+		return false;
+	}
+	return a->type != NULL;
+}
+
+/* A literal used where only a value's type matters (a call argument, a
+ * tuple field, a return) gets the plain default type. */
+static const Type *
+literal_type(Verifier *vf, Value *a)
+{
+	if (a->type)
+		return a->type;
+	ElemKind k = (a->flags & VF_LIT_BOOL) ? ET_BOOL : (a->flags & VF_LIT_FLOAT) ? ET_F32 : ET_I32;
+	a->type = type_scalar(vf->m, k);
+	return a->type;
+}
+
+static const Type *
+arg_type(Verifier *vf, Value *a)
+{
+	return a->kind == VK_LIT ? literal_type(vf, a) : a->type;
+}
+
+static void
+check_args_match(Verifier *vf, Value *v, uint32_t n, const Type *const *want, const char *what,
+                 const char *name, Loc decl)
+{
+	if (v->nargs != n) {
+		ERR(vf, v->loc, "%s '@%s' takes %u argument%s, %u given", what, name, n,
+		    n == 1 ? "" : "s", v->nargs);
+		NOTE(vf, decl, "'@%s' is defined here", name);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const Type *t = arg_type(vf, v->args[i]);
+		if (!types_equal(t, want[i])) {
+			char a[256], b[256];
+			type_str(t, a, sizeof a);
+			type_str(want[i], b, sizeof b);
+			ERR(vf, v->loc, "argument %u of '@%s' has type %s, expected %s", i + 1, name, a, b);
+			NOTE(vf, decl, "'@%s' is defined here", name);
+		}
+	}
+}
+
+/* ----------------------------------------------------------- graph level */
+
+static const Type *
+infer_call_lowered(Verifier *vf, Value *v)
+{
+	Prim *pr = v->u.prim;
+	if (v->nargs >= pr->nparams) {
+		ERR(vf, v->loc, "call_lowered '@%s' passes %u arguments but the prim has %u parameters; "
+		    "its results are its trailing parameters", pr->name, v->nargs, pr->nparams);
+		NOTE(vf, pr->loc, "'@%s' is defined here", pr->name);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < pr->nparams; i++)
+		if (pr->params[i]->kind != PV_BUFFER) {
+			ERR(vf, v->loc, "call_lowered '@%s': parameter '%%%s' is a scalar; only buffer "
+			    "parameters can be called from the graph level", pr->name, pr->params[i]->name);
+			return NULL;
+		}
+	const Type *want[v->nargs ? v->nargs : 1];
+	for (uint32_t i = 0; i < v->nargs; i++)
+		want[i] = pr->params[i]->type;
+	check_args_match(vf, v, v->nargs, want, "prim", pr->name, pr->loc);
+	uint32_t nout = pr->nparams - v->nargs;
+	if (nout == 1)
+		return pr->params[v->nargs]->type;
+	const Type *outs[nout];
+	for (uint32_t i = 0; i < nout; i++)
+		outs[i] = pr->params[v->nargs + i]->type;
+	return type_tuple(vf->m, nout, outs);
+}
+
+static const Type *
+infer_binding(Verifier *vf, Func *fn, Value *v)
+{
+	for (uint32_t i = 0; i < v->nargs; i++)
+		if (!operand_ok(vf, v, v->args[i]))
+			return NULL;
+	switch (v->form) {
+	case B_OP:
+		if (!v->u.op.op)
+			return NULL;
+		return op_infer(vf->m, v);
+	case B_CALL: {
+		Func *c = v->u.callee;
+		if (!c->ret_type) {
+			ERR(vf, v->loc, "the result type of '@%s' is not known here", c->name);
+			NOTE(vf, c->loc, "write '-> TYPE' on '@%s', or define it before '@%s'", c->name, fn->name);
+			return NULL;
+		}
+		const Type *want[c->nparams ? c->nparams : 1];
+		for (uint32_t i = 0; i < c->nparams; i++)
+			want[i] = c->params[i]->type;
+		check_args_match(vf, v, c->nparams, want, "function", c->name, c->loc);
+		return c->ret_type;
+	}
+	case B_CALL_LOWERED:
+		return infer_call_lowered(vf, v);
+	case B_ON_DEVICE:
+		check_vdev(vf, v->u.target, v->loc);
+		return arg_type(vf, v->args[0]);
+	case B_DEVICE_COPY:
+		check_vdev(vf, v->u.copy.src, v->loc);
+		check_vdev(vf, v->u.copy.dst, v->loc);
+		return arg_type(vf, v->args[0]);
+	case B_TUPLE: {
+		const Type *fs[v->nargs ? v->nargs : 1];
+		for (uint32_t i = 0; i < v->nargs; i++)
+			fs[i] = arg_type(vf, v->args[i]);
+		return type_tuple(vf->m, v->nargs, fs);
+	}
+	case B_PROJ: {
+		const Type *t = arg_type(vf, v->args[0]);
+		if (t->kind != TY_TUPLE) {
+			ERR(vf, v->loc, "'%%%s.%u' projects a field of a value that is not a tuple",
+			    v->args[0]->name, (unsigned)v->u.index);
+			return NULL;
+		}
+		if (v->u.index >= t->n) {
+			ERR(vf, v->loc, "tuple '%%%s' has %u field%s; there is no field %u",
+			    v->args[0]->name, t->n, t->n == 1 ? "" : "s", (unsigned)v->u.index);
+			return NULL;
+		}
+		return t->fields[v->u.index];
+	}
+	case B_CONST:
+		return v->type;
+	case B_IF: {
+		const Type *t = arg_type(vf, v->args[0]);
+		if (t->kind != TY_TENSOR || t->n != 0 || t->dt.kind != ET_BOOL || t->dt.lanes != 1) {
+			char a[256];
+			type_str(t, a, sizeof a);
+			ERR(vf, v->loc, "the condition of 'if' must be bool[], not %s", a);
+		}
+		return NULL; /* typed when its arms are done */
+	}
+	}
+	return NULL;
+}
+
+/* The value a block yields, checked like an operand. */
+static const Type *
+yield_type(Verifier *vf, Block *b, const char *kw)
+{
+	Value *y = b->yield;
+	if (!y) {
+		ERR(vf, b->yloc, "block has no '%s'", kw);
+		return NULL;
+	}
+	if (y->kind != VK_LIT && !(y->flags & VF_SEEN)) {
+		ERR(vf, b->yloc, "'%%%s' is used before its definition or outside its block", y->name);
+		return NULL;
+	}
+	return arg_type(vf, y);
+}
+
+typedef struct {
+	Value *next;
+	Block *blk;
+	Value *ifv;
+	int arm;
+	uint32_t defs_mark;
+} Frame;
+
+static void
+kill(Verifier *vf, uint32_t mark)
+{
+	for (size_t i = mark; i < vf->defs.n; i++)
+		((Value *)vf->defs.v[i])->flags &= (uint16_t)~VF_SEEN;
+	vf->defs.n = mark;
+}
+
+static void
+define_value(Verifier *vf, Value *v, bool nested)
+{
+	v->flags |= VF_SEEN;
+	if (nested)
+		ptrvec_push(&vf->defs, v);
+}
+
+static void
+clear_seen(Func *fn)
+{
+	PtrVec st = {0};
+	for (uint32_t i = 0; i < fn->nparams; i++)
+		fn->params[i]->flags &= (uint16_t)~VF_SEEN;
+	ptrvec_push(&st, &fn->body);
+	while (st.n) {
+		Block *b = st.v[--st.n];
+		for (Value *v = b->first; v; v = v->next) {
+			v->flags &= (uint16_t)~VF_SEEN;
+			if (v->form == B_IF) {
+				ptrvec_push(&st, &v->u.arms[0]);
+				ptrvec_push(&st, &v->u.arms[1]);
+			}
+		}
+	}
+	ptrvec_free(&st);
+}
+
+static void
+verify_func(Verifier *vf, Func *fn)
+{
+	names_reset(vf);
+	vf->defs.n = 0;
+	for (uint32_t i = 0; i < fn->nparams; i++) {
+		Value *p = fn->params[i];
+		if (!names_add(vf, p->name))
+			ERR(vf, p->loc, "redefinition of '%%%s'", p->name);
+		if (!p->type)
+			ERR(vf, p->loc, "parameter '%%%s' has no type", p->name);
+		check_vdev(vf, p->vd, p->loc);
+		p->flags |= VF_SEEN;
+	}
+	check_vdev(vf, fn->ret_vd, fn->loc);
+
+	Frame *st = NULL;
+	size_t n = 0, cap = 0;
+#define PUSH(fr) do { if (n == cap) { cap = cap ? 2 * cap : 16; st = xrealloc(st, cap * sizeof *st); } st[n++] = (fr); } while (0)
+	PUSH(((Frame){fn->body.first, &fn->body, NULL, 0, 0}));
+	while (n) {
+		Frame *fr = &st[n - 1];
+		if (fr->next) {
+			Value *v = fr->next;
+			fr->next = v->next;
+			if (v->kind != VK_BIND || !v->name) {
+				ERR(vf, v->loc, "malformed binding");
+				continue;
+			}
+			if (!names_add(vf, v->name))
+				ERR(vf, v->loc, "redefinition of '%%%s'", v->name);
+			if (v->vd)
+				check_vdev(vf, v->vd, v->loc);
+			const Type *t = infer_binding(vf, fn, v);
+			if (v->form == B_IF) {
+				uint32_t mark = (uint32_t)vf->defs.n;
+				PUSH(((Frame){v->u.arms[0].first, &v->u.arms[0], v, 0, mark}));
+				continue;
+			}
+			check_written_type(vf, v, t);
+			if (!v->type)
+				vf->ok = false;
+			define_value(vf, v, n > 1);
+			continue;
+		}
+		Frame done = *fr;
+		n--;
+		const Type *yt = yield_type(vf, done.blk, done.ifv ? "yield" : "return");
+		if (!done.ifv) {
+			if (!yt)
+				break;
+			if (fn->ret_type && !types_equal(fn->ret_type, yt)) {
+				char a[256], b[256];
+				type_str(yt, a, sizeof a);
+				type_str(fn->ret_type, b, sizeof b);
+				ERR(vf, done.blk->yloc, "'@%s' returns %s but its result type is %s", fn->name, a, b);
+				NOTE(vf, fn->loc, "the result type is written here");
+			}
+			if (!fn->ret_type)
+				fn->ret_type = yt;
+			continue;
+		}
+		kill(vf, done.defs_mark);
+		Value *ifv = done.ifv;
+		if (done.arm == 0) {
+			PUSH(((Frame){ifv->u.arms[1].first, &ifv->u.arms[1], ifv, 1, done.defs_mark}));
+			continue;
+		}
+		const Type *t0 = ifv->u.arms[0].yield ? arg_type(vf, ifv->u.arms[0].yield) : NULL;
+		if (t0 && yt && !types_equal(t0, yt)) {
+			char a[256], b[256];
+			type_str(t0, a, sizeof a);
+			type_str(yt, b, sizeof b);
+			ERR(vf, ifv->u.arms[1].yloc, "the arms of 'if' yield different types: %s and %s", a, b);
+			NOTE(vf, ifv->u.arms[0].yloc, "the first arm yields here");
+		} else if (t0) {
+			check_written_type(vf, ifv, t0);
+		}
+		define_value(vf, ifv, n > 1);
+	}
+#undef PUSH
+	free(st);
+	clear_seen(fn);
+}
+
+/* ------------------------------------------------------------ loop level */
+
+static bool
+is_int(DType d)
+{
+	return d.lanes == 1 && d.kind >= ET_I8 && d.kind <= ET_U64;
+}
+
+static bool
+is_texture_scope(Sym s)
+{
+	return s && strncmp(s, "texture", 7) == 0 && (s[7] == 0 || s[7] == ':');
+}
+
+static DType
+scalar_dt(int k)
+{
+	return (DType){(uint8_t)k, 1};
+}
+
+static bool
+is_literal(const PExpr *e)
+{
+	return e->kind == E_INT || e->kind == E_FLOAT;
+}
+
+static void
+dt_str(DType d, char *buf)
+{
+	dtype_str(d, buf);
+}
+
+static bool type_expr(Verifier *vf, PExpr *e, DType hint);
+
+/* A literal takes the type its context gives it, as in C. */
+static bool
+type_pair(Verifier *vf, PExpr *a, PExpr *b, DType hint)
+{
+	if (is_literal(a) && !is_literal(b)) {
+		if (!type_expr(vf, b, hint))
+			return false;
+		return type_expr(vf, a, b->dt);
+	}
+	if (!type_expr(vf, a, hint))
+		return false;
+	return type_expr(vf, b, a->dt);
+}
+
+static bool
+same_dt(Verifier *vf, const PExpr *e, DType a, DType b)
+{
+	if (dtype_eq(a, b))
+		return true;
+	char x[16], y[16];
+	dt_str(a, x);
+	dt_str(b, y);
+	ERR(vf, e->loc, "operands have different types: %s and %s", x, y);
+	return false;
+}
+
+static bool
+check_index(Verifier *vf, const PExpr *at, PVar *buf, PIndex *idx, uint32_t n, uint32_t *lanes)
+{
+	*lanes = 1;
+	if (!buf)
+		return false;
+	if (buf->kind != PV_BUFFER) {
+		ERR(vf, at->loc, "'%%%s' is not a buffer", buf->name);
+		return false;
+	}
+	if (n != buf->type->n) {
+		ERR(vf, at->loc, "'%%%s' has rank %u but is indexed with %u indices", buf->name,
+		    buf->type->n, n);
+		return false;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (!type_expr(vf, idx[i].e, scalar_dt(ET_I32)))
+			return false;
+		if (!is_int(idx[i].e->dt)) {
+			ERR(vf, idx[i].e->loc, "an index must be an integer");
+			return false;
+		}
+		if (idx[i].lanes) {
+			if (i != n - 1) {
+				ERR(vf, idx[i].e->loc, "vector lanes are only allowed on the last index");
+				return false;
+			}
+			*lanes = idx[i].lanes;
+		}
+	}
+	return true;
+}
+
+static const struct { const char *name; int nargs; bool float_only; } intrinsics[] = {
+	{"min", 2, false}, {"max", 2, false}, {"abs", 1, false},
+	{"exp", 1, true}, {"log", 1, true}, {"sqrt", 1, true}, {"rsqrt", 1, true},
+	{"tanh", 1, true}, {"sigmoid", 1, true}, {"floor", 1, true}, {"ceil", 1, true},
+	{"pow", 2, true}, {"fma", 3, true},
+};
+
+/* Recursion is bounded by IR_MAX_EXPR_DEPTH (the parser caps it). */
+static bool
+type_expr(Verifier *vf, PExpr *e, DType hint)
+{
+	char a[16], b[16];
+	switch (e->kind) {
+	case E_INT:
+		e->dt = (is_int(hint) || elem_is_float(hint.kind)) ? scalar_dt(hint.kind) : scalar_dt(ET_I32);
+		return true;
+	case E_FLOAT:
+		e->dt = elem_is_float(hint.kind) ? scalar_dt(hint.kind) : scalar_dt(ET_F32);
+		return true;
+	case E_BOOL:
+		e->dt = scalar_dt(ET_BOOL);
+		return true;
+	case E_VAR:
+		if (!e->u.var)
+			return false;
+		if (e->u.var->kind != PV_SCALAR) {
+			ERR(vf, e->loc, "buffer '%%%s' used as a scalar; load from it with %%%s[...]",
+			    e->u.var->name, e->u.var->name);
+			return false;
+		}
+		if (!e->u.var->type)
+			return false;
+		e->dt = e->u.var->type->dt;
+		return true;
+	case E_LOAD: {
+		uint32_t lanes;
+		if (!check_index(vf, e, e->u.load.buf, e->u.load.idx, e->n, &lanes))
+			return false;
+		e->dt = (DType){e->u.load.buf->type->dt.kind, (uint8_t)lanes};
+		return true;
+	}
+	case E_TEX_LOAD: {
+		PVar *buf = e->u.tex.buf;
+		if (!buf || buf->kind != PV_BUFFER || !buf->vd || !is_texture_scope(buf->vd->scope)) {
+			ERR(vf, e->loc, "texture2d_load needs a buffer in a texture scope");
+			return false;
+		}
+		if (!type_expr(vf, e->u.tex.x, scalar_dt(ET_I32)) || !type_expr(vf, e->u.tex.y, scalar_dt(ET_I32)))
+			return false;
+		if (!is_int(e->u.tex.x->dt) || !is_int(e->u.tex.y->dt)) {
+			ERR(vf, e->loc, "texture coordinates must be integers");
+			return false;
+		}
+		e->dt = (DType){buf->type->dt.kind, 4};
+		return true;
+	}
+	case E_UN:
+		if (!type_expr(vf, e->u.ops.a, hint))
+			return false;
+		if (e->op == OP_NOT && e->u.ops.a->dt.kind != ET_BOOL) {
+			ERR(vf, e->loc, "'!' needs a bool operand");
+			return false;
+		}
+		e->dt = e->u.ops.a->dt;
+		return true;
+	case E_BIN: {
+		bool cmp = e->op >= OP_LT && e->op <= OP_NE;
+		bool logic = e->op == OP_AND || e->op == OP_OR;
+		if (!type_pair(vf, e->u.ops.a, e->u.ops.b, cmp || logic ? scalar_dt(ET_I32) : hint))
+			return false;
+		DType l = e->u.ops.a->dt, r = e->u.ops.b->dt;
+		if (!same_dt(vf, e, l, r))
+			return false;
+		if (logic && l.kind != ET_BOOL) {
+			ERR(vf, e->loc, "'%s' needs bool operands", e->op == OP_AND ? "&&" : "||");
+			return false;
+		}
+		if (!cmp && !logic && l.kind == ET_BOOL) {
+			ERR(vf, e->loc, "arithmetic on bool");
+			return false;
+		}
+		e->dt = cmp ? (DType){ET_BOOL, l.lanes} : l;
+		return true;
+	}
+	case E_SELECT:
+		if (!type_expr(vf, e->u.ops.a, scalar_dt(ET_BOOL)) || !type_pair(vf, e->u.ops.b, e->u.ops.c, hint))
+			return false;
+		if (e->u.ops.a->dt.kind != ET_BOOL) {
+			ERR(vf, e->loc, "the condition of select must be bool");
+			return false;
+		}
+		if (!same_dt(vf, e, e->u.ops.b->dt, e->u.ops.c->dt))
+			return false;
+		e->dt = e->u.ops.b->dt;
+		return true;
+	case E_CAST:
+	case E_BROADCAST:
+		if (!type_expr(vf, e->u.cast.a, scalar_dt(e->u.cast.to.kind)))
+			return false;
+		if (e->kind == E_BROADCAST && (e->u.cast.a->dt.lanes != 1 || e->u.cast.to.lanes < 2 ||
+		                               e->u.cast.a->dt.kind != e->u.cast.to.kind)) {
+			dt_str(e->u.cast.a->dt, a);
+			dt_str(e->u.cast.to, b);
+			ERR(vf, e->loc, "broadcast<%s> needs a scalar of the same element type, not %s", b, a);
+			return false;
+		}
+		if (e->kind == E_CAST && e->u.cast.a->dt.lanes != e->u.cast.to.lanes) {
+			ERR(vf, e->loc, "cast cannot change the number of lanes");
+			return false;
+		}
+		e->dt = e->u.cast.to;
+		return true;
+	case E_CALL: {
+		for (size_t i = 0; i < sizeof intrinsics / sizeof *intrinsics; i++) {
+			if (strcmp(intrinsics[i].name, e->u.call.fn) != 0)
+				continue;
+			if ((int)e->n != intrinsics[i].nargs) {
+				ERR(vf, e->loc, "'%s' takes %d argument%s, %u given", e->u.call.fn,
+				    intrinsics[i].nargs, intrinsics[i].nargs == 1 ? "" : "s", e->n);
+				return false;
+			}
+			PExpr **args = e->u.call.args;
+			PExpr *lead = args[0];
+			for (uint32_t k = 0; k < e->n; k++)
+				if (!is_literal(args[k])) {
+					lead = args[k];
+					break;
+				}
+			if (!type_expr(vf, lead, hint))
+				return false;
+			for (uint32_t k = 0; k < e->n; k++)
+				if (args[k] != lead && (!type_expr(vf, args[k], lead->dt) ||
+				                        !same_dt(vf, e, lead->dt, args[k]->dt)))
+					return false;
+			if (intrinsics[i].float_only && !elem_is_float(lead->dt.kind)) {
+				ERR(vf, e->loc, "'%s' needs floating-point operands", e->u.call.fn);
+				return false;
+			}
+			e->dt = lead->dt;
+			return true;
+		}
+		ERR(vf, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
+		return false;
+	}
+	}
+	return false;
+}
+
+static bool
+valid_thread(Sym t)
+{
+	static const char *tags[] = {
+		"blockIdx.x", "blockIdx.y", "blockIdx.z",
+		"threadIdx.x", "threadIdx.y", "threadIdx.z",
+	};
+	for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
+		if (strcmp(t, tags[i]) == 0)
+			return true;
+	return false;
+}
+
+static void
+check_buffer_var(Verifier *vf, PVar *v)
+{
+	if (!v->vd) {
+		ERR(vf, v->loc, "buffer '%%%s' has no device", v->name);
+		return;
+	}
+	check_vdev(vf, v->vd, v->loc);
+	for (uint32_t i = 0; i < v->annots.n; i++) {
+		AttrEntry *e = &v->annots.e[i];
+		if (strcmp(e->key, "candidate_pools") != 0)
+			continue;
+		if (e->val.kind != AT_LIST) {
+			ERR(vf, e->val.loc, "'candidate_pools' must be a list of pools");
+			continue;
+		}
+		for (uint32_t j = 0; j < e->val.n; j++) {
+			const Attr *a = &e->val.u.list[j];
+			if (a->kind != AT_SYM || !module_pool(vf->m, a->u.sym))
+				ERR(vf, a->loc, "'candidate_pools' names %s, which is not a declared pool",
+				    a->kind == AT_SYM ? a->u.sym : "a value");
+		}
+	}
+}
+
+typedef struct {
+	PStmt *next;
+	PStmt *owner;
+	int arm;
+	bool in_kernel;
+} PFrame;
+
+static void
+verify_stmt(Verifier *vf, PStmt *s, bool in_kernel)
+{
+	switch (s->kind) {
+	case S_FOR:
+		if (type_expr(vf, s->u.loop.lo, scalar_dt(ET_I32)) && type_expr(vf, s->u.loop.hi, scalar_dt(ET_I32)) &&
+		    (!is_int(s->u.loop.lo->dt) || !is_int(s->u.loop.hi->dt)))
+			ERR(vf, s->loc, "loop bounds must be integers");
+		if (s->fkind == FK_THREAD) {
+			if (!valid_thread(s->u.loop.thread))
+				ERR(vf, s->loc, "unknown thread tag '%s' (expected blockIdx.x/y/z or threadIdx.x/y/z)",
+				    s->u.loop.thread);
+			if (!in_kernel)
+				ERR(vf, s->loc, "a loop bound to %s must be inside a kernel", s->u.loop.thread);
+		}
+		break;
+	case S_IF:
+		if (type_expr(vf, s->u.cond.cond, scalar_dt(ET_BOOL)) && s->u.cond.cond->dt.kind != ET_BOOL)
+			ERR(vf, s->loc, "the condition of 'if' must be bool");
+		break;
+	case S_LET: {
+		PVar *v = s->u.let.var;
+		DType hint = v->type ? v->type->dt : scalar_dt(ET_I32);
+		if (!type_expr(vf, s->u.let.val, hint))
+			break;
+		if (!v->type)
+			v->type = type_tensor(vf->m, s->u.let.val->dt, 0, NULL);
+		else
+			same_dt(vf, s->u.let.val, v->type->dt, s->u.let.val->dt);
+		break;
+	}
+	case S_STORE: {
+		uint32_t lanes;
+		PExpr at = {.loc = s->loc};
+		PVar *buf = s->u.store.buf;
+		if (!check_index(vf, &at, buf, s->u.store.idx, s->n, &lanes))
+			break;
+		DType want = {buf->type->dt.kind, (uint8_t)lanes};
+		if (type_expr(vf, s->u.store.val, want))
+			same_dt(vf, s->u.store.val, want, s->u.store.val->dt);
+		break;
+	}
+	case S_ALLOC:
+		check_buffer_var(vf, s->u.alloc.buf);
+		break;
+	case S_TEX_STORE: {
+		PVar *buf = s->u.tex.buf;
+		if (!buf || buf->kind != PV_BUFFER || !buf->vd || !is_texture_scope(buf->vd->scope)) {
+			ERR(vf, s->loc, "texture2d_store needs a buffer in a texture scope");
+			break;
+		}
+		DType want = {buf->type->dt.kind, 4};
+		if (type_expr(vf, s->u.tex.x, scalar_dt(ET_I32)) && type_expr(vf, s->u.tex.y, scalar_dt(ET_I32)) &&
+		    type_expr(vf, s->u.tex.val, want))
+			same_dt(vf, s->u.tex.val, want, s->u.tex.val->dt);
+		break;
+	}
+	case S_BARRIER:
+		if (!in_kernel)
+			ERR(vf, s->loc, "'barrier' must be inside a kernel");
+		break;
+	case S_KERNEL:
+		break;
+	case S_EVAL:
+		type_expr(vf, s->u.eval, scalar_dt(ET_F32));
+		break;
+	}
+}
+
+static void
+verify_prim(Verifier *vf, Prim *p)
+{
+	names_reset(vf);
+	for (uint32_t i = 0; i < p->nparams; i++) {
+		PVar *v = p->params[i];
+		if (!names_add(vf, v->name))
+			ERR(vf, v->loc, "redefinition of '%%%s'", v->name);
+		if (v->kind == PV_BUFFER)
+			check_buffer_var(vf, v);
+	}
+	PFrame *st = NULL;
+	size_t n = 0, cap = 0;
+#define PUSH(fr) do { if (n == cap) { cap = cap ? 2 * cap : 16; st = xrealloc(st, cap * sizeof *st); } st[n++] = (fr); } while (0)
+	PUSH(((PFrame){p->body.first, NULL, 0, false}));
+	while (n) {
+		PFrame *fr = &st[n - 1];
+		if (!fr->next) {
+			PFrame done = *fr;
+			n--;
+			if (done.owner && done.arm == 0 && done.owner->u.cond.has_else)
+				PUSH(((PFrame){done.owner->u.cond.arms[1].first, done.owner, 1, done.in_kernel}));
+			continue;
+		}
+		PStmt *s = fr->next;
+		bool in_kernel = fr->in_kernel;
+		fr->next = s->next;
+		verify_stmt(vf, s, in_kernel);
+		if (s->kind == S_FOR)
+			PUSH(((PFrame){s->u.loop.body.first, NULL, 0, in_kernel}));
+		else if (s->kind == S_IF)
+			PUSH(((PFrame){s->u.cond.arms[0].first, s, 0, in_kernel}));
+		else if (s->kind == S_KERNEL)
+			PUSH(((PFrame){s->u.kernel.body.first, NULL, 0, true}));
+	}
+#undef PUSH
+	free(st);
+}
+
+/* ---------------------------------------------------------------- module */
+
+bool
+ir_verify(Module *m)
+{
+	return verify_module(m, true);
+}
+
+bool
+verify_module(Module *m, bool check_names)
+{
+	Verifier vf = {.m = m, .ctx = m->ctx, .ok = true, .check_names = check_names};
+	if (m->default_dev && !module_device(m, m->default_dev))
+		ERR(&vf, m->default_loc, "default device '@%s' is not declared", m->default_dev);
+	if (m->host_dev && !module_device(m, m->host_dev))
+		ERR(&vf, m->host_loc, "host device '@%s' is not declared", m->host_dev);
+	for (Pool *p = m->pools; p; p = p->next) {
+		const Attr *devs = attr_get(&p->attrs, "devices");
+		for (uint32_t i = 0; devs && devs->kind == AT_LIST && i < devs->n; i++)
+			if (devs->u.list[i].kind == AT_SYM && !module_device(m, devs->u.list[i].u.sym))
+				ERR(&vf, devs->u.list[i].loc, "pool '@%s' names unknown device '@%s'", p->name,
+				    devs->u.list[i].u.sym);
+	}
+	for (Prim *p = m->prims; p; p = p->next)
+		verify_prim(&vf, p);
+	for (Func *f = m->funcs; f; f = f->next)
+		verify_func(&vf, f);
+	names_reset(&vf);
+	ptrvec_free(&vf.defs);
+	return vf.ok;
+}
