@@ -19,11 +19,16 @@ typedef struct {
 	bool locs;
 } Printer;
 
+/* Two spaces a level, but no deeper than MAX_INDENT levels: printing must
+ * stay linear in the size of the module even for ifs nested 10,000 deep. */
+enum { MAX_INDENT = 32 };
+
 static void
 indent(Printer *pr, int n)
 {
-	for (int i = 0; i < n; i++)
-		fputs("  ", pr->f);
+	static const char spaces[2 * MAX_INDENT + 1] =
+		"                                                                ";
+	fwrite(spaces, 1, 2 * (size_t)(n < MAX_INDENT ? n : MAX_INDENT), pr->f);
 }
 
 static void

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Generates benchmark modules, deterministically (fixed seed).
+
+  gen.py ir N      a function of N binary float ops, operands among the
+                   previous 64 values (as research/perf.md section 5)
+  gen.py mlir N    the same program for mlir-opt (arith dialect)
+  gen.py chain N   N unary ops in a chain with an on_device every 100
+  gen.py dag N     a random DAG of N binary ops, one in 50 annotated
+"""
+import random
+import sys
+
+OPS = ["add", "multiply", "subtract", "divide"]
+MLIR = ["arith.addf", "arith.mulf", "arith.subf", "arith.divf"]
+
+
+def operands(rng, i):
+    lo = max(0, i - 64)
+    return rng.randint(lo, i - 1), rng.randint(lo, i - 1)
+
+
+def gen_ir(n, out):
+    rng = random.Random(1)
+    w = out.write
+    w("device @cpu = cpu(0)\n")
+    w("fn @main(%a: f32[], %b: f32[]) {\n")
+    w("  %0 = add(%a, %b)\n")
+    for i in range(1, n):
+        x, y = operands(rng, i)
+        w(f"  %{i} = {OPS[i % 4]}(%{x}, %{y})\n")
+    w(f"  return %{n - 1}\n}}\n")
+
+
+def gen_mlir(n, out):
+    rng = random.Random(1)
+    w = out.write
+    w("func.func @main(%a: f32, %b: f32) -> f32 {\n")
+    w("  %v0 = arith.addf %a, %b : f32\n")
+    for i in range(1, n):
+        x, y = operands(rng, i)
+        w(f"  %v{i} = {MLIR[i % 4]} %v{x}, %v{y} : f32\n")
+    w(f"  return %v{n - 1} : f32\n}}\n")
+
+
+def gen_chain(n, out):
+    w = out.write
+    w("device @cpu = cpu(0)\ndevice @gpu = gpu(0)\ndefault @gpu\n")
+    w("fn @main(%x: f32[16]) {\n")
+    w("  %0 = negative(%x)\n")
+    for i in range(1, n):
+        if i % 100 == 0:
+            dev = "@cpu" if (i // 100) % 2 else "@gpu"
+            w(f"  %{i} = on_device(%{i - 1}, {dev})\n")
+        else:
+            w(f"  %{i} = negative(%{i - 1})\n")
+    w(f"  return %{n - 1}\n}}\n")
+
+
+def gen_dag(n, out):
+    rng = random.Random(2)
+    w = out.write
+    w("device @cpu = cpu(0)\ndevice @gpu = gpu(0)\ndefault @gpu\n")
+    w("fn @main(%a: f32[16], %b: f32[16]) {\n")
+    w("  %0 = add(%a, %b)\n")
+    for i in range(1, n):
+        x, y = operands(rng, i)
+        if i % 50 == 0:
+            dev = "@cpu" if rng.random() < 0.5 else "@gpu"
+            w(f"  %{i} = on_device(%{x}, {dev})\n")
+        else:
+            w(f"  %{i} = {OPS[i % 4]}(%{x}, %{y})\n")
+    w(f"  return %{n - 1}\n}}\n")
+
+
+def main():
+    kind, n = sys.argv[1], int(sys.argv[2])
+    gen = {"ir": gen_ir, "mlir": gen_mlir, "chain": gen_chain, "dag": gen_dag}[kind]
+    gen(n, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+#!/bin/sh
+# make bench: speed and memory, printed as numbers and ratios against a
+# baseline run side by side in the same run.  Nothing here is asserted.
+#
+#   1. ir-parse round trip (parse, verify, print) on 10k/100k/1M bindings,
+#      beside mlir-opt parsing and printing the same program in the arith
+#      dialect (Debian's mlir-15-tools).
+#   2. ir-plan-devices on annotated chains and random DAGs, beside ir-parse
+#      alone on the same inputs.
+set -eu
+
+BIN=${IRPIPE_BIN:-build/bin}
+WORK=${BENCH_DIR:-build/bench}
+SIZES=${BENCH_SIZES:-"10000 100000 1000000"}
+RUNS=${BENCH_RUNS:-3}
+mkdir -p "$WORK"
+
+MLIR_OPT=$(command -v mlir-opt-15 || command -v mlir-opt || true)
+[ -n "$MLIR_OPT" ] || [ ! -x /usr/lib/llvm-15/bin/mlir-opt ] || MLIR_OPT=/usr/lib/llvm-15/bin/mlir-opt
+
+# median of RUNS runs of a command: prints "seconds peak-KiB"
+measure() {
+	i=0
+	: > "$WORK/times"
+	while [ $i -lt "$RUNS" ]; do
+		/usr/bin/time -f '%e %M' -o "$WORK/t1" "$@" > /dev/null
+		cat "$WORK/t1" >> "$WORK/times"
+		i=$((i + 1))
+	done
+	sort -n "$WORK/times" | awk -v r="$RUNS" 'NR == int((r + 1) / 2) { print $1, $2 }'
+}
+
+baseline_kb() {
+	printf 'device @cpu = cpu(0)\n' > "$WORK/empty.ir"
+	measure "$@" "$WORK/empty.ir" | awk '{ print $2 }'
+}
+
+echo "== ir-parse round trip vs mlir-opt (median of $RUNS; RSS above an empty input)"
+base=$(baseline_kb "$BIN/ir-parse")
+if [ -n "$MLIR_OPT" ]; then
+	printf 'func.func @e() {\n  return\n}\n' > "$WORK/empty.mlir"
+	mbase=$(measure "$MLIR_OPT" "$WORK/empty.mlir" | awk '{ print $2 }')
+else
+	echo "(mlir-opt not found: install mlir-15-tools for the side-by-side column)"
+fi
+printf '%9s %8s %8s %10s %9s %9s %9s %9s\n' bindings "MB" "ir s" "Mbind/s" "MB/s" "B/bind" "mlir s" "speedup"
+for n in $SIZES; do
+	python3 bench/gen.py ir "$n" > "$WORK/p$n.ir"
+	set -- $(measure "$BIN/ir-parse" "$WORK/p$n.ir" -o "$WORK/p$n.out")
+	t=$1 kb=$2
+	mb=$(awk -v b="$(wc -c < "$WORK/p$n.ir")" 'BEGIN { printf "%.1f", b / 1e6 }')
+	mt=- ratio=-
+	if [ -n "$MLIR_OPT" ]; then
+		python3 bench/gen.py mlir "$n" > "$WORK/p$n.mlir"
+		set -- $(measure "$MLIR_OPT" "$WORK/p$n.mlir" -o "$WORK/p$n.out.mlir")
+		mt=$1
+		mbpo=$(awk -v k="$2" -v b="$mbase" -v n="$n" 'BEGIN { printf "%.0f", (k - b) * 1024 / n }')
+		ratio=$(awk -v a="$t" -v b="$mt" 'BEGIN { printf "%.2fx", (a > 0 ? b / a : 0) }')
+		mt="$mt (${mbpo}B/op)"
+	fi
+	awk -v n="$n" -v mb="$mb" -v t="$t" -v kb="$kb" -v base="$base" -v mt="$mt" -v r="$ratio" 'BEGIN {
+		printf "%9d %8s %8.2f %10.2f %9.1f %9.0f %9s %9s\n", n, mb, t, (t > 0 ? n / t / 1e6 : 0),
+		       (t > 0 ? mb / t : 0), (kb - base) * 1024 / n, mt, r }'
+done
+echo "target: a 1M-binding round trip in at most 1.0 s (3x mlir-opt) and at most 150 B/binding"
+
+echo
+echo "== ir-plan-devices vs ir-parse on the same input (median of $RUNS)"
+printf '%6s %9s %9s %9s %8s %10s %10s\n' shape bindings "parse s" "plan s" ratio "parse KiB" "plan KiB"
+for shape in chain dag; do
+	for n in $SIZES; do
+		python3 bench/gen.py "$shape" "$n" > "$WORK/$shape$n.ir"
+		set -- $(measure "$BIN/ir-parse" "$WORK/$shape$n.ir")
+		pt=$1 pk=$2
+		set -- $(measure "$BIN/ir-plan-devices" "$WORK/$shape$n.ir")
+		awk -v s="$shape" -v n="$n" -v pt="$pt" -v pk="$pk" -v t="$1" -v k="$2" 'BEGIN {
+			printf "%6s %9d %9.2f %9.2f %7.2fx %10d %10d\n", s, n, pt, t, (pt > 0 ? t / pt : 0), pk, k }'
+	done
+done
+echo "target: planning at most 1.5x the time of parsing, growing linearly"

@@ -1,0 +1,31 @@
+#!/bin/sh
+# demo/demo.sh: a short tour of irpipe (run by `make demo`).  The tools come
+# from $IRPIPE_BIN (default build/bin).  Later stages are added as the
+# tools exist: ir-plan-devices, ir-lower, ir-codegen-ocl, ir-run.
+set -eu
+cd "$(dirname "$0")/.."
+bin=${IRPIPE_BIN:-build/bin}
+[ -x "$bin/ir-parse" ] || { echo "demo: $bin/ir-parse is not built (run make)" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/irpipe-demo.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+step() { printf '\n$ %s\n' "$*"; }
+
+step "ir-parse demo/model.ir"
+"$bin/ir-parse" demo/model.ir >"$tmp/model.ir"
+cat "$tmp/model.ir"
+
+# Canonical output of both versions, so the diff shows only the edit.
+"$bin/ir-parse" demo/model-edited.ir >"$tmp/model-edited.ir"
+step "diff -u <(ir-parse demo/model.ir) <(ir-parse demo/model-edited.ir)"
+diff -u --label model.ir --label model-edited.ir \
+	"$tmp/model.ir" "$tmp/model-edited.ir" || [ $? -eq 1 ]
+
+if [ -x "$bin/ir-plan-devices" ]; then
+	step "ir-parse demo/model.ir | ir-plan-devices"
+	"$bin/ir-plan-devices" "$tmp/model.ir" >"$tmp/planned.ir"
+	cat "$tmp/planned.ir"
+	step "diff -u parsed.ir planned.ir"
+	diff -u --label parsed.ir --label planned.ir \
+		"$tmp/model.ir" "$tmp/planned.ir" || [ $? -eq 1 ]
+fi
