@@ -16,6 +16,11 @@ RUNS=${BENCH_RUNS:-3}
 mkdir -p "$WORK"
 
 MLIR_OPT=$(command -v mlir-opt-15 || command -v mlir-opt || true)
+if [ -z "$MLIR_OPT" ] && [ ! -x /usr/lib/llvm-15/bin/mlir-opt ] && [ "$(id -u)" = 0 ]; then
+	echo "installing Debian's mlir-15-tools for the mlir-opt baseline"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mlir-15-tools > /dev/null 2>&1 ||
+		echo "(could not install mlir-15-tools)"
+fi
 [ -n "$MLIR_OPT" ] || [ ! -x /usr/lib/llvm-15/bin/mlir-opt ] || MLIR_OPT=/usr/lib/llvm-15/bin/mlir-opt
 
 # median of RUNS runs of a command: prints "seconds peak-KiB"

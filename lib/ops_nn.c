@@ -1,0 +1,277 @@
+/* ops_nn.c: type rules of the neural-network operators with windows or
+ * contractions: nn.conv2d, nn.dense, nn.batch_matmul and the 2-d pools.
+ *
+ * Layouts follow TVM: a rule reads its operands in their layouts, computes
+ * on logical sizes (N, C, H, W and O, I, H, W), and lays the result out in
+ * the output layout, so any pairing of the supported data and kernel
+ * layouts works as TVM's type relation allows it.
+ */
+#include <string.h>
+
+#include "ops_impl.h"
+
+static const char *const data_layouts[] = {"NCHW", "NCHW4c", NULL};
+static const char *const kernel_layouts[] = {"OIHW", "OIHW4o", NULL};
+
+/* The output size of one spatial axis of a window of size k, dilation d,
+ * stride s over n elements padded by p0 and p1; -1 after an error. */
+static int64_t
+window_out(OpCx *c, const char *axis, int64_t n, int64_t k, int64_t d, int64_t s,
+           int64_t p0, int64_t p1, bool ceil_mode)
+{
+	int64_t eff, padded;
+	if (!ck_mul(k - 1, d, &eff) || !ck_add(eff, 1, &eff) || !ck_add(n, p0, &padded) ||
+	    !ck_add(padded, p1, &padded)) {
+		op_error(c, "the %s window or padding is too large", axis);
+		return -1;
+	}
+	if (padded < eff) {
+		op_error(c, "the %swindow (%lld) is larger than the padded %s (%lld)",
+		         d > 1 ? "dilated " : "", (long long)eff, axis, (long long)padded);
+		return -1;
+	}
+	int64_t span = padded - eff;
+	/* TVM's Pool2DRel: ceil_mode rounds the last partial window up. */
+	return (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+}
+
+/* --------------------------------------------------------------- conv2d */
+
+typedef struct {
+	int64_t strides[2], dilation[2], pad[4], kernel_size[2];
+	int64_t groups, channels;
+	const Layout *dl, *kl, *ol;
+	DType out_dt;
+	bool has_out_dt;
+} ConvAttrs;
+
+static bool
+conv_attrs(OpCx *c, ConvAttrs *a)
+{
+	memset(a, 0, sizeof *a);
+	a->strides[0] = a->strides[1] = 1;
+	a->dilation[0] = a->dilation[1] = 1;
+	oa_pair(c, "strides", 1, a->strides);
+	oa_pair(c, "dilation", 1, a->dilation);
+	oa_pair(c, "kernel_size", 1, a->kernel_size);   /* 0: not given */
+	oa_padding(c, "padding", a->pad);
+	a->groups = oa_int(c, "groups", 1, 1, INT64_MAX);
+	a->channels = oa_int(c, "channels", 0, 1, INT64_MAX);   /* 0: not given */
+	a->dl = oa_layout(c, "data_layout", "NCHW", data_layouts);
+	a->kl = oa_layout(c, "kernel_layout", "OIHW", kernel_layouts);
+	a->ol = oa_layout(c, "out_layout", a->dl ? a->dl->name : "NCHW", data_layouts);
+	a->has_out_dt = oa_dtype(c, "out_dtype", &a->out_dt);
+	return c->ok;
+}
+
+/* Channel counts against groups, channels and kernel_size. */
+static bool
+conv_check_channels(OpCx *c, const ConvAttrs *a, int64_t C, int64_t O, int64_t I,
+                    int64_t KH, int64_t KW)
+{
+	if (C % a->groups != 0 || O % a->groups != 0) {
+		op_error_at(c, oa_loc(c, "groups"), "'groups' of nn.conv2d (%lld) must divide the "
+		            "input channels (%lld) and the output channels (%lld)",
+		            (long long)a->groups, (long long)C, (long long)O);
+		return false;
+	}
+	int64_t want;
+	bool fits = ck_mul(I, a->groups, &want);
+	if (!fits || want != C) {
+		if (fits)
+			op_error(c, "the input has %lld channels but the weight expects %lld (I*groups "
+			         "= %lld*%lld)", (long long)C, (long long)want, (long long)I,
+			         (long long)a->groups);
+		else
+			op_error(c, "the input has %lld channels but the weight expects %lld*%lld "
+			         "(I*groups)", (long long)C, (long long)I, (long long)a->groups);
+		return false;
+	}
+	if (a->channels && a->channels != O) {
+		op_error_at(c, oa_loc(c, "channels"), "'channels' of nn.conv2d is %lld, but the "
+		            "weight has %lld output channels", (long long)a->channels, (long long)O);
+		return false;
+	}
+	if (a->kernel_size[0] && (a->kernel_size[0] != KH || a->kernel_size[1] != KW)) {
+		op_error_at(c, oa_loc(c, "kernel_size"), "'kernel_size' of nn.conv2d is [%lld, %lld], "
+		            "but the weight's window is [%lld, %lld]", (long long)a->kernel_size[0],
+		            (long long)a->kernel_size[1], (long long)KH, (long long)KW);
+		return false;
+	}
+	return true;
+}
+
+const Type *
+infer_conv2d(Module *m, Value *v)
+{
+	OpCx c;
+	opcx_init(&c, m, v);
+	ConvAttrs a;
+	if (!conv_attrs(&c, &a))
+		return NULL;
+	const Type *x = op_arg(&c, 0), *w = op_arg(&c, 1);
+	if (!layout_check(&c, a.dl, x, "data") || !layout_check(&c, a.kl, w, "weight") ||
+	    !check_same_dtype(&c, x, w, "data", "weight") || !check_not_bool(&c, x))
+		return NULL;
+	int64_t N = layout_dim(a.dl, x->dims, 'N'), C = layout_dim(a.dl, x->dims, 'C');
+	int64_t H = layout_dim(a.dl, x->dims, 'H'), W = layout_dim(a.dl, x->dims, 'W');
+	int64_t O = layout_dim(a.kl, w->dims, 'O'), I = layout_dim(a.kl, w->dims, 'I');
+	int64_t KH = layout_dim(a.kl, w->dims, 'H'), KW = layout_dim(a.kl, w->dims, 'W');
+	if (!conv_check_channels(&c, &a, C, O, I, KH, KW))
+		return NULL;
+	int64_t OH = window_out(&c, "height", H, KH, a.dilation[0], a.strides[0], a.pad[0],
+	                        a.pad[2], false);
+	int64_t OW = OH < 0 ? -1 : window_out(&c, "width", W, KW, a.dilation[1], a.strides[1],
+	                                      a.pad[1], a.pad[3], false);
+	if (OW < 0)
+		return NULL;
+	int64_t size[4] = {N, O, OH, OW}, dims[5];
+	if (layout_shape(a.ol, "NCHW", size, dims)) {
+		op_error(&c, "output layout %s needs the output channels (%lld) to be a multiple "
+		         "of %u", a.ol->name, (long long)O, (unsigned)a.ol->factor);
+		return NULL;
+	}
+	return type_tensor(m, a.has_out_dt ? a.out_dt : x->dt, a.ol->rank, dims);
+}
+
+/* ---------------------------------------------------------------- dense */
+
+const Type *
+infer_dense(Module *m, Value *v)
+{
+	OpCx c;
+	opcx_init(&c, m, v);
+	int64_t units = oa_int(&c, "units", 0, 1, INT64_MAX);   /* 0: not given */
+	DType odt;
+	bool has_odt = oa_dtype(&c, "out_dtype", &odt);
+	if (!c.ok)
+		return NULL;
+	const Type *x = op_arg(&c, 0), *w = op_arg(&c, 1);
+	char xs[256], ws[256];
+	if (x->n < 1 || w->n != 2) {
+		op_error(&c, "needs data of rank >= 1 and a 2-d weight [units, K], not %s and %s",
+		         type_text(x, xs, sizeof xs), type_text(w, ws, sizeof ws));
+		return NULL;
+	}
+	if (!check_same_dtype(&c, x, w, "data", "weight") || !check_not_bool(&c, x))
+		return NULL;
+	if (x->dims[x->n - 1] != w->dims[1]) {
+		op_error(&c, "data %s has %lld features (last axis) but the weight %s expects %lld",
+		         type_text(x, xs, sizeof xs), (long long)x->dims[x->n - 1],
+		         type_text(w, ws, sizeof ws), (long long)w->dims[1]);
+		return NULL;
+	}
+	if (units && units != w->dims[0]) {
+		op_error_at(&c, oa_loc(&c, "units"), "'units' of nn.dense is %lld, but the weight "
+		            "has %lld rows", (long long)units, (long long)w->dims[0]);
+		return NULL;
+	}
+	int64_t dims[OPS_MAX_RANK];
+	memcpy(dims, x->dims, x->n * sizeof dims[0]);
+	dims[x->n - 1] = w->dims[0];
+	return type_tensor(m, has_odt ? odt : x->dt, x->n, dims);
+}
+
+/* --------------------------------------------------------- batch_matmul */
+
+const Type *
+infer_batch_matmul(Module *m, Value *v)
+{
+	OpCx c;
+	opcx_init(&c, m, v);
+	bool ta = oa_bool(&c, "transpose_a", false);
+	bool tb = oa_bool(&c, "transpose_b", true);
+	DType odt;
+	bool has_odt = oa_dtype(&c, "out_dtype", &odt);
+	if (!c.ok)
+		return NULL;
+	const Type *x = op_arg(&c, 0), *y = op_arg(&c, 1);
+	char xs[256], ys[256];
+	if (x->n != 3 || y->n != 3) {
+		op_error(&c, "needs two 3-d operands, not %s and %s", type_text(x, xs, sizeof xs),
+		         type_text(y, ys, sizeof ys));
+		return NULL;
+	}
+	if (!check_same_dtype(&c, x, y, "x", "y") || !check_not_bool(&c, x))
+		return NULL;
+	int64_t B = x->dims[0], M = x->dims[ta ? 2 : 1], K = x->dims[ta ? 1 : 2];
+	int64_t N = y->dims[tb ? 1 : 2], K2 = y->dims[tb ? 2 : 1];
+	if (K != K2) {
+		op_error(&c, "the reduction sizes differ: %lld in x %s and %lld in y %s "
+		         "(transpose_a=%s, transpose_b=%s)", (long long)K, type_text(x, xs, sizeof xs),
+		         (long long)K2, type_text(y, ys, sizeof ys), ta ? "true" : "false",
+		         tb ? "true" : "false");
+		return NULL;
+	}
+	if (B != y->dims[0] && B != 1 && y->dims[0] != 1) {
+		op_error(&c, "batch sizes %lld and %lld differ and neither is 1", (long long)B,
+		         (long long)y->dims[0]);
+		return NULL;
+	}
+	int64_t dims[3] = {B == 1 ? y->dims[0] : B, M, N};
+	return type_tensor(m, has_odt ? odt : x->dt, 3, dims);
+}
+
+/* --------------------------------------------------------------- pooling */
+
+const Type *
+infer_pool2d(Module *m, Value *v)
+{
+	OpCx c;
+	opcx_init(&c, m, v);
+	int64_t ps[2] = {1, 1}, st[2] = {1, 1}, dl[2] = {1, 1}, pad[4] = {0, 0, 0, 0};
+	bool have = oa_require(&c, "pool_size", "pool_size=[2, 2]");
+	oa_pair(&c, "pool_size", 1, ps);
+	oa_pair(&c, "strides", 1, st);
+	oa_pair(&c, "dilation", 1, dl);
+	oa_padding(&c, "padding", pad);
+	bool ceil_mode = oa_bool(&c, "ceil_mode", false);
+	(void)oa_bool(&c, "count_include_pad", false);  /* avg only; no effect on the type */
+	const Layout *l = oa_layout(&c, "layout", "NCHW", data_layouts);
+	const Layout *ol = oa_layout(&c, "out_layout", l ? l->name : "NCHW", data_layouts);
+	if (!have || !c.ok)
+		return NULL;
+	if (ol != l) {
+		op_error_at(&c, oa_loc(&c, "out_layout"), "'out_layout' of %s must be the same as "
+		            "'layout' (%s)", c.op, l->name);
+		return NULL;
+	}
+	const Type *x = op_arg(&c, 0);
+	if (!layout_check(&c, l, x, "data") || !check_not_bool(&c, x))
+		return NULL;
+	int64_t N = layout_dim(l, x->dims, 'N'), C = layout_dim(l, x->dims, 'C');
+	int64_t H = layout_dim(l, x->dims, 'H'), W = layout_dim(l, x->dims, 'W');
+	int64_t OH = window_out(&c, "height", H, ps[0], dl[0], st[0], pad[0], pad[2], ceil_mode);
+	int64_t OW = OH < 0 ? -1 : window_out(&c, "width", W, ps[1], dl[1], st[1], pad[1],
+	                                      pad[3], ceil_mode);
+	if (OW < 0)
+		return NULL;
+	int64_t size[4] = {N, C, OH, OW}, dims[5];
+	layout_shape(l, "NCHW", size, dims);   /* C came from l: divisible */
+	return type_tensor(m, x->dt, l->rank, dims);
+}
+
+const Type *
+infer_global_pool2d(Module *m, Value *v)
+{
+	OpCx c;
+	opcx_init(&c, m, v);
+	const Layout *l = oa_layout(&c, "layout", "NCHW", data_layouts);
+	const Layout *ol = oa_layout(&c, "out_layout", l ? l->name : "NCHW", data_layouts);
+	if (!c.ok)
+		return NULL;
+	if (ol != l) {
+		op_error_at(&c, oa_loc(&c, "out_layout"), "'out_layout' of %s must be the same as "
+		            "'layout' (%s)", c.op, l->name);
+		return NULL;
+	}
+	const Type *x = op_arg(&c, 0);
+	if (!layout_check(&c, l, x, "data") || !check_not_bool(&c, x))
+		return NULL;
+	int64_t dims[5];
+	memcpy(dims, x->dims, l->rank * sizeof dims[0]);
+	for (uint32_t i = 0; i < l->rank; i++)
+		if (l->axes[i] == 'H' || l->axes[i] == 'W')
+			dims[i] = 1;
+	return type_tensor(m, x->dt, l->rank, dims);
+}

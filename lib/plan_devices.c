@@ -1,0 +1,809 @@
+/* plan_devices.c: device and memory-scope planning (TVM's PlanDevices).
+ *
+ * Every value gets a domain: a union-find node holding a partial virtual
+ * device (a device, a scope, either may be open).  Constraints are applied
+ * in the order DESIGN.md fixes, so the result does not depend on anything
+ * but the program text:
+ *   1. hard constraints: written `on`, on_device bodies and results,
+ *      device_copy ends, a function returning a normal on_device;
+ *   2. structure: a call's result is the callee's result;
+ *   3. edges, program order: if conditions and yields, tuple fields,
+ *      projections, returns, then operator operands and call arguments.
+ *      An edge joins two domains when they are compatible; when not, the
+ *      use will get a device_copy;
+ *   4. free on_device: result and body join when compatible;
+ *   5. defaults: function results to the default device, parameters to
+ *      their function's result device, anything else to the default.
+ * Scopes are never defaulted: a scope nobody chose stays open, so a later
+ * run (after ir-lower) can still adopt the scopes kernels ask for.
+ *
+ * Then the module is rewritten: on_device disappears (or becomes the copy
+ * it implies, keeping its name), same-placement device_copies disappear,
+ * and each use whose placement differs from its value's reads a copy made
+ * right after the value, one per value and destination.
+ *
+ * Walks over blocks use explicit stacks; union-find is iterative.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "plan_devices.h"
+
+typedef struct {
+	uint32_t parent, size;
+	Sym dev, scope;
+	Loc dev_loc, scope_loc;  /* where the hard constraint came from */
+} Dom;
+
+typedef struct {
+	Module *m;
+	Ctx *ctx;
+	bool ok;
+	Dom *d;
+	uint32_t n, cap;
+	Sym default_dev;
+	/* statistics */
+	uint64_t placed, copies_dev, copies_scope, bytes;
+} Planner;
+
+/* ---------------------------------------------------------- union-find */
+
+static uint32_t
+dom_new(Planner *P)
+{
+	if (P->n == P->cap) {
+		P->cap = P->cap ? 2 * P->cap : 256;
+		P->d = xrealloc(P->d, P->cap * sizeof *P->d);
+	}
+	Dom *d = &P->d[P->n];
+	memset(d, 0, sizeof *d);
+	d->parent = P->n;
+	d->size = 1;
+	return P->n++;
+}
+
+static uint32_t
+find(Planner *P, uint32_t x)
+{
+	uint32_t r = x;
+	while (P->d[r].parent != r)
+		r = P->d[r].parent;
+	while (P->d[x].parent != r) {
+		uint32_t next = P->d[x].parent;
+		P->d[x].parent = r;
+		x = next;
+	}
+	return r;
+}
+
+static bool
+compatible(const Dom *a, const Dom *b)
+{
+	return (!a->dev || !b->dev || a->dev == b->dev) &&
+	       (!a->scope || !b->scope || a->scope == b->scope);
+}
+
+static void
+vdev_name(const Dom *d, char *buf, size_t n)
+{
+	snprintf(buf, n, "@%s%s%s", d->dev ? d->dev : "?", d->scope ? ":" : "", d->scope ? d->scope : "");
+}
+
+/* Says why two domains cannot be one: the two constraints that clash. */
+static void
+report_clash(Planner *P, const Dom *a, const Dom *b, Loc at, const char *what)
+{
+	bool dev = a->dev && b->dev && a->dev != b->dev;
+	Loc la = dev ? a->dev_loc : a->scope_loc, lb = dev ? b->dev_loc : b->scope_loc;
+	char x[160], y[160];
+	vdev_name(a, x, sizeof x);
+	vdev_name(b, y, sizeof y);
+	P->ok = false;
+	error_at(P->ctx, at, "%s: %s and %s", what, x, y);
+	if (la.line)
+		note_at(P->ctx, la, "%s is required here", x);
+	if (lb.line)
+		note_at(P->ctx, lb, "%s is required here", y);
+}
+
+/* Joins when compatible; false (and nothing changed) when not. */
+static bool
+join(Planner *P, uint32_t a, uint32_t b)
+{
+	a = find(P, a);
+	b = find(P, b);
+	if (a == b)
+		return true;
+	if (!compatible(&P->d[a], &P->d[b]))
+		return false;
+	if (P->d[a].size < P->d[b].size) {
+		uint32_t t = a;
+		a = b;
+		b = t;
+	}
+	Dom *ra = &P->d[a], *rb = &P->d[b];
+	rb->parent = a;
+	ra->size += rb->size;
+	if (!ra->dev) {
+		ra->dev = rb->dev;
+		ra->dev_loc = rb->dev_loc;
+	}
+	if (!ra->scope) {
+		ra->scope = rb->scope;
+		ra->scope_loc = rb->scope_loc;
+	}
+	return true;
+}
+
+static void
+must_join(Planner *P, uint32_t a, uint32_t b, Loc at, const char *what)
+{
+	if (!join(P, a, b))
+		report_clash(P, &P->d[find(P, a)], &P->d[find(P, b)], at, what);
+}
+
+/* A hard constraint: domain x (of the value named what) must be on vd;
+ * clashes are errors naming both constraints. */
+static void
+constrain(Planner *P, uint32_t x, const VDev *vd, Loc at, const char *what)
+{
+	uint32_t c = dom_new(P);
+	P->d[c].dev = vd->dev;
+	P->d[c].scope = vd->scope;
+	P->d[c].dev_loc = at;
+	P->d[c].scope_loc = at;
+	char msg[300];
+	snprintf(msg, sizeof msg, "conflicting placements for %s", what);
+	must_join(P, x, c, at, msg);
+}
+
+static const char *
+value_what(const Value *v, char *buf, size_t n)
+{
+	snprintf(buf, n, "'%%%s'", v->name);
+	return buf;
+}
+
+/* ------------------------------------------------------------ domains */
+
+static uint32_t
+vdom(const Value *v)
+{
+	return (uint32_t)(v->scratch - 1);
+}
+
+/* Creates v's domain, turning a placement it already has into a hard
+ * constraint (written `on`, or the output of an earlier run). */
+static void
+init_value(Planner *P, Value *v, Loc at)
+{
+	const VDev *vd = v->vd;
+	char buf[300];
+	v->scratch = (uintptr_t)dom_new(P) + 1;
+	if (vd)
+		constrain(P, vdom(v), vd, at, value_what(v, buf, sizeof buf));
+}
+
+static bool
+is_normal_on_device(const Value *v)
+{
+	return v && v->kind == VK_BIND && v->form == B_ON_DEVICE && (v->flags & VF_BODY) &&
+	       !(v->flags & VF_RESULT);
+}
+
+/* --------------------------------------------------------------- walks */
+
+/* Bindings of a function in program order (an if, then its arms, then
+ * what follows it), with the block each is in. */
+typedef struct {
+	Value *next;
+	Block *blk;
+	Value *ifv;        /* the if whose arm blk is, or NULL */
+	int arm;
+} WFrame;
+
+typedef struct {
+	WFrame *st;
+	size_t n, cap;
+} Walk;
+
+static void
+walk_push(Walk *w, WFrame fr)
+{
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 16;
+		w->st = xrealloc(w->st, w->cap * sizeof *w->st);
+	}
+	w->st[w->n++] = fr;
+}
+
+static void
+walk_start(Walk *w, Func *f)
+{
+	memset(w, 0, sizeof *w);
+	walk_push(w, (WFrame){f->body.first, &f->body, NULL, 0});
+}
+
+/* Returns NULL at the end (and frees the walk). */
+static Value *
+walk_next(Walk *w, Block **blk)
+{
+	while (w->n) {
+		WFrame *fr = &w->st[w->n - 1];
+		if (fr->next) {
+			Value *v = fr->next;
+			fr->next = v->next;
+			*blk = fr->blk;
+			if (v->kind == VK_BIND && v->form == B_IF)
+				walk_push(w, (WFrame){v->u.arms[0].first, &v->u.arms[0], v, 0});
+			return v;
+		}
+		if (fr->ifv && fr->arm == 0) {
+			Value *ifv = fr->ifv;
+			*fr = (WFrame){ifv->u.arms[1].first, &ifv->u.arms[1], ifv, 1};
+			continue;
+		}
+		w->n--;
+	}
+	free(w->st);
+	w->st = NULL;
+	return NULL;
+}
+
+/* ------------------------------------------------------------- phases */
+
+static void
+init_globals(Planner *P)
+{
+	char buf[300];
+	for (Func *f = P->m->funcs; f; f = f->next) {
+		f->scratch = dom_new(P);
+		snprintf(buf, sizeof buf, "the result of '@%s'", f->name);
+		if (f->ret_vd)
+			constrain(P, (uint32_t)f->scratch, f->ret_vd, f->loc, buf);
+		for (uint32_t i = 0; i < f->nparams; i++)
+			init_value(P, f->params[i], f->params[i]->loc);
+	}
+	for (Prim *p = P->m->prims; p; p = p->next)
+		for (uint32_t i = 0; i < p->nparams; i++) {
+			PVar *pv = p->params[i];
+			pv->scratch = dom_new(P);
+			snprintf(buf, sizeof buf, "'%%%s' of '@%s'", pv->name, p->name);
+			if (pv->vd)
+				constrain(P, (uint32_t)pv->scratch, pv->vd, pv->loc, buf);
+		}
+}
+
+/* Phase 1: every binding's domain and the hard constraints. */
+static void
+phase_hard(Planner *P, Func *f)
+{
+	Walk w;
+	Block *blk;
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));)
+		init_value(P, v, v->loc);
+	char ba[300], bv[300];
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));) {
+		Value *a = v->nargs ? v->args[0] : NULL;
+		if (v->form == B_ON_DEVICE) {
+			if ((v->flags & VF_BODY) && a->kind != VK_LIT)
+				constrain(P, vdom(a), v->u.target, v->loc, value_what(a, ba, sizeof ba));
+			if (v->flags & VF_RESULT)
+				constrain(P, vdom(v), v->u.target, v->loc, value_what(v, bv, sizeof bv));
+		} else if (v->form == B_DEVICE_COPY) {
+			if (a->kind != VK_LIT)
+				constrain(P, vdom(a), v->u.copy.src, v->loc, value_what(a, ba, sizeof ba));
+			constrain(P, vdom(v), v->u.copy.dst, v->loc, value_what(v, bv, sizeof bv));
+		}
+	}
+	/* TVM's rule for an annotated body: the function's result is there. */
+	Value *r = f->body.yield;
+	if (is_normal_on_device(r)) {
+		snprintf(ba, sizeof ba, "the result of '@%s'", f->name);
+		constrain(P, (uint32_t)f->scratch, r->u.target, f->body.yloc, ba);
+	}
+}
+
+/* Phase 2: a call's result is its callee's result. */
+static void
+phase_structure(Planner *P, Func *f)
+{
+	Walk w;
+	Block *blk;
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));) {
+		if (v->form == B_CALL) {
+			must_join(P, vdom(v), (uint32_t)v->u.callee->scratch, v->loc,
+			          "the call's placement differs from the callee's result");
+		} else if (v->form == B_CALL_LOWERED) {
+			Prim *p = v->u.prim;
+			for (uint32_t i = v->nargs; i < p->nparams; i++)
+				must_join(P, vdom(v), (uint32_t)p->params[i]->scratch, v->loc,
+				          "the call's placement differs from the prim's result buffer");
+		}
+	}
+}
+
+/* The domain a use of operand i of v expects, or UINT32_MAX for none. */
+static uint32_t
+use_dom(const Value *v, uint32_t i)
+{
+	switch (v->form) {
+	case B_OP: case B_TUPLE: case B_PROJ: return vdom(v);
+	case B_IF: return vdom(v);                 /* the condition */
+	case B_CALL: return vdom(v->u.callee->params[i]);
+	case B_CALL_LOWERED: return (uint32_t)v->u.prim->params[i]->scratch;
+	default: return UINT32_MAX;                /* on_device, device_copy: own rules */
+	}
+}
+
+static void
+edge(Planner *P, Value *val, uint32_t use)
+{
+	if (val && val->kind != VK_LIT && use != UINT32_MAX)
+		join(P, vdom(val), use); /* when not compatible: a copy, later */
+}
+
+/* The phase-0 rule of TVM: a projection of a normal on_device of a tuple
+ * is taken before the annotation, so only the field used is copied. */
+static void
+project_before_annotation(Value *v)
+{
+	Value *t = v->args[0];
+	if (is_normal_on_device(t) && t->args[0]->kind != VK_LIT && t->args[0]->type->kind == TY_TUPLE)
+		v->args[0] = t->args[0];
+}
+
+/* Phase 3: structural edges first (ifs, tuples, projections, returns),
+ * then operands and arguments, each in program order. */
+static void
+phase_edges(Planner *P, Func *f)
+{
+	Walk w;
+	Block *blk;
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));) {
+		if (v->form == B_PROJ)
+			project_before_annotation(v);
+		if (v->form == B_IF) {
+			edge(P, v->args[0], vdom(v));
+			edge(P, v->u.arms[0].yield, vdom(v));
+			edge(P, v->u.arms[1].yield, vdom(v));
+		} else if (v->form == B_TUPLE || v->form == B_PROJ) {
+			for (uint32_t i = 0; i < v->nargs; i++)
+				edge(P, v->args[i], vdom(v));
+		}
+	}
+	edge(P, f->body.yield, (uint32_t)f->scratch);
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));)
+		if (v->form == B_OP || v->form == B_CALL || v->form == B_CALL_LOWERED)
+			for (uint32_t i = 0; i < v->nargs; i++)
+				edge(P, v->args[i], use_dom(v, i));
+}
+
+/* Phase 4: a free on_device joins its body when it can. */
+static void
+phase_free(Planner *P, Func *f)
+{
+	Walk w;
+	Block *blk;
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));)
+		if (v->form == B_ON_DEVICE && !(v->flags & (VF_BODY | VF_RESULT)))
+			edge(P, v->args[0], vdom(v));
+}
+
+static void
+default_dev(Planner *P, uint32_t x, Sym dev)
+{
+	Dom *r = &P->d[find(P, x)];
+	if (!r->dev)
+		r->dev = dev;
+}
+
+/* Phase 5: the device, never the scope, of what is still open. */
+static void
+phase_defaults(Planner *P)
+{
+	for (Func *f = P->m->funcs; f; f = f->next) {
+		default_dev(P, (uint32_t)f->scratch, P->default_dev);
+		Sym rdev = P->d[find(P, (uint32_t)f->scratch)].dev;
+		for (uint32_t i = 0; i < f->nparams; i++)
+			default_dev(P, vdom(f->params[i]), rdev);
+	}
+	for (uint32_t i = 0; i < P->n; i++)
+		default_dev(P, i, P->default_dev);
+}
+
+/* ------------------------------------------------------------ rewrite */
+
+static const VDev *
+dom_vdev(Planner *P, uint32_t x)
+{
+	Dom *r = &P->d[find(P, x)];
+	return vdev_get(P->m, r->dev, r->scope);
+}
+
+/* Copies made for one function, so each value is copied once per
+ * destination: (value, destination) -> copy.  Few per function. */
+typedef struct {
+	Value *val;
+	const VDev *dst;
+	Value *copy;
+} CopyRec;
+
+typedef struct {
+	Planner *P;
+	Func *f;
+	CopyRec *r;
+	size_t n, cap;
+	/* names of the function, to keep new names unique */
+	const char **names;
+	uint32_t ncap, nn;
+	Value *param_copies_last; /* copies of parameters go first in the body */
+} Rewriter;
+
+static uint32_t
+hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h ^ (h >> 15);
+}
+
+static bool
+name_taken(Rewriter *rw, const char *s)
+{
+	for (uint32_t i = hash_str(s) & (rw->ncap - 1); rw->names[i]; i = (i + 1) & (rw->ncap - 1))
+		if (strcmp(rw->names[i], s) == 0)
+			return true;
+	return false;
+}
+
+static void
+name_add(Rewriter *rw, const char *s)
+{
+	if ((rw->nn + 1) * 2 > rw->ncap) {
+		const char **old = rw->names;
+		uint32_t ocap = rw->ncap;
+		rw->ncap = rw->ncap ? 2 * rw->ncap : 64;
+		rw->names = xcalloc(rw->ncap, sizeof *rw->names);
+		rw->nn = 0;
+		for (uint32_t i = 0; i < ocap; i++)
+			if (old[i])
+				name_add(rw, old[i]);
+		free(old);
+	}
+	uint32_t i = hash_str(s) & (rw->ncap - 1);
+	while (rw->names[i])
+		i = (i + 1) & (rw->ncap - 1);
+	rw->names[i] = s;
+	rw->nn++;
+}
+
+static void
+collect_names(Rewriter *rw)
+{
+	Walk w;
+	Block *blk;
+	for (uint32_t i = 0; i < rw->f->nparams; i++)
+		name_add(rw, rw->f->params[i]->name);
+	walk_start(&w, rw->f);
+	for (Value *v; (v = walk_next(&w, &blk));)
+		name_add(rw, v->name);
+}
+
+static void
+append_clean(char *buf, size_t n, const char *s)
+{
+	size_t len = strlen(buf);
+	for (; *s && len + 1 < n; s++)
+		buf[len++] = (char)((*s == ':' || *s == '-' || *s == '.') ? '_' : *s);
+	buf[len] = 0;
+}
+
+/* %x copied to @gpu is %x_to_gpu; to another scope, %x_to_texture; to
+ * both, %x_to_gpu_texture (a scope's ':' '-' '.' become '_'). */
+static const char *
+copy_name(Rewriter *rw, const Value *val, const VDev *src, const VDev *dst)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s_to_", val->name);
+	bool dev = src->dev != dst->dev;
+	bool scope = dst->scope && src->scope != dst->scope;
+	if (dev)
+		append_clean(buf, sizeof buf, dst->dev);
+	if (dev && scope)
+		append_clean(buf, sizeof buf, "_");
+	if (scope || !dev)
+		append_clean(buf, sizeof buf, dst->scope ? dst->scope : "open");
+	if (!rw->names)
+		collect_names(rw);
+	char cand[540];
+	snprintf(cand, sizeof cand, "%s", buf);
+	for (int k = 2; name_taken(rw, cand); k++)
+		snprintf(cand, sizeof cand, "%s_%d", buf, k);
+	const char *s = arena_strndup(rw->P->m->arena, cand, strlen(cand));
+	name_add(rw, s);
+	return s;
+}
+
+static void
+count_copy(Planner *P, const Value *c)
+{
+	if (c->u.copy.src->dev != c->u.copy.dst->dev)
+		P->copies_dev++;
+	else
+		P->copies_scope++;
+	P->bytes += (uint64_t)type_bytes(c->type);
+}
+
+/* The copy of val to dst, made once, right after val's definition (its
+ * block: blk when val is the last binding there). */
+static Value *
+get_copy(Rewriter *rw, Value *val, const VDev *dst, Block *blk, Loc at)
+{
+	for (size_t i = 0; i < rw->n; i++)
+		if (rw->r[i].val == val && rw->r[i].dst == dst)
+			return rw->r[i].copy;
+	Planner *P = rw->P;
+	Value *c = value_new(P->m, VK_BIND, 1);
+	c->form = B_DEVICE_COPY;
+	c->args[0] = val;
+	c->type = val->type;
+	c->vd = dst;
+	c->u.copy.src = val->vd;
+	c->u.copy.dst = dst;
+	c->loc = at;
+	c->flags = VF_NEWCOPY;
+	c->name = copy_name(rw, val, val->vd, dst);
+	count_copy(P, c);
+	/* after val, and after copies of val made before */
+	Value *after = val;
+	for (size_t i = 0; i < rw->n; i++)
+		if (rw->r[i].val == val)
+			after = rw->r[i].copy;
+	if (val->kind == VK_PARAM) {
+		Block *body = &rw->f->body;
+		Value *prev = after != val ? after : rw->param_copies_last;
+		if (prev) {
+			c->next = prev->next;
+			prev->next = c;
+		} else {
+			c->next = body->first;
+			body->first = c;
+		}
+		if (!c->next)
+			body->last = c;
+		if (!rw->param_copies_last || prev == rw->param_copies_last)
+			rw->param_copies_last = c;
+	} else {
+		c->next = after->next;
+		after->next = c;
+		if (!c->next)
+			blk->last = c;
+	}
+	if (rw->n == rw->cap) {
+		rw->cap = rw->cap ? 2 * rw->cap : 16;
+		rw->r = xrealloc(rw->r, rw->cap * sizeof *rw->r);
+	}
+	rw->r[rw->n++] = (CopyRec){val, dst, c};
+	return c;
+}
+
+/* Removed on_devices and device_copies stand for their operand. */
+static Value *
+resolve(Value *v)
+{
+	while (v && v->kind == VK_BIND && (v->flags & VF_REMOVED))
+		v = v->args[0];
+	return v;
+}
+
+static Value *
+use(Rewriter *rw, Value *val, const VDev *want, Block *blk, Loc at)
+{
+	val = resolve(val);
+	if (!val || val->kind == VK_LIT || val->vd == want)
+		return val;
+	return get_copy(rw, val, want, blk, at);
+}
+
+/* Sets every value's final placement (the domain is no longer needed). */
+static void
+settle(Planner *P, Func *f)
+{
+	Walk w;
+	Block *blk;
+	for (uint32_t i = 0; i < f->nparams; i++)
+		f->params[i]->vd = dom_vdev(P, vdom(f->params[i]));
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));)
+		v->vd = dom_vdev(P, vdom(v));
+	f->ret_vd = dom_vdev(P, (uint32_t)f->scratch);
+}
+
+static const VDev *
+use_vdev(const Value *v, uint32_t i)
+{
+	switch (v->form) {
+	case B_CALL: return v->u.callee->params[i]->vd;
+	case B_CALL_LOWERED: return v->u.prim->params[i]->vd;
+	default: return v->vd;
+	}
+}
+
+static void
+mark_used(Value *v)
+{
+	if (v)
+		v->flags |= VF_SEEN;
+}
+
+/* An on_device nobody reads (a projection was moved before it, or it was
+ * written for its constraint alone) has done its work: it is dropped
+ * rather than turned into a copy to nowhere. */
+static void
+drop_unused_annotations(Func *f)
+{
+	Walk w;
+	Block *blk;
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));) {
+		for (uint32_t i = 0; i < v->nargs; i++)
+			mark_used(v->args[i]);
+		if (v->form == B_IF) {
+			mark_used(v->u.arms[0].yield);
+			mark_used(v->u.arms[1].yield);
+		}
+	}
+	mark_used(f->body.yield);
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));) {
+		if (v->form == B_ON_DEVICE && !(v->flags & VF_SEEN))
+			v->flags |= VF_REMOVED;
+		v->flags &= (uint16_t)~VF_SEEN;
+	}
+}
+
+static void
+rewrite(Planner *P, Func *f)
+{
+	Rewriter rw = {.P = P, .f = f};
+	Walk w;
+	Block *blk;
+	drop_unused_annotations(f);
+	/* Drop a block's removed bindings as we go: prev tracks the last kept. */
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));) {
+		if (v->flags & (VF_NEWCOPY | VF_REMOVED))
+			continue;
+		if (v->form == B_ON_DEVICE || v->form == B_DEVICE_COPY) {
+			Value *a = resolve(v->args[0]);
+			v->args[0] = a;
+			if (a->kind == VK_LIT || a->vd == v->vd) {
+				v->flags |= VF_REMOVED;
+				continue;
+			}
+			v->form = B_DEVICE_COPY;
+			v->u.copy.src = a->vd;
+			v->u.copy.dst = v->vd;
+			v->flags &= (uint16_t)~(VF_BODY | VF_RESULT);
+			count_copy(P, v);
+			continue;
+		}
+		for (uint32_t i = 0; i < v->nargs; i++)
+			v->args[i] = use(&rw, v->args[i], use_vdev(v, i), blk, v->loc);
+		if (v->form == B_IF)
+			for (int k = 0; k < 2; k++) {
+				Block *arm = &v->u.arms[k];
+				arm->yield = use(&rw, arm->yield, v->vd, arm, arm->yloc);
+			}
+	}
+	f->body.yield = use(&rw, f->body.yield, f->ret_vd, &f->body, f->body.yloc);
+
+	/* Unlink removed bindings, block by block. */
+	PtrVec st = {0};
+	ptrvec_push(&st, &f->body);
+	while (st.n) {
+		Block *b = st.v[--st.n];
+		Value *prev = NULL;
+		for (Value *v = b->first; v; v = v->next) {
+			v->flags &= (uint16_t)~VF_NEWCOPY;
+			if (v->flags & VF_REMOVED) {
+				if (prev)
+					prev->next = v->next;
+				else
+					b->first = v->next;
+				continue;
+			}
+			if (v->form == B_IF) {
+				ptrvec_push(&st, &v->u.arms[0]);
+				ptrvec_push(&st, &v->u.arms[1]);
+			}
+			prev = v;
+		}
+		b->last = prev;
+	}
+	ptrvec_free(&st);
+	free(rw.r);
+	free(rw.names);
+}
+
+/* Open scopes of prim parameters are filled from their callers. */
+static void
+settle_prims(Planner *P)
+{
+	for (Prim *p = P->m->prims; p; p = p->next)
+		for (uint32_t i = 0; i < p->nparams; i++) {
+			PVar *pv = p->params[i];
+			if (pv->kind == PV_BUFFER)
+				pv->vd = dom_vdev(P, (uint32_t)pv->scratch);
+		}
+}
+
+static void
+count_placements(Planner *P, Func *f)
+{
+	Walk w;
+	Block *blk;
+	P->placed += f->nparams + 1;
+	walk_start(&w, f);
+	for (Value *v; (v = walk_next(&w, &blk));)
+		P->placed++;
+}
+
+bool
+plan_devices(Module *m, const PlanOpts *opts)
+{
+	Planner P = {.m = m, .ctx = m->ctx, .ok = true};
+	Device *def = module_default_device(m);
+	if (opts && opts->default_dev) {
+		def = module_device(m, sym_intern_cstr(m, opts->default_dev));
+		if (!def) {
+			error_at(m->ctx, (Loc){0}, "--default names '@%s', which is not a declared device",
+			         opts->default_dev);
+			return false;
+		}
+	}
+	if (m->funcs && !def) {
+		error_at(m->ctx, m->funcs->loc, "no device is declared, so '@%s' cannot be placed",
+		         m->funcs->name);
+		return false;
+	}
+	P.default_dev = def ? def->name : NULL;
+
+	init_globals(&P);
+	for (Func *f = m->funcs; f; f = f->next)
+		phase_hard(&P, f);
+	for (Func *f = m->funcs; f && P.ok; f = f->next)
+		phase_structure(&P, f);
+	for (Func *f = m->funcs; f && P.ok; f = f->next)
+		phase_edges(&P, f);
+	for (Func *f = m->funcs; f && P.ok; f = f->next)
+		phase_free(&P, f);
+	if (P.ok) {
+		phase_defaults(&P);
+		settle_prims(&P);
+		for (Func *f = m->funcs; f; f = f->next)
+			settle(&P, f);
+		for (Func *f = m->funcs; f; f = f->next) {
+			rewrite(&P, f);
+			count_placements(&P, f);
+		}
+	}
+	if (P.ok && opts && opts->stats) {
+		fprintf(opts->stats, "placements: %llu\n", (unsigned long long)P.placed);
+		fprintf(opts->stats, "copies between devices: %llu\n", (unsigned long long)P.copies_dev);
+		fprintf(opts->stats, "copies between scopes: %llu\n", (unsigned long long)P.copies_scope);
+		fprintf(opts->stats, "bytes copied: %llu\n", (unsigned long long)P.bytes);
+	}
+	free(P.d);
+	return P.ok;
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# ir-plan-devices: golden outputs (TVM's PlanDevices catalog and our own
+# rules), idempotence, diagnostics, options.
+
+setup() {
+	load test_helper
+}
+
+plan_golden() {
+	local name=$1
+	local in="$BATS_TEST_DIRNAME/plan/$name.ir"
+	local want="$BATS_TEST_DIRNAME/plan/$name.out"
+	local got="$BATS_TEST_TMPDIR/$name.out"
+	ir-plan-devices "$in" > "$got"
+	if [ -n "${UPDATE_GOLDEN:-}" ]; then
+		cp "$got" "$want"
+	fi
+	diff -u "$want" "$got"
+	# planning its own output changes nothing, and it re-parses the same
+	ir-plan-devices "$got" | diff -u "$got" -
+	ir-parse "$got" | diff -u "$got" -
+}
+
+@test "plan: TVM test_plain" { plan_golden tvm_plain; }
+@test "plan: TVM test_left_add_on_cpu" { plan_golden tvm_left_add_on_cpu; }
+@test "plan: TVM test_left_add_on_cpu_via_copy" { plan_golden tvm_left_add_on_cpu_via_copy; }
+@test "plan: TVM test_both_adds_on_cpu" { plan_golden tvm_both_adds_on_cpu; }
+@test "plan: TVM test_sharing" { plan_golden tvm_sharing; }
+@test "plan: TVM test_func_param_on_cpu" { plan_golden tvm_func_param_on_cpu; }
+@test "plan: TVM test_func_result_on_cpu" { plan_golden tvm_func_result_on_cpu; }
+@test "plan: TVM test_device_copy" { plan_golden tvm_device_copy; }
+@test "plan: TVM test_redundant_annotation" { plan_golden tvm_redundant_annotation; }
+@test "plan: TVM test_annotate_expr" { plan_golden tvm_annotate_expr; }
+@test "plan: TVM test_annotate_all" { plan_golden tvm_annotate_all; }
+@test "plan: TVM test_conv_network" { plan_golden tvm_conv_network; }
+@test "plan: TVM test_tuple_get_item (project before copying)" { plan_golden tvm_tuple_get_item; }
+@test "plan: TVM test_propogation" { plan_golden tvm_propagation; }
+@test "plan: TVM test_fusible_network" { plan_golden tvm_fusible_network; }
+@test "plan: TVM test_unpropagatable_graph" { plan_golden tvm_unpropagatable_graph; }
+@test "plan: TVM test_conditional (if arms and condition share)" { plan_golden tvm_conditional; }
+@test "plan: TVM test_global (constraints cross functions)" { plan_golden tvm_global; }
+@test "plan: TVM test_free_on_device (scopes)" { plan_golden tvm_free_on_device; }
+@test "plan: TVM test_lowered (scopes flow out of and into a prim)" { plan_golden tvm_lowered; }
+@test "plan: TVM test_stack_overflow (1555-add chain)" { plan_golden tvm_stack_overflow; }
+@test "plan: TVM test_conflicated_inputs (issue 15019: copy, not abort)" { plan_golden tvm_conflicted_inputs; }
+@test "plan: tuple fields share the tuple's placement" { plan_golden tuple_fields; }
+@test "plan: an open scope is not global" { plan_golden global_vs_open; }
+@test "plan: texture kernels in a row need no copy" { plan_golden texture_chain; }
+@test "plan: a value used on two devices is copied once per device" { plan_golden copy_once; }
+@test "plan: open prim scopes are filled from the caller" { plan_golden scope_flows_in; }
+@test "plan: free on_device copies where it cannot join" { plan_golden free_copy; }
+@test "plan: result-only on_device" { plan_golden result_only; }
+@test "plan: parameters follow the function's result" { plan_golden params_follow_result; }
+@test "plan: copies in if arms stay in their arm" { plan_golden copy_in_arm; }
+
+@test "plan: errors name both conflicting constraints" {
+	run -0 ir-plan-devices --verify-diagnostics "$BATS_TEST_DIRNAME/plan/errors.ir" --split-input-file
+}
+
+@test "plan: conflicting annotations exit 1 with nothing on stdout" {
+	run -1 --separate-stderr ir-plan-devices - <<'IR'
+device @cpu = cpu(0)
+device @gpu = gpu(0)
+fn @main(%x: f32[4] on @cpu) {
+  %0 = on_device(%x, @gpu)
+  return %0
+}
+IR
+	assert_output ''
+	assert_equal "${stderr_lines[0]}" "<stdin>:4:3: error: conflicting placements for '%x': @cpu and @gpu"
+	assert_equal "${stderr_lines[3]}" "<stdin>:3:10: note: @cpu is required here"
+}
+
+@test "plan: --default overrides the module's default device" {
+	run -0 ir-plan-devices --default=@cpu "$BATS_TEST_DIRNAME/plan/tvm_plain.ir"
+	assert_line --partial 'fn @main(%a: f32[5,7] on @cpu, %b: f32[5,7] on @cpu'
+	run -1 --separate-stderr ir-plan-devices --default=@tpu "$BATS_TEST_DIRNAME/plan/tvm_plain.ir"
+	assert_output ''
+	assert_equal "${stderr_lines[0]}" "ir-plan-devices: error: --default names '@tpu', which is not a declared device"
+}
+
+@test "plan: --stats counts placements and copies on stderr" {
+	run -0 --separate-stderr ir-plan-devices --stats "$BATS_TEST_DIRNAME/plan/tvm_conflicted_inputs.ir"
+	assert_equal "${stderr_lines[0]}" "placements: 9"
+	assert_equal "${stderr_lines[1]}" "copies between devices: 2"
+	assert_equal "${stderr_lines[2]}" "copies between scopes: 0"
+	assert_equal "${stderr_lines[3]}" "bytes copied: 280"
+}
+
+@test "plan: locations survive the pipe to point at the user's file" {
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' 'device @cpu = cpu(0)' 'device @gpu = gpu(0)' \
+		'fn @main(%x: f32[4] on @cpu) {' '  %0 = on_device(%x, @gpu)' '  return %0' '}' > m.ir
+	run -1 --separate-stderr bash -c 'set -o pipefail; ir-parse --locations m.ir | ir-plan-devices'
+	assert_output ''
+	assert_equal "${stderr_lines[0]}" "m.ir:4:3: error: conflicting placements for '%x': @cpu and @gpu"
+}
+
+@test "plan: a million-binding chain plans in one pass" {
+	python3 - > "$BATS_TEST_TMPDIR/big.ir" <<'PY'
+print("device @gpu = gpu(0)")
+print("fn @main(%x: f32[4]) {")
+print("  %0 = negative(%x)")
+for i in range(1, 1000000):
+    print(f"  %{i} = negative(%{i-1})")
+print("  return %999999")
+print("}")
+PY
+	ir-plan-devices "$BATS_TEST_TMPDIR/big.ir" > "$BATS_TEST_TMPDIR/big.out"
+	run tail -n 2 "$BATS_TEST_TMPDIR/big.out"
+	assert_line --index 0 '  return %999999'
+	run grep -c 'on @gpu = negative' "$BATS_TEST_TMPDIR/big.out"
+	assert_output 1000000
+}
