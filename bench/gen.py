@@ -66,7 +66,7 @@ def gen_dag(n, out):
         x, y = operands(rng, i)
         if i % 50 == 0:
             dev = "@cpu" if rng.random() < 0.5 else "@gpu"
-            w(f"  %{i} = on_device(%{x}, {dev})\n")
+            w(f"  %{i} = on_device(%{i - 1}, {dev})\n")
         else:
             w(f"  %{i} = {OPS[i % 4]}(%{x}, %{y})\n")
     w(f"  return %{n - 1}\n}}\n")

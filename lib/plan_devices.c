@@ -29,6 +29,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "nameset.h"
 #include "plan_devices.h"
 
 typedef struct {
@@ -430,7 +431,9 @@ dom_vdev(Planner *P, uint32_t x)
 }
 
 /* Copies made for one function, so each value is copied once per
- * destination: (value, destination) -> copy.  Few per function. */
+ * destination: (value, destination) -> copy, hashed, since a large DAG
+ * can need a copy for a good share of its values.  A record with dst NULL
+ * keeps the last copy made of a value, after which the next one goes. */
 typedef struct {
 	Value *val;
 	const VDev *dst;
@@ -440,52 +443,12 @@ typedef struct {
 typedef struct {
 	Planner *P;
 	Func *f;
-	CopyRec *r;
+	CopyRec *r;           /* open addressing; val NULL = empty */
 	size_t n, cap;
-	/* names of the function, to keep new names unique */
-	const char **names;
-	uint32_t ncap, nn;
+	NameSet names;        /* of the function, so new names are unique */
+	bool have_names;
 	Value *param_copies_last; /* copies of parameters go first in the body */
 } Rewriter;
-
-static uint32_t
-hash_str(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h ^ (h >> 15);
-}
-
-static bool
-name_taken(Rewriter *rw, const char *s)
-{
-	for (uint32_t i = hash_str(s) & (rw->ncap - 1); rw->names[i]; i = (i + 1) & (rw->ncap - 1))
-		if (strcmp(rw->names[i], s) == 0)
-			return true;
-	return false;
-}
-
-static void
-name_add(Rewriter *rw, const char *s)
-{
-	if ((rw->nn + 1) * 2 > rw->ncap) {
-		const char **old = rw->names;
-		uint32_t ocap = rw->ncap;
-		rw->ncap = rw->ncap ? 2 * rw->ncap : 64;
-		rw->names = xcalloc(rw->ncap, sizeof *rw->names);
-		rw->nn = 0;
-		for (uint32_t i = 0; i < ocap; i++)
-			if (old[i])
-				name_add(rw, old[i]);
-		free(old);
-	}
-	uint32_t i = hash_str(s) & (rw->ncap - 1);
-	while (rw->names[i])
-		i = (i + 1) & (rw->ncap - 1);
-	rw->names[i] = s;
-	rw->nn++;
-}
 
 static void
 collect_names(Rewriter *rw)
@@ -493,10 +456,11 @@ collect_names(Rewriter *rw)
 	Walk w;
 	Block *blk;
 	for (uint32_t i = 0; i < rw->f->nparams; i++)
-		name_add(rw, rw->f->params[i]->name);
+		nameset_add(&rw->names, rw->f->params[i]->name);
 	walk_start(&w, rw->f);
 	for (Value *v; (v = walk_next(&w, &blk));)
-		name_add(rw, v->name);
+		nameset_add(&rw->names, v->name);
+	rw->have_names = true;
 }
 
 static void
@@ -523,14 +487,14 @@ copy_name(Rewriter *rw, const Value *val, const VDev *src, const VDev *dst)
 		append_clean(buf, sizeof buf, "_");
 	if (scope || !dev)
 		append_clean(buf, sizeof buf, dst->scope ? dst->scope : "open");
-	if (!rw->names)
+	if (!rw->have_names)
 		collect_names(rw);
 	char cand[540];
 	snprintf(cand, sizeof cand, "%s", buf);
-	for (int k = 2; name_taken(rw, cand); k++)
+	for (int k = 2; nameset_has(&rw->names, cand); k++)
 		snprintf(cand, sizeof cand, "%s_%d", buf, k);
 	const char *s = arena_strndup(rw->P->m->arena, cand, strlen(cand));
-	name_add(rw, s);
+	nameset_add(&rw->names, s);
 	return s;
 }
 
@@ -544,14 +508,46 @@ count_copy(Planner *P, const Value *c)
 	P->bytes += (uint64_t)type_bytes(c->type);
 }
 
+static size_t
+copy_slot(const Rewriter *rw, const Value *val, const VDev *dst)
+{
+	uint64_t h = (uint64_t)(uintptr_t)val * 0x9e3779b97f4a7c15u ^ (uint64_t)(uintptr_t)dst * 0xc2b2ae3d27d4eb4fu;
+	size_t i = (size_t)(h >> 17) & (rw->cap - 1);
+	while (rw->r[i].val && (rw->r[i].val != val || rw->r[i].dst != dst))
+		i = (i + 1) & (rw->cap - 1);
+	return i;
+}
+
+static CopyRec *
+copy_rec(Rewriter *rw, Value *val, const VDev *dst)
+{
+	if ((rw->n + 1) * 2 > rw->cap) {
+		CopyRec *old = rw->r;
+		size_t ocap = rw->cap;
+		rw->cap = rw->cap ? 2 * rw->cap : 64;
+		rw->r = xcalloc(rw->cap, sizeof *rw->r);
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].val)
+				rw->r[copy_slot(rw, old[i].val, old[i].dst)] = old[i];
+		free(old);
+	}
+	CopyRec *r = &rw->r[copy_slot(rw, val, dst)];
+	if (!r->val) {
+		r->val = val;
+		r->dst = dst;
+		rw->n++;
+	}
+	return r;
+}
+
 /* The copy of val to dst, made once, right after val's definition (its
  * block: blk when val is the last binding there). */
 static Value *
 get_copy(Rewriter *rw, Value *val, const VDev *dst, Block *blk, Loc at)
 {
-	for (size_t i = 0; i < rw->n; i++)
-		if (rw->r[i].val == val && rw->r[i].dst == dst)
-			return rw->r[i].copy;
+	CopyRec *rec = copy_rec(rw, val, dst);
+	if (rec->copy)
+		return rec->copy;
 	Planner *P = rw->P;
 	Value *c = value_new(P->m, VK_BIND, 1);
 	c->form = B_DEVICE_COPY;
@@ -564,11 +560,11 @@ get_copy(Rewriter *rw, Value *val, const VDev *dst, Block *blk, Loc at)
 	c->flags = VF_NEWCOPY;
 	c->name = copy_name(rw, val, val->vd, dst);
 	count_copy(P, c);
+	rec->copy = c;
 	/* after val, and after copies of val made before */
-	Value *after = val;
-	for (size_t i = 0; i < rw->n; i++)
-		if (rw->r[i].val == val)
-			after = rw->r[i].copy;
+	CopyRec *last = copy_rec(rw, val, NULL);
+	Value *after = last->copy ? last->copy : val;
+	last->copy = c;
 	if (val->kind == VK_PARAM) {
 		Block *body = &rw->f->body;
 		Value *prev = after != val ? after : rw->param_copies_last;
@@ -589,11 +585,6 @@ get_copy(Rewriter *rw, Value *val, const VDev *dst, Block *blk, Loc at)
 		if (!c->next)
 			blk->last = c;
 	}
-	if (rw->n == rw->cap) {
-		rw->cap = rw->cap ? 2 * rw->cap : 16;
-		rw->r = xrealloc(rw->r, rw->cap * sizeof *rw->r);
-	}
-	rw->r[rw->n++] = (CopyRec){val, dst, c};
 	return c;
 }
 
@@ -733,7 +724,7 @@ rewrite(Planner *P, Func *f)
 	}
 	ptrvec_free(&st);
 	free(rw.r);
-	free(rw.names);
+	nameset_free(&rw.names);
 }
 
 /* Open scopes of prim parameters are filled from their callers. */

@@ -13,6 +13,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "nameset.h"
 #include "ops.h"
 
 typedef struct {
@@ -20,9 +21,7 @@ typedef struct {
 	Ctx *ctx;
 	bool ok;
 	bool check_names;     /* uniqueness (the parser has checked it already) */
-	/* names seen in the current function, for uniqueness */
-	const char **names;
-	uint32_t cap, n;
+	NameSet names;        /* of the current function, for uniqueness */
 	PtrVec defs;          /* values defined inside open if arms */
 } Verifier;
 
@@ -31,55 +30,17 @@ typedef struct {
 
 /* ---------------------------------------------------------------- names */
 
-static uint32_t
-str_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	return h;
-}
-
 static void
 names_reset(Verifier *vf)
 {
-	free(vf->names);
-	vf->names = NULL;
-	vf->cap = vf->n = 0;
+	nameset_free(&vf->names);
 }
 
 /* False if the name was already taken in this function. */
 static bool
 names_add(Verifier *vf, const char *s)
 {
-	if (!vf->check_names)
-		return true;
-	if ((vf->n + 1) * 2 > vf->cap) {
-		const char **old = vf->names;
-		uint32_t ocap = vf->cap;
-		vf->cap = vf->cap ? 2 * vf->cap : 64;
-		vf->names = xcalloc(vf->cap, sizeof *vf->names);
-		vf->n = 0;
-		for (uint32_t i = 0; i < ocap; i++)
-			if (old[i]) {
-				uint32_t j = str_hash(old[i]) & (vf->cap - 1);
-				while (vf->names[j])
-					j = (j + 1) & (vf->cap - 1);
-				vf->names[j] = old[i];
-				vf->n++;
-			}
-		free(old);
-	}
-	uint32_t j = str_hash(s) & (vf->cap - 1);
-	for (; vf->names[j]; j = (j + 1) & (vf->cap - 1))
-		if (strcmp(vf->names[j], s) == 0)
-			return false;
-	vf->names[j] = s;
-	vf->n++;
-	return true;
+	return !vf->check_names || nameset_add(&vf->names, s);
 }
 
 /* --------------------------------------------------------------- helpers */

@@ -12,6 +12,7 @@
 
 #include "build.h"
 #include "grammar.h"
+#include "nameset.h"
 #include "ops.h"
 
 enum { CX_FN, CX_ARM, CX_PRIM, CX_PBLOCK, CX_SKIP };
@@ -134,20 +135,6 @@ static const char *
 obj_name(const NameTab *t, void *o)
 {
 	return t->prim ? ((PVar *)o)->name : ((Value *)o)->name;
-}
-
-/* FNV-1a with a final mix: names like %1234 differ only in their last
- * bytes, and the table uses the low bits. */
-static uint32_t
-name_hash(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	return h;
 }
 
 static void

@@ -1,0 +1,25 @@
+/* nameset.h: a set of local names, for "unique per function" checks and
+ * for making new names that do not collide. */
+#ifndef NAMESET_H
+#define NAMESET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+	const char **s;      /* open addressing; NULL = empty */
+	uint32_t *h;         /* hash of each slot, compared before the bytes */
+	uint32_t cap, n;
+} NameSet;
+
+/* FNV-1a with a final mix: names like %1234 differ only in their last
+ * bytes, and tables index by the low bits. */
+uint32_t name_hash(const char *s, size_t n);
+
+/* Adds s (not copied: it must outlive the set); false if already there. */
+bool nameset_add(NameSet *set, const char *s);
+bool nameset_has(const NameSet *set, const char *s);
+void nameset_free(NameSet *set);
+
+#endif
