@@ -80,7 +80,17 @@ scratch_count(Parser *p, uint32_t mark)
 void **
 scratch_items(Parser *p, uint32_t mark)
 {
-	return p->scratch.v + mark;
+	return p->scratch.v ? p->scratch.v + mark : NULL;
+}
+
+/* Copies the list that starts at mark into dst (memcpy may not be given
+ * NULL, even for nothing). */
+static void
+scratch_copy(Parser *p, uint32_t mark, void *dst)
+{
+	uint32_t n = scratch_count(p, mark);
+	if (n)
+		memcpy(dst, p->scratch.v + mark, n * sizeof(void *));
 }
 
 void
@@ -719,13 +729,12 @@ void
 b_fn(Parser *p, Slice name, Loc nloc, uint32_t mark, TypeOn ret, Loc at)
 {
 	uint32_t n = scratch_count(p, mark);
-	Value **params = (Value **)scratch_items(p, mark);
 	Func *f = arena_alloc(p->m->arena, sizeof *f);
 	f->name = intern(p, name);
 	f->loc = at;
 	f->nparams = n;
 	f->params = arena_alloc(p->m->arena, n * sizeof *f->params + 1);
-	memcpy(f->params, params, n * sizeof *params);
+	scratch_copy(p, mark, f->params);
 	scratch_pop(p, mark);
 	f->ret_type = ret.ty;
 	if (ret.ty)
@@ -906,7 +915,7 @@ bind_with_args(Parser *p, int form, uint32_t mark, Loc at)
 {
 	uint32_t n = scratch_count(p, mark);
 	Value *v = new_bind(p, form, n, at);
-	memcpy(v->args, scratch_items(p, mark), n * sizeof(Value *));
+	scratch_copy(p, mark, v->args);
 	scratch_pop(p, mark);
 	return v;
 }
@@ -1066,8 +1075,8 @@ make_const(Parser *p, const Type *ty, Loc tyloc, const NumTok *nums, uint32_t n,
 	}
 	int64_t want = type_numel(ty);
 	if ((int64_t)n != want) {
-		parser_error(p, at, "constant of type with %lld elements has %u values",
-		             (long long)want, n);
+		parser_error(p, at, "a constant of %lld element%s needs as many values, %u given",
+		             (long long)want, want == 1 ? "" : "s", n);
 		return v;
 	}
 	cd->count = n;
@@ -1224,7 +1233,7 @@ b_prim(Parser *p, Slice name, Loc nloc, uint32_t mark, AttrMap *attrs, Loc at)
 	pr->loc = at;
 	pr->nparams = n;
 	pr->params = arena_alloc(p->m->arena, n * sizeof *pr->params + 1);
-	memcpy(pr->params, scratch_items(p, mark), n * sizeof *pr->params);
+	scratch_copy(p, mark, pr->params);
 	scratch_pop(p, mark);
 	if (attrs)
 		pr->attrs = *attrs;
@@ -1523,7 +1532,7 @@ b_e_call(Parser *p, Slice fn, Loc at, uint32_t mark)
 		e->n = n;
 		e->u.call.fn = intern(p, fn);
 		e->u.call.args = arena_alloc(p->m->arena, n * sizeof *args + 1);
-		memcpy(e->u.call.args, args, n * sizeof *args);
+		scratch_copy(p, mark, e->u.call.args);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		deepen(p, e, args[i]);

@@ -45,7 +45,7 @@ main(int argc, char **argv)
 {
 	static const Tool tool = {
 		.name = "ir-plan-devices",
-		.summary = "place every value on a virtual device and insert the copies between them",
+		.summary = "Place every value on a virtual device and insert the copies between them",
 		.extra_help =
 			"      --default=@dev    use @dev as the default device\n"
 			"      --stats           print placements and copies to stderr\n",
