@@ -8,8 +8,12 @@
 #include <stdint.h>
 
 typedef struct {
-	const char **s;      /* open addressing; NULL = empty */
-	uint32_t *h;         /* hash of each slot, compared before the bytes */
+	const char *s;       /* NULL = empty */
+	uint32_t h;          /* its hash, compared before the bytes */
+} NameSlot;
+
+typedef struct {
+	NameSlot *slot;      /* open addressing, linear probing */
 	uint32_t cap, n;
 } NameSet;
 

@@ -450,16 +450,20 @@ typedef struct {
 	Value *param_copies_last; /* copies of parameters go first in the body */
 } Rewriter;
 
+/* A copy's name contains "_to_", so only names that do can clash with
+ * one: those are all the set needs to hold. */
 static void
 collect_names(Rewriter *rw)
 {
 	Walk w;
 	Block *blk;
 	for (uint32_t i = 0; i < rw->f->nparams; i++)
-		nameset_add(&rw->names, rw->f->params[i]->name);
+		if (strstr(rw->f->params[i]->name, "_to_"))
+			nameset_add(&rw->names, rw->f->params[i]->name);
 	walk_start(&w, rw->f);
 	for (Value *v; (v = walk_next(&w, &blk));)
-		nameset_add(&rw->names, v->name);
+		if (!(v->flags & VF_NEWCOPY) && strstr(v->name, "_to_"))
+			nameset_add(&rw->names, v->name);
 	rw->have_names = true;
 }
 
@@ -606,7 +610,15 @@ use(Rewriter *rw, Value *val, const VDev *want, Block *blk, Loc at)
 	return get_copy(rw, val, want, blk, at);
 }
 
-/* Sets every value's final placement (the domain is no longer needed). */
+static void
+mark_used(Value *v)
+{
+	if (v)
+		v->flags |= VF_SEEN;
+}
+
+/* Sets every value's final placement (the domain is no longer needed),
+ * and marks the values something reads (see drop_unused_annotations). */
 static void
 settle(Planner *P, Func *f)
 {
@@ -615,9 +627,19 @@ settle(Planner *P, Func *f)
 	for (uint32_t i = 0; i < f->nparams; i++)
 		f->params[i]->vd = dom_vdev(P, vdom(f->params[i]));
 	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));)
+	for (Value *v; (v = walk_next(&w, &blk));) {
 		v->vd = dom_vdev(P, vdom(v));
+		for (uint32_t i = 0; i < v->nargs; i++)
+			mark_used(v->args[i]);
+		if (v->form == B_IF) {
+			mark_used(v->u.arms[0].yield);
+			mark_used(v->u.arms[1].yield);
+		}
+		P->placed++;
+	}
+	mark_used(f->body.yield);
 	f->ret_vd = dom_vdev(P, (uint32_t)f->scratch);
+	P->placed += f->nparams + 1;
 }
 
 static const VDev *
@@ -631,48 +653,20 @@ use_vdev(const Value *v, uint32_t i)
 }
 
 static void
-mark_used(Value *v)
-{
-	if (v)
-		v->flags |= VF_SEEN;
-}
-
-/* An on_device nobody reads (a projection was moved before it, or it was
- * written for its constraint alone) has done its work: it is dropped
- * rather than turned into a copy to nowhere. */
-static void
-drop_unused_annotations(Func *f)
-{
-	Walk w;
-	Block *blk;
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));) {
-		for (uint32_t i = 0; i < v->nargs; i++)
-			mark_used(v->args[i]);
-		if (v->form == B_IF) {
-			mark_used(v->u.arms[0].yield);
-			mark_used(v->u.arms[1].yield);
-		}
-	}
-	mark_used(f->body.yield);
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));) {
-		if (v->form == B_ON_DEVICE && !(v->flags & VF_SEEN))
-			v->flags |= VF_REMOVED;
-		v->flags &= (uint16_t)~VF_SEEN;
-	}
-}
-
-static void
 rewrite(Planner *P, Func *f)
 {
 	Rewriter rw = {.P = P, .f = f};
 	Walk w;
 	Block *blk;
-	drop_unused_annotations(f);
-	/* Drop a block's removed bindings as we go: prev tracks the last kept. */
 	walk_start(&w, f);
 	for (Value *v; (v = walk_next(&w, &blk));) {
+		/* An on_device nobody reads (a projection was moved before it,
+		 * or it was written for its constraint alone) has done its work:
+		 * it is dropped, not turned into a copy to nowhere. */
+		bool used = v->flags & VF_SEEN;
+		v->flags &= (uint16_t)~VF_SEEN;
+		if (v->form == B_ON_DEVICE && !used)
+			v->flags |= VF_REMOVED;
 		if (v->flags & (VF_NEWCOPY | VF_REMOVED))
 			continue;
 		if (v->form == B_ON_DEVICE || v->form == B_DEVICE_COPY) {
@@ -739,17 +733,6 @@ settle_prims(Planner *P)
 		}
 }
 
-static void
-count_placements(Planner *P, Func *f)
-{
-	Walk w;
-	Block *blk;
-	P->placed += f->nparams + 1;
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));)
-		P->placed++;
-}
-
 bool
 plan_devices(Module *m, const PlanOpts *opts)
 {
@@ -784,10 +767,8 @@ plan_devices(Module *m, const PlanOpts *opts)
 		settle_prims(&P);
 		for (Func *f = m->funcs; f; f = f->next)
 			settle(&P, f);
-		for (Func *f = m->funcs; f; f = f->next) {
+		for (Func *f = m->funcs; f; f = f->next)
 			rewrite(&P, f);
-			count_placements(&P, f);
-		}
 	}
 	if (P.ok && opts && opts->stats) {
 		fprintf(opts->stats, "placements: %llu\n", (unsigned long long)P.placed);
