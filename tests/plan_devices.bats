@@ -53,6 +53,27 @@ plan_golden() {
 @test "plan: parameters follow the function's result" { plan_golden params_follow_result; }
 @test "plan: copies in if arms stay in their arm" { plan_golden copy_in_arm; }
 
+@test "plan: TVM PR 11878: a global output joins an open scope, copies only from texture" { plan_golden tvm_11878_global_output; }
+
+@test "plan: TVM issue 10857: ifs nested 10,000 deep plan without recursion" {
+	awk 'BEGIN {
+		n = 10000
+		print "device @cpu = cpu(0)"; print "device @gpu = gpu(0)"; print "default @gpu"
+		print "fn @main(%c: bool[], %x: f32[4] on @cpu) {"
+		for (i = 0; i < n; i++) printf "%%r%d = if %%c {\n", i
+		print "%v = negative(%x)"; print "%w = on_device(%v, @gpu)"; print "%u = negative(%w)"; print "yield %u"
+		for (i = n - 1; i >= 0; i--) {
+			print "} else {"; print "yield %x"; print "}"
+			if (i > 0) printf "yield %%r%d\n", i
+		}
+		print "return %r0"; print "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	ir-plan-devices "$BATS_TEST_TMPDIR/deep.ir" > "$BATS_TEST_TMPDIR/deep.out"
+	run grep -c 'device_copy' "$BATS_TEST_TMPDIR/deep.out"
+	assert_output 2
+	ir-plan-devices "$BATS_TEST_TMPDIR/deep.out" | cmp - "$BATS_TEST_TMPDIR/deep.out"
+}
+
 @test "plan: errors name both conflicting constraints" {
 	run -0 ir-plan-devices --verify-diagnostics "$BATS_TEST_DIRNAME/plan/errors.ir" --split-input-file
 }
