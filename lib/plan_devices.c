@@ -31,6 +31,7 @@
 #include "ir.h"
 #include "nameset.h"
 #include "plan_devices.h"
+#include "walk.h"
 
 typedef struct {
 	uint32_t parent, size;
@@ -194,65 +195,6 @@ is_normal_on_device(const Value *v)
 	       !(v->flags & VF_RESULT);
 }
 
-/* --------------------------------------------------------------- walks */
-
-/* Bindings of a function in program order (an if, then its arms, then
- * what follows it), with the block each is in. */
-typedef struct {
-	Value *next;
-	Block *blk;
-	Value *ifv;        /* the if whose arm blk is, or NULL */
-	int arm;
-} WFrame;
-
-typedef struct {
-	WFrame *st;
-	size_t n, cap;
-} Walk;
-
-static void
-walk_push(Walk *w, WFrame fr)
-{
-	if (w->n == w->cap) {
-		w->cap = w->cap ? 2 * w->cap : 16;
-		w->st = xrealloc(w->st, w->cap * sizeof *w->st);
-	}
-	w->st[w->n++] = fr;
-}
-
-static void
-walk_start(Walk *w, Func *f)
-{
-	memset(w, 0, sizeof *w);
-	walk_push(w, (WFrame){f->body.first, &f->body, NULL, 0});
-}
-
-/* Returns NULL at the end (and frees the walk). */
-static Value *
-walk_next(Walk *w, Block **blk)
-{
-	while (w->n) {
-		WFrame *fr = &w->st[w->n - 1];
-		if (fr->next) {
-			Value *v = fr->next;
-			fr->next = v->next;
-			*blk = fr->blk;
-			if (v->kind == VK_BIND && v->form == B_IF)
-				walk_push(w, (WFrame){v->u.arms[0].first, &v->u.arms[0], v, 0});
-			return v;
-		}
-		if (fr->ifv && fr->arm == 0) {
-			Value *ifv = fr->ifv;
-			*fr = (WFrame){ifv->u.arms[1].first, &ifv->u.arms[1], ifv, 1};
-			continue;
-		}
-		w->n--;
-	}
-	free(w->st);
-	w->st = NULL;
-	return NULL;
-}
-
 /* ------------------------------------------------------------- phases */
 
 static void
@@ -281,14 +223,13 @@ init_globals(Planner *P)
 static void
 phase_hard(Planner *P, Func *f)
 {
-	Walk w;
+	FuncWalk w;
 	Block *blk;
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));)
-		init_value(P, v, v->loc);
 	char ba[300], bv[300];
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));) {
+	/* Operands are defined before their uses: their domains exist. */
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
+		init_value(P, v, v->loc);
 		Value *a = v->nargs ? v->args[0] : NULL;
 		if (v->form == B_ON_DEVICE) {
 			if ((v->flags & VF_BODY) && a->kind != VK_LIT)
@@ -313,10 +254,10 @@ phase_hard(Planner *P, Func *f)
 static void
 phase_structure(Planner *P, Func *f)
 {
-	Walk w;
+	FuncWalk w;
 	Block *blk;
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));) {
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
 		if (v->form == B_CALL) {
 			must_join(P, vdom(v), (uint32_t)v->u.callee->scratch, v->loc,
 			          "the call's placement differs from the callee's result");
@@ -364,10 +305,10 @@ project_before_annotation(Value *v)
 static void
 phase_edges(Planner *P, Func *f)
 {
-	Walk w;
+	FuncWalk w;
 	Block *blk;
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));) {
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
 		if (v->form == B_PROJ)
 			project_before_annotation(v);
 		if (v->form == B_IF) {
@@ -380,8 +321,8 @@ phase_edges(Planner *P, Func *f)
 		}
 	}
 	edge(P, f->body.yield, (uint32_t)f->scratch);
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));)
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
 		if (v->form == B_OP || v->form == B_CALL || v->form == B_CALL_LOWERED)
 			for (uint32_t i = 0; i < v->nargs; i++)
 				edge(P, v->args[i], use_dom(v, i));
@@ -391,10 +332,10 @@ phase_edges(Planner *P, Func *f)
 static void
 phase_free(Planner *P, Func *f)
 {
-	Walk w;
+	FuncWalk w;
 	Block *blk;
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));)
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
 		if (v->form == B_ON_DEVICE && !(v->flags & (VF_BODY | VF_RESULT)))
 			edge(P, v->args[0], vdom(v));
 }
@@ -455,13 +396,13 @@ typedef struct {
 static void
 collect_names(Rewriter *rw)
 {
-	Walk w;
+	FuncWalk w;
 	Block *blk;
 	for (uint32_t i = 0; i < rw->f->nparams; i++)
 		if (strstr(rw->f->params[i]->name, "_to_"))
 			nameset_add(&rw->names, rw->f->params[i]->name);
-	walk_start(&w, rw->f);
-	for (Value *v; (v = walk_next(&w, &blk));)
+	fwalk_start(&w, rw->f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
 		if (!(v->flags & VF_NEWCOPY) && strstr(v->name, "_to_"))
 			nameset_add(&rw->names, v->name);
 	rw->have_names = true;
@@ -622,12 +563,12 @@ mark_used(Value *v)
 static void
 settle(Planner *P, Func *f)
 {
-	Walk w;
+	FuncWalk w;
 	Block *blk;
 	for (uint32_t i = 0; i < f->nparams; i++)
 		f->params[i]->vd = dom_vdev(P, vdom(f->params[i]));
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));) {
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
 		v->vd = dom_vdev(P, vdom(v));
 		for (uint32_t i = 0; i < v->nargs; i++)
 			mark_used(v->args[i]);
@@ -656,10 +597,10 @@ static void
 rewrite(Planner *P, Func *f)
 {
 	Rewriter rw = {.P = P, .f = f};
-	Walk w;
+	FuncWalk w;
 	Block *blk;
-	walk_start(&w, f);
-	for (Value *v; (v = walk_next(&w, &blk));) {
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
 		/* An on_device nobody reads (a projection was moved before it,
 		 * or it was written for its constraint alone) has done its work:
 		 * it is dropped, not turned into a copy to nowhere. */

@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "ir.h"
 #include "ops.h"
+#include "walk.h"
 
 typedef struct {
 	FILE *f;
@@ -287,13 +288,6 @@ print_binding(Printer *pr, const Value *v, int depth)
 	end_line(pr, v->loc);
 }
 
-typedef struct {
-	const Value *next;     /* next binding to print */
-	const Block *blk;
-	const Value *ifv;      /* the if whose arm this is, or NULL */
-	int arm, depth;
-} GFrame;
-
 static void
 print_func(Printer *pr, const Func *fn)
 {
@@ -321,40 +315,23 @@ print_func(Printer *pr, const Func *fn)
 	fputs(" {", f);
 	end_line(pr, fn->loc);
 
-	GFrame *st = NULL;
-	size_t n = 0, cap = 0;
-#define PUSH(fr) do { if (n == cap) { cap = cap ? 2 * cap : 16; st = xrealloc(st, cap * sizeof *st); } st[n++] = (fr); } while (0)
-	PUSH(((GFrame){fn->body.first, &fn->body, NULL, 0, 1}));
-	while (n) {
-		GFrame *fr = &st[n - 1];
-		if (fr->next) {
-			const Value *v = fr->next;
-			fr->next = v->next;
-			print_binding(pr, v, fr->depth);
-			if (v->form == B_IF) {
-				int d = fr->depth + 1;
-				PUSH(((GFrame){v->u.arms[0].first, &v->u.arms[0], v, 0, d}));
-			}
+	FuncWalk w;
+	WalkStep s;
+	fwalk_start(&w, fn);
+	while (fwalk_next(&w, &s)) {
+		if (s.ev == W_BIND) {
+			print_binding(pr, s.v, s.depth);
 			continue;
 		}
-		GFrame done = *fr;
-		n--;
-		indent(pr, done.depth);
-		fputs(done.ifv ? "yield " : "return ", f);
-		print_operand(f, done.blk->yield);
-		end_line(pr, done.blk->yloc);
-		if (!done.ifv)
-			continue;
-		indent(pr, done.depth - 1);
-		if (done.arm == 0) {
-			fputs("} else {\n", f);
-			PUSH(((GFrame){done.ifv->u.arms[1].first, &done.ifv->u.arms[1], done.ifv, 1, done.depth}));
-		} else {
-			fputs("}\n", f);
+		indent(pr, s.depth);
+		fputs(s.ev == W_ARM_END ? "yield " : "return ", f);
+		print_operand(f, s.blk->yield);
+		end_line(pr, s.blk->yloc);
+		if (s.ev == W_ARM_END) {
+			indent(pr, s.depth - 1);
+			fputs(s.arm == 0 ? "} else {\n" : "}\n", f);
 		}
 	}
-#undef PUSH
-	free(st);
 	fputs("}\n", f);
 }
 

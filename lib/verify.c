@@ -15,6 +15,7 @@
 #include "ir.h"
 #include "nameset.h"
 #include "ops.h"
+#include "walk.h"
 
 typedef struct {
 	Module *m;
@@ -258,14 +259,6 @@ yield_type(Verifier *vf, Block *b, const char *kw)
 	return arg_type(vf, y);
 }
 
-typedef struct {
-	Value *next;
-	Block *blk;
-	Value *ifv;
-	int arm;
-	uint32_t defs_mark;
-} Frame;
-
 static void
 kill(Verifier *vf, uint32_t mark)
 {
@@ -285,21 +278,66 @@ define_value(Verifier *vf, Value *v, bool nested)
 static void
 clear_seen(Func *fn)
 {
-	PtrVec st = {0};
+	FuncWalk w;
+	Block *blk;
 	for (uint32_t i = 0; i < fn->nparams; i++)
 		fn->params[i]->flags &= (uint16_t)~VF_SEEN;
-	ptrvec_push(&st, &fn->body);
-	while (st.n) {
-		Block *b = st.v[--st.n];
-		for (Value *v = b->first; v; v = v->next) {
-			v->flags &= (uint16_t)~VF_SEEN;
-			if (v->form == B_IF) {
-				ptrvec_push(&st, &v->u.arms[0]);
-				ptrvec_push(&st, &v->u.arms[1]);
-			}
-		}
+	fwalk_start(&w, fn);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
+		v->flags &= (uint16_t)~VF_SEEN;
+}
+
+static void
+check_binding(Verifier *vf, Func *fn, Value *v, bool nested)
+{
+	if (v->kind != VK_BIND || !v->name) {
+		ERR(vf, v->loc, "malformed binding");
+		return;
 	}
-	ptrvec_free(&st);
+	if (!names_add(vf, v->name))
+		ERR(vf, v->loc, "redefinition of '%%%s'", v->name);
+	if (v->vd)
+		check_vdev(vf, v->vd, v->loc);
+	const Type *t = infer_binding(vf, fn, v);
+	if (v->form == B_IF)
+		return; /* typed, and defined, when its arms end */
+	check_written_type(vf, v, t);
+	if (!v->type)
+		vf->ok = false;
+	define_value(vf, v, nested);
+}
+
+static void
+check_return(Verifier *vf, Func *fn, const Type *yt)
+{
+	if (!yt)
+		return;
+	if (fn->ret_type && !types_equal(fn->ret_type, yt)) {
+		char a[256], b[256];
+		type_str(yt, a, sizeof a);
+		type_str(fn->ret_type, b, sizeof b);
+		ERR(vf, fn->body.yloc, "'@%s' returns %s but its result type is %s", fn->name, a, b);
+		NOTE(vf, fn->loc, "the result type is written here");
+	}
+	if (!fn->ret_type)
+		fn->ret_type = yt;
+}
+
+/* Both arms are done: the if's type is what they yield. */
+static void
+check_if(Verifier *vf, Value *ifv, const Type *t1, bool nested)
+{
+	const Type *t0 = ifv->u.arms[0].yield ? arg_type(vf, ifv->u.arms[0].yield) : NULL;
+	if (t0 && t1 && !types_equal(t0, t1)) {
+		char a[256], b[256];
+		type_str(t0, a, sizeof a);
+		type_str(t1, b, sizeof b);
+		ERR(vf, ifv->u.arms[1].yloc, "the arms of 'if' yield different types: %s and %s", a, b);
+		NOTE(vf, ifv->u.arms[0].yloc, "the first arm yields here");
+	} else if (t0) {
+		check_written_type(vf, ifv, t0);
+	}
+	define_value(vf, ifv, nested);
 }
 
 static void
@@ -318,72 +356,35 @@ verify_func(Verifier *vf, Func *fn)
 	}
 	check_vdev(vf, fn->ret_vd, fn->loc);
 
-	Frame *st = NULL;
-	size_t n = 0, cap = 0;
-#define PUSH(fr) do { if (n == cap) { cap = cap ? 2 * cap : 16; st = xrealloc(st, cap * sizeof *st); } st[n++] = (fr); } while (0)
-	PUSH(((Frame){fn->body.first, &fn->body, NULL, 0, 0}));
-	while (n) {
-		Frame *fr = &st[n - 1];
-		if (fr->next) {
-			Value *v = fr->next;
-			fr->next = v->next;
-			if (v->kind != VK_BIND || !v->name) {
-				ERR(vf, v->loc, "malformed binding");
-				continue;
+	/* marks[k]: vf->defs.n when the k-th open if began; names defined
+	 * in an arm go out of scope when the arm ends. */
+	uint32_t *marks = NULL;
+	size_t nmarks = 0, cap = 0;
+	FuncWalk w;
+	WalkStep s;
+	fwalk_start(&w, fn);
+	while (fwalk_next(&w, &s)) {
+		if (s.ev == W_BIND) {
+			check_binding(vf, fn, s.v, s.depth > 1);
+			if (s.v->form == B_IF) {
+				if (nmarks == cap)
+					marks = xrealloc(marks, (cap = cap ? 2 * cap : 16) * sizeof *marks);
+				marks[nmarks++] = (uint32_t)vf->defs.n;
 			}
-			if (!names_add(vf, v->name))
-				ERR(vf, v->loc, "redefinition of '%%%s'", v->name);
-			if (v->vd)
-				check_vdev(vf, v->vd, v->loc);
-			const Type *t = infer_binding(vf, fn, v);
-			if (v->form == B_IF) {
-				uint32_t mark = (uint32_t)vf->defs.n;
-				PUSH(((Frame){v->u.arms[0].first, &v->u.arms[0], v, 0, mark}));
-				continue;
-			}
-			check_written_type(vf, v, t);
-			if (!v->type)
-				vf->ok = false;
-			define_value(vf, v, n > 1);
 			continue;
 		}
-		Frame done = *fr;
-		n--;
-		const Type *yt = yield_type(vf, done.blk, done.ifv ? "yield" : "return");
-		if (!done.ifv) {
-			if (!yt)
-				break;
-			if (fn->ret_type && !types_equal(fn->ret_type, yt)) {
-				char a[256], b[256];
-				type_str(yt, a, sizeof a);
-				type_str(fn->ret_type, b, sizeof b);
-				ERR(vf, done.blk->yloc, "'@%s' returns %s but its result type is %s", fn->name, a, b);
-				NOTE(vf, fn->loc, "the result type is written here");
-			}
-			if (!fn->ret_type)
-				fn->ret_type = yt;
+		const Type *yt = yield_type(vf, s.blk, s.ev == W_ARM_END ? "yield" : "return");
+		if (s.ev == W_BODY_END) {
+			check_return(vf, fn, yt);
 			continue;
 		}
-		kill(vf, done.defs_mark);
-		Value *ifv = done.ifv;
-		if (done.arm == 0) {
-			PUSH(((Frame){ifv->u.arms[1].first, &ifv->u.arms[1], ifv, 1, done.defs_mark}));
-			continue;
+		kill(vf, marks[nmarks - 1]);
+		if (s.arm == 1) {
+			nmarks--;
+			check_if(vf, s.v, yt, s.depth > 2);
 		}
-		const Type *t0 = ifv->u.arms[0].yield ? arg_type(vf, ifv->u.arms[0].yield) : NULL;
-		if (t0 && yt && !types_equal(t0, yt)) {
-			char a[256], b[256];
-			type_str(t0, a, sizeof a);
-			type_str(yt, b, sizeof b);
-			ERR(vf, ifv->u.arms[1].yloc, "the arms of 'if' yield different types: %s and %s", a, b);
-			NOTE(vf, ifv->u.arms[0].yloc, "the first arm yields here");
-		} else if (t0) {
-			check_written_type(vf, ifv, t0);
-		}
-		define_value(vf, ifv, n > 1);
 	}
-#undef PUSH
-	free(st);
+	free(marks);
 	clear_seen(fn);
 }
 

@@ -14,6 +14,7 @@
 #include "grammar.h"
 #include "nameset.h"
 #include "ops.h"
+#include "walk.h"
 
 enum { CX_FN, CX_ARM, CX_PRIM, CX_PBLOCK, CX_SKIP };
 
@@ -1606,36 +1607,28 @@ b_index(Parser *p, PExpr *e, IntTok lanes, Loc at)
 static void
 resolve_calls(Parser *p)
 {
-	PtrVec stack = {0};
 	for (Func *f = p->m->funcs; f; f = f->next) {
-		ptrvec_push(&stack, &f->body);
-		while (stack.n) {
-			Block *b = stack.v[--stack.n];
-			for (Value *v = b->first; v; v = v->next) {
-				if (v->form == B_IF) {
-					ptrvec_push(&stack, &v->u.arms[0]);
-					ptrvec_push(&stack, &v->u.arms[1]);
-				}
-				if (v->form != B_CALL && v->form != B_CALL_LOWERED)
-					continue;
-				Sym name = v->u.ref;
-				int kind;
-				void *g = sym_global(name, &kind);
-				int want = v->form == B_CALL ? GK_FUNC : GK_PRIM;
-				if (kind != want) {
-					parser_error(p, v->loc, "'@%s' is %s, not a %s", name,
-					             kind == GK_NONE ? "not defined" : global_kind_name(kind),
-					             global_kind_name(want));
-					continue;
-				}
-				if (want == GK_FUNC)
-					v->u.callee = g;
-				else
-					v->u.prim = g;
+		FuncWalk w;
+		Block *blk;
+		fwalk_start(&w, f);
+		for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
+			if (v->form != B_CALL && v->form != B_CALL_LOWERED)
+				continue;
+			Sym name = v->u.ref;
+			int kind, want = v->form == B_CALL ? GK_FUNC : GK_PRIM;
+			void *g = sym_global(name, &kind);
+			if (kind == GK_NONE) {
+				parser_error(p, v->loc, "call of undefined %s '@%s'", global_kind_name(want), name);
+			} else if (kind != want) {
+				parser_error(p, v->loc, "'@%s' is a %s, not a %s", name, global_kind_name(kind),
+				             global_kind_name(want));
+			} else if (want == GK_FUNC) {
+				v->u.callee = g;
+			} else {
+				v->u.prim = g;
 			}
 		}
 	}
-	ptrvec_free(&stack);
 }
 
 int irparse(Parser *p);
