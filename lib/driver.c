@@ -1,12 +1,30 @@
-/* driver.c: the shared command line of the ir-* tools.
+/* driver.c: the shared command line of the ir-* tools (see ir-parse(1)).
  *
  * Unix-filter discipline: a file argument or stdin in, the module on stdout
- * (or -o FILE, written to a temporary and renamed), and nothing at all on
- * stdout unless the whole run succeeded, so a failing stage never hands
- * half a module to the next one in a pipe.
+ * (or -o FILE, written to a temporary beside FILE and renamed over it), and
+ * nothing at all on stdout unless the whole run succeeded, so a failing
+ * stage never hands half a module to the next one in a pipe.
+ *
+ * --verify-diagnostics (MLIR's -verify-diagnostics): diagnostics are
+ * captured instead of printed and compared with the expected-error,
+ * expected-warning and expected-note comments of the input; a mismatch is
+ * reported as an error and the exit status is 1, a full match exits 0.
+ * What is printed on stdout then: as without the option, the module of
+ * every chunk that produced one (including chunks with expected
+ * warnings and notes only), and nothing for a chunk that failed as its
+ * comments expected; under --split-input-file the chunks stay joined by
+ * "// -----" lines, so output chunk N is still input chunk N.  So a test
+ * can check both the errors of its bad chunks and the output of its good
+ * ones.  On a mismatch nothing is printed.
  */
+/* realpath(3) is XSI. */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700
+#endif
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,46 +34,66 @@
 #include "diag.h"
 #include "driver.h"
 
-#ifndef IRPIPE_VERSION
-#define IRPIPE_VERSION "0.1.0"
-#endif
+/* The inputs we can index: line offsets are 32 bits. */
+#define INPUT_MAX ((size_t)UINT32_MAX - 1)
 
 enum {
-	OPT_COLOR = 256, OPT_LOCATIONS, OPT_NO_VERIFY, OPT_SPLIT, OPT_VERIFY_DIAG,
+	OPT_COLOR = 0x10000, OPT_LOCATIONS, OPT_NO_VERIFY, OPT_SPLIT, OPT_VERIFY_DIAGS,
 };
+
+static const struct option common_opts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{"output", required_argument, NULL, 'o'},
+	{"color", required_argument, NULL, OPT_COLOR},
+	{"locations", no_argument, NULL, OPT_LOCATIONS},
+	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
+	{"split-input-file", no_argument, NULL, OPT_SPLIT},
+	{"verify-diagnostics", no_argument, NULL, OPT_VERIFY_DIAGS},
+};
+
+enum { COLOR_AUTO, COLOR_NEVER, COLOR_ALWAYS };
 
 typedef struct {
 	const Tool *tool;
 	void *st;
-	Ctx *ctx;
 	const char *input;        /* path, or NULL for stdin */
 	const char *output;       /* path, or NULL for stdout */
-	int color;                /* -1 auto, 0 never, 1 always */
-	bool split, verify_diag, no_verify;
-	PrintOpts popts;
-} Driver;
+	int color;
+	DriverOpts o;
+} Args;
+
+/* ------------------------------------------------------------ options */
 
 static void
 usage(const Tool *t, FILE *f)
 {
-	fprintf(f,
-		"Usage: %s [OPTION]... [FILE]\n"
-		"%s.\n"
-		"Reads FILE (or standard input, also as -) and writes the module to standard output.\n"
-		"\n"
-		"  -o, --output=FILE         write to FILE (atomically) instead of standard output\n"
-		"      --locations           print loc(...) on every line, so later tools report\n"
-		"                            positions in this input\n"
-		"      --split-input-file    treat '// -----' lines as separating modules\n"
-		"      --verify-diagnostics  check diagnostics against expected-error comments\n"
-		"      --no-verify           do not verify the module before printing it\n"
-		"      --color=WHEN          colour diagnostics: auto (default), always, never\n"
-		"%s"
-		"  -h, --help                print this help and exit\n"
-		"  -V, --version             print the version and exit\n"
-		"\n"
-		"Exit status: 0 success, 1 the input was rejected, 2 usage error.\n",
-		t->name, t->summary, t->extra_help ? t->extra_help : "");
+	const char *s = t->summary ? t->summary : "";
+	fprintf(f, "Usage: %s [OPTION]... [FILE]\n", t->name);
+	if (*s)
+		fprintf(f, "%c%s.\n", toupper((unsigned char)*s), s + 1);
+	fputs("Reads FILE, or standard input when FILE is - or absent, and writes the\n"
+	      "module to standard output.\n"
+	      "\n"
+	      "Options:\n", f);
+	if (t->extra_help)
+		fputs(t->extra_help, f);
+	fputs("  -o, --output=FILE     write to FILE, replaced only once the run succeeded\n"
+	      "      --locations       print loc(...) on every line, so later tools report\n"
+	      "                        positions in this input\n"
+	      "      --color=WHEN      colour diagnostics: auto (default), always, never\n"
+	      "      --no-verify       do not verify the result of the tool's pass\n"
+	      "      --split-input-file\n"
+	      "                        process the parts between '// -----' lines as\n"
+	      "                        separate modules\n"
+	      "      --verify-diagnostics\n"
+	      "                        check diagnostics against the expected-error,\n"
+	      "                        expected-warning and expected-note comments\n"
+	      "  -h, --help            print this help and exit\n"
+	      "  -V, --version         print the version and exit\n"
+	      "\n"
+	      "Exit status: 0 on success, 1 if the input was rejected, 2 on a usage error.\n", f);
+	fprintf(f, "See %s(1).\n", t->name);
 }
 
 static int
@@ -67,123 +105,202 @@ usage_error(const Tool *t, const char *fmt, const char *arg)
 	return 2;
 }
 
-/* Builds the long option table: ours, then the tool's. */
+/* Flushes and closes stdout; 0, or 1 after reporting a write error. */
+static int
+finish_stdout(const Tool *t)
+{
+	bool bad = fflush(stdout) != 0 || ferror(stdout);
+	int err = errno;
+	if (fclose(stdout) != 0 && !bad) {
+		bad = true;
+		err = errno;
+	}
+	if (!bad)
+		return 0;
+	fprintf(stderr, "%s: write error: %s\n", t->name, strerror(err ? err : EIO));
+	return 1;
+}
+
+/* Ours, then the tool's. */
 static struct option *
 all_options(const Tool *t)
 {
-	static const struct option common[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{"output", required_argument, NULL, 'o'},
-		{"color", required_argument, NULL, OPT_COLOR},
-		{"locations", no_argument, NULL, OPT_LOCATIONS},
-		{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
-		{"split-input-file", no_argument, NULL, OPT_SPLIT},
-		{"verify-diagnostics", no_argument, NULL, OPT_VERIFY_DIAG},
-	};
-	size_t nc = sizeof common / sizeof *common, nt = 0;
+	size_t nc = sizeof common_opts / sizeof *common_opts, nt = 0;
 	while (t->opts && t->opts[nt].name)
 		nt++;
 	struct option *o = xcalloc(nc + nt + 1, sizeof *o);
-	memcpy(o, common, sizeof common);
+	memcpy(o, common_opts, sizeof common_opts);
 	if (nt)
 		memcpy(o + nc, t->opts, nt * sizeof *o);
 	return o;
 }
 
+/* The message for a long option getopt_long rejected, from its text. */
 static int
-parse_args(Driver *d, int argc, char **argv)
+bad_long_option(const Tool *t, const struct option *lo, const char *arg, bool missing)
 {
-	const Tool *t = d->tool;
-	struct option *longopts = all_options(t);
+	const char *name = arg + 2, *eq = strchr(name, '=');
+	size_t n = eq ? (size_t)(eq - name) : strlen(name);
+	char shown[64];
+	snprintf(shown, sizeof shown, "--%.*s", (int)(n < 40 ? n : 40), name);
+	const struct option *hit = NULL;
+	int prefixes = 0;
+	for (const struct option *o = lo; o->name; o++) {
+		if (strncmp(o->name, name, n) != 0)
+			continue;
+		if (!o->name[n]) {
+			hit = o;
+			prefixes = 1;
+			break;
+		}
+		hit = o;
+		prefixes++;
+	}
+	if (prefixes > 1)
+		return usage_error(t, "option '%s' is ambiguous", shown);
+	if (!hit)
+		return usage_error(t, "unknown option '%s'", shown);
+	snprintf(shown, sizeof shown, "--%s", hit->name);
+	if (missing || (hit->has_arg == required_argument && !eq))
+		return usage_error(t, "option '%s' requires an argument", shown);
+	if (hit->has_arg == no_argument && eq)
+		return usage_error(t, "option '%s' takes no argument", shown);
+	return usage_error(t, "unknown option '%s'", shown);
+}
+
+/* -1 to go on, else the exit status. */
+static int
+parse_args(Args *a, int argc, char **argv)
+{
+	const Tool *t = a->tool;
+	struct option *lo = all_options(t);
 	int rc = -1;
 	opterr = 0;
-	for (int c; rc < 0 && (c = getopt_long(argc, argv, ":hVo:", longopts, NULL)) != -1;) {
+	optind = 1;
+	for (int c; rc < 0 && (c = getopt_long(argc, argv, ":hVo:", lo, NULL)) != -1;) {
+		/* The argument getopt_long just read: a long option, or a
+		 * cluster of short ones. */
+		const char *prev = argv[optind - 1];
+		bool is_long = strncmp(prev, "--", 2) == 0 && prev[2];
 		switch (c) {
 		case 'h':
 			usage(t, stdout);
-			rc = fflush(stdout) == 0 ? 0 : 1;
+			rc = finish_stdout(t);
 			break;
 		case 'V':
 			printf("%s (irpipe) %s\n", t->name, IRPIPE_VERSION);
-			rc = fflush(stdout) == 0 ? 0 : 1;
+			rc = finish_stdout(t);
 			break;
 		case 'o':
-			d->output = strcmp(optarg, "-") == 0 ? NULL : optarg;
+			if (!*optarg)
+				rc = usage_error(t, "empty file name for '%s'", "-o");
+			a->output = strcmp(optarg, "-") == 0 ? NULL : optarg;
 			break;
 		case OPT_COLOR:
 			if (strcmp(optarg, "auto") == 0)
-				d->color = -1;
+				a->color = COLOR_AUTO;
 			else if (strcmp(optarg, "always") == 0)
-				d->color = 1;
+				a->color = COLOR_ALWAYS;
 			else if (strcmp(optarg, "never") == 0)
-				d->color = 0;
+				a->color = COLOR_NEVER;
 			else
 				rc = usage_error(t, "--color takes auto, always or never, not '%s'", optarg);
 			break;
-		case OPT_LOCATIONS: d->popts.locations = true; break;
-		case OPT_NO_VERIFY: d->no_verify = true; break;
-		case OPT_SPLIT: d->split = true; break;
-		case OPT_VERIFY_DIAG: d->verify_diag = true; break;
+		case OPT_LOCATIONS: a->o.print.locations = true; break;
+		case OPT_NO_VERIFY: a->o.no_verify = true; break;
+		case OPT_SPLIT: a->o.split = true; break;
+		case OPT_VERIFY_DIAGS: a->o.verify_diags = true; break;
 		case ':':
-			rc = usage_error(t, "option '%s' needs an argument", argv[optind - 1]);
+			if (is_long) {
+				rc = bad_long_option(t, lo, prev, true);
+			} else {
+				char s[3] = {'-', (char)optopt, 0};
+				rc = usage_error(t, "option '%s' requires an argument", s);
+			}
 			break;
 		case '?':
-			if (optopt) {
-				char s[3] = {'-', (char)optopt, 0};
-				rc = usage_error(t, "unknown option '%s'", s);
+			/* A bad short option in a cluster may leave prev at the
+			 * argument before it: optopt tells (tool codes are >= 256). */
+			if (optopt > 0 && optopt < 256 && !strchr("hVo", optopt))
+				is_long = false;
+			if (is_long) {
+				rc = bad_long_option(t, lo, prev, false);
 			} else {
-				rc = usage_error(t, "unknown option '%s'", argv[optind - 1]);
+				char s[3] = {'-', (char)optopt, 0};
+				rc = usage_error(t, isprint(optopt) ? "unknown option '%s'" : "unknown option", s);
 			}
 			break;
 		default:
-			if (t->on_opt && t->on_opt(c, optarg, d->st) != 0) {
+			if (!t->on_opt) {
+				rc = usage_error(t, "unknown option '%s'", prev);
+			} else if (t->on_opt(c, optarg, a->st) != 0) {
 				fprintf(stderr, "Try '%s --help'.\n", t->name);
 				rc = 2;
 			}
 		}
 	}
-	free(longopts);
+	free(lo);
 	if (rc >= 0)
 		return rc;
 	if (optind < argc) {
-		d->input = strcmp(argv[optind], "-") == 0 ? NULL : argv[optind];
+		a->input = strcmp(argv[optind], "-") == 0 ? NULL : argv[optind];
 		optind++;
 	}
 	if (optind < argc)
-		return usage_error(t, "more than one input file ('%s')", argv[optind]);
+		return usage_error(t, "more than one input file: '%s'", argv[optind]);
 	return -1;
 }
 
+/* auto: stderr is a terminal, TERM is set and not "dumb", and NO_COLOR is
+ * unset or empty (https://no-color.org).  --color=always wins over both. */
 static bool
-color_wanted(int setting)
+want_color(int setting)
 {
-	if (setting >= 0)
-		return setting == 1;
+	if (setting != COLOR_AUTO)
+		return setting == COLOR_ALWAYS;
 	const char *nc = getenv("NO_COLOR");
 	const char *term = getenv("TERM");
-	return isatty(STDERR_FILENO) && !(nc && *nc) && !(term && strcmp(term, "dumb") == 0);
+	return isatty(STDERR_FILENO) && !(nc && *nc) && term && *term && strcmp(term, "dumb") != 0;
 }
 
-/* The whole input, NUL-terminated (the lexer does not rely on it). */
+/* -------------------------------------------------------------- input */
+
+/* The whole input, NUL-terminated (the lexer does not rely on it, the
+ * line table does not either); NULL with errno set on a read error. */
 static char *
-read_all(FILE *in, size_t *len)
+read_all(int fd, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0;
 	struct stat sb;
-	if (fstat(fileno(in), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
-		cap = (size_t)sb.st_size + 1;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+	    (uintmax_t)sb.st_size < INPUT_MAX)
+		cap = (size_t)sb.st_size + 1; /* +1: EOF is seen without a realloc */
 	char *buf = xmalloc(cap);
 	for (;;) {
-		if (n + 1 >= cap)
+		if (n + 1 >= cap) {
+			if (cap > INPUT_MAX) {
+				free(buf);
+				errno = EFBIG;
+				return NULL;
+			}
 			buf = xrealloc(buf, cap *= 2);
-		size_t got = fread(buf + n, 1, cap - n - 1, in);
+		}
+		ssize_t got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int err = errno;
+			free(buf);
+			errno = err;
+			return NULL;
+		}
 		if (got == 0)
 			break;
-		n += got;
+		n += (size_t)got;
 	}
-	if (ferror(in)) {
+	if (n > INPUT_MAX) {
 		free(buf);
+		errno = EFBIG;
 		return NULL;
 	}
 	buf[n] = 0;
@@ -195,8 +312,10 @@ read_all(FILE *in, size_t *len)
 
 typedef struct {
 	size_t begin, end;
+	uint32_t line;            /* of begin, in the whole file */
 } Chunk;
 
+/* "// -----" alone on a line, trailing blanks allowed. */
 static bool
 is_separator(const char *s, const char *e)
 {
@@ -211,33 +330,38 @@ is_separator(const char *s, const char *e)
 static Chunk *
 split_chunks(const char *text, size_t len, bool split, size_t *n)
 {
-	Chunk *c = xmalloc(sizeof *c);
-	size_t cap = 1;
+	size_t cap = 4;
+	Chunk *c = xmalloc(cap * sizeof *c);
 	*n = 0;
 	size_t begin = 0;
-	for (size_t i = 0; split && i < len;) {
+	uint32_t line = 1, begin_line = 1;
+	for (size_t i = 0; split && i < len; line++) {
 		const char *nl = memchr(text + i, '\n', len - i);
 		size_t e = nl ? (size_t)(nl - text) : len;
+		size_t next = nl ? e + 1 : len;
 		if (is_separator(text + i, text + e)) {
 			if (*n == cap)
 				c = xrealloc(c, (cap *= 2) * sizeof *c);
-			c[(*n)++] = (Chunk){begin, i};
-			begin = nl ? e + 1 : len;
+			c[(*n)++] = (Chunk){begin, i, begin_line};
+			begin = next;
+			begin_line = line + 1;
 		}
-		i = nl ? e + 1 : len;
+		i = next;
 	}
 	if (*n == cap)
 		c = xrealloc(c, (cap + 1) * sizeof *c);
-	c[(*n)++] = (Chunk){begin, len};
+	c[(*n)++] = (Chunk){begin, len, begin_line};
 	return c;
 }
 
 /* --------------------------------------------- --verify-diagnostics */
 
+#define LINE_UNKNOWN UINT32_MAX  /* @unknown: a diagnostic with no position */
+
 typedef struct {
 	Severity sev;
-	uint32_t line;        /* the line it is about */
-	Loc at;               /* the comment, for reporting */
+	uint32_t line;            /* the line it is about, or LINE_UNKNOWN */
+	Loc at;                   /* of the comment, for reporting */
 	const char *msg;
 	size_t len;
 	bool matched;
@@ -247,262 +371,410 @@ static const char *
 find_mem(const char *s, const char *e, const char *needle)
 {
 	size_t n = strlen(needle);
-	for (; s + n <= e; s++)
+	for (; s + n <= e; s++) {
+		s = memchr(s, needle[0], (size_t)(e - s));
+		if (!s || s + n > e)
+			return NULL;
 		if (memcmp(s, needle, n) == 0)
 			return s;
+	}
 	return NULL;
 }
 
-/* Reads `// expected-error[@+N|@-N] {{text}}` comments of a chunk. */
-static Expect *
-read_expects(Ctx *ctx, uint16_t file, const char *text, Chunk ch, size_t *n, bool *ok)
+static uint16_t
+col_of(const char *p, const char *bol)
+{
+	size_t c = (size_t)(p - bol) + 1;
+	return (uint16_t)(c > UINT16_MAX ? UINT16_MAX : c);
+}
+
+static void
+push_expect(Expect **ex, size_t *n, size_t *cap, Expect e)
+{
+	if (*n == *cap)
+		*ex = xrealloc(*ex, (*cap = *cap ? 2 * *cap : 8) * sizeof **ex);
+	(*ex)[(*n)++] = e;
+}
+
+/* Reads the directives of one line of a comment (from "//" to e):
+ *   expected-error {{text}}          about this line
+ *   expected-error@+N {{text}}       N lines below (@-N: above)
+ *   expected-error@unknown {{text}}  a diagnostic with no position
+ * and the same for expected-warning and expected-note; blanks may come
+ * before '@' and '{{'.  A malformed directive is an error; false then. */
+static bool
+line_expects(Ctx *ctx, Loc here, const char *bol, const char *cm, const char *e,
+             uint32_t nlines, Expect **ex, size_t *n, size_t *cap)
 {
 	static const struct { const char *word; Severity sev; } kinds[] = {
-		{"expected-error", SEV_ERROR}, {"expected-warning", SEV_WARNING},
-		{"expected-note", SEV_NOTE},
+		{"error", SEV_ERROR}, {"warning", SEV_WARNING}, {"note", SEV_NOTE},
 	};
+	bool ok = true;
+	for (const char *p = cm; (p = find_mem(p, e, "expected-")) != NULL;) {
+		const char *w = p + 9;
+		p = w;
+		size_t k = 0, wl = 0;
+		for (; k < sizeof kinds / sizeof *kinds; k++) {
+			wl = strlen(kinds[k].word);
+			if ((size_t)(e - w) >= wl && memcmp(w, kinds[k].word, wl) == 0 &&
+			    (w + wl == e || !(isalnum((unsigned char)w[wl]) || w[wl] == '-' || w[wl] == '_')))
+				break;
+		}
+		if (k == sizeof kinds / sizeof *kinds)
+			continue; /* expected-remark and the like: not ours */
+		Loc at = {here.line, col_of(w - 9, bol), here.file};
+		const char *q = w + wl;
+		int64_t target = here.line;
+		while (q < e && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q < e && *q == '@') {
+			q++;
+			if ((size_t)(e - q) >= 7 && memcmp(q, "unknown", 7) == 0) {
+				target = -1;
+				q += 7;
+			} else if (q < e && (*q == '+' || *q == '-') && q + 1 < e &&
+			           isdigit((unsigned char)q[1])) {
+				int sign = *q++ == '-' ? -1 : 1;
+				int64_t off = 0;
+				while (q < e && isdigit((unsigned char)*q)) {
+					if (off < 100000000)
+						off = off * 10 + (*q - '0');
+					q++;
+				}
+				target += sign * off;
+				if (target < 1 || target > nlines) {
+					error_at(ctx, at, "expected-%s@%c%lld is line %lld, outside the file",
+					         kinds[k].word, sign < 0 ? '-' : '+', (long long)off,
+					         (long long)target);
+					ok = false;
+					continue;
+				}
+			} else {
+				error_at(ctx, at, "expected @+N, @-N or @unknown after 'expected-%s'",
+				         kinds[k].word);
+				ok = false;
+				continue;
+			}
+			while (q < e && (*q == ' ' || *q == '\t'))
+				q++;
+		}
+		if ((size_t)(e - q) < 2 || q[0] != '{' || q[1] != '{') {
+			error_at(ctx, at, "expected '{{' after 'expected-%s'", kinds[k].word);
+			ok = false;
+			continue;
+		}
+		const char *close = find_mem(q + 2, e, "}}");
+		if (!close) {
+			error_at(ctx, at, "expected '}}' to end the message of 'expected-%s'",
+			         kinds[k].word);
+			ok = false;
+			break;
+		}
+		push_expect(ex, n, cap, (Expect){kinds[k].sev,
+		            target < 0 ? LINE_UNKNOWN : (uint32_t)target, at, q + 2,
+		            (size_t)(close - q - 2), false});
+		p = close + 2;
+	}
+	return ok;
+}
+
+/* The directives in the comments of one chunk. */
+static Expect *
+read_expects(Ctx *ctx, uint16_t file, Chunk ch, size_t *n, bool *ok)
+{
+	const SrcFile *sf = &ctx->files[file];
+	const char *text = sf->text, *end = text + ch.end;
+	uint32_t nlines = 1;
+	for (const char *p = text, *e = text + sf->len; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+		nlines++;
 	Expect *ex = NULL;
 	size_t cap = 0;
 	*n = 0;
-	uint32_t line = 1;
-	for (size_t i = 0; i < ch.begin; i++)
-		line += text[i] == '\n';
-	for (size_t i = ch.begin; i < ch.end; line++) {
-		const char *s = text + i, *end = text + ch.end;
+	uint32_t line = ch.line;
+	for (const char *s = text + ch.begin; s < end; line++) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *e = nl ? nl : end;
-		i = (size_t)(e - text) + 1;
 		const char *cm = find_mem(s, e, "//");
-		for (size_t k = 0; cm && k < sizeof kinds / sizeof *kinds; k++) {
-			const char *w = find_mem(cm, e, kinds[k].word);
-			if (!w)
-				continue;
-			Loc at = {line, (uint16_t)(w - s + 1), file};
-			const char *p = w + strlen(kinds[k].word);
-			int64_t target = line;
-			if (p < e && *p == '@') {
-				char *q;
-				long off = strtol(p + 1, &q, 10);
-				if (q == p + 1 || (p[1] != '+' && p[1] != '-')) {
-					error_at(ctx, at, "expected @+N or @-N after '%s'", kinds[k].word);
-					*ok = false;
-					break;
-				}
-				target += off;
-				p = q;
-			}
-			const char *open = find_mem(p, e, "{{"), *close = open ? find_mem(open, e, "}}") : NULL;
-			if (!close) {
-				error_at(ctx, at, "expected {{message}} after '%s'", kinds[k].word);
-				*ok = false;
-				break;
-			}
-			if (*n == cap)
-				ex = xrealloc(ex, (cap = cap ? 2 * cap : 8) * sizeof *ex);
-			ex[(*n)++] = (Expect){kinds[k].sev, (uint32_t)(target > 0 ? target : 0), at, open + 2,
-			                      (size_t)(close - open - 2), false};
-			break;
-		}
+		if (cm && !line_expects(ctx, (Loc){line, 1, file}, s, cm, e, nlines, &ex, n, &cap))
+			*ok = false;
+		s = nl ? nl + 1 : end;
 	}
 	return ex;
 }
 
+/* Whether the message contains the n bytes at needle. */
 static bool
 contains(const char *hay, const char *needle, size_t n)
 {
+	size_t hl = strlen(hay);
 	if (n == 0)
 		return true;
-	for (; *hay; hay++)
-		if (strncmp(hay, needle, n) == 0)
+	for (size_t i = 0; i + n <= hl; i++)
+		if (hay[i] == needle[0] && memcmp(hay + i, needle, n) == 0)
 			return true;
 	return false;
 }
 
-/* Every diagnostic produced must be expected, and every one expected
- * must be produced; mismatches are reported as errors. */
+/* Every diagnostic produced must be expected, and every one expected must
+ * be produced (matched in order: same severity, same line, the message
+ * contains the text); mismatches are reported as errors.  Consumes the
+ * captured diagnostics. */
 static bool
-check_expects(Ctx *ctx, uint16_t file, const char *text, Chunk ch)
+check_expects(Ctx *ctx, uint16_t file, Chunk ch)
 {
-	static const char *words[] = {"error", "warning", "note"};
 	bool ok = true;
-	size_t nex;
-	size_t ncap = ctx->ncaptured;
+	size_t nex, ncap = ctx->ncaptured;
 	ctx->capture = false;
 	ctx->nerrors = 0;
-	Expect *ex = read_expects(ctx, file, text, ch, &nex, &ok);
+	Expect *ex = read_expects(ctx, file, ch, &nex, &ok);
 	for (size_t i = 0; i < ncap; i++) {
 		CapturedDiag *d = &ctx->captured[i];
+		uint32_t line = d->loc.line && d->loc.file ? d->loc.line : LINE_UNKNOWN;
+		bool here = d->loc.file == file || line == LINE_UNKNOWN;
 		bool found = false;
-		for (size_t k = 0; k < nex && !found; k++) {
+		for (size_t k = 0; here && k < nex && !found; k++) {
 			Expect *e = &ex[k];
-			if (!e->matched && e->sev == d->sev && d->loc.file == file && e->line == d->loc.line &&
+			if (!e->matched && e->sev == d->sev && e->line == line &&
 			    contains(d->msg, e->msg, e->len))
 				e->matched = found = true;
 		}
 		if (!found) {
-			error_at(ctx, d->loc, "unexpected %s: %s", words[d->sev], d->msg);
+			error_at(ctx, d->loc, "unexpected %s: %s", severity_name(d->sev), d->msg);
 			ok = false;
 		}
 	}
-	for (size_t k = 0; k < nex; k++)
-		if (!ex[k].matched) {
-			error_at(ctx, ex[k].at, "expected %s \"%.*s\" was not produced", words[ex[k].sev],
-			         (int)ex[k].len, ex[k].msg);
-			ok = false;
-		}
+	for (size_t k = 0; k < nex; k++) {
+		if (ex[k].matched)
+			continue;
+		error_at(ctx, ex[k].at, "expected %s \"%.*s\" was not produced",
+		         severity_name(ex[k].sev), (int)(ex[k].len < 1000 ? ex[k].len : 1000), ex[k].msg);
+		ok = false;
+	}
 	free(ex);
-	for (size_t i = 0; i < ncap; i++)
-		free(ctx->captured[i].msg);
-	ctx->ncaptured = 0;
+	ctx_clear_captured(ctx);
 	return ok;
 }
 
-/* ------------------------------------------------------------- output */
-
-/* -o FILE: a temporary beside FILE, renamed over it once complete. */
-static FILE *
-open_output(Driver *d, char **tmp)
-{
-	*tmp = NULL;
-	if (!d->output)
-		return stdout;
-	size_t n = strlen(d->output);
-	*tmp = xmalloc(n + 16);
-	snprintf(*tmp, n + 16, "%s.tmpXXXXXX", d->output);
-	int fd = mkstemp(*tmp);
-	if (fd < 0) {
-		fprintf(stderr, "%s: cannot write '%s': %s\n", d->tool->name, d->output, strerror(errno));
-		free(*tmp);
-		*tmp = NULL;
-		return NULL;
-	}
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(*tmp);
-	}
-	return f;
-}
+/* ----------------------------------------------------------- processing */
 
 static bool
-close_output(Driver *d, FILE *f, char *tmp, bool ok)
+has_main(const Module *m)
 {
-	bool failed = ferror(f) != 0;
-	if (f == stdout) {
-		failed |= fflush(stdout) != 0;
-	} else {
-		failed |= fclose(f) != 0;
-		if (ok && !failed && rename(tmp, d->output) != 0)
-			failed = true;
-		if (!ok || failed)
-			unlink(tmp);
-		free(tmp);
-	}
-	if (ok && failed)
-		fprintf(stderr, "%s: write error: %s\n", d->tool->name, strerror(errno));
-	return !failed;
+	for (const Func *f = m->funcs; f; f = f->next)
+		if (strcmp(f->name, "main") == 0)
+			return true;
+	return false;
 }
 
-/* Parses, runs and verifies one module; false after errors. */
+/* Parses, runs and verifies one module; NULL after errors. */
 static Module *
-process(Driver *d, uint16_t file, Chunk ch)
+process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, Chunk ch, void *st)
 {
-	Module *m = ir_parse(d->ctx, file, ch.begin, ch.end);
-	if (!m)
-		return NULL;
-	/* ir_parse has verified what it read; verify again only what a pass
-	 * has changed. */
-	bool ok = !d->tool->run || d->tool->run(m, d->st);
-	if (ok && d->tool->run && !d->no_verify)
-		ok = ir_verify(m);
+	int before = ctx->nerrors;
+	const char *step = "parsing";
+	Module *m = ir_parse(ctx, file, ch.begin, ch.end);
+	bool ok = m != NULL;
+	if (ok && t->needs_main && !has_main(m)) {
+		error_at(ctx, (Loc){0}, "no function @main");
+		ok = false;
+	}
+	if (ok && t->run) {
+		step = t->name;
+		ok = t->run(m, st);
+		/* The parser verified the input; what the pass made is checked
+		 * here (ir-parse has no pass, so nothing to check again). */
+		if (ok && !o->no_verify) {
+			step = "verification";
+			ok = ir_verify(m);
+		}
+	}
 	if (!ok) {
+		if (ctx->nerrors == before)
+			error_at(ctx, (Loc){0}, "internal error: %s failed without a diagnostic", step);
 		module_free(m);
 		return NULL;
 	}
 	return m;
 }
 
+bool
+driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, FILE *out, void *st)
+{
+	const SrcFile *sf = &ctx->files[file];
+	size_t n;
+	Chunk *ch = split_chunks(sf->text, sf->len, o->split, &n);
+	if (o->verify_diags) {
+		size_t len;
+		src_line(ctx, file, 1, &len); /* builds the line table read_expects uses */
+	}
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		/* Each chunk has its own error limit. */
+		ctx->nerrors = 0;
+		ctx->capture = o->verify_diags;
+		ctx_clear_captured(ctx);
+		Module *m = process(t, o, ctx, file, ch[i], st);
+		bool good = m != NULL;
+		if (o->verify_diags)
+			good = check_expects(ctx, file, ch[i]);
+		if (i)
+			fputs("// -----\n", out);
+		if (good && m)
+			ir_print(m, out, &o->print);
+		module_free(m);
+		ok &= good;
+	}
+	ctx->capture = false;
+	free(ch);
+	return ok;
+}
+
+/* ------------------------------------------------------------- output */
+
+typedef struct {
+	const char *path;         /* as given; NULL: stdout */
+	char *tmp;                /* the temporary renamed over the target, or NULL */
+	char *target;             /* what tmp is renamed to (symlinks resolved) */
+	FILE *dest;               /* stdout, the temporary, or a device */
+	FILE *f;                  /* where modules are printed: dest or mem */
+	FILE *mem;                /* --split-input-file: all chunks first */
+	char *buf;
+	size_t len;
+} Output;
+
+/* -o FILE: a temporary beside FILE, renamed over it once complete, with
+ * the mode a new file would get (0666 less the umask).  A FILE that exists
+ * and is not a regular file (/dev/null, a FIFO) is written directly. */
+static bool
+out_open(Output *out, const Tool *t, const char *path, bool buffered)
+{
+	memset(out, 0, sizeof *out);
+	out->path = path;
+	out->dest = stdout;
+	if (path) {
+		struct stat sb;
+		int fd;
+		if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY);
+			if (fd < 0) {
+				fprintf(stderr, "%s: cannot open '%s': %s\n", t->name, path, strerror(errno));
+				return false;
+			}
+		} else {
+			if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+				out->target = realpath(path, NULL);
+			if (!out->target) {
+				out->target = xmalloc(strlen(path) + 1);
+				strcpy(out->target, path);
+			}
+			size_t n = strlen(out->target);
+			out->tmp = xmalloc(n + 11);
+			memcpy(out->tmp, out->target, n);
+			memcpy(out->tmp + n, ".tmpXXXXXX", 11);
+			fd = mkstemp(out->tmp);
+			if (fd < 0) {
+				fprintf(stderr, "%s: cannot create '%s': %s\n", t->name, path, strerror(errno));
+				free(out->tmp);
+				free(out->target);
+				return false;
+			}
+			mode_t mask = umask(0);
+			umask(mask);
+			(void)fchmod(fd, 0666 & ~mask);
+		}
+		out->dest = fdopen(fd, "w");
+		if (!out->dest) {
+			fprintf(stderr, "%s: cannot open '%s': %s\n", t->name, path, strerror(errno));
+			close(fd);
+			if (out->tmp)
+				unlink(out->tmp);
+			free(out->tmp);
+			free(out->target);
+			return false;
+		}
+	}
+	out->f = out->dest;
+	if (buffered) {
+		out->mem = open_memstream(&out->buf, &out->len);
+		if (!out->mem) {
+			perror(t->name);
+			exit(1);
+		}
+		out->f = out->mem;
+	}
+	return true;
+}
+
+/* Writes the buffered output if ok, closes, renames the temporary over the
+ * target if ok, removes it if not.  False after reporting a write error. */
+static bool
+out_close(Output *out, const Tool *t, bool ok)
+{
+	if (out->mem) {
+		if (fclose(out->mem) != 0) {
+			perror(t->name);
+			exit(1);
+		}
+		if (ok && out->len)
+			fwrite(out->buf, 1, out->len, out->dest);
+		free(out->buf);
+	}
+	if (!out->path)
+		return ok ? finish_stdout(t) == 0 : true;
+	int err = 0;
+	if (ferror(out->dest) || fflush(out->dest) != 0)
+		err = errno ? errno : EIO;
+	if (fclose(out->dest) != 0 && !err)
+		err = errno;
+	if (ok && !err && out->tmp && rename(out->tmp, out->target) != 0)
+		err = errno;
+	if (out->tmp && (!ok || err))
+		unlink(out->tmp);
+	free(out->tmp);
+	free(out->target);
+	if (ok && err) {
+		fprintf(stderr, "%s: write error: '%s': %s\n", t->name, out->path, strerror(err));
+		return false;
+	}
+	return true;
+}
+
+/* --------------------------------------------------------------- main */
+
 int
 driver_main(const Tool *t, int argc, char **argv, void *st)
 {
-	Driver d = {.tool = t, .st = st, .color = -1};
-	int rc = parse_args(&d, argc, argv);
+	Args a = {.tool = t, .st = st, .color = COLOR_AUTO};
+	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0)
 		return rc;
-	FILE *in = d.input ? fopen(d.input, "rb") : stdin;
-	if (!in) {
-		fprintf(stderr, "%s: cannot open '%s': %s\n", t->name, d.input, strerror(errno));
+	const char *name = a.input ? a.input : "<stdin>";
+	int fd = a.input ? open(a.input, O_RDONLY | O_NOCTTY) : STDIN_FILENO;
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot open '%s': %s\n", t->name, a.input, strerror(errno));
 		return 1;
 	}
-	size_t len;
-	char *text = read_all(in, &len);
-	int read_errno = errno;
-	if (in != stdin)
-		fclose(in);
+	size_t len = 0;
+	char *text = read_all(fd, &len);
+	int err = errno;
+	if (a.input)
+		close(fd);
 	if (!text) {
-		fprintf(stderr, "%s: cannot read '%s': %s\n", t->name, d.input ? d.input : "<stdin>",
-		        strerror(read_errno));
+		if (err == EFBIG)
+			fprintf(stderr, "%s: '%s' is too large (4 GiB at most)\n", t->name, name);
+		else
+			fprintf(stderr, "%s: cannot read '%s': %s\n", t->name, name, strerror(err));
 		return 1;
 	}
-	d.ctx = ctx_new(t->name);
-	d.ctx->color = color_wanted(d.color);
-	uint16_t file = src_add(d.ctx, d.input ? d.input : "<stdin>", text, len);
-
-	size_t nchunks;
-	Chunk *chunks = split_chunks(text, len, d.split, &nchunks);
-	bool ok = true;
-	if (d.verify_diag) {
-		/* The verdict is the exit status; nothing is printed. */
-		for (size_t i = 0; i < nchunks; i++) {
-			d.ctx->capture = true;
-			d.ctx->nerrors = 0;
-			module_free(process(&d, file, chunks[i]));
-			ok &= check_expects(d.ctx, file, text, chunks[i]);
-		}
-	} else if (nchunks == 1) {
-		/* One module: printed straight to the output once it is good. */
-		Module *m = process(&d, file, chunks[0]);
-		ok = m != NULL;
-		char *tmp;
-		FILE *out = ok ? open_output(&d, &tmp) : NULL;
-		if (out) {
-			ir_print(m, out, &d.popts);
-			ok = close_output(&d, out, tmp, true);
-		} else {
-			ok = false;
-		}
-		module_free(m);
-	} else {
-		/* Several: held in memory until every one has succeeded. */
-		char *buf = NULL;
-		size_t blen = 0;
-		FILE *mem = open_memstream(&buf, &blen);
-		for (size_t i = 0; i < nchunks; i++) {
-			Module *m = process(&d, file, chunks[i]);
-			if (!m) {
-				ok = false;
-				continue;
-			}
-			if (i)
-				fputs("// -----\n", mem);
-			ir_print(m, mem, &d.popts);
-			module_free(m);
-		}
-		fclose(mem);
-		char *tmp;
-		FILE *out = ok ? open_output(&d, &tmp) : NULL;
-		if (out) {
-			fwrite(buf, 1, blen, out);
-			ok = close_output(&d, out, tmp, true);
-		} else {
-			ok = false;
-		}
-		free(buf);
+	Ctx *ctx = ctx_new(t->name);
+	ctx->color = want_color(a.color);
+	uint16_t file = src_add(ctx, name, text, len);
+	Output out;
+	bool ok = out_open(&out, t, a.output, a.o.split);
+	if (ok) {
+		ok = driver_process(t, &a.o, ctx, file, out.f, st);
+		ok = out_close(&out, t, ok) && ok;
 	}
-	free(chunks);
-	ctx_free(d.ctx);
+	ctx_free(ctx);
 	return ok ? 0 : 1;
 }

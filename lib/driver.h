@@ -1,27 +1,63 @@
 /* driver.h: the command line every ir-* tool shares, so each tool is a
- * thin main: options, read the input, parse, run its pass, verify, print. */
+ * thin main: options, read the input, parse, run its pass, verify, print.
+ * The options, exit statuses and --verify-diagnostics rules are those of
+ * ir-parse(1). */
 #ifndef DRIVER_H
 #define DRIVER_H
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 
+#include "diag.h"
 #include "ir.h"
+
+#ifndef IRPIPE_VERSION
+#define IRPIPE_VERSION "0.1.0"
+#endif
 
 typedef struct Tool {
 	const char *name;            /* "ir-parse" */
 	const char *summary;         /* one line for --help */
-	const char *extra_help;      /* the tool's own options, for --help */
-	const struct option *opts;   /* extra long options ({0}-terminated), or NULL */
-	/* One extra option: 0 if fine, 2 after printing a usage error. */
+	/* The tool's own options for --help, one or more lines each ending in
+	 * a newline, laid out like the common ones: the option from column 6
+	 * ("      --stats"), its description from column 24. */
+	const char *extra_help;
+	const struct option *opts;   /* extra long options ({0}-terminated), or NULL;
+	                              * their codes in 256..0xffff */
+	/* One extra option: 0 if fine, 2 after printing a usage error
+	 * ("ir-x: ..." on stderr; the driver adds the "Try" line). */
 	int (*on_opt)(int code, const char *arg, void *st);
-	/* The tool's work on a parsed, verified module; false after errors. */
+	/* The tool's work on a parsed, verified module; false after reporting
+	 * errors.  NULL: the module is printed as parsed. */
 	bool (*run)(Module *m, void *st);
+	/* A module without a function @main is an error ("no function @main"). */
+	bool needs_main;
 } Tool;
+
+/* The common options that shape processing (the rest only concern the
+ * command line). */
+typedef struct {
+	PrintOpts print;             /* --locations */
+	bool no_verify;              /* --no-verify */
+	bool split;                  /* --split-input-file */
+	bool verify_diags;           /* --verify-diagnostics */
+} DriverOpts;
 
 /* Parses options, reads the input (a file, or - for stdin), and for each
  * module (or each --split-input-file chunk) parses, runs, verifies and
- * prints.  Returns the exit status: 0, 1 (input rejected), 2 (usage). */
+ * prints.  Returns the exit status: 0, 1 (input rejected, or an I/O
+ * error), 2 (usage). */
 int driver_main(const Tool *t, int argc, char **argv, void *st);
+
+/* Everything driver_main does after reading the input, in one process,
+ * for benchmarks and unit tests: source `file` of ctx (from src_add) is
+ * split (o->split), each module parsed, run through t->run, verified and
+ * printed to out (chunks joined by a "// -----" line).  Returns true when
+ * every module succeeded, or under o->verify_diags when every chunk's
+ * diagnostics matched its expectations.  On false, out may hold the
+ * output of the chunks that succeeded; driver_main discards it. */
+bool driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file,
+                    FILE *out, void *st);
 
 #endif

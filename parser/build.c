@@ -1644,10 +1644,9 @@ ir_parse(Ctx *ctx, uint16_t file, size_t begin, size_t end)
 	const char *text = ctx->files[file].text;
 	p.cur = text + begin;
 	p.lim = text + end;
-	p.line = 1;
-	for (const char *c = text; c < text + begin; c++)
-		if (*c == '\n')
-			p.line++;
+	/* A --split-input-file chunk starts on a later line; the line table
+	 * finds it in O(log lines), and a whole file never builds one. */
+	p.line = begin ? src_line_at(ctx, file, begin) : 1;
 	p.bol = p.cur;
 	p.nl_pending = begin < end && text[end - 1] != '\n';
 	int errors_before = ctx->nerrors;

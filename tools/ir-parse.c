@@ -7,7 +7,9 @@ main(int argc, char **argv)
 {
 	static const Tool tool = {
 		.name = "ir-parse",
-		.summary = "Verify a module of the irpipe IR and print it in canonical form",
+		.summary = "verify a module of the irpipe IR and print it in canonical form",
+		.run = NULL,
+		.needs_main = false,
 	};
 	return driver_main(&tool, argc, argv, NULL);
 }
