@@ -220,6 +220,18 @@ struct Block {
 	Loc yloc;             /* of the return / yield keyword */
 };
 
+/* An operator with its attributes.  Calls without attributes share one per
+ * operator and module, so a binding pays one pointer for it. */
+typedef struct {
+	const OpDef *op;      /* NULL after an unknown name was reported */
+	AttrMap *attrs;       /* NULL: none */
+} OpCall;
+
+/* The two ends of a device_copy. */
+typedef struct {
+	const VDev *src, *dst;
+} CopyEnds;
+
 typedef struct {
 	uint32_t count;       /* number of elements */
 	union {
@@ -229,8 +241,9 @@ typedef struct {
 	const char *path;     /* VF_CONST_FILE: as written */
 } ConstData;
 
-/* 64 bytes plus the operands: a million bindings must fit in ~150 MB with
- * the source text, so fields are packed and operands stored inline. */
+/* 56 bytes plus the operands: a million bindings must fit in ~150 MB with
+ * the source text, so fields are packed, operands stored inline, and the
+ * union holds one pointer. */
 struct Value {
 	uint8_t kind;         /* ValueKind */
 	uint8_t form;         /* BindForm, for VK_BIND */
@@ -245,11 +258,11 @@ struct Value {
 	Loc loc;
 	Value *next;          /* next binding in the block */
 	union {
-		struct { const OpDef *op; AttrMap *attrs; } op;   /* B_OP */
+		const OpCall *op;                                 /* B_OP */
 		Func *callee;                                     /* B_CALL */
 		Prim *prim;                                       /* B_CALL_LOWERED */
 		const VDev *target;                               /* B_ON_DEVICE */
-		struct { const VDev *src, *dst; } copy;           /* B_DEVICE_COPY */
+		CopyEnds *copy;                                   /* B_DEVICE_COPY */
 		uint32_t index;                                   /* B_PROJ */
 		ConstData *cdata;                                 /* B_CONST */
 		Block *arms;                                      /* B_IF: arms[0], arms[1] */
@@ -262,6 +275,10 @@ struct Value {
 
 /* Allocates a value with room for nargs operands (all NULL). */
 Value *value_new(Module *m, ValueKind kind, uint32_t nargs);
+/* The OpCall for op with attrs (shared when attrs is NULL). */
+const OpCall *module_opcall(Module *m, const OpDef *op, AttrMap *attrs);
+/* Makes v a device_copy from src to dst. */
+void value_set_copy(Module *m, Value *v, const VDev *src, const VDev *dst);
 
 struct Func {
 	Sym name;
@@ -404,11 +421,13 @@ typedef struct Ctx Ctx;
 
 struct Module {
 	Ctx *ctx;
-	Arena *arena;
+	Arena *arena;         /* nodes */
+	Arena *names;         /* local names, packed without alignment */
 	SymTab *syms;
 	/* hash-consing tables (private to types.c / module.c) */
 	Type **type_tab; uint32_t type_cap, type_n;
 	VDev **vdev_tab; uint32_t vdev_cap, vdev_n;
+	OpCall *plain_ops[64]; /* OpCalls without attributes, hashed by op */
 
 	Device *devices, *devices_last;
 	Pool *pools, *pools_last;
@@ -422,6 +441,8 @@ struct Module {
 Module *module_new(Ctx *ctx);
 void module_free(Module *m);
 Sym sym_intern(Module *m, const char *s, size_t n);
+/* A copy of a local name, in the module's name arena. */
+const char *module_name(Module *m, const char *s, size_t n);
 Sym sym_intern_cstr(Module *m, const char *s);
 
 /* Every @name names one global: a function, prim, device or pool. */

@@ -43,6 +43,7 @@ module_new(Ctx *ctx)
 	Module *m = xcalloc(1, sizeof *m);
 	m->ctx = ctx;
 	m->arena = arena_new();
+	m->names = arena_new();
 	m->syms = xcalloc(1, sizeof *m->syms);
 	return m;
 }
@@ -57,6 +58,7 @@ module_free(Module *m)
 	free(m->type_tab);
 	free(m->vdev_tab);
 	arena_free(m->arena);
+	arena_free(m->names);
 	free(m);
 }
 
@@ -98,6 +100,12 @@ sym_intern(Module *m, const char *s, size_t n)
 	t->tab[h & (t->cap - 1)] = e;
 	t->n++;
 	return (Sym)(e + 1);
+}
+
+const char *
+module_name(Module *m, const char *s, size_t n)
+{
+	return arena_strndup(m->names, s, n);
 }
 
 Sym
@@ -385,6 +393,37 @@ global_kind_name(int kind)
 {
 	static const char *names[] = {"nothing", "function", "prim", "device", "pool"};
 	return names[kind];
+}
+
+const OpCall *
+module_opcall(Module *m, const OpDef *op, AttrMap *attrs)
+{
+	if (attrs || !op) {
+		OpCall *c = arena_alloc(m->arena, sizeof *c);
+		c->op = op;
+		c->attrs = attrs;
+		return c;
+	}
+	/* fewer operators than slots: the probe always ends */
+	size_t n = sizeof m->plain_ops / sizeof *m->plain_ops;
+	size_t i = ((uintptr_t)op >> 4) % n;
+	for (; m->plain_ops[i]; i = (i + 1) % n)
+		if (m->plain_ops[i]->op == op)
+			return m->plain_ops[i];
+	OpCall *c = arena_alloc(m->arena, sizeof *c);
+	c->op = op;
+	m->plain_ops[i] = c;
+	return c;
+}
+
+void
+value_set_copy(Module *m, Value *v, const VDev *src, const VDev *dst)
+{
+	CopyEnds *e = arena_alloc(m->arena, sizeof *e);
+	e->src = src;
+	e->dst = dst;
+	v->form = B_DEVICE_COPY;
+	v->u.copy = e;
 }
 
 Device *

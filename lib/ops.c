@@ -199,8 +199,8 @@ note_valid_attrs(Ctx *ctx, const OpDef *def, Loc loc)
 static bool
 check_attr_names(Module *m, const Value *v)
 {
-	const OpDef *def = v->u.op.op;
-	const AttrMap *am = v->u.op.attrs;
+	const OpDef *def = v->u.op->op;
+	const AttrMap *am = v->u.op->attrs;
 	bool ok = true;
 	for (uint32_t i = 0; am && i < am->n; i++) {
 		const AttrEntry *e = &am->e[i];
@@ -230,19 +230,19 @@ literal_fits(Module *m, const Value *v, const Value *a, DType dt)
 		if (k == ET_BOOL)
 			return true;
 		error_at(m->ctx, a->loc, "%s: bool literal '%s' cannot be an element of type %s",
-		         v->u.op.op->name, a->u.i ? "true" : "false", dn);
+		         v->u.op->op->name, a->u.i ? "true" : "false", dn);
 		return false;
 	}
 	if (a->flags & VF_LIT_FLOAT) {
 		if (!elem_is_float(k)) {
 			error_at(m->ctx, a->loc, "%s: float literal cannot be an element of type %s "
-			         "(the type of the other operand)", v->u.op.op->name, dn);
+			         "(the type of the other operand)", v->u.op->op->name, dn);
 			return false;
 		}
 		double lim = k == ET_F16 ? 65504.0 : k == ET_F32 ? (double)FLT_MAX : DBL_MAX;
 		if (isfinite(a->u.f) && fabs(a->u.f) > lim) {
 			error_at(m->ctx, a->loc, "%s: float literal is out of the range of %s",
-			         v->u.op.op->name, dn);
+			         v->u.op->op->name, dn);
 			return false;
 		}
 		return true;
@@ -265,7 +265,7 @@ literal_fits(Module *m, const Value *v, const Value *a, DType dt)
 	}
 	if (x < lo || x > hi) {
 		error_at(m->ctx, a->loc, "%s: integer literal %lld is out of the range of %s",
-		         v->u.op.op->name, (long long)x, dn);
+		         v->u.op->op->name, (long long)x, dn);
 		return false;
 	}
 	return true;
@@ -313,7 +313,7 @@ type_literals(Module *m, Value *v)
 static bool
 check_arity(Module *m, const Value *v)
 {
-	const OpDef *def = v->u.op.op;
+	const OpDef *def = v->u.op->op;
 	if (v->nargs >= def->min_args && v->nargs <= def->max_args)
 		return true;
 	if (def->min_args == def->max_args)
@@ -329,7 +329,7 @@ check_arity(Module *m, const Value *v)
 static bool
 check_operand_kinds(Module *m, const Value *v)
 {
-	const OpDef *def = v->u.op.op;
+	const OpDef *def = v->u.op->op;
 	bool ok = true;
 	for (uint32_t i = 0; i < v->nargs; i++) {
 		const Value *a = v->args[i];
@@ -353,7 +353,7 @@ check_operand_kinds(Module *m, const Value *v)
 const Type *
 op_infer(Module *m, Value *v)
 {
-	const OpDef *def = v->u.op.op;
+	const OpDef *def = v->u.op->op;
 	/* An untyped operand was reported where it was defined. */
 	for (uint32_t i = 0; i < v->nargs; i++)
 		if (!v->args[i] || (v->args[i]->kind != VK_LIT && !v->args[i]->type))

@@ -19,8 +19,8 @@ opcx_init(OpCx *c, Module *m, Value *v)
 {
 	c->m = m;
 	c->v = v;
-	c->op = v->u.op.op->name;
-	c->attrs = v->u.op.attrs;
+	c->op = v->u.op->op->name;
+	c->attrs = v->u.op->attrs;
 	c->ok = true;
 }
 

@@ -238,8 +238,8 @@ phase_hard(Planner *P, Func *f)
 				constrain(P, vdom(v), v->u.target, v->loc, value_what(v, bv, sizeof bv));
 		} else if (v->form == B_DEVICE_COPY) {
 			if (a->kind != VK_LIT)
-				constrain(P, vdom(a), v->u.copy.src, v->loc, value_what(a, ba, sizeof ba));
-			constrain(P, vdom(v), v->u.copy.dst, v->loc, value_what(v, bv, sizeof bv));
+				constrain(P, vdom(a), v->u.copy->src, v->loc, value_what(a, ba, sizeof ba));
+			constrain(P, vdom(v), v->u.copy->dst, v->loc, value_what(v, bv, sizeof bv));
 		}
 	}
 	/* TVM's rule for an annotated body: the function's result is there. */
@@ -438,7 +438,7 @@ copy_name(Rewriter *rw, const Value *val, const VDev *src, const VDev *dst)
 	snprintf(cand, sizeof cand, "%s", buf);
 	for (int k = 2; nameset_has(&rw->names, cand); k++)
 		snprintf(cand, sizeof cand, "%s_%d", buf, k);
-	const char *s = arena_strndup(rw->P->m->arena, cand, strlen(cand));
+	const char *s = module_name(rw->P->m, cand, strlen(cand));
 	nameset_add(&rw->names, s);
 	return s;
 }
@@ -446,7 +446,7 @@ copy_name(Rewriter *rw, const Value *val, const VDev *src, const VDev *dst)
 static void
 count_copy(Planner *P, const Value *c)
 {
-	if (c->u.copy.src->dev != c->u.copy.dst->dev)
+	if (c->u.copy->src->dev != c->u.copy->dst->dev)
 		P->copies_dev++;
 	else
 		P->copies_scope++;
@@ -495,12 +495,10 @@ get_copy(Rewriter *rw, Value *val, const VDev *dst, Block *blk, Loc at)
 		return rec->copy;
 	Planner *P = rw->P;
 	Value *c = value_new(P->m, VK_BIND, 1);
-	c->form = B_DEVICE_COPY;
 	c->args[0] = val;
 	c->type = val->type;
 	c->vd = dst;
-	c->u.copy.src = val->vd;
-	c->u.copy.dst = dst;
+	value_set_copy(P->m, c, val->vd, dst);
 	c->loc = at;
 	c->flags = VF_NEWCOPY;
 	c->name = copy_name(rw, val, val->vd, dst);
@@ -617,9 +615,7 @@ rewrite(Planner *P, Func *f)
 				v->flags |= VF_REMOVED;
 				continue;
 			}
-			v->form = B_DEVICE_COPY;
-			v->u.copy.src = a->vd;
-			v->u.copy.dst = v->vd;
+			value_set_copy(P->m, v, a->vd, v->vd);
 			v->flags &= (uint16_t)~(VF_BODY | VF_RESULT);
 			count_copy(P, v);
 			continue;

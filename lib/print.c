@@ -212,9 +212,9 @@ print_rhs(FILE *f, const Value *v)
 {
 	switch (v->form) {
 	case B_OP:
-		fputs(v->u.op.op ? v->u.op.op->name : "<unknown-op>", f);
+		fputs(v->u.op->op ? v->u.op->op->name : "<unknown-op>", f);
 		print_args(f, v);
-		print_attrs(f, v->u.op.attrs);
+		print_attrs(f, v->u.op->attrs);
 		break;
 	case B_CALL:
 		fprintf(f, "@%s", v->u.callee->name);
@@ -239,9 +239,9 @@ print_rhs(FILE *f, const Value *v)
 		fputs("device_copy(", f);
 		print_operand(f, v->args[0]);
 		fputs(", ", f);
-		print_vdev(f, v->u.copy.src);
+		print_vdev(f, v->u.copy->src);
 		fputs(" -> ", f);
-		print_vdev(f, v->u.copy.dst);
+		print_vdev(f, v->u.copy->dst);
 		fputc(')', f);
 		break;
 	case B_TUPLE: /* one field prints as "(%a,)", as TVM does */

@@ -183,7 +183,7 @@ infer_binding(Verifier *vf, Func *fn, Value *v)
 			return NULL;
 	switch (v->form) {
 	case B_OP:
-		if (!v->u.op.op)
+		if (!v->u.op->op)
 			return NULL;
 		return op_infer(vf->m, v);
 	case B_CALL: {
@@ -205,8 +205,8 @@ infer_binding(Verifier *vf, Func *fn, Value *v)
 		check_vdev(vf, v->u.target, v->loc);
 		return arg_type(vf, v->args[0]);
 	case B_DEVICE_COPY:
-		check_vdev(vf, v->u.copy.src, v->loc);
-		check_vdev(vf, v->u.copy.dst, v->loc);
+		check_vdev(vf, v->u.copy->src, v->loc);
+		check_vdev(vf, v->u.copy->dst, v->loc);
 		return arg_type(vf, v->args[0]);
 	case B_TUPLE: {
 		const Type *fs[v->nargs ? v->nargs : 1];

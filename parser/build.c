@@ -103,7 +103,7 @@ scratch_pop(Parser *p, uint32_t mark)
 static const char *
 copy_name(Parser *p, Slice s)
 {
-	return arena_strndup(p->m->arena, s.s, s.n);
+	return module_name(p->m, s.s, s.n);
 }
 
 static Sym
@@ -925,9 +925,8 @@ Value *
 b_op(Parser *p, Slice name, Loc at, uint32_t mark, AttrMap *attrs)
 {
 	Value *v = bind_with_args(p, B_OP, mark, at);
-	v->u.op.op = op_lookup(name.s, name.n);
-	v->u.op.attrs = attrs;
-	if (!v->u.op.op)
+	v->u.op = module_opcall(p->m, op_lookup(name.s, name.n), attrs);
+	if (!v->u.op->op)
 		parser_error(p, at, "unknown operator '%.*s'", (int)name.n, name.s);
 	return v;
 }
@@ -971,8 +970,7 @@ b_device_copy(Parser *p, Value *arg, const VDev *src, const VDev *dst, Loc at)
 {
 	Value *v = new_bind(p, B_DEVICE_COPY, 1, at);
 	v->args[0] = arg;
-	v->u.copy.src = src;
-	v->u.copy.dst = dst;
+	value_set_copy(p->m, v, src, dst);
 	return v;
 }
 
