@@ -4,13 +4,6 @@
 
 #include "walk.h"
 
-struct WalkFrame {
-	Value *next;      /* next binding of blk to visit */
-	Block *blk;
-	Value *ifv;       /* the if whose arm blk is; NULL for the body */
-	int arm;
-};
-
 static void
 push(FuncWalk *w, struct WalkFrame fr)
 {
@@ -64,7 +57,7 @@ fwalk_next(FuncWalk *w, WalkStep *s)
 }
 
 Value *
-fwalk_next_binding(FuncWalk *w, Block **blk)
+fwalk_next_binding_slow(FuncWalk *w, Block **blk)
 {
 	WalkStep s;
 	while (fwalk_next(w, &s))

@@ -27,6 +27,13 @@ typedef struct {
 	int depth;       /* 1 for the function body, +1 per enclosing arm */
 } WalkStep;
 
+struct WalkFrame {
+	Value *next;      /* next binding of blk to visit */
+	Block *blk;
+	Value *ifv;       /* the if whose arm blk is; NULL for the body */
+	int arm;
+};
+
 typedef struct {
 	struct WalkFrame *st;
 	size_t n, cap;
@@ -37,7 +44,23 @@ typedef struct {
 void fwalk_start(FuncWalk *w, const Func *f);
 /* Fills *s with the next step; false (and the walk freed) at the end. */
 bool fwalk_next(FuncWalk *w, WalkStep *s);
-/* Only the bindings: NULL at the end. */
-Value *fwalk_next_binding(FuncWalk *w, Block **blk);
+Value *fwalk_next_binding_slow(FuncWalk *w, Block **blk);
+
+/* Only the bindings: NULL at the end.  Passes walk every binding several
+ * times, so the common step (a binding that is not an if) is inline. */
+static inline Value *
+fwalk_next_binding(FuncWalk *w, Block **blk)
+{
+	if (w->n) {
+		struct WalkFrame *fr = &w->st[w->n - 1];
+		Value *v = fr->next;
+		if (v && !(v->kind == VK_BIND && v->form == B_IF)) {
+			fr->next = v->next;
+			*blk = fr->blk;
+			return v;
+		}
+	}
+	return fwalk_next_binding_slow(w, blk);
+}
 
 #endif
