@@ -660,9 +660,11 @@ check_buffer_var(Verifier *vf, PVar *v)
 		}
 		for (uint32_t j = 0; j < e->val.n; j++) {
 			const Attr *a = &e->val.u.list[j];
-			if (a->kind != AT_SYM || !module_pool(vf->m, a->u.sym))
-				ERR(vf, a->loc, "'candidate_pools' names %s, which is not a declared pool",
-				    a->kind == AT_SYM ? a->u.sym : "a value");
+			if (a->kind != AT_SYM)
+				ERR(vf, a->loc, "'candidate_pools' lists pools such as @sram");
+			else if (!module_pool(vf->m, a->u.sym))
+				ERR(vf, a->loc, "'candidate_pools' names '@%s', which is not a declared pool",
+				    a->u.sym);
 		}
 	}
 }
