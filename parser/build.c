@@ -148,9 +148,14 @@ obj_name(const NameTab *t, void *o)
 	return t->prim ? ((PVar *)o)->name : ((Value *)o)->name;
 }
 
+static void names_close(Parser *p);
+
+/* A function or prim opened inside another (an error already reported)
+ * replaces the table: names are per definition. */
 static void
 names_open(Parser *p, bool prim)
 {
+	names_close(p);
 	p->names = xcalloc(1, sizeof *p->names);
 	p->names->prim = prim;
 	p->names->cap = 64;
@@ -245,6 +250,10 @@ define(Parser *p, void *o, Loc at)
 static void
 kill_defs(Parser *p, uint32_t mark)
 {
+	/* After errors a nested definition may have replaced the table (see
+	 * names_open) and emptied defs: then there is nothing to kill. */
+	if (!p->names || p->defs.n <= mark)
+		return;
 	for (size_t i = mark; i < p->defs.n; i++) {
 		if (p->names->prim)
 			((PVar *)p->defs.v[i])->dead = 1;
@@ -1115,7 +1124,9 @@ make_const(Parser *p, const Type *ty, Loc tyloc, const NumTok *nums, uint32_t n,
 Value *
 b_const(Parser *p, const Type *ty, Loc tyloc, uint32_t mark, Loc at)
 {
-	Value *v = make_const(p, ty, tyloc, p->nums + mark, p->nnums - mark, at);
+	/* an empty list may come before anything was ever pushed */
+	const NumTok *nums = p->nums ? p->nums + mark : NULL;
+	Value *v = make_const(p, ty, tyloc, nums, p->nnums - mark, at);
 	p->nnums = mark;
 	return v;
 }

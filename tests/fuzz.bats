@@ -1,0 +1,32 @@
+#!/usr/bin/env bats
+# Inputs the fuzzer (make fuzz, tests/fuzz/fuzz_parse.c) once crashed on:
+# each must now be diagnosed (exit 1) or accepted (exit 0), never crash;
+# the sanitizer run of make check catches what a crash would not show.
+
+setup() {
+	load test_helper
+}
+
+survives() {
+	local f=$1 rc
+	for tool in ir-parse ir-plan-devices; do
+		rc=0
+		"$tool" "$f" > /dev/null 2>&1 || rc=$?
+		if [ "$rc" -gt 1 ]; then
+			echo "$tool $f: exit $rc"
+			return 1
+		fi
+	done
+}
+
+@test "fuzz: a function opened inside another frees its name table (leak)" {
+	survives "$BATS_TEST_DIRNAME/fuzz/crashes/nested-fn-leak.ir"
+}
+
+@test "fuzz: closing a block after a nested function replaced the names (null)" {
+	survives "$BATS_TEST_DIRNAME/fuzz/crashes/kill-defs-after-nested-fn.ir"
+}
+
+@test "fuzz: an empty constant list before any number was read (UB)" {
+	survives "$BATS_TEST_DIRNAME/fuzz/crashes/empty-const-list.ir"
+}
