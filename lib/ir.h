@@ -79,6 +79,11 @@ const char *elem_name(ElemKind k);           /* "f32" */
 int elem_bits(ElemKind k);
 bool elem_is_float(ElemKind k);
 bool elem_is_signed(ElemKind k);              /* signed ints and floats */
+/* The values an integer or bool element can hold: lo..hi (u64: hi is
+ * 2^64-1, held as a uint64_t). */
+void elem_int_range(ElemKind k, int64_t *lo, uint64_t *hi);
+/* The largest finite value of a float element type. */
+double elem_float_max(ElemKind k);
 bool dtype_eq(DType a, DType b);
 /* Parses "f32", "f32x4"; returns false if s is not an element type. */
 bool dtype_parse(const char *s, size_t n, DType *out);
@@ -350,6 +355,9 @@ typedef enum {
 } PBinOp;
 
 #define IR_MAX_EXPR_DEPTH 256
+
+/* PExpr.op of an E_INT written as 9223372036854775808: valid only negated. */
+enum { E_INT_NEEDS_MINUS = 1 };
 
 typedef struct PExpr PExpr;
 typedef struct PStmt PStmt;

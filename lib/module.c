@@ -149,6 +149,28 @@ int elem_bits(ElemKind k) { return elems[k].bits; }
 bool elem_is_float(ElemKind k) { return elems[k].is_float; }
 bool elem_is_signed(ElemKind k) { return elems[k].is_signed; }
 
+void
+elem_int_range(ElemKind k, int64_t *lo, uint64_t *hi)
+{
+	int b = elems[k].bits;
+	if (k == ET_BOOL) {
+		*lo = 0;
+		*hi = 1;
+	} else if (elems[k].is_signed) {
+		*hi = (UINT64_C(1) << (b - 1)) - 1;
+		*lo = -(int64_t)*hi - 1;
+	} else {
+		*lo = 0;
+		*hi = b == 64 ? UINT64_MAX : (UINT64_C(1) << b) - 1;
+	}
+}
+
+double
+elem_float_max(ElemKind k)
+{
+	return k == ET_F16 ? 65504.0 : k == ET_F32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+}
+
 bool
 dtype_eq(DType a, DType b)
 {

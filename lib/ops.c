@@ -239,8 +239,7 @@ literal_fits(Module *m, const Value *v, const Value *a, DType dt)
 			         "(the type of the other operand)", v->u.op->op->name, dn);
 			return false;
 		}
-		double lim = k == ET_F16 ? 65504.0 : k == ET_F32 ? (double)FLT_MAX : DBL_MAX;
-		if (isfinite(a->u.f) && fabs(a->u.f) > lim) {
+		if (isfinite(a->u.f) && fabs(a->u.f) > elem_float_max(k)) {
 			error_at(m->ctx, a->loc, "%s: float literal is out of the range of %s",
 			         v->u.op->op->name, dn);
 			return false;
@@ -250,20 +249,10 @@ literal_fits(Module *m, const Value *v, const Value *a, DType dt)
 	if (elem_is_float(k))
 		return true;
 	/* Integer literal, integer or bool element: must be representable. */
-	int64_t x = a->u.i, lo, hi;
-	if (k == ET_BOOL) {
-		lo = 0;
-		hi = 1;
-	} else if (elem_is_signed(k)) {
-		int b = elem_bits(k);
-		hi = b >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (b - 1)) - 1);
-		lo = -hi - 1;
-	} else {
-		int b = elem_bits(k);
-		lo = 0;
-		hi = b >= 63 ? INT64_MAX : (int64_t)((UINT64_C(1) << b) - 1);
-	}
-	if (x < lo || x > hi) {
+	int64_t x = a->u.i, lo;
+	uint64_t hi;
+	elem_int_range(k, &lo, &hi);
+	if (x < lo || (x > 0 && (uint64_t)x > hi)) {
 		error_at(m->ctx, a->loc, "%s: integer literal %lld is out of the range of %s",
 		         v->u.op->op->name, (long long)x, dn);
 		return false;

@@ -32,19 +32,17 @@ indent(Printer *pr, int n)
 	fwrite(spaces, 1, 2 * (size_t)(n < MAX_INDENT ? n : MAX_INDENT), pr->f);
 }
 
+static void print_string(FILE *f, const char *s, size_t n);
+
 static void
 print_loc(Printer *pr, Loc l)
 {
 	if (!pr->locs || l.line == 0)
 		return;
 	const char *file = src_name(pr->m->ctx, l.file);
-	fputs(" loc(\"", pr->f);
-	for (const char *c = file ? file : ""; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fputc('\\', pr->f);
-		fputc(*c, pr->f);
-	}
-	fprintf(pr->f, "\":%u:%u)", (unsigned)l.line, (unsigned)l.col);
+	fputs(" loc(", pr->f);
+	print_string(pr->f, file ? file : "", file ? strlen(file) : 0);
+	fprintf(pr->f, ":%u:%u)", (unsigned)l.line, (unsigned)l.col);
 }
 
 static void
@@ -55,7 +53,8 @@ end_line(Printer *pr, Loc l)
 }
 
 /* Shortest decimal that reads back as d, always with a '.' or an exponent
- * so it lexes as a float. */
+ * so it lexes as a float; plain notation (10.0, 1500.0) for magnitudes
+ * from 1e-5 to below 1e16, where %g would switch to 1e+01. */
 static void
 print_double(FILE *f, double d)
 {
@@ -67,13 +66,20 @@ print_double(FILE *f, double d)
 		fputs(d < 0 ? "-inf" : "inf", f);
 		return;
 	}
-	char buf[48];
-	for (int prec = 1; prec <= 17; prec++) {
+	char buf[64];
+	int prec = 1;
+	for (; prec <= 17; prec++) {
 		snprintf(buf, sizeof buf, "%.*g", prec, d);
 		if (strtod(buf, NULL) == d)
 			break;
 	}
-	if (!strpbrk(buf, ".e"))
+	double mag = fabs(d);
+	if (strchr(buf, 'e') && mag >= 1e-5 && mag < 1e16) {
+		int exp10 = (int)floor(log10(mag));
+		int decimals = prec - 1 - exp10;
+		snprintf(buf, sizeof buf, "%.*f", decimals > 0 ? decimals : 0, d);
+	}
+	if (!strpbrk(buf, ".en"))
 		strcat(buf, ".0");
 	fputs(buf, f);
 }
@@ -200,6 +206,8 @@ print_const(FILE *f, const Value *v)
 			print_double(f, cd->u.f[i]);
 		else if (bo)
 			fputs(cd->u.i[i] ? "true" : "false", f);
+		else if (v->type->dt.kind == ET_U64)
+			fprintf(f, "%llu", (unsigned long long)(uint64_t)cd->u.i[i]);
 		else
 			fprintf(f, "%lld", (long long)cd->u.i[i]);
 	}

@@ -72,6 +72,32 @@ check_vdev(Verifier *vf, const VDev *vd, Loc loc)
 		ERR(vf, loc, "unknown device '@%s'", vd->dev);
 }
 
+/* `default @x` / `host @x` must name a device. */
+static void
+check_device_name(Verifier *vf, Sym name, Loc loc, const char *what)
+{
+	int kind;
+	if (!name || module_device(vf->m, name))
+		return;
+	sym_global(name, &kind);
+	if (kind == GK_NONE)
+		ERR(vf, loc, "%s device '@%s' is not declared", what, name);
+	else
+		ERR(vf, loc, "'%s' needs a device; '@%s' is a %s", what, name, global_kind_name(kind));
+}
+
+/* Vector element types (f32x4) belong to the loop level. */
+static bool
+graph_type_ok(Verifier *vf, const Type *t, Loc loc)
+{
+	if (!t || t->kind != TY_TENSOR || t->dt.lanes <= 1)
+		return true;
+	char d[16];
+	dtype_str(t->dt, d);
+	ERR(vf, loc, "vector element type %s is for loop-level buffers, not graph-level tensors", d);
+	return false;
+}
+
 static void
 check_written_type(Verifier *vf, Value *v, const Type *inferred)
 {
@@ -298,6 +324,8 @@ check_binding(Verifier *vf, Func *fn, Value *v, bool nested)
 		ERR(vf, v->loc, "redefinition of '%%%s'", v->name);
 	if (v->vd)
 		check_vdev(vf, v->vd, v->loc);
+	if (!graph_type_ok(vf, v->type, v->loc))
+		return;
 	const Type *t = infer_binding(vf, fn, v);
 	if (v->form == B_IF)
 		return; /* typed, and defined, when its arms end */
@@ -351,6 +379,7 @@ verify_func(Verifier *vf, Func *fn)
 			ERR(vf, p->loc, "redefinition of '%%%s'", p->name);
 		if (!p->type)
 			ERR(vf, p->loc, "parameter '%%%s' has no type", p->name);
+		graph_type_ok(vf, p->type, p->loc);
 		check_vdev(vf, p->vd, p->loc);
 		p->flags |= VF_SEEN;
 	}
@@ -495,6 +524,10 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 	char a[16], b[16];
 	switch (e->kind) {
 	case E_INT:
+		if (e->op == E_INT_NEEDS_MINUS) {
+			ERR(vf, e->loc, "integer out of range of i64");
+			return false;
+		}
 		e->dt = (is_int(hint) || elem_is_float(hint.kind)) ? scalar_dt(hint.kind) : scalar_dt(ET_I32);
 		return true;
 	case E_FLOAT:
@@ -701,10 +734,14 @@ verify_stmt(Verifier *vf, PStmt *s, bool in_kernel)
 		DType hint = v->type ? v->type->dt : scalar_dt(ET_I32);
 		if (!type_expr(vf, s->u.let.val, hint))
 			break;
-		if (!v->type)
+		if (!v->type) {
 			v->type = type_tensor(vf->m, s->u.let.val->dt, 0, NULL);
-		else
-			same_dt(vf, s->u.let.val, v->type->dt, s->u.let.val->dt);
+		} else if (!dtype_eq(v->type->dt, s->u.let.val->dt)) {
+			char a[16], b[16];
+			dt_str(v->type->dt, a);
+			dt_str(s->u.let.val->dt, b);
+			ERR(vf, s->u.let.val->loc, "'%%%s' is declared %s but its value is %s", v->name, a, b);
+		}
 		break;
 	}
 	case S_STORE: {
@@ -714,8 +751,13 @@ verify_stmt(Verifier *vf, PStmt *s, bool in_kernel)
 		if (!check_index(vf, &at, buf, s->u.store.idx, s->n, &lanes))
 			break;
 		DType want = {buf->type->dt.kind, (uint8_t)lanes};
-		if (type_expr(vf, s->u.store.val, want))
-			same_dt(vf, s->u.store.val, want, s->u.store.val->dt);
+		if (type_expr(vf, s->u.store.val, want) && !dtype_eq(want, s->u.store.val->dt)) {
+			char a[16], b[16];
+			dt_str(want, a);
+			dt_str(s->u.store.val->dt, b);
+			ERR(vf, s->u.store.val->loc, "'%%%s' takes %s here but the stored value is %s",
+			    buf->name, a, b);
+		}
 		break;
 	}
 	case S_ALLOC:
@@ -796,10 +838,8 @@ bool
 verify_module(Module *m, bool check_names)
 {
 	Verifier vf = {.m = m, .ctx = m->ctx, .ok = true, .check_names = check_names};
-	if (m->default_dev && !module_device(m, m->default_dev))
-		ERR(&vf, m->default_loc, "default device '@%s' is not declared", m->default_dev);
-	if (m->host_dev && !module_device(m, m->host_dev))
-		ERR(&vf, m->host_loc, "host device '@%s' is not declared", m->host_dev);
+	check_device_name(&vf, m->default_dev, m->default_loc, "default");
+	check_device_name(&vf, m->host_dev, m->host_loc, "host");
 	for (Pool *p = m->pools; p; p = p->next) {
 		const Attr *devs = attr_get(&p->attrs, "devices");
 		for (uint32_t i = 0; devs && devs->kind == AT_LIST && i < devs->n; i++)

@@ -6,6 +6,7 @@
  * arm".  Everything else (types, placements, callees' signatures) is the
  * verifier's job, run once the whole module is read.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -753,8 +754,11 @@ b_fn(Parser *p, Slice name, Loc nloc, uint32_t mark, TypeOn ret, Loc at)
 		f->ret_vd = ret.vd;
 		f->flags |= VF_ON;
 	}
-	bool top_ok = at_top_level(p, at, "function definition");
-	if (top_ok && define_global(p, f->name, GK_FUNC, f, nloc)) {
+	if (!at_top_level(p, at, "function definition")) {
+		push_cx(p, CX_SKIP, at); /* its body is not read: no cascade */
+		return;
+	}
+	if (define_global(p, f->name, GK_FUNC, f, nloc)) {
 		if (p->m->funcs_last)
 			p->m->funcs_last->next = f;
 		else
@@ -819,7 +823,11 @@ set_yield(Parser *p, Value *v, Loc at, int want, const char *kw)
 {
 	Cx *c = top(p);
 	if (!c || c->kind != want) {
-		if (!c || c->kind != CX_SKIP)
+		if (c && c->kind == CX_ARM)
+			parser_error(p, at, "'return' inside an if arm; an arm ends with 'yield'");
+		else if (c && c->kind == CX_FN)
+			parser_error(p, at, "'yield' outside an if arm; a function ends with 'return'");
+		else if (!c || c->kind != CX_SKIP)
 			parser_error(p, at, "'%s' outside %s", kw,
 			             want == CX_FN ? "a function body" : "an if arm");
 		return;
@@ -908,6 +916,9 @@ b_else(Parser *p, Loc at)
 	if (c && c->kind == CX_SKIP)
 		return;
 	parser_error(p, at, "'else' without an open 'if'");
+	/* '} else {' closes whatever block is open and opens one to skip. */
+	if (c)
+		b_close(p, at);
 	push_cx(p, CX_SKIP, at);
 }
 
@@ -954,7 +965,7 @@ b_on_device(Parser *p, Value *arg, const VDev *vd, int flags, Loc at)
 	Value *v = new_bind(p, B_ON_DEVICE, 1, at);
 	v->args[0] = arg;
 	v->u.target = vd;
-	v->flags |= (uint16_t)flags;
+	v->flags |= (uint16_t)(flags & (VF_BODY | VF_RESULT));
 	return v;
 }
 
@@ -971,7 +982,12 @@ b_ondev_flag(Parser *p, int flags, Slice name, Loc at, bool val)
 		note(p, at, "the options are constrain_body and constrain_result");
 		return flags;
 	}
-	return val ? flags | bit : flags & ~bit;
+	if (flags & (bit << 8)) {
+		parser_error(p, at, "on_device option '%.*s' given twice", (int)name.n, name.s);
+		return flags;
+	}
+	/* bit << 8 remembers that the option was given (b_on_device drops it) */
+	return (val ? flags | bit : flags & ~bit) | (bit << 8);
 }
 
 Value *
@@ -1102,6 +1118,10 @@ make_const(Parser *p, const Type *ty, Loc tyloc, const NumTok *nums, uint32_t n,
 			}
 			cd->u.f[i] = t->kind == NK_FLOAT ? t->f
 			           : t->kind == NK_NEGINT ? -(double)t->it.mag : (double)t->it.mag;
+			if (isfinite(cd->u.f[i]) && fabs(cd->u.f[i]) > elem_float_max((ElemKind)ty->dt.kind)) {
+				parser_error(p, t->loc, "value out of the range of %s", elem_name(ty->dt.kind));
+				return v;
+			}
 			continue;
 		}
 		if (t->kind == NK_FLOAT) {
@@ -1116,7 +1136,17 @@ make_const(Parser *p, const Type *ty, Loc tyloc, const NumTok *nums, uint32_t n,
 			parser_error(p, t->loc, "boolean value in a constant of %s", elem_name(ty->dt.kind));
 			return v;
 		}
-		cd->u.i[i] = signed_int(p, t->it, t->kind == NK_NEGINT, t->loc);
+		/* Each value must fit the element type; u64 keeps its bits. */
+		int64_t lo;
+		uint64_t hi;
+		elem_int_range((ElemKind)ty->dt.kind, &lo, &hi);
+		bool neg = t->kind == NK_NEGINT && t->it.mag != 0;
+		if (t->it.overflow || (neg ? t->it.mag > (uint64_t)-(lo + 1) + 1 : t->it.mag > hi)) {
+			parser_error(p, t->loc, "%s%llu is out of the range of %s", neg ? "-" : "",
+			             (unsigned long long)t->it.mag, elem_name(ty->dt.kind));
+			return v;
+		}
+		cd->u.i[i] = neg ? (int64_t)(0 - t->it.mag) : (int64_t)t->it.mag;
 	}
 	return v;
 }
@@ -1247,7 +1277,11 @@ b_prim(Parser *p, Slice name, Loc nloc, uint32_t mark, AttrMap *attrs, Loc at)
 	scratch_pop(p, mark);
 	if (attrs)
 		pr->attrs = *attrs;
-	if (at_top_level(p, at, "prim definition") && define_global(p, pr->name, GK_PRIM, pr, nloc)) {
+	if (!at_top_level(p, at, "prim definition")) {
+		push_cx(p, CX_SKIP, at);
+		return;
+	}
+	if (define_global(p, pr->name, GK_PRIM, pr, nloc)) {
 		if (p->m->prims_last)
 			p->m->prims_last->next = pr;
 		else
@@ -1481,6 +1515,14 @@ PExpr *
 b_e_int(Parser *p, IntTok v, Loc at)
 {
 	PExpr *e = new_expr(p, E_INT, at);
+	/* 2^63 is only valid negated (-9223372036854775808): it is kept as
+	 * INT64_MIN, marked, and the mark cleared by the negation, or
+	 * reported by the verifier. */
+	if (!v.overflow && v.mag == (uint64_t)INT64_MAX + 1) {
+		e->u.i = INT64_MIN;
+		e->op = E_INT_NEEDS_MINUS;
+		return e;
+	}
 	e->u.i = signed_int(p, v, false, at);
 	return e;
 }
@@ -1571,8 +1613,10 @@ b_e_un(Parser *p, int op, PExpr *a, Loc at)
 	 * re-reads the same; "-(-1)" stays a negation. */
 	if (op == OP_NEG && a && (a->kind == E_INT || a->kind == E_FLOAT) && a->loc.line == at.line &&
 	    a->loc.col == at.col + 1) {
-		if (a->kind == E_INT)
-			a->u.i = -a->u.i;
+		if (a->kind == E_INT && a->op == E_INT_NEEDS_MINUS)
+			a->op = 0; /* -2^63: already INT64_MIN */
+		else if (a->kind == E_INT)
+			a->u.i = (int64_t)(0 - (uint64_t)a->u.i);
 		else
 			a->u.f = -a->u.f;
 		a->loc = at;
