@@ -385,12 +385,6 @@ print_sub(FILE *f, const PExpr *e, bool parens)
 		fputc(')', f);
 }
 
-static bool
-negative_literal(const PExpr *e)
-{
-	return (e->kind == E_INT && e->u.i < 0) || (e->kind == E_FLOAT && signbit(e->u.f));
-}
-
 static void
 print_index(FILE *f, const PIndex *ix, uint32_t n)
 {
@@ -428,8 +422,9 @@ print_expr(FILE *f, const PExpr *e)
 		break;
 	case E_UN:
 		fputs(binop_str(e->op), f);
-		print_sub(f, e->u.ops.a, prec(e->u.ops.a) < 7 || negative_literal(e->u.ops.a) ||
-		                         e->u.ops.a->kind == E_UN);
+		/* -(0), not -0: "-0" would read back as the literal 0 */
+		print_sub(f, e->u.ops.a, prec(e->u.ops.a) < 7 || e->u.ops.a->kind == E_INT ||
+		                         e->u.ops.a->kind == E_FLOAT || e->u.ops.a->kind == E_UN);
 		break;
 	case E_BIN: {
 		int p = prec(e);

@@ -8,6 +8,7 @@
  * that prims are well formed.  Block nesting is walked with an explicit
  * stack; loop-level expressions recurse, their depth capped by the parser.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -451,6 +452,31 @@ dt_str(DType d, char *buf)
 
 static bool type_expr(Verifier *vf, PExpr *e, DType hint);
 
+/* A literal must fit the type its context gave it. */
+static bool
+literal_fits(Verifier *vf, const PExpr *e)
+{
+	ElemKind k = (ElemKind)e->dt.kind;
+	char d[16];
+	dt_str(e->dt, d);
+	if (e->kind == E_FLOAT || elem_is_float(k)) {
+		double v = e->kind == E_FLOAT ? e->u.f : (double)e->u.i;
+		if (isfinite(v) && fabs(v) > elem_float_max(k)) {
+			ERR(vf, e->loc, "%g is out of the range of %s", v, d);
+			return false;
+		}
+		return true;
+	}
+	int64_t lo;
+	uint64_t hi;
+	elem_int_range(k, &lo, &hi);
+	if (e->u.i < lo || (e->u.i > 0 && (uint64_t)e->u.i > hi)) {
+		ERR(vf, e->loc, "%lld is out of the range of %s", (long long)e->u.i, d);
+		return false;
+	}
+	return true;
+}
+
 /* A literal takes the type its context gives it, as in C. */
 static bool
 type_pair(Verifier *vf, PExpr *a, PExpr *b, DType hint)
@@ -488,8 +514,8 @@ check_index(Verifier *vf, const PExpr *at, PVar *buf, PIndex *idx, uint32_t n, u
 		return false;
 	}
 	if (n != buf->type->n) {
-		ERR(vf, at->loc, "'%%%s' has rank %u but is indexed with %u indices", buf->name,
-		    buf->type->n, n);
+		ERR(vf, at->loc, "'%%%s' has rank %u but is indexed with %u ind%s", buf->name,
+		    buf->type->n, n, n == 1 ? "ex" : "ices");
 		return false;
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -529,10 +555,10 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 			return false;
 		}
 		e->dt = (is_int(hint) || elem_is_float(hint.kind)) ? scalar_dt(hint.kind) : scalar_dt(ET_I32);
-		return true;
+		return literal_fits(vf, e);
 	case E_FLOAT:
 		e->dt = elem_is_float(hint.kind) ? scalar_dt(hint.kind) : scalar_dt(ET_F32);
-		return true;
+		return literal_fits(vf, e);
 	case E_BOOL:
 		e->dt = scalar_dt(ET_BOOL);
 		return true;

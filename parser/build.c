@@ -1026,6 +1026,8 @@ b_if(Parser *p, Value *cond, Loc at)
 Value *
 b_use(Parser *p, Slice name, Loc at)
 {
+	if (p->ncx && top(p)->kind == CX_SKIP)
+		return NULL; /* a block not read after an error: no cascade */
 	if (!p->names || p->names->prim) {
 		if (!p->ncx || top(p)->kind != CX_SKIP)
 			parser_error(p, at, "'%%%.*s' used outside a function", (int)name.n, name.s);
@@ -1382,6 +1384,8 @@ b_let(Parser *p, Slice var, Loc vloc, const Type *ty, PExpr *val, Loc at)
 static PVar *
 lookup_pvar(Parser *p, Slice name, Loc at)
 {
+	if (p->ncx && top(p)->kind == CX_SKIP)
+		return NULL;
 	if (!p->names || !p->names->prim) {
 		if (!p->ncx || top(p)->kind != CX_SKIP)
 			parser_error(p, at, "'%%%.*s' used outside a prim", (int)name.n, name.s);

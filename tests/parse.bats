@@ -1,0 +1,1913 @@
+#!/usr/bin/env bats
+# ir-parse: canonical output of the fixtures in tests/parse/, every
+# parse-time and verifier error pinned to its line, column and message,
+# notes, carets, the error limit, deep nesting, a million bindings, type
+# inference of every binding form and the details of canonical printing.
+#
+# UPDATE_GOLDEN=1 bats tests/parse.bats rewrites tests/parse/*.out.
+
+setup() {
+	load test_helper
+	bats_require_minimum_version 1.5.0
+}
+
+# --- helpers ------------------------------------------------------------------
+
+# golden NAME: tests/parse/NAME.ir prints as tests/parse/NAME.out (run in
+# that directory, so loc(...) names the file as NAME.ir).
+golden() {
+	local name=$1
+	cd "$BATS_TEST_DIRNAME/parse" || return 1
+	ir-parse "$name.ir" > "$BATS_TEST_TMPDIR/$name.out"
+	if [ -n "${UPDATE_GOLDEN:-}" ]; then
+		cp "$BATS_TEST_TMPDIR/$name.out" "$name.out"
+	fi
+	diff -u "$name.out" "$BATS_TEST_TMPDIR/$name.out"
+	ir-parse "$name.out" | diff -u "$name.out" -
+}
+
+# rejects LINE:COL MESSAGE < INPUT: the module on stdin is rejected: exit
+# status 1, nothing on stdout, and the first line on stderr is
+# "<stdin>:LINE:COL: error: MESSAGE".  $stderr_lines is left for more checks.
+rejects() {
+	cat > "$BATS_TEST_TMPDIR/rejects.ir"
+	run -1 --separate-stderr ir-parse < "$BATS_TEST_TMPDIR/rejects.ir"
+	assert_equal "$output" ""
+	assert_equal "${stderr_lines[0]}" "<stdin>:$1: error: $2"
+}
+
+# parse < INPUT: runs ir-parse on the module on stdin, whatever happens,
+# keeping the input in $BATS_TEST_TMPDIR/in.ir (for known-bug checks).
+parse() {
+	cat > "$BATS_TEST_TMPDIR/in.ir"
+	run --separate-stderr ir-parse < "$BATS_TEST_TMPDIR/in.ir"
+}
+
+# rejected LINE:COL PATTERN: after parse, the input was rejected (status 1,
+# no stdout) with a first error at LINE:COL whose message matches the glob
+# PATTERN (for messages whose exact words are the fixer's choice; COL may
+# be '*' too).
+rejected() {
+	assert_equal "$status" 1
+	assert_equal "$output" ""
+	local want="<stdin>:$1: error: $2"
+	# shellcheck disable=SC2053 # want is a glob
+	[[ ${stderr_lines[0]} == $want ]] ||
+		fail "first error: '${stderr_lines[0]}', want $want"
+}
+
+# rejects_file LINE:COL MESSAGE FILE: the same for a file made beforehand
+# (for inputs a here-document cannot hold).
+rejects_file() {
+	run -1 --separate-stderr ir-parse < "$3"
+	assert_equal "$output" ""
+	assert_equal "${stderr_lines[0]}" "<stdin>:$1: error: $2"
+}
+
+# stderr_line N TEXT: line N (from 0) of stderr is TEXT.
+stderr_line() {
+	assert_equal "${stderr_lines[$1]}" "$2"
+}
+
+# errors_count N: stderr holds N error lines.
+errors_count() {
+	local n
+	n=$(printf '%s\n' "$stderr" | grep -c ': error: ')
+	assert_equal "$n" "$1"
+}
+
+# infers 'BINDING LINE' < INPUT: the module on stdin parses and prints
+# that line (a binding with its inferred type).
+infers() {
+	cat > "$BATS_TEST_TMPDIR/in.ir"
+	run -0 ir-parse < "$BATS_TEST_TMPDIR/in.ir"
+	assert_line "$1"
+}
+
+# --- canonical output of the fixtures ---------------------------------------------
+
+@test "golden: declarations (devices, default, host, pools)" { golden decls; }
+@test "golden: operator calls with attributes and literal operands" { golden ops; }
+@test "golden: calls of functions, before and after their definition" { golden calls; }
+@test "golden: call_lowered with one and several results" { golden call_lowered; }
+@test "golden: on_device with every option combination" { golden on_device; }
+@test "golden: device_copy with scopes; TVM scope aliases print canonically" { golden device_copy; }
+@test "golden: tuples and projections" { golden tuples; }
+@test "golden: constants of every element type, inf, nan, files" { golden consts; }
+@test "golden: nested ifs" { golden ifs; }
+@test "golden: type and placement annotations" { golden annotations; }
+@test "golden: prim loops, ifs, lets, loads and stores" { golden prim_loops; }
+@test "golden: kernels, thread bindings, barriers, allocs, textures, lanes" { golden prim_kernel; }
+@test "golden: loop-level expressions and precedence" { golden prim_exprs; }
+@test "golden: prim attributes and alloc annotations of any shape" { golden prim_attrs; }
+@test "golden: loc(...) on every kind of line" { golden locs; }
+@test "golden: comments, blank lines and wrapped lists" { golden wrap; }
+@test "golden: an empty module prints nothing" { golden empty; }
+@test "golden: names that look like keywords, numbers and dotted globals" { golden names; }
+@test "golden: a small network" { golden network; }
+
+# --- lexical errors ---------------------------------------------------------------
+
+@test "error: a NUL byte is an error at its position, not the end of input" {
+	printf 'device @cpu = cpu(0)\ndevice @g\0pu = gpu(0)\n' > "$BATS_TEST_TMPDIR/nul.ir"
+	rejects_file 2:10 'unexpected NUL byte' "$BATS_TEST_TMPDIR/nul.ir"
+}
+
+@test "error: a character outside the grammar" {
+	rejects 2:22 "unexpected character '\$'" <<'IR'
+device @cpu = cpu(0)
+device @gpu = gpu(0) $
+IR
+}
+
+@test "error: a byte outside ASCII" {
+	printf 'device @cpu = cpu(0) \x80\n' > "$BATS_TEST_TMPDIR/b.ir"
+	rejects_file 1:22 'unexpected byte 0x80' "$BATS_TEST_TMPDIR/b.ir"
+}
+
+@test "error: an unterminated string" {
+	rejects 1:23 'unterminated string or bad escape in string' <<'IR'
+pool @p {size=1, kind="abc}
+IR
+}
+
+@test "error: an unknown escape in a string" {
+	rejects 1:23 'unterminated string or bad escape in string' <<'IR'
+pool @p {size=1, kind="a\qb"}
+IR
+}
+
+@test "error: a \\x escape needs two hex digits" {
+	rejects 1:23 'unterminated string or bad escape in string' <<'IR'
+pool @p {size=1, kind="a\x4g"}
+IR
+}
+
+# --- syntax errors ----------------------------------------------------------------
+
+@test "syntax: a newline where ')' is needed" {
+	rejects 1:20 "unexpected newline, expected ')'" <<'IR'
+device @cpu = cpu(0
+IR
+}
+
+@test "syntax: a parameter without ':'" {
+	rejects 1:10 "unexpected identifier 'f32', expected ':'" <<'IR'
+fn @f(%x f32[4]) {
+  return %x
+}
+IR
+}
+
+@test "syntax: a device without its kind" {
+	rejects 1:15 "unexpected '(', expected identifier" <<'IR'
+device @cpu = (0)
+IR
+}
+
+@test "syntax: several expected tokens are listed, the last after 'or'" {
+	rejects 1:18 "unexpected '{', expected 'on', 'loc', ')' or ','" <<'IR'
+fn @f(%x: f32[4] {
+  return %x
+}
+IR
+}
+
+@test "syntax: return without a value" {
+	rejects 2:9 "unexpected newline, expected local name, integer, float, 'true', 'false' or '-'" <<'IR'
+fn @f(%x: f32[4]) {
+  return
+}
+IR
+}
+
+@test "syntax: an attribute without a value" {
+	rejects 2:21 "unexpected '}', expected '='" <<'IR'
+fn @f(%x: f32[4]) {
+  %a = add(%x) {axis}
+  return %x
+}
+IR
+}
+
+@test "syntax: a closing bracket may not start a line (lists wrap after '(' '[' ',')" {
+	rejects 2:26 "unexpected newline, expected ']' or ','" <<'IR'
+fn @f() {
+  %a = const f32[2] [1, 2
+  ]
+  return %a
+}
+IR
+}
+
+# --- structure: blocks and names ----------------------------------------------------
+
+@test "structure: a binding outside a function" {
+	rejects 1:1 'binding outside a function body' <<'IR'
+%x = const f32[] 1.0
+IR
+}
+
+@test "structure: '}' without an open block" {
+	rejects 2:1 "'}' without an open block" <<'IR'
+device @cpu = cpu(0)
+}
+IR
+}
+
+@test "structure: a function without return, with a note at its start" {
+	rejects 3:1 "function '@f' ends without 'return'" <<'IR'
+fn @f() {
+  %a = ()
+}
+IR
+	stderr_line 3 '<stdin>:1:1: note: the function starts here'
+}
+
+@test "structure: a then arm without yield" {
+	rejects 4:3 "if arm ends without 'yield'" <<'IR'
+fn @f(%c: bool[]) {
+  %r = if %c {
+    %a = ()
+  } else {
+    yield %c
+  }
+  return %r
+}
+IR
+}
+
+@test "structure: an else arm without yield" {
+	rejects 6:3 "if arm ends without 'yield'" <<'IR'
+fn @f(%c: bool[]) {
+  %r = if %c {
+    %a = ()
+    yield %a
+  } else {
+  }
+  return %r
+}
+IR
+}
+
+@test "structure: an if without else" {
+	rejects 4:3 "'if' needs an 'else' arm: '} else {'" <<'IR'
+fn @f(%c: bool[]) {
+  %r = if %c {
+    yield %c
+  }
+  return %r
+}
+IR
+	stderr_line 3 '<stdin>:2:3: note: the if starts here'
+}
+
+@test "structure: a missing '}' at the end of the file points at the open block" {
+	rejects 6:1 "unexpected end of file: expected '}'" <<'IR'
+fn @f(%c: bool[]) {
+  %r = if %c {
+    yield %c
+  } else {
+    yield %c
+IR
+	# the innermost open block is where the '}' is missing (the quoted
+	# line 6 is empty, and bats leaves empty lines out of $stderr_lines)
+	stderr_line 2 '<stdin>:2:3: note: to close the block opened here'
+}
+
+@test "structure: a binding after return" {
+	rejects 3:3 "binding after 'return'" <<'IR'
+fn @f(%c: bool[]) {
+  return %c
+  %a = ()
+}
+IR
+}
+
+@test "structure: a second return" {
+	rejects 3:3 "second 'return' in one block" <<'IR'
+fn @f(%c: bool[]) {
+  return %c
+  return %c
+}
+IR
+}
+
+@test "structure: yield at the top of a function" {
+	rejects 2:3 "'yield' outside an if arm; a function ends with 'return'" <<'IR'
+fn @f(%c: bool[]) {
+  yield %c
+  return %c
+}
+IR
+}
+
+@test "structure: a loop in a function body" {
+	rejects 2:3 "'for' outside a prim body" <<'IR'
+fn @f(%x: f32[4]) {
+  for %i in 0..4 {
+  }
+  return %x
+}
+IR
+}
+
+@test "structure: a kernel inside a loop" {
+	rejects 4:5 "'kernel' must be at the top of a prim body" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu) {
+  for %i in 0..4 {
+    kernel @k {
+    }
+  }
+}
+IR
+}
+
+@test "names: redefinition of a local, with a note at the first definition" {
+	rejects 3:3 "redefinition of '%a'" <<'IR'
+fn @f(%x: f32[4]) {
+  %a = negative(%x)
+  %a = negative(%x)
+  return %a
+}
+IR
+	stderr_line 1 '  %a = negative(%x)'
+	stderr_line 2 '  ^'
+	stderr_line 3 "<stdin>:2:3: note: previous definition of '%a' is here"
+	stderr_line 4 '  %a = negative(%x)'
+	stderr_line 5 '  ^'
+}
+
+@test "names: redefinition of a parameter" {
+	rejects 1:19 "redefinition of '%x'" <<'IR'
+fn @f(%x: f32[4], %x: f32[4]) {
+  return %x
+}
+IR
+	stderr_line 3 "<stdin>:1:7: note: previous definition of '%x' is here"
+}
+
+@test "names: a name is unique in its function, arms included" {
+	rejects 6:5 "redefinition of '%a'" <<'IR'
+fn @f(%c: bool[], %x: f32[4]) {
+  %r = if %c {
+    %a = negative(%x)
+    yield %a
+  } else {
+    %a = negative(%x)
+    yield %a
+  }
+  return %r
+}
+IR
+	stderr_line 3 "<stdin>:3:5: note: previous definition of '%a' is here"
+}
+
+@test "names: redefinition of a function, with a note at the first" {
+	rejects 5:4 "redefinition of '@f'" <<'IR'
+fn @f() -> () {
+  %a = ()
+  return %a
+}
+fn @f() -> () {
+  %a = ()
+  return %a
+}
+IR
+	stderr_line 1 'fn @f() -> () {'
+	stderr_line 2 '   ^'
+	stderr_line 3 '<stdin>:1:1: note: previous definition is here'
+}
+
+@test "names: a device and a function cannot share a name" {
+	rejects 2:4 "redefinition of '@cpu'" <<'IR'
+device @cpu = cpu(0)
+fn @cpu() -> () {
+  %a = ()
+  return %a
+}
+IR
+	stderr_line 3 '<stdin>:1:1: note: previous definition is here'
+}
+
+@test "names: use of an undefined local" {
+	rejects 2:10 "use of undefined value '%nope'" <<'IR'
+fn @f() {
+  return %nope
+}
+IR
+}
+
+@test "names: a local used before its definition" {
+	rejects 2:16 "use of undefined value '%b'" <<'IR'
+fn @f(%x: f32[4]) {
+  %a = add(%x, %b)
+  %b = negative(%x)
+  return %a
+}
+IR
+}
+
+@test "names: an arm's name is not visible after the arm" {
+	rejects 8:12 "'%a' is not visible here" <<'IR'
+fn @f(%c: bool[], %x: f32[4]) {
+  %r = if %c {
+    %a = negative(%x)
+    yield %a
+  } else {
+    yield %x
+  }
+  %b = add(%a, %r)
+  return %b
+}
+IR
+	stderr_line 3 '<stdin>:3:5: note: it is defined in a block that has ended'
+}
+
+@test "names: the then arm's names are not visible in the else arm" {
+	rejects 6:11 "'%a' is not visible here" <<'IR'
+fn @f(%c: bool[], %x: f32[4]) {
+  %r = if %c {
+    %a = negative(%x)
+    yield %a
+  } else {
+    yield %a
+  }
+  return %r
+}
+IR
+}
+
+@test "names: an if's own name is not defined inside its arms" {
+	rejects 3:11 "use of undefined value '%r'" <<'IR'
+fn @f(%c: bool[], %x: f32[4]) {
+  %r = if %c {
+    yield %r
+  } else {
+    yield %x
+  }
+  return %r
+}
+IR
+}
+
+@test "names: a loop variable is not visible after its loop" {
+	rejects 5:6 "'%i' is not visible here" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu) {
+  for %i in 0..4 {
+  }
+  %A[%i] = 0.0
+}
+IR
+}
+
+@test "names: a call of an undefined function" {
+	rejects 2:3 "call of undefined function '@nothere'" <<'IR'
+fn @f(%x: f32[4]) {
+  %r = @nothere(%x)
+  return %r
+}
+IR
+}
+
+@test "names: a call of a device" {
+	rejects 3:3 "'@cpu' is a device, not a function" <<'IR'
+device @cpu = cpu(0)
+fn @f(%x: f32[4]) {
+  %r = @cpu(%x)
+  return %r
+}
+IR
+}
+
+@test "names: call_lowered of a function" {
+	rejects 5:3 "'@g' is a function, not a prim" <<'IR'
+fn @g(%x: f32[4]) -> f32[4] {
+  return %x
+}
+fn @f(%x: f32[4]) {
+  %r = call_lowered @g(%x)
+  return %r
+}
+IR
+}
+
+# --- declarations, types, attributes, constants -----------------------------------------
+
+@test "decl: an unknown operator" {
+	rejects 2:8 "unknown operator 'nn.frobnicate'" <<'IR'
+fn @f(%x: f32[4]) {
+  %a = nn.frobnicate(%x)
+  return %a
+}
+IR
+}
+
+@test "decl: an unknown element type" {
+	rejects 1:11 "unknown element type 'f33'" <<'IR'
+fn @f(%x: f33[4]) {
+  return %x
+}
+IR
+}
+
+@test "decl: an unknown element type in a let" {
+	rejects 3:11 "unknown element type 'int'" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v: int = %n
+}
+IR
+}
+
+@test "decl: a dimension too large" {
+	rejects 1:15 'dimension too large' <<'IR'
+fn @f(%x: f32[99999999999999]) {
+  return %x
+}
+IR
+}
+
+@test "decl: an unknown device kind" {
+	rejects 1:13 "unknown device kind 'tpu' (expected cpu, gpu or accel)" <<'IR'
+device @d = tpu(0)
+IR
+}
+
+@test "decl: an unknown device attribute, with the known ones in a note" {
+	rejects 1:21 "unknown device attribute 'textures'" <<'IR'
+device @d = gpu(0) {textures=true}
+IR
+	stderr_line 3 '<stdin>:1:21: note: device attributes are texture, image2d_max and max_work_group_size'
+}
+
+@test "decl: a device attribute of the wrong kind" {
+	rejects 1:29 "'texture' must be true or false" <<'IR'
+device @d = gpu(0) {texture=1}
+IR
+}
+
+@test "decl: image2d_max needs two positive integers" {
+	rejects 1:33 "'image2d_max' must be [width, height], two positive integers" <<'IR'
+device @d = gpu(0) {image2d_max=[0, 5]}
+IR
+}
+
+@test "decl: an unknown pool attribute" {
+	rejects 1:19 "unknown pool attribute 'sise'" <<'IR'
+pool @p {size=10, sise=4}
+IR
+	stderr_line 3 '<stdin>:1:19: note: pool attributes are size, devices, kind and alignment'
+}
+
+@test "decl: a pool without a size" {
+	rejects 1:6 "pool '@p' needs a 'size' attribute" <<'IR'
+pool @p {kind="workspace"}
+IR
+}
+
+@test "decl: a pool naming a device that is not declared" {
+	rejects 2:33 "pool '@p' names unknown device '@gpu'" <<'IR'
+device @cpu = cpu(0)
+pool @p {size=8, devices=[@cpu, @gpu]}
+IR
+}
+
+@test "decl: a duplicate attribute, with a note at the first" {
+	rejects 1:29 "duplicate attribute 'size'" <<'IR'
+pool @p {size=10, kind="a", size=20}
+IR
+	stderr_line 3 '<stdin>:1:10: note: first given here'
+}
+
+@test "decl: a second default" {
+	rejects 4:1 "second 'default' declaration" <<'IR'
+device @cpu = cpu(0)
+device @gpu = gpu(0)
+default @cpu
+default @gpu
+IR
+	stderr_line 3 '<stdin>:3:1: note: the first is here'
+}
+
+@test "decl: a device declared inside a function" {
+	rejects 2:3 'device declaration inside a block' <<'IR'
+fn @f(%x: f32[4]) {
+  device @cpu = cpu(0)
+  return %x
+}
+IR
+	stderr_line 3 '<stdin>:1:1: note: the block opened here is not closed'
+}
+
+@test "const: the wrong number of values" {
+	rejects 2:8 'a constant of 4 elements needs as many values, 3 given' <<'IR'
+fn @f() {
+  %a = const f32[2,2] [1, 2, 3]
+  return %a
+}
+IR
+}
+
+@test "const: a float in an integer constant" {
+	rejects 2:25 'floating-point value in a constant of i32' <<'IR'
+fn @f() {
+  %a = const i32[2] [1, 2.5]
+  return %a
+}
+IR
+}
+
+@test "const: a number in a bool constant" {
+	rejects 2:29 'a bool constant takes true or false' <<'IR'
+fn @f() {
+  %a = const bool[2] [true, 1]
+  return %a
+}
+IR
+}
+
+@test "const: a bool in a float constant" {
+	rejects 2:22 'boolean value in a floating-point constant' <<'IR'
+fn @f() {
+  %a = const f32[1] [true]
+  return %a
+}
+IR
+}
+
+@test "const: a shaped constant needs a list" {
+	rejects 2:21 'a constant of shape with 2 elements needs a [list] of values' <<'IR'
+fn @f() {
+  %a = const f32[2] 1.0
+  return %a
+}
+IR
+}
+
+@test "const: file= is the only keyword" {
+	rejects 2:21 "expected file=\"...\" after the constant's type" <<'IR'
+fn @f() {
+  %a = const f32[2] data="x.npy"
+  return %a
+}
+IR
+}
+
+@test "const: an integer beyond i64" {
+	rejects 2:20 '9223372036854775808 is out of the range of i64' <<'IR'
+fn @f() {
+  %a = const i64[] 9223372036854775808
+  return %a
+}
+IR
+}
+
+@test "on_device: an unknown option, with the known ones in a note" {
+	rejects 3:28 "unknown on_device option 'constrain_everything'" <<'IR'
+device @cpu = cpu(0)
+fn @f(%x: f32[4]) {
+  %a = on_device(%x, @cpu, constrain_everything=true)
+  return %a
+}
+IR
+	stderr_line 3 '<stdin>:3:28: note: the options are constrain_body and constrain_result'
+}
+
+@test "loop: an unknown loop kind, with the known ones in a note" {
+	rejects 3:18 "unknown loop kind 'sideways'" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu) {
+  for %i in 0..4 sideways {
+    %A[%i] = 0.0
+  }
+}
+IR
+	stderr_line 3 '<stdin>:3:18: note: loop kinds are serial, parallel, vectorized, unrolled and bind(THREAD)'
+}
+
+@test "loop: a thread binding is written bind(...)" {
+	rejects 3:18 "expected bind(THREAD), found 'tie(...)'" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu) {
+  for %i in 0..4 tie(threadIdx.x) {
+    %A[%i] = 0.0
+  }
+}
+IR
+}
+
+@test "loop: vector lanes of 5" {
+	rejects 3:8 'vector lanes must be 2, 3, 4, 8 or 16' <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[8] @cpu) {
+  %A[0:5] = 0.0
+}
+IR
+}
+
+@test "loop: only cast<T> and broadcast<T> take a type" {
+	rejects 3:12 "'vec<...>' is not cast<T> or broadcast<T>" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v = vec<f32>(%n)
+}
+IR
+}
+
+@test "depth: an expression nested deeper than 256" {
+	# 300 unary minuses: no brackets, so only the expression depth limit
+	awk 'BEGIN {
+		print "device @cpu = cpu(0)"; print "prim @p(%A: i32[1] @cpu) {"
+		s = "  %A[0] = "; for (i = 0; i < 300; i++) s = s "-"; print s "%A[0]"; print "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	# %A[0] is 2 deep, so the 256th minus from the right (column 56) is 257 deep
+	rejects_file 3:56 'expression nested deeper than 256' "$BATS_TEST_TMPDIR/deep.ir"
+	errors_count 1
+}
+
+@test "depth: brackets nested deeper than 256" {
+	awk 'BEGIN {
+		s = "pool @p {size=1, x="; for (i = 0; i < 300; i++) s = s "["
+		for (i = 0; i < 300; i++) s = s "]"; print s "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	# 'pool @p {size=1, x=' is 19 columns; the 257th '[' is at 20 + 256
+	rejects_file 1:276 'brackets nested deeper than 256' "$BATS_TEST_TMPDIR/deep.ir"
+}
+
+@test "depth: 256 brackets are allowed" {
+	awk 'BEGIN {
+		s = "prim @p() {"; for (i = 0; i < 256; i++) s = s "["
+		for (i = 0; i < 256; i++) s = s "]"; print s "} {"; print "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	# the first line is "prim @p() {x=[[...]]} {" once printed
+	sed -i 's/^prim @p() {/prim @p() {x=/' "$BATS_TEST_TMPDIR/deep.ir"
+	run -0 ir-parse "$BATS_TEST_TMPDIR/deep.ir"
+	ir-parse "$BATS_TEST_TMPDIR/deep.ir" > "$BATS_TEST_TMPDIR/a.ir"
+	ir-parse "$BATS_TEST_TMPDIR/a.ir" | cmp - "$BATS_TEST_TMPDIR/a.ir"
+}
+
+# --- verifier ---------------------------------------------------------------------
+
+@test "verify: a written type that is not the inferred one" {
+	rejects 2:3 "'%a' is written as f32[5] but its value has type f32[4]" <<'IR'
+fn @f(%x: f32[4]) {
+  %a: f32[5] = negative(%x)
+  return %a
+}
+IR
+}
+
+@test "verify: a written type on an if" {
+	rejects 2:3 "'%r' is written as i32[] but its value has type f32[4]" <<'IR'
+fn @f(%c: bool[], %x: f32[4]) {
+  %r: i32[] = if %c {
+    yield %x
+  } else {
+    yield %x
+  }
+  return %r
+}
+IR
+}
+
+@test "verify: a device in 'on' that is not declared" {
+	rejects 2:3 "unknown device '@gpu'" <<'IR'
+fn @f(%x: f32[4]) {
+  %a on @gpu = negative(%x)
+  return %a
+}
+IR
+}
+
+@test "verify: an on_device to a device that is not declared" {
+	rejects 2:3 "unknown device '@npu'" <<'IR'
+fn @f(%x: f32[4]) {
+  %a = on_device(%x, @npu)
+  return %a
+}
+IR
+}
+
+@test "verify: a parameter on a device that is not declared" {
+	rejects 1:7 "unknown device '@gpu'" <<'IR'
+fn @f(%x: f32[4] on @gpu) {
+  return %x
+}
+IR
+}
+
+@test "verify: a call with too many arguments" {
+	rejects 5:3 "function '@g' takes 1 argument, 2 given" <<'IR'
+fn @g(%a: f32[4]) -> f32[4] {
+  return %a
+}
+fn @f(%x: f32[4]) {
+  %a = @g(%x, %x)
+  return %a
+}
+IR
+	stderr_line 3 "<stdin>:1:1: note: '@g' is defined here"
+}
+
+@test "verify: a call argument of the wrong type" {
+	rejects 5:3 "argument 1 of '@g' has type i32[4], expected f32[4]" <<'IR'
+fn @g(%a: f32[4]) -> f32[4] {
+  return %a
+}
+fn @f(%x: i32[4]) {
+  %a = @g(%x)
+  return %a
+}
+IR
+}
+
+@test "verify: a call of a later function whose result type is not written" {
+	rejects 2:3 "the result type of '@g' is not known here" <<'IR'
+fn @f(%x: f32[4]) {
+  %r = @g(%x)
+  return %r
+}
+fn @g(%y: f32[4]) {
+  return %y
+}
+IR
+	stderr_line 3 "<stdin>:5:1: note: write '-> TYPE' on '@g', or define it before '@f'"
+}
+
+@test "verify: call_lowered passing a prim's every parameter leaves no result" {
+	rejects 5:3 "call_lowered '@k' passes 2 arguments but the prim has 2 parameters; its results are its trailing parameters" <<'IR'
+device @cpu = cpu(0)
+prim @k(%A: f32[4] @cpu, %B: f32[4] @cpu) {
+}
+fn @f(%x: f32[4]) {
+  %a = call_lowered @k(%x, %x)
+  return %a
+}
+IR
+}
+
+@test "verify: call_lowered of a prim with a scalar parameter" {
+	rejects 5:3 "call_lowered '@k': parameter '%n' is a scalar; only buffer parameters can be called from the graph level" <<'IR'
+device @cpu = cpu(0)
+prim @k(%A: f32[4] @cpu, %n: i32, %B: f32[4] @cpu) {
+}
+fn @f(%x: f32[4]) {
+  %a = call_lowered @k(%x, 3)
+  return %a
+}
+IR
+}
+
+@test "verify: call_lowered with an argument of the wrong type" {
+	rejects 5:3 "argument 1 of '@k' has type f32[5], expected f32[4]" <<'IR'
+device @cpu = cpu(0)
+prim @k(%A: f32[4] @cpu, %B: f32[4] @cpu) {
+}
+fn @f(%x: f32[5]) {
+  %a = call_lowered @k(%x)
+  return %a
+}
+IR
+}
+
+@test "verify: a projection of a value that is not a tuple" {
+	rejects 2:3 "'%x.0' projects a field of a value that is not a tuple" <<'IR'
+fn @f(%x: f32[4]) {
+  %a = %x.0
+  return %a
+}
+IR
+}
+
+@test "verify: a projection past the last field" {
+	rejects 3:3 "tuple '%t' has 2 fields; there is no field 2" <<'IR'
+fn @f(%x: f32[4]) {
+  %t = (%x, %x)
+  %a = %t.2
+  return %a
+}
+IR
+}
+
+@test "verify: an if condition that is not bool[]" {
+	rejects 2:3 "the condition of 'if' must be bool[], not i32[]" <<'IR'
+fn @f(%c: i32[], %x: f32[4]) {
+  %r = if %c {
+    yield %x
+  } else {
+    yield %x
+  }
+  return %r
+}
+IR
+}
+
+@test "verify: arms that yield different types, with a note at the first" {
+	rejects 5:5 "the arms of 'if' yield different types: f32[4] and bool[]" <<'IR'
+fn @f(%c: bool[], %x: f32[4]) {
+  %r = if %c {
+    yield %x
+  } else {
+    yield %c
+  }
+  return %r
+}
+IR
+	stderr_line 3 '<stdin>:3:5: note: the first arm yields here'
+}
+
+@test "verify: a returned value that is not the written result type" {
+	rejects 2:3 "'@f' returns f32[4] but its result type is f32[5]" <<'IR'
+fn @f(%x: f32[4]) -> f32[5] {
+  return %x
+}
+IR
+	stderr_line 3 '<stdin>:1:1: note: the result type is written here'
+}
+
+@test "verify: an unknown intrinsic" {
+	rejects 3:11 "unknown intrinsic 'frob'" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu) {
+  %A[0] = frob(1.0)
+}
+IR
+}
+
+@test "verify: an intrinsic with the wrong number of arguments" {
+	rejects 3:12 "'min' takes 2 arguments, 1 given" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v = min(%n)
+}
+IR
+}
+
+@test "verify: a float-only intrinsic on integers" {
+	rejects 3:12 "'exp' needs floating-point operands" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v = exp(%n)
+}
+IR
+}
+
+@test "verify: more indices than the buffer's rank" {
+	rejects 3:3 "'%A' has rank 1 but is indexed with 2 indices" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu) {
+  %A[0, 1] = 1.0
+}
+IR
+}
+
+@test "verify: a load with fewer indices than the rank" {
+	rejects 3:12 "'%A' has rank 3 but is indexed with 2 indices" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4,4,4] @cpu) {
+  let %v = %A[0, 1]
+}
+IR
+}
+
+@test "verify: vector lanes on an index that is not the last" {
+	rejects 3:6 'vector lanes are only allowed on the last index' <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4,4] @cpu) {
+  %A[0:4, 0] = broadcast<f32x4>(1.0)
+}
+IR
+}
+
+@test "verify: a float index" {
+	rejects 3:15 'an index must be an integer' <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu) {
+  let %v = %A[1.0]
+}
+IR
+}
+
+@test "verify: a scalar indexed like a buffer" {
+	rejects 3:3 "'%n' is not a buffer" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  %n[0] = 1
+}
+IR
+}
+
+@test "verify: a buffer used as a scalar" {
+	rejects 3:12 "buffer '%A' used as a scalar; load from it with %A[...]" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu) {
+  let %v = %A + 1.0
+}
+IR
+}
+
+@test "verify: texture2d_load of a buffer not in a texture scope" {
+	rejects 3:12 'texture2d_load needs a buffer in a texture scope' <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4,4] @cpu:global) {
+  let %v = texture2d_load(%A, 0, 0)
+}
+IR
+}
+
+@test "verify: texture2d_store to a buffer not in a texture scope" {
+	rejects 3:3 'texture2d_store needs a buffer in a texture scope' <<'IR'
+device @gpu = gpu(0)
+prim @p(%A: f32[1,1,4] @gpu) {
+  texture2d_store(%A, 0, 0, broadcast<f32x4>(1.0))
+}
+IR
+}
+
+@test "verify: texture2d_store takes four arguments" {
+	rejects 3:3 'texture2d_store takes (%image, x, y, value)' <<'IR'
+device @gpu = gpu(0)
+prim @p(%A: f32[1,1,4] @gpu:texture) {
+  texture2d_store(%A, 0, 0)
+}
+IR
+}
+
+@test "verify: a thread-bound loop outside a kernel" {
+	rejects 3:3 'a loop bound to threadIdx.x must be inside a kernel' <<'IR'
+device @gpu = gpu(0)
+prim @p(%A: f32[4] @gpu) {
+  for %i in 0..4 bind(threadIdx.x) {
+    %A[%i] = 0.0
+  }
+}
+IR
+}
+
+@test "verify: an unknown thread tag" {
+	rejects 4:5 "unknown thread tag 'warpIdx.x' (expected blockIdx.x/y/z or threadIdx.x/y/z)" <<'IR'
+device @gpu = gpu(0)
+prim @p(%A: f32[4] @gpu) {
+  kernel @k {
+    for %i in 0..4 bind(warpIdx.x) {
+      %A[%i] = 0.0
+    }
+  }
+}
+IR
+}
+
+@test "verify: a barrier outside a kernel" {
+	rejects 3:3 "'barrier' must be inside a kernel" <<'IR'
+device @gpu = gpu(0)
+prim @p(%A: f32[4] @gpu) {
+  barrier
+}
+IR
+}
+
+@test "verify: loop bounds must be integers" {
+	rejects 3:3 'loop bounds must be integers' <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu) {
+  for %i in 0..1.5 {
+  }
+}
+IR
+}
+
+@test "verify: a loop-level if condition must be bool" {
+	rejects 3:3 "the condition of 'if' must be bool" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  if %n {
+  }
+}
+IR
+}
+
+@test "verify: select needs a bool condition" {
+	rejects 3:12 'the condition of select must be bool' <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v = select(%n, 1, 2)
+}
+IR
+}
+
+@test "verify: broadcast needs a scalar of its element type" {
+	rejects 3:12 'broadcast<f32x4> needs a scalar of the same element type, not i32' <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v = broadcast<f32x4>(%n)
+}
+IR
+}
+
+@test "verify: a cast cannot change the number of lanes" {
+	rejects 3:12 'cast cannot change the number of lanes' <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v = cast<f32x4>(%n)
+}
+IR
+}
+
+@test "verify: a vector and a scalar do not mix" {
+	rejects 3:20 'operands have different types: f32x4 and f32' <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[8] @cpu) {
+  let %v = %A[0:4] + %A[0]
+}
+IR
+}
+
+@test "verify: '!' needs a bool" {
+	rejects 3:12 "'!' needs a bool operand" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v = !%n
+}
+IR
+}
+
+@test "verify: no arithmetic on bool" {
+	rejects 3:17 'arithmetic on bool' <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v = true + true
+}
+IR
+}
+
+@test "verify: a buffer without a device" {
+	rejects 2:19 "unexpected ')', expected global name or virtual device" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4]) {
+}
+IR
+}
+
+@test "verify: an alloc on a device that is not declared" {
+	rejects 3:9 "unknown device '@gpu'" <<'IR'
+device @cpu = cpu(0)
+prim @p() {
+  alloc %Z: f32[4] @gpu
+}
+IR
+}
+
+@test "verify: candidate_pools naming a pool that is not declared" {
+	rejects 4:57 "'candidate_pools' names '@dram', which is not a declared pool" <<'IR'
+device @gpu = gpu(0)
+pool @sram {size=64}
+prim @p() {
+  alloc %S: f32[4] @gpu:shared {candidate_pools=[@sram, @dram]}
+}
+IR
+}
+
+@test "verify: candidate_pools must be a list" {
+	rejects 3:49 "'candidate_pools' must be a list of pools" <<'IR'
+device @gpu = gpu(0)
+prim @p() {
+  alloc %S: f32[4] @gpu:shared {candidate_pools=@sram}
+}
+IR
+}
+
+@test "verify: default names a device that is not declared" {
+	rejects 2:1 "default device '@gpu' is not declared" <<'IR'
+device @cpu = cpu(0)
+default @gpu
+IR
+}
+
+@test "verify: host names a device that is not declared" {
+	rejects 2:1 "host device '@npu' is not declared" <<'IR'
+device @cpu = cpu(0)
+host @npu
+IR
+}
+
+# --- how errors are shown -----------------------------------------------------------
+
+@test "report: errors in a file argument are reported with the file's name" {
+	mkdir -p "$BATS_TEST_TMPDIR/sub"
+	printf 'device @cpu = cpu(0)\ndevice @d = tpu(0)\n' > "$BATS_TEST_TMPDIR/sub/m.ir"
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr ir-parse sub/m.ir
+	assert_equal "$output" ""
+	stderr_line 0 "sub/m.ir:2:13: error: unknown device kind 'tpu' (expected cpu, gpu or accel)"
+	stderr_line 1 'device @d = tpu(0)'
+	stderr_line 2 '            ^'
+	# and '-' is standard input
+	run -1 --separate-stderr ir-parse - < sub/m.ir
+	stderr_line 0 "<stdin>:2:13: error: unknown device kind 'tpu' (expected cpu, gpu or accel)"
+}
+
+@test "report: an error on a line with loc(...) is reported where loc says" {
+	cd "$BATS_TEST_TMPDIR"
+	rejects 2:3 "'%a' is written as f32[5] but its value has type f32[4]" <<'IR'
+fn @f(%x: f32[4]) {
+  %a: f32[5] = negative(%x)
+  return %a
+}
+IR
+	rejects 7:3 "'%a' is written as f32[5] but its value has type f32[4]" <<'IR'
+fn @f(%x: f32[4]) {
+  %a: f32[5] = negative(%x) loc("<stdin>":7:3)
+  return %a
+}
+IR
+	run -1 --separate-stderr ir-parse <<'IR'
+fn @f(%x: f32[4]) {
+  %a: f32[5] = negative(%x) loc("model.ir":7:3)
+  return %a
+}
+IR
+	stderr_line 0 "model.ir:7:3: error: '%a' is written as f32[5] but its value has type f32[4]"
+}
+
+@test "report: the caret is under the column of the error" {
+	rejects 4:16 "unknown element type 'f31'" <<'IR'
+device @cpu = cpu(0)
+fn @f(%x: f32[4]) {
+  %a = const f32[] 1.0
+  %b: (f32[4], f31[2]) = (%x, %a)
+  return %b
+}
+IR
+	stderr_line 1 '  %b: (f32[4], f31[2]) = (%x, %a)'
+	stderr_line 2 '               ^'
+	assert_equal "${#stderr_lines[2]}" 16
+}
+
+@test "report: several errors in one file are all reported, in order" {
+	rejects 2:23 "unknown element type 'f33'" <<'IR'
+device @cpu = cpu(0)
+fn @f(%x: f32[4], %y: f33[4]) {
+  %a = frobnicate(%x)
+  %b = negative(%nope)
+  return %x
+}
+device @d = tpu(0)
+IR
+	errors_count 4
+	run -1 --separate-stderr ir-parse < "$BATS_TEST_TMPDIR/rejects.ir"
+	run grep -o '^<stdin>:[0-9:]*: error' <<< "$stderr"
+	assert_output - <<'OUT'
+<stdin>:2:23: error
+<stdin>:3:8: error
+<stdin>:4:17: error
+<stdin>:7:13: error
+OUT
+}
+
+@test "report: after 20 errors the rest are dropped with one line saying so" {
+	for i in $(seq 30); do echo "%x$i = ()"; done > "$BATS_TEST_TMPDIR/many.ir"
+	run -1 --separate-stderr ir-parse "$BATS_TEST_TMPDIR/many.ir"
+	assert_equal "$output" ""
+	errors_count 21
+	run grep -c "^$BATS_TEST_TMPDIR/many.ir:[0-9]*:1: error: binding outside a function body\$" <<< "$stderr"
+	assert_output 20
+	assert_equal "${stderr_lines[${#stderr_lines[@]} - 1]}" 'ir-parse: error: too many errors emitted, stopping now'
+	# the last one reported is the 20th
+	assert_equal "${stderr_lines[${#stderr_lines[@]} - 4]}" "$BATS_TEST_TMPDIR/many.ir:20:1: error: binding outside a function body"
+}
+
+@test "report: 20 errors exactly do not trigger the limit line" {
+	for i in $(seq 20); do echo "%x$i = ()"; done > "$BATS_TEST_TMPDIR/many.ir"
+	run -1 --separate-stderr ir-parse "$BATS_TEST_TMPDIR/many.ir"
+	errors_count 20
+	[[ $stderr != *'too many errors'* ]]
+}
+
+@test "report: a syntax error costs one line; the lines after it are still checked" {
+	rejects 2:20 "unexpected '=', expected newline, 'loc' or '{'" <<'IR'
+fn @f(%x: f32[4]) {
+  %a = add(%x, %x) =
+  %b = negative(%x)
+  %c = nn.bogus(%b)
+  return %b
+}
+IR
+	stderr_line 3 "<stdin>:4:8: error: unknown operator 'nn.bogus'"
+	errors_count 2
+}
+
+@test "report: a syntax error on a line that opens a block keeps the blocks in step" {
+	rejects 2:14 "unexpected local name '%x', expected '{'" <<'IR'
+fn @f(%x: f32[4], %c: bool[]) {
+  %r = if %c %x {
+    %q = ()
+  } else {
+    yield %x
+  }
+  return %x
+}
+fn @g() {
+  return %undefined
+}
+IR
+	stderr_line 3 "<stdin>:10:10: error: use of undefined value '%undefined'"
+	errors_count 2
+}
+
+# --- deep nesting and size ----------------------------------------------------------
+
+@test "scale: ifs nested 10,000 deep parse, and print to a fixed point" {
+	awk 'BEGIN {
+		n = 10000
+		print "fn @main(%c: bool[], %x: f32[4]) {"
+		for (i = 0; i < n; i++) printf "%%r%d = if %%c {\n", i
+		print "%v = negative(%x)"; print "yield %v"
+		for (i = n - 1; i >= 0; i--) {
+			print "} else {"; print "yield %x"; print "}"
+			if (i > 0) printf "yield %%r%d\n", i
+		}
+		print "return %r0"; print "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	ir-parse "$BATS_TEST_TMPDIR/deep.ir" > "$BATS_TEST_TMPDIR/a.ir"
+	ir-parse "$BATS_TEST_TMPDIR/a.ir" > "$BATS_TEST_TMPDIR/b.ir"
+	cmp "$BATS_TEST_TMPDIR/a.ir" "$BATS_TEST_TMPDIR/b.ir"
+	run grep -c ' = if %c {$' "$BATS_TEST_TMPDIR/a.ir"
+	assert_output 10000
+	run tail -n 2 "$BATS_TEST_TMPDIR/a.ir"
+	assert_output $'  return %r0\n}'
+}
+
+@test "scale: loops nested 10,000 deep in a prim parse, and print to a fixed point" {
+	awk 'BEGIN {
+		n = 10000
+		print "device @cpu = cpu(0)"; print "prim @p(%A: i32[4] @cpu) {"
+		for (i = 0; i < n; i++) printf "for %%i%d in 0..4 {\n", i
+		printf "%%A[%%i%d] = %%i0 + %%i%d\n", n - 1, n / 2
+		for (i = 0; i < n; i++) print "}"
+		print "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	ir-parse "$BATS_TEST_TMPDIR/deep.ir" > "$BATS_TEST_TMPDIR/a.ir"
+	ir-parse "$BATS_TEST_TMPDIR/a.ir" > "$BATS_TEST_TMPDIR/b.ir"
+	cmp "$BATS_TEST_TMPDIR/a.ir" "$BATS_TEST_TMPDIR/b.ir"
+	run grep -c '^ *for %i[0-9]* in 0\.\.4 {$' "$BATS_TEST_TMPDIR/a.ir"
+	assert_output 10000
+	run grep -c '^ *}$' "$BATS_TEST_TMPDIR/a.ir"
+	assert_output 10001
+}
+
+@test "scale: an if nested 10,000 deep in a prim, with else arms" {
+	awk 'BEGIN {
+		n = 10000
+		print "device @cpu = cpu(0)"; print "prim @p(%A: i32[4] @cpu, %n: i32) {"
+		for (i = 0; i < n; i++) print "if %n > " i " {"
+		print "%A[0] = 1"
+		for (i = 0; i < n; i++) { print "} else {"; print "%A[1] = " i; print "}" }
+		print "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	ir-parse "$BATS_TEST_TMPDIR/deep.ir" > "$BATS_TEST_TMPDIR/a.ir"
+	ir-parse "$BATS_TEST_TMPDIR/a.ir" | cmp - "$BATS_TEST_TMPDIR/a.ir"
+	run grep -c '} else {$' "$BATS_TEST_TMPDIR/a.ir"
+	assert_output 10000
+}
+
+@test "scale: a function of 1,000,000 bindings" {
+	awk 'BEGIN {
+		n = 1000000
+		print "fn @main(%x: f32[4]) {"
+		print "  %v0 = negative(%x)"
+		for (i = 1; i < n; i++) printf "  %%v%d = negative(%%v%d)\n", i, i - 1
+		printf "  return %%v%d\n}\n", n - 1
+	}' > "$BATS_TEST_TMPDIR/big.ir"
+	ir-parse "$BATS_TEST_TMPDIR/big.ir" > "$BATS_TEST_TMPDIR/big.out"
+	run grep -c '^  %v[0-9]*: f32\[4\] = negative(%' "$BATS_TEST_TMPDIR/big.out"
+	assert_output 1000000
+	run tail -n 2 "$BATS_TEST_TMPDIR/big.out"
+	assert_output $'  return %v999999\n}'
+}
+
+# --- type inference, one binding form at a time -----------------------------------------
+
+@test "infer: a function call has the callee's result type" {
+	infers '  %r: (f32[4], i32[]) = @g(%x)' <<'IR'
+fn @g(%a: f32[4]) -> (f32[4], i32[]) {
+  %t = (%a, 1)
+  return %t
+}
+fn @f(%x: f32[4]) {
+  %r = @g(%x)
+  return %r
+}
+IR
+	assert_line 'fn @f(%x: f32[4]) -> (f32[4], i32[]) {'
+}
+
+@test "infer: a function's result type is inferred from its return" {
+	infers 'fn @g(%a: f32[4], %b: i8[2,2]) -> i8[2,2] {' <<'IR'
+fn @g(%a: f32[4], %b: i8[2,2]) {
+  return %b
+}
+IR
+}
+
+@test "infer: a function returning a literal" {
+	infers 'fn @g() -> bool[] {' <<'IR'
+fn @g() {
+  return true
+}
+IR
+}
+
+@test "infer: call_lowered with one result has that buffer's type" {
+	infers '  %r: i32[2,3] = call_lowered @k(%x)' <<'IR'
+device @cpu = cpu(0)
+prim @k(%A: f32[4] @cpu, %B: i32[2,3] @cpu) {
+}
+fn @f(%x: f32[4]) {
+  %r = call_lowered @k(%x)
+  return %r
+}
+IR
+}
+
+@test "infer: call_lowered with several results is a tuple" {
+	infers '  %r: (i32[2,3], f16[1]) = call_lowered @k(%x)' <<'IR'
+device @cpu = cpu(0)
+prim @k(%A: f32[4] @cpu, %B: i32[2,3] @cpu, %C: f16[1] @cpu:global) {
+}
+fn @f(%x: f32[4]) {
+  %r = call_lowered @k(%x)
+  return %r
+}
+IR
+}
+
+@test "infer: on_device and device_copy have their operand's type" {
+	infers '  %a: (f32[4], u8[]) = on_device(%t, @cpu, constrain_result=true)' <<'IR'
+device @cpu = cpu(0)
+fn @f(%t: (f32[4], u8[])) {
+  %a = on_device(%t, @cpu, constrain_result=true)
+  %b = device_copy(%a, @cpu -> @cpu:global)
+  %c = on_device(2, @cpu)
+  return %b
+}
+IR
+	assert_line '  %b: (f32[4], u8[]) = device_copy(%a, @cpu -> @cpu:global)'
+	assert_line '  %c: i32[] = on_device(2, @cpu)'
+}
+
+@test "infer: tuples of values and literals" {
+	infers '  %t: (f32[4], i32[], f32[], bool[]) = (%x, 7, -2.5, false)' <<'IR'
+fn @f(%x: f32[4]) {
+  %t = (%x, 7, -2.5, false)
+  %e = ()
+  %o = (%x,)
+  %n = (%o, %e)
+  return %n
+}
+IR
+	assert_line '  %e: () = ()'
+	assert_line '  %o: (f32[4],) = (%x,)'
+	assert_line '  %n: ((f32[4],), ()) = (%o, %e)'
+}
+
+@test "infer: a projection has the field's type" {
+	infers '  %p: (i64[3],) = %t.1' <<'IR'
+fn @f(%t: (f32[4], (i64[3],))) {
+  %p = %t.1
+  %q = %p.0
+  return %q
+}
+IR
+	assert_line '  %q: i64[3] = %p.0'
+}
+
+@test "infer: a constant has its written type" {
+	infers '  %c: f64[2,1] = const f64[2,1] [1.0, 2.0]' <<'IR'
+fn @f() {
+  %c = const f64[2,1] [1, 2]
+  %d = const u16[] file="d.npy"
+  %e = (%c, %d)
+  return %e
+}
+IR
+	assert_line '  %d: u16[] = const u16[] file="d.npy"'
+}
+
+@test "infer: an if has the type its arms yield" {
+	infers '  %r: (f32[4], bool[]) = if %c {' <<'IR'
+fn @f(%c: bool[], %x: f32[4]) {
+  %r = if %c {
+    %t = (%x, %c)
+    yield %t
+  } else {
+    %u = (%x, true)
+    yield %u
+  }
+  %l = if %c {
+    yield 1.5
+  } else {
+    yield 2.5
+  }
+  return %r
+}
+IR
+	assert_line '  %l: f32[] = if %c {'
+}
+
+@test "infer: a let takes the type of its value" {
+	infers '    let %a: f32x4 = %B[%i, 0:4]' <<'IR'
+device @cpu = cpu(0)
+prim @p(%B: f32[4,8] @cpu, %n: u16) {
+  for %i in 0..4 {
+    let %a = %B[%i, 0:4]
+    let %b = %a > broadcast<f32x4>(0.0)
+    let %c = %n + 1
+    let %d = 1
+    let %e = 2.0
+    let %f = cast<f16>(%e)
+  }
+}
+IR
+	assert_line '    let %b: boolx4 = %a > broadcast<f32x4>(0.0)'
+	assert_line '    let %c: u16 = %n + 1'
+	assert_line '    let %d: i32 = 1'
+	assert_line '    let %e: f32 = 2.0'
+	assert_line '    let %f: f16 = cast<f16>(%e)'
+}
+
+@test "infer: a literal takes the type its context gives it" {
+	infers '  let %x: f64 = 1' <<'IR'
+device @cpu = cpu(0)
+prim @p(%B: i8[4] @cpu) {
+  let %x: f64 = 1
+  %B[0] = 3
+  let %y: i8 = %B[1] * 2
+}
+IR
+	assert_line '  let %y: i8 = %B[1] * 2'
+}
+
+# --- canonical printing ------------------------------------------------------------
+
+@test "print: attributes are sorted by key" {
+	run -0 ir-parse <<'IR'
+device @d = gpu(0) {max_work_group_size=64, texture=true, image2d_max=[1, 2]}
+pool @p {size=8, kind="k", devices=[@d], alignment=4}
+IR
+	assert_line 'device @d = gpu(0) {image2d_max=[1, 2], max_work_group_size=64, texture=true}'
+	assert_line 'pool @p {alignment=4, devices=[@d], kind="k", size=8}'
+}
+
+@test "print: floats in the shortest form that reads back" {
+	run -0 ir-parse <<'IR'
+fn @f() {
+  %a = const f32[9] [0.1, 1, 1e20, -0.0, 2.5e-3, 0.30000000000000004, 1e-7, 1.25E+0, 123456789]
+  %b = const f64[3] [inf, -inf, nan]
+  %c = (%a, %b)
+  return %c
+}
+IR
+	assert_line '  %a: f32[9] = const f32[9] [0.1, 1.0, 1e+20, -0.0, 0.0025, 0.30000000000000004, 1e-07, 1.25, 123456789.0]'
+	assert_line '  %b: f64[3] = const f64[3] [inf, -inf, nan]'
+}
+
+@test "print: whole floats print positionally, as 10.0, not 1e+01" {
+	run -0 ir-parse <<'IR'
+fn @f(%x: f32[4]) {
+  %a = clip(%x) {a_min=0.0, a_max=10.0}
+  %b = const f32[5] [100, 1000.0, 70000, 1.5E+3, 1e15]
+  %c = (%a, %b)
+  return %c
+}
+IR
+	assert_line '  %a: f32[4] = clip(%x) {a_max=10.0, a_min=0.0}'
+	assert_line '  %b: f32[5] = const f32[5] [100.0, 1000.0, 70000.0, 1500.0, 1000000000000000.0]'
+}
+
+@test "print: a float operand keeps its point; an int operand has none" {
+	run -0 ir-parse <<'IR'
+fn @f(%x: f32[4]) {
+  %a = add(%x, 1)
+  %b = add(%a, 1.0)
+  %c = add(%b, -0.5)
+  return %c
+}
+IR
+	assert_line '  %a: f32[4] = add(%x, 1)'
+	assert_line '  %b: f32[4] = add(%a, 1.0)'
+	assert_line '  %c: f32[4] = add(%b, -0.5)'
+}
+
+@test "print: a one-field tuple and its type print with a trailing comma" {
+	run -0 ir-parse <<'IR'
+fn @f(%a: f32[4]) {
+  %t = (%a)
+  return %t
+}
+IR
+	assert_line 'fn @f(%a: f32[4]) -> (f32[4],) {'
+	assert_line '  %t: (f32[4],) = (%a,)'
+}
+
+@test "print: on_device prints only the options that differ from the defaults" {
+	run -0 ir-parse <<'IR'
+device @d = cpu(0)
+fn @f(%x: f32[4]) {
+  %a = on_device(%x, @d, constrain_body=true, constrain_result=false)
+  %b = on_device(%a, @d, constrain_result=true, constrain_body=false)
+  return %b
+}
+IR
+	assert_line '  %a: f32[4] = on_device(%x, @d)'
+	assert_line '  %b: f32[4] = on_device(%a, @d, constrain_body=false, constrain_result=true)'
+}
+
+@test "print: TVM scope spellings print canonically everywhere" {
+	run -0 ir-parse <<'IR'
+device @g = gpu(0)
+fn @f(%x: f32[1,1,1,1,4] on @g:global.texture) -> f32[1,1,1,1,4] on @g:global.texture-nhwc {
+  %a on @g:global.texture-weight = device_copy(%x, @g:global.texture -> @g:global.sram)
+  return %a
+}
+prim @p(%A: f32[4] @g:global.texture-nhwc) {
+  alloc %B: f32[4] @g:global.my_pool
+}
+IR
+	assert_line 'fn @f(%x: f32[1,1,1,1,4] on @g:texture) -> f32[1,1,1,1,4] on @g:texture:nhwc {'
+	assert_line '  %a: f32[1,1,1,1,4] on @g:texture:weight = device_copy(%x, @g:texture -> @g:global-sram)'
+	assert_line 'prim @p(%A: f32[4] @g:texture:nhwc) {'
+	assert_line '  alloc %B: f32[4] @g:global-my_pool'
+}
+
+@test "print: indentation stops growing at 32 levels" {
+	awk 'BEGIN {
+		n = 40
+		print "fn @main(%c: bool[], %x: f32[4]) {"
+		for (i = 0; i < n; i++) printf "%%r%d = if %%c {\n", i
+		print "yield %x"
+		for (i = n - 1; i >= 0; i--) {
+			print "} else {"; print "yield %x"; print "}"
+			if (i > 0) printf "yield %%r%d\n", i
+		}
+		print "return %r0"; print "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	run -0 ir-parse "$BATS_TEST_TMPDIR/deep.ir"
+	local s32
+	s32=$(printf '%64s' '')
+	assert_line "${s32:2}%r30: f32[4] = if %c {"
+	assert_line "$s32%r31: f32[4] = if %c {"
+	assert_line "$s32%r32: f32[4] = if %c {"
+	assert_line "$s32%r39: f32[4] = if %c {"
+	assert_line "${s32}yield %x"
+	refute_line --regexp "^$s32 "
+}
+
+@test "print: only the parentheses the precedence needs" {
+	run -0 ir-parse <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32, %b: bool) {
+  let %a = ((%n + 1)) * (2 - %n) - (%n - 1) - (-%n)
+  let %c = ((%n < 1) && (%b || %b)) || !(%b)
+  let %d = %n - (1 + 2) + (3 * 4) / (5 % 6)
+}
+IR
+	assert_line '  let %a: i32 = (%n + 1) * (2 - %n) - (%n - 1) - -%n'
+	assert_line '  let %c: bool = %n < 1 && (%b || %b) || !%b'
+	assert_line '  let %d: i32 = %n - (1 + 2) + 3 * 4 / (5 % 6)'
+}
+
+@test "print: types on every binding, one blank line between functions and prims" {
+	run -0 ir-parse <<'IR'
+device @cpu = cpu(0)
+fn @f(%x: f32[4]) {
+  return %x
+}
+prim @p() {
+}
+fn @g(%x: f32[4]) {
+  return %x
+}
+IR
+	assert_output - <<'OUT'
+device @cpu = cpu(0)
+
+prim @p() {
+}
+
+fn @f(%x: f32[4]) -> f32[4] {
+  return %x
+}
+
+fn @g(%x: f32[4]) -> f32[4] {
+  return %x
+}
+OUT
+}
+
+@test "print: carriage returns are blanks; the output has none" {
+	printf 'device @cpu = cpu(0)\r\nfn @f(%%x: f32[4]) {\r\n  return %%x\r\n}\r\n' > "$BATS_TEST_TMPDIR/crlf.ir"
+	run -0 ir-parse "$BATS_TEST_TMPDIR/crlf.ir"
+	assert_output $'device @cpu = cpu(0)\n\nfn @f(%x: f32[4]) -> f32[4] {\n  return %x\n}'
+}
+
+@test "print: the input may end without a newline" {
+	printf 'device @cpu = cpu(0)' > "$BATS_TEST_TMPDIR/nonl.ir"
+	run -0 ir-parse "$BATS_TEST_TMPDIR/nonl.ir"
+	assert_output 'device @cpu = cpu(0)'
+}
+
+# --- found by this suite: fixed, kept as regression tests ----------------------------
+
+@test "const: an integer outside its element type's range" {
+	rejects 2:24 '300 is out of the range of u8' <<'IR'
+fn @f() {
+  %a = const u8[2] [1, 300]
+  return %a
+}
+IR
+	local c
+	for c in 'i32[] 3000000000:20:3000000000 is out of the range of i32' \
+	         'i8[] -200:19:-200 is out of the range of i8' \
+	         'u32[] -1:20:-1 is out of the range of u32' \
+	         'u16[1] [65536]:22:65536 is out of the range of u16'; do
+		printf 'fn @f() {\n  %%a = const %s\n  return %%a\n}\n' "${c%%:*}" > "$BATS_TEST_TMPDIR/c.ir"
+		c=${c#*:}
+		rejects_file "2:${c%%:*}" "${c#*:}" "$BATS_TEST_TMPDIR/c.ir"
+	done
+}
+
+@test "const: the limits of each integer type are accepted" {
+	run -0 ir-parse <<'IR'
+fn @f() {
+  %a = const i8[2] [-128, 127]
+  %b = const u8[2] [0, 255]
+  %c = const i16[2] [-32768, 32767]
+  %d = const u32[1] [4294967295]
+  %e = const u64[2] [18446744073709551615, 9223372036854775808]
+  %t = (%a, %b, %c, %d, %e)
+  return %t
+}
+IR
+	assert_line '  %a: i8[2] = const i8[2] [-128, 127]'
+	assert_line '  %e: u64[2] = const u64[2] [18446744073709551615, 9223372036854775808]'
+}
+
+@test "const: a float beyond f32's range in an f32 constant" {
+	rejects 2:20 'value out of the range of f32' <<'IR'
+fn @f() {
+  %a = const f32[] 1e39
+  return %a
+}
+IR
+}
+
+@test "loop: the smallest i64 can be written in an expression" {
+	run -0 ir-parse <<'IR'
+device @cpu = cpu(0)
+prim @p(%B: i64[1] @cpu) {
+  %B[0] = -9223372036854775808
+}
+IR
+	assert_line '  %B[0] = -9223372036854775808'
+}
+
+@test "structure: return inside an if arm says to use yield" {
+	rejects 3:5 "'return' inside an if arm; an arm ends with 'yield'" <<'IR'
+fn @f(%c: bool[]) {
+  %r = if %c {
+    return %c
+  } else {
+    yield %c
+  }
+  return %r
+}
+IR
+}
+
+@test "verify: a stored value of the wrong type names the buffer" {
+	rejects 3:11 "'%A' takes f32 here but the stored value is i32" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu, %n: i32) {
+  %A[0] = %n
+}
+IR
+}
+
+@test "verify: a let whose value is not its written type names the variable" {
+	rejects 3:17 "'%v' is declared f32 but its value is i32" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v: f32 = %n
+}
+IR
+}
+
+@test "structure: '} else {' after a loop is one error, not two" {
+	rejects 4:3 "'else' without an open 'if'" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[4] @cpu) {
+  for %i in 0..4 {
+  } else {
+  }
+}
+IR
+	errors_count 1
+}
+
+@test "structure: a prim header inside a loop nest is an error, not a crash" {
+	rejects 4:1 'prim definition inside a block' <<'IR'
+prim @p() {
+  for %i in 0..4 {
+    for %j in 0..4 {
+prim @q() {
+    }
+  }
+}
+IR
+	stderr_line 3 '<stdin>:3:5: note: the block opened here is not closed'
+}
+
+@test "on_device: an option given twice is an error, as a duplicate attribute is" {
+	rejects 3:52 "on_device option 'constrain_result' given twice" <<'IR'
+device @cpu = cpu(0)
+fn @f(%x: f32[4]) {
+  %a = on_device(%x, @cpu, constrain_result=false, constrain_result=true)
+  return %a
+}
+IR
+}
+
+@test "decl: default naming a pool says it is a pool" {
+	rejects 2:1 "'default' needs a device; '@sram' is a pool" <<'IR'
+pool @sram {size=8}
+default @sram
+IR
+}
+
+@test "decl: vector element types are for the loop level only" {
+	rejects 1:7 'vector element type f32x4 is for loop-level buffers, not graph-level tensors' <<'IR'
+fn @f(%x: f32x4[4]) {
+  return %x
+}
+IR
+}
+
+@test "print: a loc(...) file name with control characters prints escaped" {
+	printf 'device @cpu = cpu(0) loc("a\\nb\\x01.ir":3:4)\n' > "$BATS_TEST_TMPDIR/nl.ir"
+	run -0 ir-parse "$BATS_TEST_TMPDIR/nl.ir"
+	assert_output 'device @cpu = cpu(0) loc("a\nb\x01.ir":3:4)'
+	ir-parse "$BATS_TEST_TMPDIR/nl.ir" > "$BATS_TEST_TMPDIR/a.ir"
+	ir-parse "$BATS_TEST_TMPDIR/a.ir" | cmp - "$BATS_TEST_TMPDIR/a.ir"
+}
+
+# --- found by this suite: still wrong (skipped while they are) -----------------------
+
+@test "structure: a function inside a function is one error, not a cascade" {
+	parse <<'IR'
+fn @f(%x: f32[4]) {
+  fn @g() -> () {
+    %e = ()
+    return %e
+  }
+  return %x
+}
+IR
+	rejected 2:3 'function definition inside a block'
+	errors_count 1
+}
+
+@test "loop: an integer literal outside its type's range" {
+	parse <<'IR'
+device @cpu = cpu(0)
+prim @p(%B: u8[4] @cpu) {
+  %B[0] = 300
+}
+IR
+	rejected 3:11 '*300*range*u8*'
+	parse <<'IR'
+device @cpu = cpu(0)
+prim @p() {
+  let %x = 3000000000
+}
+IR
+	rejected 3:12 '*range*'
+}
+
+@test "print: a negated integer zero prints to a fixed point" {
+	run -0 ir-parse <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: i32[4] @cpu) {
+  let %x = -(0)
+  let %y = - 0
+  for %i in -(0)..4 {
+    %A[%i] = %x + %y
+  }
+}
+IR
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/a.ir"
+	run -0 ir-parse "$BATS_TEST_TMPDIR/a.ir"
+	assert_output "$(cat "$BATS_TEST_TMPDIR/a.ir")"
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+# Canonical printing is a fixed point: for every valid module under tests/,
+# printing what ir-parse printed gives the same bytes, with and without
+# --locations.
+#
+# Which .ir files are valid modules: all of them except
+#   - files under a bad/ directory or named *.bad.ir (inputs meant to fail),
+#   - files under tests/fuzz/ (a fuzzing corpus: anything goes),
+#   - files with expected-error/-warning/-note comments (--verify-diagnostics
+#     inputs, meant to fail).
+# A file with '// -----' separator lines is read with --split-input-file.
+
+setup() {
+	load test_helper
+	cd "$BATS_TEST_DIRNAME/.." || return 1
+}
+
+# Prints the valid modules under tests/, one path per line, sorted.
+valid_modules() {
+	find tests -name '*.ir' -type f \
+		! -path '*/bad/*' ! -name '*.bad.ir' ! -path 'tests/fuzz/*' |
+		LC_ALL=C sort |
+		while IFS= read -r f; do
+			grep -q -E 'expected-(error|warning|note)' "$f" || printf '%s\n' "$f"
+		done
+}
+
+# split_opt FILE: sets opt to the options FILE needs: --split-input-file
+# when it has '// -----' separator lines.
+split_opt() {
+	opt=()
+	if grep -q -E '^// -----[[:space:]]*$' "$1"; then
+		opt=(--split-input-file)
+	fi
+}
+
+# roundtrip [OPTION]...: checks every valid module; lists every file that
+# fails, not just the first.
+roundtrip() {
+	local f a=$BATS_TEST_TMPDIR/a b=$BATS_TEST_TMPDIR/b bad='' n=0
+	local -a opt
+	while IFS= read -r f; do
+		n=$((n + 1))
+		split_opt "$f"
+		if ! ir-parse "${opt[@]}" "$@" "$f" > "$a" 2> "$BATS_TEST_TMPDIR/err"; then
+			bad+="$f: ir-parse failed: $(head -n 1 "$BATS_TEST_TMPDIR/err")"$'\n'
+			continue
+		fi
+		if ! ir-parse "${opt[@]}" "$@" "$a" > "$b" 2> "$BATS_TEST_TMPDIR/err"; then
+			bad+="$f: its output does not parse: $(head -n 1 "$BATS_TEST_TMPDIR/err")"$'\n'
+			continue
+		fi
+		cmp -s "$a" "$b" || bad+="$f: printing the output again changes it"$'\n'$(diff -u "$a" "$b" | head -n 20)$'\n'
+	done < <(valid_modules)
+	# the fixtures of tests/parse alone are 20 files
+	[ "$n" -ge 20 ] || bad+="only $n modules found"$'\n'
+	if [ -n "$bad" ]; then
+		printf '%s' "$bad" >&2
+		return 1
+	fi
+}
+
+@test "roundtrip: the fixtures are found, and bad inputs are left out" {
+	run valid_modules
+	assert_line tests/parse/decls.ir
+	assert_line tests/parse/prim_kernel.ir
+	assert_line tests/parse/split.ir
+	refute_line --regexp '/bad/|\.bad\.ir$'
+	refute_line tests/plan/errors.ir
+}
+
+@test "roundtrip: every valid module prints to a fixed point" {
+	roundtrip
+}
+
+@test "roundtrip: every valid module prints to a fixed point with --locations" {
+	roundtrip --locations
+}
+
+@test "roundtrip: --locations adds only loc(...) to the canonical text" {
+	local f bad=''
+	local -a opt
+	while IFS= read -r f; do
+		# files that carry loc(...) already print them either way
+		grep -q 'loc(' "$f" && continue
+		split_opt "$f"
+		ir-parse "${opt[@]}" "$f" > "$BATS_TEST_TMPDIR/plain"
+		ir-parse "${opt[@]}" --locations "$f" |
+			sed -E 's/ loc\("[^"]*":[0-9]+:[0-9]+\)//g' > "$BATS_TEST_TMPDIR/stripped"
+		cmp -s "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/stripped" || bad+="$f"$'\n'
+	done < <(valid_modules)
+	[ -z "$bad" ] || { printf 'differ once loc(...) is removed:\n%s' "$bad" >&2; return 1; }
+}
+
+@test "roundtrip: --locations output names the input file and its lines" {
+	run -0 ir-parse --locations tests/parse/network.ir
+	assert_line --index 0 'device @cpu = cpu(0) loc("tests/parse/network.ir":3:1)'
+	assert_line '  %0: f32[1,16,30,30] = nn.conv2d(%x, %w1) {channels=16, kernel_size=[3, 3], padding=[0, 0, 0, 0], strides=[1, 1]} loc("tests/parse/network.ir":9:3)'
+	assert_line '  return %7 loc("tests/parse/network.ir":17:3)'
+	# a later stage keeps the first input's positions, not its own
+	ir-parse --locations tests/parse/network.ir > "$BATS_TEST_TMPDIR/a.ir"
+	run -0 ir-parse "$BATS_TEST_TMPDIR/a.ir"
+	assert_line '  return %7 loc("tests/parse/network.ir":17:3)'
+}
