@@ -1121,7 +1121,8 @@ make_const(Parser *p, const Type *ty, Loc tyloc, const NumTok *nums, uint32_t n,
 			cd->u.f[i] = t->kind == NK_FLOAT ? t->f
 			           : t->kind == NK_NEGINT ? -(double)t->it.mag : (double)t->it.mag;
 			if (isfinite(cd->u.f[i]) && fabs(cd->u.f[i]) > elem_float_max((ElemKind)ty->dt.kind)) {
-				parser_error(p, t->loc, "value out of the range of %s", elem_name(ty->dt.kind));
+				parser_error(p, t->loc, "%g is out of the range of %s", cd->u.f[i],
+				             elem_name(ty->dt.kind));
 				return v;
 			}
 			continue;
@@ -1169,7 +1170,11 @@ b_const_scalar(Parser *p, const Type *ty, Loc tyloc, NumTok n, Loc at)
 	if (ty->kind == TY_TENSOR && ty->n != 0) {
 		parser_error(p, n.loc, "a constant of shape with %lld elements needs a [list] of values",
 		             (long long)type_numel(ty));
-		return make_const(p, ty, tyloc, NULL, 0, at);
+		Value *v = new_bind(p, B_CONST, 0, at); /* no second error about the count */
+		v->u.cdata = arena_alloc(p->m->arena, sizeof(ConstData));
+		v->type = ty;
+		v->flags |= VF_TYPED;
+		return v;
 	}
 	return make_const(p, ty, tyloc, &n, 1, at);
 }

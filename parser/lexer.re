@@ -24,7 +24,8 @@ parser_loc(Parser *p, const char *at)
 	return (Loc){p->line, (uint16_t)(col > 65535 ? 65535 : col), p->file};
 }
 
-static int
+/* Decodes a string token whose escapes the lexer has already checked. */
+static void
 unescape(Parser *p, const char *s, const char *e, StrTok *out)
 {
 	char *buf = arena_alloc(p->m->arena, (size_t)(e - s) + 1);
@@ -51,15 +52,13 @@ unescape(Parser *p, const char *s, const char *e, StrTok *out)
 			buf[n++] = (char)v;
 			break;
 		}
-		default:
-			parser_error(p, parser_loc(p, c - 1), "unknown escape sequence '\\%c'", *c);
-			return -1;
+		default: /* the token's pattern admits no other escape */
+			buf[n++] = *c;
 		}
 	}
 	buf[n] = 0;
 	out->s = buf;
 	out->n = (uint32_t)n;
-	return 0;
 }
 
 static Slice
@@ -158,9 +157,10 @@ lex_raw(IRSTYPE *lval, Loc *lloc, Parser *p)
 		}
 		"%" @t1 name "." @t2 digit+ {
 			lval->pj.name = slice(t1, t2 - 1);
+			/* saturates: an index this large names no field anyway */
 			uint64_t v = 0;
-			for (const char *c = t2; c < p->cur; c++)
-				v = v > 100000000 ? v : v * 10 + (uint64_t)(*c - '0');
+			for (const char *c = t2; c < p->cur && v <= 0xffffffffu; c++)
+				v = v * 10 + (uint64_t)(*c - '0');
 			lval->pj.index = (uint32_t)(v > 0xffffffffu ? 0xffffffffu : v);
 			return T_PROJ;
 		}
@@ -207,8 +207,7 @@ lex_raw(IRSTYPE *lval, Loc *lloc, Parser *p)
 			return T_FLOAT;
 		}
 		"\"" ([^"\\\n\x00] | "\\" [ntr0\\"] | "\\x" [0-9a-fA-F]{2})* "\"" {
-			if (unescape(p, p->tok + 1, p->cur - 1, &lval->str) < 0)
-				continue;
+			unescape(p, p->tok + 1, p->cur - 1, &lval->str);
 			return T_STRING;
 		}
 		"\"" {

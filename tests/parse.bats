@@ -1756,7 +1756,7 @@ IR
 }
 
 @test "const: a float beyond f32's range in an f32 constant" {
-	rejects 2:20 'value out of the range of f32' <<'IR'
+	rejects 2:20 '1e+39 is out of the range of f32' <<'IR'
 fn @f() {
   %a = const f32[] 1e39
   return %a
