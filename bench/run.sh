@@ -23,16 +23,19 @@ if [ -z "$MLIR_OPT" ] && [ ! -x /usr/lib/llvm-15/bin/mlir-opt ] && [ "$(id -u)" 
 fi
 [ -n "$MLIR_OPT" ] || [ ! -x /usr/lib/llvm-15/bin/mlir-opt ] || MLIR_OPT=/usr/lib/llvm-15/bin/mlir-opt
 
-# median of RUNS runs of a command: prints "seconds peak-KiB"
+# median of RUNS runs of a command: prints "seconds peak-KiB" (wall time
+# from date's nanoseconds: GNU time's %e has only 10 ms)
 measure() {
 	i=0
 	: > "$WORK/times"
 	while [ $i -lt "$RUNS" ]; do
-		/usr/bin/time -f '%e %M' -o "$WORK/t1" "$@" > /dev/null
-		cat "$WORK/t1" >> "$WORK/times"
+		t0=$(date +%s%N)
+		/usr/bin/time -f '%M' -o "$WORK/t1" "$@" > /dev/null
+		t1=$(date +%s%N)
+		echo "$(( (t1 - t0) / 1000 )) $(cat "$WORK/t1")" >> "$WORK/times"
 		i=$((i + 1))
 	done
-	sort -n "$WORK/times" | awk -v r="$RUNS" 'NR == int((r + 1) / 2) { print $1, $2 }'
+	sort -n "$WORK/times" | awk -v r="$RUNS" 'NR == int((r + 1) / 2) { printf "%.4f %d\n", $1 / 1e6, $2 }'
 }
 
 baseline_kb() {
@@ -64,7 +67,7 @@ for n in $SIZES; do
 		mt="$mt (${mbpo}B/op)"
 	fi
 	awk -v n="$n" -v mb="$mb" -v t="$t" -v kb="$kb" -v base="$base" -v mt="$mt" -v r="$ratio" 'BEGIN {
-		printf "%9d %8s %8.2f %10.2f %9.1f %9.0f %9s %9s\n", n, mb, t, (t > 0 ? n / t / 1e6 : 0),
+		printf "%9d %8s %8.3f %10.2f %9.1f %9.0f %9s %9s\n", n, mb, t, (t > 0 ? n / t / 1e6 : 0),
 		       (t > 0 ? mb / t : 0), (kb - base) * 1024 / n, mt, r }'
 done
 echo "target: a 1M-binding round trip in at most 1.0 s (3x mlir-opt) and at most 150 B/binding"
@@ -79,7 +82,7 @@ for shape in chain dag; do
 		pt=$1 pk=$2
 		set -- $(measure "$BIN/ir-plan-devices" "$WORK/$shape$n.ir")
 		awk -v s="$shape" -v n="$n" -v pt="$pt" -v pk="$pk" -v t="$1" -v k="$2" 'BEGIN {
-			printf "%6s %9d %9.2f %9.2f %7.2fx %10d %10d\n", s, n, pt, t, (pt > 0 ? t / pt : 0), pk, k }'
+			printf "%6s %9d %9.3f %9.3f %7.2fx %10d %10d\n", s, n, pt, t, (pt > 0 ? t / pt : 0), pk, k }'
 	done
 done
 echo "target: planning at most 1.5x the time of parsing, growing linearly"
