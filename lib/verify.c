@@ -138,7 +138,8 @@ literal_type(Verifier *vf, Value *a)
 {
 	if (a->type)
 		return a->type;
-	ElemKind k = (a->flags & VF_LIT_BOOL) ? ET_BOOL : (a->flags & VF_LIT_FLOAT) ? ET_F32 : ET_I32;
+	ElemKind k = (a->flags & VF_LIT_BOOL) ? ET_BOOL : (a->flags & VF_LIT_FLOAT) ? ET_F32
+	           : (a->u.i >= INT32_MIN && a->u.i <= INT32_MAX) ? ET_I32 : ET_I64;
 	a->type = type_scalar(vf->m, k);
 	return a->type;
 }
@@ -603,6 +604,10 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 			ERR(vf, e->loc, "'!' needs a bool operand");
 			return false;
 		}
+		if (e->op == OP_NEG && e->u.ops.a->dt.kind == ET_BOOL) {
+			ERR(vf, e->loc, "'-' on a bool");
+			return false;
+		}
 		e->dt = e->u.ops.a->dt;
 		return true;
 	case E_BIN: {
@@ -621,6 +626,10 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 			ERR(vf, e->loc, "arithmetic on bool");
 			return false;
 		}
+		if (e->op == OP_MOD && elem_is_float(l.kind)) {
+			ERR(vf, e->loc, "'%%' needs integer operands (OpenCL C has no float '%%')");
+			return false;
+		}
 		e->dt = cmp ? (DType){ET_BOOL, l.lanes} : l;
 		return true;
 	}
@@ -633,6 +642,11 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 		}
 		if (!same_dt(vf, e, e->u.ops.b->dt, e->u.ops.c->dt))
 			return false;
+		if (e->u.ops.a->dt.lanes != 1 && e->u.ops.a->dt.lanes != e->u.ops.b->dt.lanes) {
+			ERR(vf, e->loc, "select's condition has %u lanes, its values %u",
+			    (unsigned)e->u.ops.a->dt.lanes, (unsigned)e->u.ops.b->dt.lanes);
+			return false;
+		}
 		e->dt = e->u.ops.b->dt;
 		return true;
 	case E_CAST:
@@ -674,6 +688,10 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 				if (args[k] != lead && (!type_expr(vf, args[k], lead->dt) ||
 				                        !same_dt(vf, e, lead->dt, args[k]->dt)))
 					return false;
+			if (lead->dt.kind == ET_BOOL) {
+				ERR(vf, e->loc, "'%s' on a bool", e->u.call.fn);
+				return false;
+			}
 			if (intrinsics[i].float_only && !elem_is_float(lead->dt.kind)) {
 				ERR(vf, e->loc, "'%s' needs floating-point operands", e->u.call.fn);
 				return false;
@@ -704,6 +722,12 @@ valid_thread(Sym t)
 static void
 check_buffer_var(Verifier *vf, PVar *v)
 {
+	if (v->type->dt.lanes > 1) {
+		char d[16];
+		dt_str(v->type->dt, d);
+		ERR(vf, v->loc, "buffer '%%%s' of %s: buffers hold scalars; read vectors with a lane run "
+		    "such as %%%s[i:4]", v->name, d, v->name);
+	}
 	if (!v->vd) {
 		ERR(vf, v->loc, "buffer '%%%s' has no device", v->name);
 		return;
@@ -752,8 +776,9 @@ verify_stmt(Verifier *vf, PStmt *s, bool in_kernel)
 		}
 		break;
 	case S_IF:
-		if (type_expr(vf, s->u.cond.cond, scalar_dt(ET_BOOL)) && s->u.cond.cond->dt.kind != ET_BOOL)
-			ERR(vf, s->loc, "the condition of 'if' must be bool");
+		if (type_expr(vf, s->u.cond.cond, scalar_dt(ET_BOOL)) &&
+		    !dtype_eq(s->u.cond.cond->dt, scalar_dt(ET_BOOL)))
+			ERR(vf, s->loc, "the condition of 'if' must be a scalar bool");
 		break;
 	case S_LET: {
 		PVar *v = s->u.let.var;
@@ -824,6 +849,7 @@ verify_prim(Verifier *vf, Prim *p)
 		if (v->kind == PV_BUFFER)
 			check_buffer_var(vf, v);
 	}
+	NameSet kernels = {0};
 	PFrame *st = NULL;
 	size_t n = 0, cap = 0;
 #define PUSH(fr) do { if (n == cap) { cap = cap ? 2 * cap : 16; st = xrealloc(st, cap * sizeof *st); } st[n++] = (fr); } while (0)
@@ -845,11 +871,16 @@ verify_prim(Verifier *vf, Prim *p)
 			PUSH(((PFrame){s->u.loop.body.first, NULL, 0, in_kernel}));
 		else if (s->kind == S_IF)
 			PUSH(((PFrame){s->u.cond.arms[0].first, s, 0, in_kernel}));
-		else if (s->kind == S_KERNEL)
+		else if (s->kind == S_KERNEL) {
+			/* kernels become OpenCL functions: one name each */
+			if (!nameset_add(&kernels, s->u.kernel.name))
+				ERR(vf, s->loc, "a second kernel named '@%s' in '@%s'", s->u.kernel.name, p->name);
 			PUSH(((PFrame){s->u.kernel.body.first, NULL, 0, true}));
+		}
 	}
 #undef PUSH
 	free(st);
+	nameset_free(&kernels);
 }
 
 /* ---------------------------------------------------------------- module */
@@ -864,6 +895,8 @@ bool
 verify_module(Module *m, bool check_names)
 {
 	Verifier vf = {.m = m, .ctx = m->ctx, .ok = true, .check_names = check_names};
+	/* Type rules (ops.c) report without touching vf.ok: any error counts. */
+	int errors_before = m->ctx->nerrors;
 	check_device_name(&vf, m->default_dev, m->default_loc, "default");
 	check_device_name(&vf, m->host_dev, m->host_loc, "host");
 	for (Pool *p = m->pools; p; p = p->next) {
@@ -879,5 +912,5 @@ verify_module(Module *m, bool check_names)
 		verify_func(&vf, f);
 	names_reset(&vf);
 	ptrvec_free(&vf.defs);
-	return vf.ok;
+	return vf.ok && m->ctx->nerrors == errors_before;
 }

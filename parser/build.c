@@ -1582,8 +1582,12 @@ b_e_call(Parser *p, Slice fn, Loc at, uint32_t mark)
 		e->u.ops.a = args[0];
 		e->u.ops.b = args[1];
 		e->u.ops.c = args[2];
-	} else if (fn.n == 14 && memcmp(fn.s, "texture2d_load", 14) == 0 && n == 3 &&
-	           args[0] && args[0]->kind == E_VAR) {
+	} else if (fn.n == 14 && memcmp(fn.s, "texture2d_load", 14) == 0) {
+		if (n != 3 || !args[0] || args[0]->kind != E_VAR) {
+			parser_error(p, at, "texture2d_load takes (%%image, x, y)");
+			scratch_pop(p, mark);
+			return new_expr(p, E_INT, at);
+		}
 		e = new_expr(p, E_TEX_LOAD, at);
 		e->u.tex.buf = args[0]->u.var;
 		e->u.tex.x = args[1];

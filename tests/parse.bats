@@ -1080,7 +1080,7 @@ IR
 }
 
 @test "verify: a loop-level if condition must be bool" {
-	rejects 3:3 "the condition of 'if' must be bool" <<'IR'
+	rejects 3:3 "the condition of 'if' must be a scalar bool" <<'IR'
 device @cpu = cpu(0)
 prim @p(%n: i32) {
   if %n {
@@ -1910,4 +1910,72 @@ IR
 	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/a.ir"
 	run -0 ir-parse "$BATS_TEST_TMPDIR/a.ir"
 	assert_output "$(cat "$BATS_TEST_TMPDIR/a.ir")"
+}
+
+@test "verify: an operator error fails the run even when the binding's type is written" {
+	rejects 2:3 'add: shapes do not broadcast: f32[4] and f32[3] (4 vs 3 at axis 0 of the result)' <<'IR'
+fn @f(%x: f32[4], %y: f32[3]) {
+  %0: f32[4] = add(%x, %y)
+  return %0
+}
+IR
+}
+
+@test "verify: a literal too big for i32 outside an operator call is an i64" {
+	run -0 ir-parse <<'IR'
+fn @f() {
+  return 5000000000
+}
+IR
+	assert_line 'fn @f() -> i64[] {'
+}
+
+@test "verify: loop-level bool arithmetic, float %, vector conditions, vector buffers" {
+	rejects 3:12 "'-' on a bool" <<'IR'
+device @cpu = cpu(0)
+prim @p() {
+  let %a = -true
+}
+IR
+	rejects 3:16 "'%' needs integer operands (OpenCL C has no float '%')" <<'IR'
+device @cpu = cpu(0)
+prim @p() {
+  let %a = 1.5 % 2.0
+}
+IR
+	rejects 3:3 "the condition of 'if' must be a scalar bool" <<'IR'
+device @cpu = cpu(0)
+prim @p(%A: f32[8] @cpu) {
+  if %A[0:4] < %A[4:4] {
+  }
+}
+IR
+	rejects 2:9 "buffer '%B' of f32x4: buffers hold scalars; read vectors with a lane run such as %B[i:4]" <<'IR'
+device @cpu = cpu(0)
+prim @p(%B: f32x4[4] @cpu) {
+}
+IR
+}
+
+@test "verify: kernels of one prim have distinct names" {
+	rejects 6:3 "a second kernel named '@k' in '@p'" <<'IR'
+device @gpu = gpu(0)
+prim @p() {
+  kernel @k {
+    barrier
+  }
+  kernel @k {
+    barrier
+  }
+}
+IR
+}
+
+@test "parse: texture2d_load with the wrong arguments says so" {
+	rejects 3:12 'texture2d_load takes (%image, x, y)' <<'IR'
+device @gpu = gpu(0)
+prim @p(%A: f32[4,4] @gpu:texture) {
+  let %v = texture2d_load(%A, 1)
+}
+IR
 }
