@@ -1,0 +1,401 @@
+/* ref_elemwise.c: reference kernels of the elementwise and broadcasting
+ * operators (binary arithmetic, unary math, clip, cast, nn.bias_add),
+ * nn.softmax and the reductions sum and mean.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "ref_impl.h"
+
+/* --------------------------------------------------------------- binary */
+
+/* Integer a^b, trunc(a^b) modulo 2^64; false for 0^negative. */
+static bool
+int_pow(RefCx *c, int64_t a, int64_t b, bool uns, uint64_t *res)
+{
+	if (!uns && b < 0) {
+		if (a == 0)
+			return ref_fail(c, "integer 0 raised to a negative power (division by zero)");
+		*res = a == 1 ? 1 : a == -1 ? ((b & 1) ? ref_u(-1) : 1) : 0;
+		return true;
+	}
+	uint64_t base = ref_u(a), e = ref_u(b), r = 1;
+	while (e) {
+		if (e & 1)
+			r *= base;
+		base *= base;
+		e >>= 1;
+	}
+	*res = r;
+	return true;
+}
+
+/* out[o] = a[ia] OP b[ib], all three of one element type. */
+static bool
+binary_elem(RefCx *c, const Tensor *a, int64_t ia, const Tensor *b, int64_t ib, Tensor *out,
+            int64_t o)
+{
+	if (elem_is_float(out->kind)) {
+		double x = tensor_get(a, ia), y = tensor_get(b, ib), r = 0;
+		switch (c->code) {
+		case RB_ADD: r = x + y; break;
+		case RB_SUB: r = x - y; break;
+		case RB_MUL: r = x * y; break;
+		case RB_DIV: r = x / y; break;
+		case RB_MAX: r = isnan(x) ? x : isnan(y) ? y : x > y ? x : y; break;
+		case RB_MIN: r = isnan(x) ? x : isnan(y) ? y : x < y ? x : y; break;
+		case RB_POW: r = pow(x, y); break;
+		}
+		tensor_set(out, o, r);
+		return true;
+	}
+	bool uns = !elem_is_signed(out->kind);
+	int64_t x = tensor_get_int(a, ia), y = tensor_get_int(b, ib);
+	uint64_t ux = ref_u(x), uy = ref_u(y), r = 0;
+	switch (c->code) {
+	case RB_ADD: r = ux + uy; break;
+	case RB_SUB: r = ux - uy; break;
+	case RB_MUL: r = ux * uy; break;
+	case RB_DIV:
+		if (y == 0)
+			return ref_fail(c, "integer division by zero (element %lld of the result)",
+			                (long long)o);
+		if (uns)
+			r = ux / uy;
+		else    /* INT64_MIN / -1 overflows: it wraps to INT64_MIN */
+			r = x == INT64_MIN && y == -1 ? ux : ref_u(x / y);
+		break;
+	case RB_MAX: r = (uns ? ux > uy : x > y) ? ux : uy; break;
+	case RB_MIN: r = (uns ? ux < uy : x < y) ? ux : uy; break;
+	case RB_POW:
+		if (!int_pow(c, x, y, uns, &r))
+			return false;
+		break;
+	}
+	tensor_set_int(out, o, ref_s(r));
+	return true;
+}
+
+/* Strides (in elements) of t's axes aligned to the right of a rank-r
+ * broadcast shape; 0 where t has size 1 or no axis. */
+static void
+broadcast_strides(const Tensor *t, uint32_t r, int64_t *st)
+{
+	int64_t s = 1;
+	for (uint32_t i = r; i-- > 0;) {
+		st[i] = 0;
+		if (i + t->rank >= r) {
+			int64_t d = t->dims[i + t->rank - r];
+			if (d != 1)
+				st[i] = s;
+			s *= d;
+		}
+	}
+}
+
+bool
+ref_binary(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	const Tensor *a = args[0], *b = args[1];
+	Tensor *out = outs[0];
+	if (a->kind != b->kind || a->kind != out->kind)
+		return ref_fail(c, "element types differ: %s and %s, result %s", elem_name(a->kind),
+		                elem_name(b->kind), elem_name(out->kind));
+	/* NumPy: align on the right; equal sizes or a 1 on one side. */
+	uint32_t r = a->rank > b->rank ? a->rank : b->rank;
+	int64_t dims[TENSOR_MAX_RANK] = {0}, sa[TENSOR_MAX_RANK], sb[TENSOR_MAX_RANK];
+	for (uint32_t i = 0; i < r; i++) {
+		int64_t da = i + a->rank >= r ? a->dims[i + a->rank - r] : 1;
+		int64_t db = i + b->rank >= r ? b->dims[i + b->rank - r] : 1;
+		if (da != db && da != 1 && db != 1) {
+			char x[256], y[256];
+			return ref_fail(c, "shapes %s and %s do not broadcast",
+			                ref_dims_text(a->dims, a->rank, x, sizeof x),
+			                ref_dims_text(b->dims, b->rank, y, sizeof y));
+		}
+		dims[i] = da == 1 ? db : da;
+	}
+	if (!ref_check_out(c, out, r, dims))
+		return false;
+	if (out->numel == 0)
+		return true;
+	broadcast_strides(a, r, sa);
+	broadcast_strides(b, r, sb);
+	/* An odometer over the result's index, moving both operand offsets. */
+	int64_t idx[TENSOR_MAX_RANK] = {0}, ia = 0, ib = 0;
+	for (int64_t o = 0; o < out->numel; o++) {
+		if (!binary_elem(c, a, ia, b, ib, out, o))
+			return false;
+		for (uint32_t k = r; k-- > 0;) {
+			ia += sa[k];
+			ib += sb[k];
+			if (++idx[k] < dims[k])
+				break;
+			ia -= sa[k] * dims[k];
+			ib -= sb[k] * dims[k];
+			idx[k] = 0;
+		}
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------- unary */
+
+bool
+ref_unary(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	const Tensor *x = args[0];
+	Tensor *out = outs[0];
+	if (!ref_same_kind(c, x, out, "the operand", "the result") ||
+	    !ref_check_out(c, out, x->rank, x->dims))
+		return false;
+	if (elem_is_float(x->kind)) {
+		for (int64_t i = 0; i < x->numel; i++) {
+			double v = tensor_get(x, i), r = 0;
+			switch (c->code) {
+			case RU_NEG: r = -v; break;
+			case RU_RELU: r = v < 0 ? 0.0 : v; break;
+			case RU_EXP: r = exp(v); break;
+			case RU_LOG: r = log(v); break;
+			case RU_SQRT: r = sqrt(v); break;
+			case RU_RSQRT: r = 1.0 / sqrt(v); break;
+			case RU_SIGMOID: r = 1.0 / (1.0 + exp(-v)); break;
+			case RU_TANH: r = tanh(v); break;
+			}
+			tensor_set(out, i, r);
+		}
+		return true;
+	}
+	if (c->code != RU_NEG && c->code != RU_RELU)
+		return ref_fail(c, "needs a floating-point operand, not %s", elem_name(x->kind));
+	bool uns = !elem_is_signed(x->kind);
+	for (int64_t i = 0; i < x->numel; i++) {
+		int64_t v = tensor_get_int(x, i);
+		if (c->code == RU_NEG)
+			tensor_set_int(out, i, ref_s(0 - ref_u(v)));   /* wraps */
+		else
+			tensor_set_int(out, i, !uns && v < 0 ? 0 : v);
+	}
+	return true;
+}
+
+bool
+ref_clip(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	double lo, hi;
+	if (!ra_require(c, "a_min") || !ra_require(c, "a_max") || !ra_num(c, "a_min", 0, &lo) ||
+	    !ra_num(c, "a_max", 0, &hi))
+		return false;
+	if (isnan(lo) || isnan(hi) || lo > hi)
+		return ref_fail(c, "'a_min' (%g) must not be greater than 'a_max' (%g)", lo, hi);
+	const Tensor *x = args[0];
+	Tensor *out = outs[0];
+	if (!ref_same_kind(c, x, out, "the operand", "the result") ||
+	    !ref_check_out(c, out, x->rank, x->dims))
+		return false;
+	if (elem_is_float(x->kind)) {
+		for (int64_t i = 0; i < x->numel; i++) {
+			double v = tensor_get(x, i);
+			tensor_set(out, i, isnan(v) ? v : v < lo ? lo : v > hi ? hi : v);
+		}
+		return true;
+	}
+	/* Integers: the bounds converted to the element type first (TVM casts
+	 * them), truncating toward zero and saturating. */
+	bool uns = !elem_is_signed(x->kind);
+	int64_t ilo = elem_int_from_double(x->kind, lo), ihi = elem_int_from_double(x->kind, hi);
+	for (int64_t i = 0; i < x->numel; i++) {
+		int64_t v = tensor_get_int(x, i);
+		if (uns ? ref_u(v) < ref_u(ilo) : v < ilo)
+			v = ilo;
+		if (uns ? ref_u(v) > ref_u(ihi) : v > ihi)
+			v = ihi;
+		tensor_set_int(out, i, v);
+	}
+	return true;
+}
+
+bool
+ref_cast(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	/* The target type is the output's (the registry made it from dtype). */
+	if (!ra_require(c, "dtype"))
+		return false;
+	const Tensor *x = args[0];
+	Tensor *out = outs[0];
+	if (!ref_check_out(c, out, x->rank, x->dims))
+		return false;
+	bool from_float = elem_is_float(x->kind), uns = !elem_is_signed(x->kind);
+	for (int64_t i = 0; i < x->numel; i++) {
+		if (from_float)
+			tensor_set(out, i, tensor_get(x, i));
+		else
+			ref_store_int(out, i, ref_u(tensor_get_int(x, i)), uns);
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------- bias_add */
+
+bool
+ref_bias_add(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	const Tensor *x = args[0], *b = args[1];
+	Tensor *out = outs[0];
+	int64_t axis;
+	if (!ra_int(c, "axis", 1, INT64_MIN, INT64_MAX, &axis) ||
+	    !ra_axis_norm(c, "axis", axis, x->rank, &axis))
+		return false;
+	if (!ref_same_kind(c, x, b, "data", "bias") ||
+	    !ref_same_kind(c, x, out, "data", "the result"))
+		return false;
+	if (b->rank != 1 || b->dims[0] != x->dims[axis]) {
+		char bs[256];
+		return ref_fail(c, "bias has shape %s, but needs %lld elements (the size of axis %lld)",
+		                ref_dims_text(b->dims, b->rank, bs, sizeof bs),
+		                (long long)x->dims[axis], (long long)axis);
+	}
+	if (!ref_check_out(c, out, x->rank, x->dims))
+		return false;
+	if (x->numel == 0)
+		return true;
+	int64_t n = x->dims[axis], inner = ref_prod(x->dims, (uint32_t)axis + 1, x->rank);
+	RefCx add = *c;
+	add.code = RB_ADD;
+	for (int64_t i = 0; i < x->numel; i++)
+		if (!binary_elem(&add, x, i, b, (i / inner) % n, out, i))
+			return false;
+	return true;
+}
+
+/* -------------------------------------------------------------- softmax */
+
+bool
+ref_softmax(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	const Tensor *x = args[0];
+	Tensor *out = outs[0];
+	int64_t axis;
+	if (!ra_int(c, "axis", -1, INT64_MIN, INT64_MAX, &axis) ||
+	    !ra_axis_norm(c, "axis", axis, x->rank, &axis))
+		return false;
+	if (!elem_is_float(x->kind))
+		return ref_fail(c, "needs a floating-point operand, not %s", elem_name(x->kind));
+	if (!ref_same_kind(c, x, out, "the operand", "the result") ||
+	    !ref_check_out(c, out, x->rank, x->dims))
+		return false;
+	if (x->numel == 0)
+		return true;
+	int64_t outer = ref_prod(x->dims, 0, (uint32_t)axis), n = x->dims[axis];
+	int64_t inner = ref_prod(x->dims, (uint32_t)axis + 1, x->rank);
+	double *e = xmalloc((size_t)n * sizeof *e);
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t k = 0; k < inner; k++) {
+			int64_t base = o * n * inner + k;
+			/* Stable: exp(x - max) <= 1, the largest term exactly 1. */
+			double m = -INFINITY, sum = 0;
+			for (int64_t j = 0; j < n; j++) {
+				double v = tensor_get(x, base + j * inner);
+				if (v > m || isnan(v))
+					m = isnan(m) ? m : v;
+			}
+			for (int64_t j = 0; j < n; j++) {
+				e[j] = exp(tensor_get(x, base + j * inner) - m);
+				sum += e[j];
+			}
+			for (int64_t j = 0; j < n; j++)
+				tensor_set(out, base + j * inner, e[j] / sum);
+		}
+	free(e);
+	return true;
+}
+
+/* ------------------------------------------------------------ sum, mean */
+
+bool
+ref_reduce(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	const Tensor *x = args[0];
+	Tensor *out = outs[0];
+	int64_t ax[TENSOR_MAX_RANK];
+	uint32_t nax;
+	bool keep, exclude, mark[TENSOR_MAX_RANK] = {false};
+	int given = ra_ints(c, "axis", TENSOR_MAX_RANK, INT64_MIN, ax, &nax);
+	if (given < 0 || !ra_bool(c, "keepdims", false, &keep) ||
+	    !ra_bool(c, "exclude", false, &exclude))
+		return false;
+	for (uint32_t i = 0; i < nax; i++) {
+		int64_t a;
+		if (!ra_axis_norm(c, "axis", ax[i], x->rank, &a))
+			return false;
+		if (mark[a])
+			return ref_fail(c, "'axis' names axis %lld twice", (long long)a);
+		mark[a] = true;
+	}
+	if (!ref_same_kind(c, x, out, "the operand", "the result"))
+		return false;
+	/* As the registry (TVM): no axis list reduces every axis, whatever
+	 * exclude says. */
+	bool reduce[TENSOR_MAX_RANK];
+	int64_t dims[TENSOR_MAX_RANK], ostride[TENSOR_MAX_RANK], count = 1;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < x->rank; i++) {
+		reduce[i] = given == 0 || mark[i] != exclude;
+		if (!reduce[i])
+			dims[n++] = x->dims[i];
+		else if (keep)
+			dims[n++] = 1;
+	}
+	if (!ref_check_out(c, out, n, dims))
+		return false;
+	if (out->numel == 0)
+		return true;
+	/* The output is not empty, so the count is x->numel / out->numel. */
+	count = x->numel / out->numel;
+	/* The output offset of an input index: its kept axes, C order. */
+	int64_t s = 1;
+	for (uint32_t i = x->rank; i-- > 0;) {
+		ostride[i] = reduce[i] ? 0 : s;
+		if (!reduce[i])
+			s *= x->dims[i];
+	}
+	if (count == 0 && c->code == RR_MEAN && !elem_is_float(x->kind))
+		return ref_fail(c, "mean of zero integer elements (division by zero)");
+	Acc *acc = xmalloc((size_t)out->numel * sizeof *acc);
+	for (int64_t o = 0; o < out->numel; o++)
+		acc[o] = acc_zero(x->kind);
+	int64_t idx[TENSOR_MAX_RANK] = {0}, o = 0;
+	for (int64_t i = 0; i < x->numel; i++) {
+		acc_add(&acc[o], x, i);
+		for (uint32_t k = x->rank; k-- > 0;) {
+			o += ostride[k];
+			if (++idx[k] < x->dims[k])
+				break;
+			o -= ostride[k] * x->dims[k];
+			idx[k] = 0;
+		}
+	}
+	for (int64_t j = 0; j < out->numel; j++)
+		if (c->code == RR_SUM)
+			acc_store(&acc[j], out, j);
+		else if (count == 0)
+			tensor_set(out, j, NAN);    /* floats: 0/0 */
+		else
+			acc_store_div(&acc[j], count, out, j);
+	free(acc);
+	return true;
+}

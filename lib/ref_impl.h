@@ -1,0 +1,191 @@
+/* ref_impl.h: private to lib/ref_*.c, the reference kernels.
+ *
+ * ref_ops.c holds ref_eval (checks, dispatch), the attribute readers, the
+ * layout helpers and the accumulators; ref_elemwise.c the elementwise and
+ * broadcasting operators, softmax and the reductions; ref_nn.c conv2d,
+ * dense, batch_matmul and the pools; ref_shape.c the data-movement
+ * operators.
+ *
+ * Every kernel re-derives its result shape from its operands and
+ * attributes and compares it with the preallocated outputs before writing,
+ * so a caller that disagrees with the registry gets an error, never a
+ * write out of bounds.
+ */
+#ifndef REF_IMPL_H
+#define REF_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ir.h"
+#include "ref_ops.h"
+#include "tensor.h"
+
+/* One kernel invocation. */
+typedef struct {
+	const char *op;          /* operator name, for messages */
+	int code;                /* which of the operators a shared kernel serves */
+	const AttrMap *attrs;    /* may be NULL */
+	char *err;
+	size_t errsz;
+} RefCx;
+
+typedef bool RefKernel(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs,
+                       uint32_t nouts);
+
+/* "op: message" into c->err; returns false. */
+bool ref_fail(RefCx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "[1, 2, 3]" into buf. */
+const char *ref_dims_text(const int64_t *dims, uint32_t n, char *buf, size_t size);
+/* out has this shape (the element type is checked by ref_eval). */
+bool ref_check_out(RefCx *c, const Tensor *out, uint32_t rank, const int64_t *dims);
+/* a and b have the same element type. */
+bool ref_same_kind(RefCx *c, const Tensor *a, const Tensor *b, const char *an, const char *bn);
+
+/* ------------------------------------------------------------ attributes */
+
+/* The readers take what the registry's type rules take (ops_attr.c), with
+ * the same defaults; each reports a bad value and returns false. */
+const Attr *ra_get(const RefCx *c, const char *key);
+bool ra_require(RefCx *c, const char *key);
+bool ra_int(RefCx *c, const char *key, int64_t dflt, int64_t lo, int64_t hi, int64_t *out);
+bool ra_num(RefCx *c, const char *key, double dflt, double *out);
+bool ra_bool(RefCx *c, const char *key, bool dflt, bool *out);
+/* A string; dflt when absent or "". */
+bool ra_str(RefCx *c, const char *key, const char *dflt, const char **out);
+/* A list of at most max integers, each >= lo: 1 if present, 0 if absent,
+ * -1 after an error. */
+int ra_ints(RefCx *c, const char *key, uint32_t max, int64_t lo, int64_t *out, uint32_t *n);
+/* Two integers >= 1 (strides, dilation, pool_size); out keeps its defaults
+ * when absent. */
+bool ra_pair(RefCx *c, const char *key, int64_t out[2]);
+/* 1, 2 or 4 non-negative integers into top, left, bottom, right. */
+bool ra_padding(RefCx *c, const char *key, int64_t pad[4]);
+/* axis (-rank..rank-1) normalized into *out. */
+bool ra_axis_norm(RefCx *c, const char *key, int64_t axis, int64_t rank, int64_t *out);
+
+/* --------------------------------------------------------------- layouts */
+
+/* As in ops_attr.c: upper-case letters are logical axes; the lower-case
+ * one (if any) is the inner part of its upper-case axis, split by factor:
+ * logical index = outer * factor + inner. */
+typedef struct {
+	const char *name;
+	uint8_t rank;
+	char axes[8];
+	uint8_t factor;
+} RefLayout;
+
+/* NULL unless one of NCHW NCHW4c NHWC OIHW OIHW4o. */
+const RefLayout *ref_layout_find(const char *name);
+/* A layout attribute among allowed (NULL-terminated); dflt when absent
+ * or "". */
+bool ra_layout(RefCx *c, const char *key, const char *dflt, const char *const *allowed,
+               const RefLayout **out);
+/* t is laid out as l: its rank, and the inner axis of size factor. */
+bool rl_check(RefCx *c, const RefLayout *l, const Tensor *t, const char *what);
+/* The logical size of upper-case axis ax of dims laid out as l. */
+int64_t rl_dim(const RefLayout *l, const int64_t *dims, char ax);
+/* dims laid out as l from logical sizes (size[i] of letters[i]); false if
+ * the factor does not divide the split axis. */
+bool rl_shape(const RefLayout *l, const char *letters, const int64_t *size, int64_t *dims);
+/* The C-order element offset in dims laid out as l of the logical index
+ * idx (idx[i] for letters[i]). */
+int64_t rl_offset(const RefLayout *l, const int64_t *dims, const char *letters,
+                  const int64_t *idx);
+/* The inverse: the logical index (idx[i] for letters[i], which name every
+ * upper-case axis of l) of element offset off in dims laid out as l. */
+void rl_index(const RefLayout *l, const int64_t *dims, int64_t off, const char *letters,
+              int64_t *idx);
+
+/* ---------------------------------------------------------- arithmetic */
+
+/* Bits of an int64 as a uint64 and back, without implementation-defined
+ * conversions. */
+static inline uint64_t
+ref_u(int64_t v)
+{
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	return u;
+}
+
+static inline int64_t
+ref_s(uint64_t u)
+{
+	int64_t v;
+	memcpy(&v, &u, sizeof v);
+	return v;
+}
+
+/* Stores the integer whose 64 bits are `bits` (unsigned: zero-extended,
+ * else sign-extended) into element o of out: integer kinds keep the low
+ * bits, float kinds get the value correctly rounded. */
+void ref_store_int(Tensor *out, int64_t o, uint64_t bits, bool is_unsigned);
+
+/* An accumulator: exact integer arithmetic modulo 2^64 for integer and
+ * bool operands (so an integer result equals what an accumulator of the
+ * result's width computes, wrap-around included), double for floats. */
+typedef struct {
+	bool isint, uns;
+	uint64_t i;
+	double f;
+} Acc;
+
+static inline Acc
+acc_zero(ElemKind k)
+{
+	Acc a = {!elem_is_float(k), !elem_is_signed(k), 0, 0.0};
+	return a;
+}
+
+static inline void
+acc_add(Acc *a, const Tensor *t, int64_t i)
+{
+	if (a->isint)
+		a->i += ref_u(tensor_get_int(t, i));
+	else
+		a->f += tensor_get(t, i);
+}
+
+/* a += x[i] * w[j] */
+static inline void
+acc_mac(Acc *a, const Tensor *x, int64_t i, const Tensor *w, int64_t j)
+{
+	if (a->isint)
+		a->i += ref_u(tensor_get_int(x, i)) * ref_u(tensor_get_int(w, j));
+	else
+		a->f += tensor_get(x, i) * tensor_get(w, j);
+}
+
+/* Element o of out (any element type) = the accumulated value. */
+void acc_store(const Acc *a, Tensor *out, int64_t o);
+/* ... divided by n > 0; integer division truncates toward zero. */
+void acc_store_div(const Acc *a, int64_t n, Tensor *out, int64_t o);
+
+/* Product of dims[lo..hi): 0 if one is 0, else saturated at INT64_MAX
+ * (only a subset of the axes of an empty tensor can overflow: kernels
+ * return before using it when their output is empty). */
+int64_t ref_prod(const int64_t *dims, uint32_t lo, uint32_t hi);
+
+/* ------------------------------------------------------------- kernels */
+
+/* ref_elemwise.c; code: an enum of that file */
+RefKernel ref_binary, ref_unary, ref_clip, ref_cast, ref_bias_add, ref_softmax, ref_reduce;
+/* ref_nn.c */
+RefKernel ref_conv2d, ref_dense, ref_batch_matmul, ref_pool2d, ref_global_avg_pool2d;
+/* ref_shape.c */
+RefKernel ref_reshape, ref_transpose, ref_layout_transform, ref_concatenate, ref_split,
+	ref_squeeze, ref_expand_dims;
+
+/* Codes of the shared kernels. */
+enum {
+	RB_ADD, RB_SUB, RB_MUL, RB_DIV, RB_MAX, RB_MIN, RB_POW,           /* ref_binary */
+	RU_NEG, RU_RELU, RU_EXP, RU_LOG, RU_SQRT, RU_RSQRT, RU_SIGMOID, RU_TANH, /* ref_unary */
+	RR_SUM, RR_MEAN,                                                  /* ref_reduce */
+	RP_MAX, RP_AVG,                                                   /* ref_pool2d */
+};
+
+#endif

@@ -1,0 +1,353 @@
+/* ref_nn.c: reference kernels of the operators with windows or
+ * contractions: nn.conv2d, nn.dense, nn.batch_matmul, nn.max_pool2d,
+ * nn.avg_pool2d and nn.global_avg_pool2d.
+ *
+ * Window operators loop over logical indices (N, C, H, W; O, I, KH, KW)
+ * and map each to an element offset through its layout (rl_offset), so
+ * every pairing of the NCHW/NCHW4c and OIHW/OIHW4o layouts is one loop.
+ */
+#include <math.h>
+
+#include "ref_impl.h"
+
+static const char *const data_layouts[] = {"NCHW", "NCHW4c", NULL};
+static const char *const kernel_layouts[] = {"OIHW", "OIHW4o", NULL};
+
+/* The output size of one spatial axis as the registry computes it
+ * (ops_nn.c): a window of k taps spaced d apart, moved by s over n
+ * elements padded by p0 before and p1 after. */
+static bool
+window_out(RefCx *c, const char *axis, int64_t n, int64_t k, int64_t d, int64_t s, int64_t p0,
+           int64_t p1, bool ceil_mode, int64_t *out)
+{
+	int64_t eff, padded, span, last;
+	if (__builtin_mul_overflow(k - 1, d, &eff) || __builtin_add_overflow(eff, 1, &eff) ||
+	    __builtin_add_overflow(n, p0, &padded) || __builtin_add_overflow(padded, p1, &padded))
+		return ref_fail(c, "the %s window or padding is too large", axis);
+	if (padded < eff)
+		return ref_fail(c, "the %s window (%lld) is larger than the padded input (%lld)",
+		                axis, (long long)eff, (long long)padded);
+	span = padded - eff;
+	if (ceil_mode) {
+		if (__builtin_add_overflow(span, s - 1, &span))
+			return ref_fail(c, "the %s stride is too large", axis);
+	}
+	*out = span / s + 1;
+	/* Every tap position (o*s + j*d, before the padding shift) fits. */
+	if (__builtin_mul_overflow(*out - 1, s, &last) || __builtin_add_overflow(last, eff, &last))
+		return ref_fail(c, "the %s stride is too large", axis);
+	return true;
+}
+
+/* --------------------------------------------------------------- conv2d */
+
+bool
+ref_conv2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	int64_t st[2] = {1, 1}, dil[2] = {1, 1}, ks[2] = {0, 0}, pad[4] = {0, 0, 0, 0};
+	int64_t groups, channels;
+	const RefLayout *dl, *kl, *ol;
+	if (!ra_pair(c, "strides", st) || !ra_pair(c, "dilation", dil) ||
+	    !ra_pair(c, "kernel_size", ks) || !ra_padding(c, "padding", pad) ||
+	    !ra_int(c, "groups", 1, 1, INT64_MAX, &groups) ||
+	    !ra_int(c, "channels", 0, 1, INT64_MAX, &channels) ||
+	    !ra_layout(c, "data_layout", "NCHW", data_layouts, &dl) ||
+	    !ra_layout(c, "kernel_layout", "OIHW", kernel_layouts, &kl) ||
+	    !ra_layout(c, "out_layout", dl->name, data_layouts, &ol))
+		return false;
+	/* out_dtype is the output tensor's element type. */
+	const Tensor *x = args[0], *w = args[1];
+	Tensor *out = outs[0];
+	if (!rl_check(c, dl, x, "data") || !rl_check(c, kl, w, "weight") ||
+	    !ref_same_kind(c, x, w, "data", "weight"))
+		return false;
+	int64_t N = rl_dim(dl, x->dims, 'N'), C = rl_dim(dl, x->dims, 'C');
+	int64_t H = rl_dim(dl, x->dims, 'H'), W = rl_dim(dl, x->dims, 'W');
+	int64_t O = rl_dim(kl, w->dims, 'O'), I = rl_dim(kl, w->dims, 'I');
+	int64_t KH = rl_dim(kl, w->dims, 'H'), KW = rl_dim(kl, w->dims, 'W');
+	int64_t IG;
+	if (C % groups != 0 || O % groups != 0 || __builtin_mul_overflow(I, groups, &IG) ||
+	    IG != C)
+		return ref_fail(c, "%lld input channels, %lld output channels and groups=%lld do not "
+		                "fit a weight of %lld input channels per group", (long long)C,
+		                (long long)O, (long long)groups, (long long)I);
+	if ((channels && channels != O) || (ks[0] && (ks[0] != KH || ks[1] != KW)))
+		return ref_fail(c, "'channels' or 'kernel_size' disagrees with the weight");
+	int64_t OH, OW;
+	if (!window_out(c, "height", H, KH, dil[0], st[0], pad[0], pad[2], false, &OH) ||
+	    !window_out(c, "width", W, KW, dil[1], st[1], pad[1], pad[3], false, &OW))
+		return false;
+	int64_t size[4] = {N, O, OH, OW}, dims[5];
+	if (!rl_shape(ol, "NCHW", size, dims))
+		return ref_fail(c, "out_layout %s needs the output channels (%lld) to be a multiple "
+		                "of %u", ol->name, (long long)O, (unsigned)ol->factor);
+	if (!ref_check_out(c, out, ol->rank, dims))
+		return false;
+	if (out->numel == 0)
+		return true;
+	int64_t opg = O / groups;       /* output channels per group */
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t o = 0; o < O; o++)
+			for (int64_t y = 0; y < OH; y++)
+				for (int64_t xx = 0; xx < OW; xx++) {
+					Acc acc = acc_zero(x->kind);
+					int64_t g = o / opg;
+					for (int64_t i = 0; i < I; i++)
+						for (int64_t ky = 0; ky < KH; ky++) {
+							int64_t iy = y * st[0] - pad[0] + ky * dil[0];
+							if (iy < 0 || iy >= H)
+								continue;       /* zero padding */
+							for (int64_t kx = 0; kx < KW; kx++) {
+								int64_t ix = xx * st[1] - pad[1] + kx * dil[1];
+								if (ix < 0 || ix >= W)
+									continue;
+								int64_t xi[4] = {n, g * I + i, iy, ix};
+								int64_t wi[4] = {o, i, ky, kx};
+								acc_mac(&acc, x, rl_offset(dl, x->dims, "NCHW", xi), w,
+								        rl_offset(kl, w->dims, "OIHW", wi));
+							}
+						}
+					int64_t oi[4] = {n, o, y, xx};
+					acc_store(&acc, out, rl_offset(ol, out->dims, "NCHW", oi));
+				}
+	return true;
+}
+
+/* ---------------------------------------------------------------- dense */
+
+bool
+ref_dense(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	int64_t units;
+	if (!ra_int(c, "units", 0, 1, INT64_MAX, &units))
+		return false;
+	const Tensor *x = args[0], *w = args[1];
+	Tensor *out = outs[0];
+	char xs[256], ws[256];
+	if (x->rank < 1 || w->rank != 2 || x->dims[x->rank - 1] != w->dims[1])
+		return ref_fail(c, "data %s and weight %s do not fit (data [..., K], weight [units, K])",
+		                ref_dims_text(x->dims, x->rank, xs, sizeof xs),
+		                ref_dims_text(w->dims, w->rank, ws, sizeof ws));
+	if (!ref_same_kind(c, x, w, "data", "weight"))
+		return false;
+	if (units && units != w->dims[0])
+		return ref_fail(c, "'units' is %lld, but the weight has %lld rows", (long long)units,
+		                (long long)w->dims[0]);
+	int64_t U = w->dims[0], K = w->dims[1], rows = ref_prod(x->dims, 0, x->rank - 1);
+	int64_t dims[TENSOR_MAX_RANK];
+	memcpy(dims, x->dims, x->rank * sizeof dims[0]);
+	dims[x->rank - 1] = U;
+	if (!ref_check_out(c, out, x->rank, dims))
+		return false;
+	if (out->numel == 0)
+		return true;
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t u = 0; u < U; u++) {
+			Acc acc = acc_zero(x->kind);
+			for (int64_t k = 0; k < K; k++)
+				acc_mac(&acc, x, r * K + k, w, u * K + k);
+			acc_store(&acc, out, r * U + u);
+		}
+	return true;
+}
+
+/* --------------------------------------------------------- batch_matmul */
+
+bool
+ref_batch_matmul(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	bool ta, tb;
+	if (!ra_bool(c, "transpose_a", false, &ta) || !ra_bool(c, "transpose_b", true, &tb))
+		return false;
+	const Tensor *x = args[0], *y = args[1];
+	Tensor *out = outs[0];
+	char xs[256], ys[256];
+	if (x->rank != 3 || y->rank != 3)
+		return ref_fail(c, "needs two 3-d operands, not %s and %s",
+		                ref_dims_text(x->dims, x->rank, xs, sizeof xs),
+		                ref_dims_text(y->dims, y->rank, ys, sizeof ys));
+	if (!ref_same_kind(c, x, y, "x", "y"))
+		return false;
+	/* x: [B, M, K] or, transposed, [B, K, M]; y: [B, N, K] (transpose_b,
+	 * the default) or [B, K, N]. */
+	int64_t Bx = x->dims[0], M = x->dims[ta ? 2 : 1], K = x->dims[ta ? 1 : 2];
+	int64_t By = y->dims[0], N = y->dims[tb ? 1 : 2], K2 = y->dims[tb ? 2 : 1];
+	if (K != K2 || (Bx != By && Bx != 1 && By != 1))
+		return ref_fail(c, "x %s and y %s do not fit (transpose_a=%s, transpose_b=%s)",
+		                ref_dims_text(x->dims, 3, xs, sizeof xs),
+		                ref_dims_text(y->dims, 3, ys, sizeof ys), ta ? "true" : "false",
+		                tb ? "true" : "false");
+	int64_t B = Bx == 1 ? By : Bx, dims[3] = {B, M, N};
+	if (!ref_check_out(c, out, 3, dims))
+		return false;
+	if (out->numel == 0)
+		return true;
+	for (int64_t b = 0; b < B; b++) {
+		int64_t bx = Bx == 1 ? 0 : b, by = By == 1 ? 0 : b;
+		for (int64_t m = 0; m < M; m++)
+			for (int64_t n = 0; n < N; n++) {
+				Acc acc = acc_zero(x->kind);
+				for (int64_t k = 0; k < K; k++) {
+					int64_t xi = ta ? (bx * K + k) * M + m : (bx * M + m) * K + k;
+					int64_t yi = tb ? (by * N + n) * K + k : (by * K + k) * N + n;
+					acc_mac(&acc, x, xi, y, yi);
+				}
+				acc_store(&acc, out, (b * M + m) * N + n);
+			}
+	}
+	return true;
+}
+
+/* -------------------------------------------------------------- pooling */
+
+/* How many of the k taps start + j*d (j < k) fall inside [0, n), and how
+ * many inside the padded range [-p0, n + p1). */
+static void
+taps_inside(int64_t start, int64_t k, int64_t d, int64_t n, int64_t p0, int64_t p1,
+            int64_t *in_data, int64_t *in_padded)
+{
+	*in_data = *in_padded = 0;
+	for (int64_t j = 0; j < k; j++) {
+		int64_t i = start + j * d;
+		*in_data += i >= 0 && i < n;
+		*in_padded += i >= -p0 && i < n + p1;
+	}
+}
+
+bool
+ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	int64_t ps[2] = {1, 1}, st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0};
+	bool ceil_mode, cip = false;
+	const RefLayout *l, *ol;
+	if (!ra_require(c, "pool_size") || !ra_pair(c, "pool_size", ps) ||
+	    !ra_pair(c, "strides", st) || !ra_pair(c, "dilation", dil) ||
+	    !ra_padding(c, "padding", pad) || !ra_bool(c, "ceil_mode", false, &ceil_mode) ||
+	    (c->code == RP_AVG && !ra_bool(c, "count_include_pad", false, &cip)) ||
+	    !ra_layout(c, "layout", "NCHW", data_layouts, &l) ||
+	    !ra_layout(c, "out_layout", l->name, data_layouts, &ol))
+		return false;
+	if (ol != l)
+		return ref_fail(c, "'out_layout' must be the same as 'layout' (%s)", l->name);
+	const Tensor *x = args[0];
+	Tensor *out = outs[0];
+	if (!rl_check(c, l, x, "data") || !ref_same_kind(c, x, out, "data", "the result"))
+		return false;
+	int64_t N = rl_dim(l, x->dims, 'N'), C = rl_dim(l, x->dims, 'C');
+	int64_t H = rl_dim(l, x->dims, 'H'), W = rl_dim(l, x->dims, 'W');
+	int64_t OH, OW;
+	if (!window_out(c, "height", H, ps[0], dil[0], st[0], pad[0], pad[2], ceil_mode, &OH) ||
+	    !window_out(c, "width", W, ps[1], dil[1], st[1], pad[1], pad[3], ceil_mode, &OW))
+		return false;
+	int64_t size[4] = {N, C, OH, OW}, dims[5];
+	rl_shape(l, "NCHW", size, dims);        /* C came from l: divisible */
+	if (!ref_check_out(c, out, l->rank, dims))
+		return false;
+	if (out->numel == 0)
+		return true;
+	bool isfloat = elem_is_float(x->kind), uns = !elem_is_signed(x->kind);
+	int64_t imin;
+	uint64_t imax_unused;
+	elem_int_range(isfloat ? ET_I64 : x->kind, &imin, &imax_unused);
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t ch = 0; ch < C; ch++)
+			for (int64_t y = 0; y < OH; y++)
+				for (int64_t xx = 0; xx < OW; xx++) {
+					int64_t h0 = y * st[0] - pad[0], w0 = xx * st[1] - pad[1];
+					int64_t hd, hp, wd, wp;
+					taps_inside(h0, ps[0], dil[0], H, pad[0], pad[2], &hd, &hp);
+					taps_inside(w0, ps[1], dil[1], W, pad[1], pad[3], &wd, &wp);
+					Acc acc = acc_zero(x->kind);
+					double fmax = -INFINITY;
+					int64_t imax = imin;
+					for (int64_t ky = 0; ky < ps[0]; ky++) {
+						int64_t iy = h0 + ky * dil[0];
+						if (iy < 0 || iy >= H)
+							continue;
+						for (int64_t kx = 0; kx < ps[1]; kx++) {
+							int64_t ix = w0 + kx * dil[1];
+							if (ix < 0 || ix >= W)
+								continue;
+							int64_t xi[4] = {n, ch, iy, ix};
+							int64_t at = rl_offset(l, x->dims, "NCHW", xi);
+							if (c->code == RP_AVG) {
+								acc_add(&acc, x, at);
+							} else if (isfloat) {
+								double v = tensor_get(x, at);
+								if (v > fmax || isnan(v))
+									fmax = isnan(fmax) ? fmax : v;
+							} else {
+								int64_t v = tensor_get_int(x, at);
+								if (uns ? ref_u(v) > ref_u(imax) : v > imax)
+									imax = v;
+							}
+						}
+					}
+					int64_t oi[4] = {n, ch, y, xx};
+					int64_t o = rl_offset(l, out->dims, "NCHW", oi);
+					if (c->code == RP_MAX && isfloat)
+						tensor_set(out, o, fmax);
+					else if (c->code == RP_MAX)
+						tensor_set_int(out, o, imax);
+					else if ((cip ? hp * wp : hd * wd) == 0)
+						tensor_set(out, o, 0.0);
+					else
+						acc_store_div(&acc, cip ? hp * wp : hd * wd, out, o);
+				}
+	return true;
+}
+
+bool
+ref_global_avg_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs,
+                      uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	const RefLayout *l, *ol;
+	if (!ra_layout(c, "layout", "NCHW", data_layouts, &l) ||
+	    !ra_layout(c, "out_layout", l->name, data_layouts, &ol))
+		return false;
+	if (ol != l)
+		return ref_fail(c, "'out_layout' must be the same as 'layout' (%s)", l->name);
+	const Tensor *x = args[0];
+	Tensor *out = outs[0];
+	if (!rl_check(c, l, x, "data") || !ref_same_kind(c, x, out, "data", "the result"))
+		return false;
+	int64_t N = rl_dim(l, x->dims, 'N'), C = rl_dim(l, x->dims, 'C');
+	int64_t H = rl_dim(l, x->dims, 'H'), W = rl_dim(l, x->dims, 'W');
+	int64_t dims[5];
+	memcpy(dims, x->dims, l->rank * sizeof dims[0]);
+	for (uint32_t i = 0; i < l->rank; i++)
+		if (l->axes[i] == 'H' || l->axes[i] == 'W')
+			dims[i] = 1;
+	if (!ref_check_out(c, out, l->rank, dims))
+		return false;
+	if (out->numel == 0)
+		return true;
+	if (H * W == 0 && !elem_is_float(x->kind))
+		return ref_fail(c, "average of zero integer elements (division by zero)");
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t ch = 0; ch < C; ch++) {
+			Acc acc = acc_zero(x->kind);
+			for (int64_t h = 0; h < H; h++)
+				for (int64_t w = 0; w < W; w++) {
+					int64_t xi[4] = {n, ch, h, w};
+					acc_add(&acc, x, rl_offset(l, x->dims, "NCHW", xi));
+				}
+			int64_t oi[4] = {n, ch, 0, 0};
+			int64_t o = rl_offset(l, out->dims, "NCHW", oi);
+			if (H * W == 0)
+				tensor_set(out, o, NAN);
+			else
+				acc_store_div(&acc, H * W, out, o);
+		}
+	return true;
+}

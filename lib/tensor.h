@@ -1,0 +1,76 @@
+/* tensor.h: a runtime tensor for the reference interpreter, and IEEE half
+ * precision conversions.
+ *
+ * A Tensor is dense, C order (last axis fastest), one element type without
+ * vector lanes, its data malloc'd.  It needs no Module: the interpreter
+ * moves values between operators, .npy files and the command line.
+ *
+ * Element values cross the API as doubles (tensor_get, tensor_set), which
+ * is exact for every element of every type except i64/u64 values beyond
+ * 2^53; tensor_get_int and tensor_set_int move integer elements exactly.
+ */
+#ifndef TENSOR_H
+#define TENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+#define TENSOR_MAX_RANK 64
+
+typedef struct {
+	ElemKind kind;
+	uint32_t rank;
+	int64_t dims[TENSOR_MAX_RANK];
+	int64_t numel;       /* product of dims; 1 for rank 0 */
+	void *data;          /* numel elements, C order, malloc'd; NULL if numel == 0 */
+} Tensor;
+
+/* Bytes per element: bool is 1 byte (0 or 1). */
+size_t elem_size(ElemKind k);
+
+/* A zeroed tensor.  NULL when k is not an element kind, rank exceeds
+ * TENSOR_MAX_RANK, a dimension is negative, or the byte size overflows.
+ * Running out of memory exits (xmalloc). */
+Tensor *tensor_new(ElemKind k, uint32_t rank, const int64_t *dims);
+/* A zeroed tensor of a TY_TENSOR type with lanes 1; NULL otherwise (tuple,
+ * vector element, or as tensor_new). */
+Tensor *tensor_like_type(const Type *t);
+void tensor_free(Tensor *t);                 /* NULL is fine */
+
+/* Element i (0 <= i < numel) as a double; f16 is converted exactly, bool
+ * is 0 or 1. */
+double tensor_get(const Tensor *t, int64_t i);
+/* Stores v into element i, converting as C does: floats round to nearest
+ * (f16: round to nearest even, overflow to infinity), integers truncate
+ * toward zero, bool is v != 0.  Where C leaves the conversion undefined
+ * (a value out of the integer type's range) it saturates to the type's
+ * minimum or maximum, and NaN becomes 0 (bool: 1, as NaN != 0). */
+void tensor_set(Tensor *t, int64_t i, double v);
+
+/* Integer and bool elements, exactly: the value sign- or zero-extended to
+ * 64 bits (u64 keeps its bits, so values above INT64_MAX read negative).
+ * Float elements: as elem_int_from_double(ET_I64, tensor_get(t, i)). */
+int64_t tensor_get_int(const Tensor *t, int64_t i);
+/* Stores the low bits of v (two's complement wrap-around, as a conversion
+ * to an unsigned type of that width); bool stores v != 0; float elements
+ * get v converted to the float type. */
+void tensor_set_int(Tensor *t, int64_t i, int64_t v);
+
+/* v converted to integer kind k as tensor_set does (truncation toward
+ * zero, saturation, NaN -> 0), returned sign- or zero-extended like
+ * tensor_get_int.  For float kinds: (int64_t) of the saturated value. */
+int64_t elem_int_from_double(ElemKind k, double v);
+
+/* IEEE 754 binary16.  The conversions to half round to nearest, ties to
+ * even, once (from a double as well as from a float); values too large
+ * become infinity, small ones subnormals or zero (with their sign); NaN
+ * stays a quiet NaN, keeping the sign and the high payload bits.  The
+ * conversions from half are exact. */
+uint16_t f16_from_float(float f);
+uint16_t f16_from_double(double d);
+float f16_to_float(uint16_t h);
+double f16_to_double(uint16_t h);
+
+#endif
