@@ -381,22 +381,6 @@ axis_norm(OpCx *c, const char *key, int64_t axis, int64_t rank)
 
 /* --------------------------------------------------------------- layouts */
 
-static const Layout layouts[] = {
-	{"NCHW", 4, "NCHW", 0},
-	{"NCHW4c", 5, "NCHWc", 4},
-	{"NHWC", 4, "NHWC", 0},
-	{"OIHW", 4, "OIHW", 0},
-	{"OIHW4o", 5, "OIHWo", 4},
-};
-
-const Layout *
-layout_find(const char *s)
-{
-	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
-		if (strcmp(s, layouts[i].name) == 0)
-			return &layouts[i];
-	return NULL;
-}
 
 /* "\"NCHW\" or \"NCHW4c\"" */
 static void

@@ -17,6 +17,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "layout.h"
 #include "ops.h"
 
 /* Ranks above this are refused, so rules can keep dimensions in fixed
@@ -114,18 +115,6 @@ int64_t axis_norm(OpCx *c, const char *key, int64_t axis, int64_t rank);
 
 /* --------------------------------------------------------------- layouts */
 
-/* A layout among the few irpipe knows: upper-case letters are logical axes,
- * the one lower-case letter (if any) is the inner part of its upper-case
- * axis, split by `factor`. */
-typedef struct {
-	const char *name;      /* "NCHW4c" */
-	uint8_t rank;
-	char axes[8];          /* "NCHWc": one letter per dimension */
-	uint8_t factor;        /* of the lower-case axis; 0 if none */
-} Layout;
-
-/* NULL if s is not one of NCHW NCHW4c NHWC OIHW OIHW4o. */
-const Layout *layout_find(const char *s);
 /* A layout attribute that must be one of `allowed` ("NCHW", "NCHW4c",
  * NULL); dflt when absent. NULL after an error. */
 const Layout *oa_layout(OpCx *c, const char *key, const char *dflt, const char *const *allowed);

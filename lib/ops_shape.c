@@ -157,19 +157,6 @@ infer_transpose(Module *m, Value *v)
 
 /* ----------------------------------------------------- layout_transform */
 
-static const char *const all_layouts[] = {"NCHW", "NCHW4c", "NHWC", "OIHW", "OIHW4o", NULL};
-
-/* The upper-case letters of l, in order: its logical axes. */
-static void
-logical_axes(const Layout *l, char *out)
-{
-	size_t k = 0;
-	for (uint32_t i = 0; i < l->rank; i++)
-		if (l->axes[i] >= 'A' && l->axes[i] <= 'Z')
-			out[k++] = l->axes[i];
-	out[k] = 0;
-}
-
 const Type *
 infer_layout_transform(Module *m, Value *v)
 {
@@ -177,13 +164,13 @@ infer_layout_transform(Module *m, Value *v)
 	opcx_init(&c, m, v);
 	bool have = oa_require(&c, "src_layout", "src_layout=\"NCHW\"");
 	have = oa_require(&c, "dst_layout", "dst_layout=\"NCHW4c\"") && have;
-	const Layout *src = oa_layout(&c, "src_layout", "NCHW", all_layouts);
-	const Layout *dst = oa_layout(&c, "dst_layout", "NCHW", all_layouts);
+	const Layout *src = oa_layout(&c, "src_layout", "NCHW", layout_names);
+	const Layout *dst = oa_layout(&c, "dst_layout", "NCHW", layout_names);
 	if (!have || !c.ok)
 		return NULL;
 	char sa[8], da[8];
-	logical_axes(src, sa);
-	logical_axes(dst, da);
+	layout_logical_axes(src, sa);
+	layout_logical_axes(dst, da);
 	bool same = strlen(sa) == strlen(da);
 	for (size_t i = 0; same && sa[i]; i++)
 		same = strchr(da, sa[i]) != NULL;

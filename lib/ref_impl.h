@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "layout.h"
 #include "ref_ops.h"
 #include "tensor.h"
 
@@ -68,36 +69,25 @@ bool ra_axis_norm(RefCx *c, const char *key, int64_t axis, int64_t rank, int64_t
 
 /* --------------------------------------------------------------- layouts */
 
-/* As in ops_attr.c: upper-case letters are logical axes; the lower-case
- * one (if any) is the inner part of its upper-case axis, split by factor:
- * logical index = outer * factor + inner. */
-typedef struct {
-	const char *name;
-	uint8_t rank;
-	char axes[8];
-	uint8_t factor;
-} RefLayout;
 
-/* NULL unless one of NCHW NCHW4c NHWC OIHW OIHW4o. */
-const RefLayout *ref_layout_find(const char *name);
 /* A layout attribute among allowed (NULL-terminated); dflt when absent
  * or "". */
 bool ra_layout(RefCx *c, const char *key, const char *dflt, const char *const *allowed,
-               const RefLayout **out);
+               const Layout **out);
 /* t is laid out as l: its rank, and the inner axis of size factor. */
-bool rl_check(RefCx *c, const RefLayout *l, const Tensor *t, const char *what);
+bool rl_check(RefCx *c, const Layout *l, const Tensor *t, const char *what);
 /* The logical size of upper-case axis ax of dims laid out as l. */
-int64_t rl_dim(const RefLayout *l, const int64_t *dims, char ax);
+int64_t rl_dim(const Layout *l, const int64_t *dims, char ax);
 /* dims laid out as l from logical sizes (size[i] of letters[i]); false if
  * the factor does not divide the split axis. */
-bool rl_shape(const RefLayout *l, const char *letters, const int64_t *size, int64_t *dims);
+bool rl_shape(const Layout *l, const char *letters, const int64_t *size, int64_t *dims);
 /* The C-order element offset in dims laid out as l of the logical index
  * idx (idx[i] for letters[i]). */
-int64_t rl_offset(const RefLayout *l, const int64_t *dims, const char *letters,
+int64_t rl_offset(const Layout *l, const int64_t *dims, const char *letters,
                   const int64_t *idx);
 /* The inverse: the logical index (idx[i] for letters[i], which name every
  * upper-case axis of l) of element offset off in dims laid out as l. */
-void rl_index(const RefLayout *l, const int64_t *dims, int64_t off, const char *letters,
+void rl_index(const Layout *l, const int64_t *dims, int64_t off, const char *letters,
               int64_t *idx);
 
 /* ---------------------------------------------------------- arithmetic */

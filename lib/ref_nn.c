@@ -48,7 +48,7 @@ ref_conv2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	(void)nouts;
 	int64_t st[2] = {1, 1}, dil[2] = {1, 1}, ks[2] = {0, 0}, pad[4] = {0, 0, 0, 0};
 	int64_t groups, channels;
-	const RefLayout *dl, *kl, *ol;
+	const Layout *dl, *kl, *ol;
 	if (!ra_pair(c, "strides", st) || !ra_pair(c, "dilation", dil) ||
 	    !ra_pair(c, "kernel_size", ks) || !ra_padding(c, "padding", pad) ||
 	    !ra_int(c, "groups", 1, 1, INT64_MAX, &groups) ||
@@ -227,7 +227,7 @@ ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	(void)nouts;
 	int64_t ps[2] = {1, 1}, st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0};
 	bool ceil_mode, cip = false;
-	const RefLayout *l, *ol;
+	const Layout *l, *ol;
 	if (!ra_require(c, "pool_size") || !ra_pair(c, "pool_size", ps) ||
 	    !ra_pair(c, "strides", st) || !ra_pair(c, "dilation", dil) ||
 	    !ra_padding(c, "padding", pad) || !ra_bool(c, "ceil_mode", false, &ceil_mode) ||
@@ -311,7 +311,7 @@ ref_global_avg_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **ou
 {
 	(void)nargs;
 	(void)nouts;
-	const RefLayout *l, *ol;
+	const Layout *l, *ol;
 	if (!ra_layout(c, "layout", "NCHW", data_layouts, &l) ||
 	    !ra_layout(c, "out_layout", l->name, data_layouts, &ol))
 		return false;

@@ -342,33 +342,17 @@ ra_axis_norm(RefCx *c, const char *key, int64_t axis, int64_t rank, int64_t *out
 
 /* --------------------------------------------------------------- layouts */
 
-static const RefLayout layouts[] = {
-	{"NCHW", 4, "NCHW", 0},
-	{"NCHW4c", 5, "NCHWc", 4},
-	{"NHWC", 4, "NHWC", 0},
-	{"OIHW", 4, "OIHW", 0},
-	{"OIHW4o", 5, "OIHWo", 4},
-};
-
-const RefLayout *
-ref_layout_find(const char *name)
-{
-	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
-		if (strcmp(name, layouts[i].name) == 0)
-			return &layouts[i];
-	return NULL;
-}
 
 bool
 ra_layout(RefCx *c, const char *key, const char *dflt, const char *const *allowed,
-          const RefLayout **out)
+          const Layout **out)
 {
 	const char *s;
 	if (!ra_str(c, key, dflt, &s))
 		return false;
 	for (size_t i = 0; allowed[i]; i++)
 		if (strcmp(s, allowed[i]) == 0) {
-			*out = ref_layout_find(s);
+			*out = layout_find(s);
 			return true;
 		}
 	return ref_fail(c, "'%s' is \"%s\", which this operator does not take", key, s);
@@ -388,13 +372,13 @@ upper(char ch)
 
 /* Is upper-case axis ax of l split (does its lower-case part appear)? */
 static bool
-is_split(const RefLayout *l, char ax)
+is_split(const Layout *l, char ax)
 {
 	return l->factor && memchr(l->axes, ax - 'A' + 'a', l->rank) != NULL;
 }
 
 bool
-rl_check(RefCx *c, const RefLayout *l, const Tensor *t, const char *what)
+rl_check(RefCx *c, const Layout *l, const Tensor *t, const char *what)
 {
 	char buf[256];
 	if (t->rank != l->rank)
@@ -418,7 +402,7 @@ rl_check(RefCx *c, const RefLayout *l, const Tensor *t, const char *what)
 }
 
 int64_t
-rl_dim(const RefLayout *l, const int64_t *dims, char ax)
+rl_dim(const Layout *l, const int64_t *dims, char ax)
 {
 	int64_t size = 1;
 	for (uint32_t i = 0; i < l->rank; i++)
@@ -428,7 +412,7 @@ rl_dim(const RefLayout *l, const int64_t *dims, char ax)
 }
 
 bool
-rl_shape(const RefLayout *l, const char *letters, const int64_t *size, int64_t *dims)
+rl_shape(const Layout *l, const char *letters, const int64_t *size, int64_t *dims)
 {
 	for (uint32_t i = 0; i < l->rank; i++) {
 		char ax = l->axes[i];
@@ -449,7 +433,7 @@ rl_shape(const RefLayout *l, const char *letters, const int64_t *size, int64_t *
 }
 
 int64_t
-rl_offset(const RefLayout *l, const int64_t *dims, const char *letters, const int64_t *idx)
+rl_offset(const Layout *l, const int64_t *dims, const char *letters, const int64_t *idx)
 {
 	int64_t off = 0;
 	for (uint32_t i = 0; i < l->rank; i++) {
@@ -466,7 +450,7 @@ rl_offset(const RefLayout *l, const int64_t *dims, const char *letters, const in
 }
 
 void
-rl_index(const RefLayout *l, const int64_t *dims, int64_t off, const char *letters,
+rl_index(const Layout *l, const int64_t *dims, int64_t off, const char *letters,
          int64_t *idx)
 {
 	for (size_t i = 0; letters[i]; i++)

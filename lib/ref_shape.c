@@ -148,33 +148,20 @@ ref_transpose(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint
 
 /* ----------------------------------------------------- layout_transform */
 
-static const char *const all_layouts[] = {"NCHW", "NCHW4c", "NHWC", "OIHW", "OIHW4o", NULL};
-
-/* The upper-case letters of l, in order: its logical axes. */
-static void
-logical_axes(const RefLayout *l, char *out)
-{
-	size_t k = 0;
-	for (uint32_t i = 0; i < l->rank; i++)
-		if (l->axes[i] >= 'A' && l->axes[i] <= 'Z')
-			out[k++] = l->axes[i];
-	out[k] = 0;
-}
-
 bool
 ref_layout_transform(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs,
                      uint32_t nouts)
 {
 	(void)nargs;
 	(void)nouts;
-	const RefLayout *src, *dst;
+	const Layout *src, *dst;
 	if (!ra_require(c, "src_layout") || !ra_require(c, "dst_layout") ||
-	    !ra_layout(c, "src_layout", "NCHW", all_layouts, &src) ||
-	    !ra_layout(c, "dst_layout", "NCHW", all_layouts, &dst))
+	    !ra_layout(c, "src_layout", "NCHW", layout_names, &src) ||
+	    !ra_layout(c, "dst_layout", "NCHW", layout_names, &dst))
 		return false;
 	char sa[8], da[8];
-	logical_axes(src, sa);
-	logical_axes(dst, da);
+	layout_logical_axes(src, sa);
+	layout_logical_axes(dst, da);
 	bool same = strlen(sa) == strlen(da);
 	for (size_t i = 0; same && sa[i]; i++)
 		same = strchr(da, sa[i]) != NULL;
