@@ -35,10 +35,32 @@ nameset_has(const NameSet *set, const char *s)
 	return set->slot[find_slot(set, s, name_hash(s, strlen(s)))].s != NULL;
 }
 
+static void
+grow(NameSet *set, uint32_t cap)
+{
+	NameSet old = *set;
+	set->cap = cap;
+	set->slot = xcalloc(set->cap, sizeof *set->slot);
+	for (uint32_t i = 0; i < old.cap; i++)
+		if (old.slot[i].s)
+			set->slot[find_slot(set, old.slot[i].s, old.slot[i].h)] = old.slot[i];
+	free(old.slot);
+}
+
+void
+nameset_reserve(NameSet *set, uint32_t n)
+{
+	uint32_t cap = set->cap ? set->cap : 64;
+	while ((uint64_t)(set->n + n) * 4 > (uint64_t)cap * 3) /* load at most 3/4 */
+		cap *= 2;
+	if (cap != set->cap)
+		grow(set, cap);
+}
+
 bool
 nameset_add(NameSet *set, const char *s)
 {
-	if ((set->n + 1) * 4 > set->cap * 3) { /* load at most 3/4 */
+	if ((set->n + 1) * 4 > set->cap * 3) {
 		NameSet old = *set;
 		set->cap = set->cap ? 2 * set->cap : 64;
 		set->slot = xcalloc(set->cap, sizeof *set->slot);

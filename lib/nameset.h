@@ -24,6 +24,8 @@ uint32_t name_hash(const char *s, size_t n);
 /* Adds s (not copied: it must outlive the set); false if already there. */
 bool nameset_add(NameSet *set, const char *s);
 bool nameset_has(const NameSet *set, const char *s);
+/* Makes room for n names at once (no rehashing while they are added). */
+void nameset_reserve(NameSet *set, uint32_t n);
 void nameset_free(NameSet *set);
 
 #endif

@@ -375,6 +375,16 @@ verify_func(Verifier *vf, Func *fn)
 {
 	names_reset(vf);
 	vf->defs.n = 0;
+	if (vf->check_names) {
+		/* one sequential count saves rehashing every name as the set grows */
+		FuncWalk w;
+		Block *blk;
+		uint32_t n = fn->nparams;
+		fwalk_start(&w, fn);
+		while (fwalk_next_binding(&w, &blk))
+			n++;
+		nameset_reserve(&vf->names, n);
+	}
 	for (uint32_t i = 0; i < fn->nparams; i++) {
 		Value *p = fn->params[i];
 		if (!names_add(vf, p->name))
