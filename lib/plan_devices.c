@@ -46,6 +46,11 @@ typedef struct {
 	Dom *d;
 	uint32_t n, cap;
 	Sym default_dev;
+	/* The few bindings later phases look at, in program order and module
+	 * order, gathered by phase 1 so those phases need not walk everything
+	 * again: calls (phase 2), ifs/tuples/projections (phase 3's
+	 * structural edges), free on_devices (phase 4). */
+	PtrVec calls, structural, frees;
 	/* statistics */
 	uint64_t placed, copies_dev, copies_scope, bytes;
 } Planner;
@@ -241,8 +246,16 @@ phase_hard(Planner *P, Func *f)
 				constrain(P, vdom(a), v->u.copy->src, v->loc, value_what(a, ba, sizeof ba));
 			constrain(P, vdom(v), v->u.copy->dst, v->loc, value_what(v, bv, sizeof bv));
 		}
+		if (v->form == B_CALL || v->form == B_CALL_LOWERED)
+			ptrvec_push(&P->calls, v);
+		else if (v->form == B_IF || v->form == B_TUPLE || v->form == B_PROJ)
+			ptrvec_push(&P->structural, v);
+		else if (v->form == B_ON_DEVICE && !(v->flags & (VF_BODY | VF_RESULT)))
+			ptrvec_push(&P->frees, v);
 	}
-	/* TVM's rule for an annotated body: the function's result is there. */
+	/* TVM's rule for an annotated body: the function's result is there.
+	 * (A NULL in the structural list stands for this function's return.) */
+	ptrvec_push(&P->structural, NULL);
 	Value *r = f->body.yield;
 	if (is_normal_on_device(r)) {
 		snprintf(ba, sizeof ba, "the result of '@%s'", f->name);
@@ -252,16 +265,14 @@ phase_hard(Planner *P, Func *f)
 
 /* Phase 2: a call's result is its callee's result. */
 static void
-phase_structure(Planner *P, Func *f)
+phase_structure(Planner *P)
 {
-	FuncWalk w;
-	Block *blk;
-	fwalk_start(&w, f);
-	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
+	for (size_t k = 0; k < P->calls.n && P->ok; k++) {
+		Value *v = P->calls.v[k];
 		if (v->form == B_CALL) {
 			must_join(P, vdom(v), (uint32_t)v->u.callee->scratch, v->loc,
 			          "the call's placement differs from the callee's result");
-		} else if (v->form == B_CALL_LOWERED) {
+		} else {
 			Prim *p = v->u.prim;
 			for (uint32_t i = v->nargs; i < p->nparams; i++)
 				must_join(P, vdom(v), (uint32_t)p->params[i]->scratch, v->loc,
@@ -303,24 +314,34 @@ project_before_annotation(Value *v)
 /* Phase 3: structural edges first (ifs, tuples, projections, returns),
  * then operands and arguments, each in program order. */
 static void
-phase_edges(Planner *P, Func *f)
+phase_structural_edges(Planner *P)
 {
-	FuncWalk w;
-	Block *blk;
-	fwalk_start(&w, f);
-	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
+	Func *f = P->m->funcs;
+	for (size_t k = 0; k < P->structural.n; k++) {
+		Value *v = P->structural.v[k];
+		if (!v) { /* the end of f's bindings: its return */
+			edge(P, f->body.yield, (uint32_t)f->scratch);
+			f = f->next;
+			continue;
+		}
 		if (v->form == B_PROJ)
 			project_before_annotation(v);
 		if (v->form == B_IF) {
 			edge(P, v->args[0], vdom(v));
 			edge(P, v->u.arms[0].yield, vdom(v));
 			edge(P, v->u.arms[1].yield, vdom(v));
-		} else if (v->form == B_TUPLE || v->form == B_PROJ) {
+		} else {
 			for (uint32_t i = 0; i < v->nargs; i++)
 				edge(P, v->args[i], vdom(v));
 		}
 	}
-	edge(P, f->body.yield, (uint32_t)f->scratch);
+}
+
+static void
+phase_operand_edges(Planner *P, Func *f)
+{
+	FuncWalk w;
+	Block *blk;
 	fwalk_start(&w, f);
 	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
 		if (v->form == B_OP || v->form == B_CALL || v->form == B_CALL_LOWERED)
@@ -330,14 +351,12 @@ phase_edges(Planner *P, Func *f)
 
 /* Phase 4: a free on_device joins its body when it can. */
 static void
-phase_free(Planner *P, Func *f)
+phase_free(Planner *P)
 {
-	FuncWalk w;
-	Block *blk;
-	fwalk_start(&w, f);
-	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
-		if (v->form == B_ON_DEVICE && !(v->flags & (VF_BODY | VF_RESULT)))
-			edge(P, v->args[0], vdom(v));
+	for (size_t k = 0; k < P->frees.n; k++) {
+		Value *v = P->frees.v[k];
+		edge(P, v->args[0], vdom(v));
+	}
 }
 
 static void
@@ -693,12 +712,14 @@ plan_devices(Module *m, const PlanOpts *opts)
 	init_globals(&P);
 	for (Func *f = m->funcs; f; f = f->next)
 		phase_hard(&P, f);
-	for (Func *f = m->funcs; f && P.ok; f = f->next)
-		phase_structure(&P, f);
-	for (Func *f = m->funcs; f && P.ok; f = f->next)
-		phase_edges(&P, f);
-	for (Func *f = m->funcs; f && P.ok; f = f->next)
-		phase_free(&P, f);
+	if (P.ok)
+		phase_structure(&P);
+	if (P.ok) {
+		phase_structural_edges(&P);
+		for (Func *f = m->funcs; f; f = f->next)
+			phase_operand_edges(&P, f);
+		phase_free(&P);
+	}
 	if (P.ok) {
 		phase_defaults(&P);
 		settle_prims(&P);
@@ -714,5 +735,8 @@ plan_devices(Module *m, const PlanOpts *opts)
 		fprintf(opts->stats, "bytes copied: %llu\n", (unsigned long long)P.bytes);
 	}
 	free(P.d);
+	ptrvec_free(&P.calls);
+	ptrvec_free(&P.structural);
+	ptrvec_free(&P.frees);
 	return P.ok;
 }
