@@ -210,6 +210,7 @@ enum {
 	VF_SEEN = 512,       /* verifier scratch: defined and in scope */
 	VF_REMOVED = 1024,   /* pass scratch: binding to be unlinked */
 	VF_NEWCOPY = 2048,   /* pass scratch: a copy ir-plan-devices made */
+	VF_RESULT_COPY = 4096, /* pass scratch: a call_lowered whose result is copied */
 };
 
 typedef struct Value Value;

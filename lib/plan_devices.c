@@ -273,7 +273,16 @@ phase_structure(Planner *P)
 			must_join(P, vdom(v), (uint32_t)v->u.callee->scratch, v->loc,
 			          "the call's placement differs from the callee's result");
 		} else {
+			/* A call_lowered's result is a copy point: where the binding
+			 * is placed apart from the prim's result buffer, the kernel
+			 * writes into the buffer's scope and a copy follows (one
+			 * result; a tuple of results must agree). */
 			Prim *p = v->u.prim;
+			if (p->nparams == v->nargs + 1 && v->nargs > 0) {
+				if (!join(P, vdom(v), (uint32_t)p->params[v->nargs]->scratch))
+					v->flags |= VF_RESULT_COPY;
+				continue;
+			}
 			for (uint32_t i = v->nargs; i < p->nparams; i++)
 				must_join(P, vdom(v), (uint32_t)p->params[i]->scratch, v->loc,
 				          "the call's placement differs from the prim's result buffer");
@@ -410,19 +419,19 @@ typedef struct {
 	Value *param_copies_last; /* copies of parameters go first in the body */
 } Rewriter;
 
-/* A copy's name contains "_to_", so only names that do can clash with
- * one: those are all the set needs to hold. */
+/* A copy's name contains "_to_" (a call whose result is copied, "_in_"),
+ * so only names that do can clash with one: all the set needs to hold. */
 static void
 collect_names(Rewriter *rw)
 {
 	FuncWalk w;
 	Block *blk;
 	for (uint32_t i = 0; i < rw->f->nparams; i++)
-		if (strstr(rw->f->params[i]->name, "_to_"))
+		if (strstr(rw->f->params[i]->name, "_to_") || strstr(rw->f->params[i]->name, "_in_"))
 			nameset_add(&rw->names, rw->f->params[i]->name);
 	fwalk_start(&w, rw->f);
 	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
-		if (!(v->flags & VF_NEWCOPY) && strstr(v->name, "_to_"))
+		if (!(v->flags & VF_NEWCOPY) && (strstr(v->name, "_to_") || strstr(v->name, "_in_")))
 			nameset_add(&rw->names, v->name);
 	rw->have_names = true;
 }
@@ -439,10 +448,10 @@ append_clean(char *buf, size_t n, const char *s)
 /* %x copied to @gpu is %x_to_gpu; to another scope, %x_to_texture; to
  * both, %x_to_gpu_texture (a scope's ':' '-' '.' become '_'). */
 static const char *
-copy_name(Rewriter *rw, const Value *val, const VDev *src, const VDev *dst)
+derived_name(Rewriter *rw, const Value *val, const char *infix, const VDev *src, const VDev *dst)
 {
 	char buf[512];
-	snprintf(buf, sizeof buf, "%s_to_", val->name);
+	snprintf(buf, sizeof buf, "%s%s", val->name, infix);
 	bool dev = src->dev != dst->dev;
 	bool scope = dst->scope && src->scope != dst->scope;
 	if (dev)
@@ -520,7 +529,7 @@ get_copy(Rewriter *rw, Value *val, const VDev *dst, Block *blk, Loc at)
 	value_set_copy(P->m, c, val->vd, dst);
 	c->loc = at;
 	c->flags = VF_NEWCOPY;
-	c->name = copy_name(rw, val, val->vd, dst);
+	c->name = derived_name(rw, val, "_to_", val->vd, dst);
 	count_copy(P, c);
 	rec->copy = c;
 	/* after val, and after copies of val made before */
@@ -610,6 +619,30 @@ use_vdev(const Value *v, uint32_t i)
 	}
 }
 
+/* v = call_lowered @k(...) placed apart from @k's result buffer: the
+ * call moves to a new binding %v_in_<scope> placed as the buffer, and v
+ * becomes the copy from it, keeping v's name and placement.  The new
+ * binding goes in front of v when blocks are relinked (its args[0]). */
+static void
+copy_result(Rewriter *rw, Value *v)
+{
+	Planner *P = rw->P;
+	Prim *p = v->u.prim;
+	Value *c = value_new(P->m, VK_BIND, v->nargs);
+	c->form = B_CALL_LOWERED;
+	c->u.prim = p;
+	memcpy(c->args, v->args, v->nargs * sizeof *v->args);
+	c->type = v->type;
+	c->loc = v->loc;
+	c->vd = dom_vdev(P, (uint32_t)p->params[v->nargs]->scratch);
+	c->flags = VF_NEWCOPY;
+	c->name = derived_name(rw, v, "_in_", v->vd, c->vd);
+	v->nargs = 1;
+	v->args[0] = c;
+	value_set_copy(P->m, v, c->vd, v->vd);
+	count_copy(P, v);
+}
+
 static void
 rewrite(Planner *P, Func *f)
 {
@@ -641,6 +674,8 @@ rewrite(Planner *P, Func *f)
 		}
 		for (uint32_t i = 0; i < v->nargs; i++)
 			v->args[i] = use(&rw, v->args[i], use_vdev(v, i), blk, v->loc);
+		if (v->flags & VF_RESULT_COPY)
+			copy_result(&rw, v);
 		if (v->form == B_IF)
 			for (int k = 0; k < 2; k++) {
 				Block *arm = &v->u.arms[k];
@@ -657,6 +692,17 @@ rewrite(Planner *P, Func *f)
 		Value *prev = NULL;
 		for (Value *v = b->first; v; v = v->next) {
 			v->flags &= (uint16_t)~VF_NEWCOPY;
+			if (v->flags & VF_RESULT_COPY) { /* its call goes first */
+				Value *c = v->args[0];
+				v->flags &= (uint16_t)~VF_RESULT_COPY;
+				c->flags &= (uint16_t)~VF_NEWCOPY;
+				if (prev)
+					prev->next = c;
+				else
+					b->first = c;
+				c->next = v;
+				prev = c;
+			}
 			if (v->flags & VF_REMOVED) {
 				if (prev)
 					prev->next = v->next;

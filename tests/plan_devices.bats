@@ -52,6 +52,7 @@ plan_golden() {
 @test "plan: result-only on_device" { plan_golden result_only; }
 @test "plan: parameters follow the function's result" { plan_golden params_follow_result; }
 @test "plan: copies in if arms stay in their arm" { plan_golden copy_in_arm; }
+@test "plan: a call_lowered result placed apart from its buffer is copied, keeping its name" { plan_golden result_copy_point; }
 
 @test "plan: TVM PR 11878: a global output joins an open scope, copies only from texture" { plan_golden tvm_11878_global_output; }
 
