@@ -648,9 +648,19 @@ rewrite(Planner *P, Func *f)
 {
 	Rewriter rw = {.P = P, .f = f};
 	FuncWalk w;
-	Block *blk;
+	WalkStep ws;
 	fwalk_start(&w, f);
-	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
+	while (fwalk_next(&w, &ws)) {
+		/* A block's yield is rewritten where the block ends, once the
+		 * bindings it may name have been (an on_device it yields may
+		 * have gone). */
+		if (ws.ev != W_BIND) {
+			const VDev *want = ws.ev == W_BODY_END ? f->ret_vd : ws.v->vd;
+			ws.blk->yield = use(&rw, ws.blk->yield, want, ws.blk, ws.blk->yloc);
+			continue;
+		}
+		Value *v = ws.v;
+		Block *blk = ws.blk;
 		/* An on_device nobody reads (a projection was moved before it,
 		 * or it was written for its constraint alone) has done its work:
 		 * it is dropped, not turned into a copy to nowhere. */
@@ -676,13 +686,7 @@ rewrite(Planner *P, Func *f)
 			v->args[i] = use(&rw, v->args[i], use_vdev(v, i), blk, v->loc);
 		if (v->flags & VF_RESULT_COPY)
 			copy_result(&rw, v);
-		if (v->form == B_IF)
-			for (int k = 0; k < 2; k++) {
-				Block *arm = &v->u.arms[k];
-				arm->yield = use(&rw, arm->yield, v->vd, arm, arm->yloc);
-			}
 	}
-	f->body.yield = use(&rw, f->body.yield, f->ret_vd, &f->body, f->body.yloc);
 
 	/* Unlink removed bindings, block by block. */
 	PtrVec st = {0};

@@ -30,3 +30,11 @@ survives() {
 @test "fuzz: an empty constant list before any number was read (UB)" {
 	survives "$BATS_TEST_DIRNAME/fuzz/crashes/empty-const-list.ir"
 }
+
+@test "fuzz: an arm yielding an on_device that planning removes yields its operand" {
+	local f="$BATS_TEST_DIRNAME/fuzz/crashes/yield-of-removed-on-device.ir"
+	survives "$f"
+	ir-plan-devices "$f" > "$BATS_TEST_TMPDIR/p.ir"
+	ir-parse "$BATS_TEST_TMPDIR/p.ir" > /dev/null
+	ir-plan-devices "$BATS_TEST_TMPDIR/p.ir" | cmp - "$BATS_TEST_TMPDIR/p.ir"
+}

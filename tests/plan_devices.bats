@@ -134,3 +134,20 @@ PY
 	run grep -c 'on @gpu = negative' "$BATS_TEST_TMPDIR/big.out"
 	assert_output 1000000
 }
+
+@test "plan: an if arm that yields an annotation planning removes yields its operand" {
+	run -0 ir-plan-devices - <<'IR'
+device @gpu = gpu(0)
+fn @main(%c: bool[], %x: f32[4]) {
+  %r = if %c {
+    yield %x
+  } else {
+    %a = on_device(%x, @gpu)
+    yield %a
+  }
+  return %r
+}
+IR
+	assert_line '    yield %x'
+	refute_line --partial '%a'
+}
