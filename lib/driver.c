@@ -72,21 +72,28 @@ usage(const Tool *t, FILE *f)
 	fprintf(f, "Usage: %s [OPTION]... [FILE]\n", t->name);
 	if (*s)
 		fprintf(f, "%c%s.\n", toupper((unsigned char)*s), s + 1);
-	fputs("Reads FILE, or standard input when FILE is - or absent, and writes the\n"
-	      "module to standard output.\n"
-	      "\n"
-	      "Options:\n", f);
+	if (t->consume)
+		fputs("Reads FILE, or standard input when FILE is - or absent.\n"
+		      "\n"
+		      "Options:\n", f);
+	else
+		fputs("Reads FILE, or standard input when FILE is - or absent, and writes the\n"
+		      "module to standard output.\n"
+		      "\n"
+		      "Options:\n", f);
 	if (t->extra_help)
 		fputs(t->extra_help, f);
-	fputs("  -o, --output=FILE     write to FILE, replaced only once the run succeeded\n"
-	      "      --locations       print loc(...) on every line, so later tools report\n"
-	      "                        positions in this input\n"
-	      "      --color=WHEN      colour diagnostics: auto (default), always, never\n"
-	      "      --no-verify       do not verify the result of the tool's pass\n"
-	      "      --split-input-file\n"
-	      "                        process the parts between '// -----' lines as\n"
-	      "                        separate modules\n"
-	      "      --verify-diagnostics\n"
+	if (!t->consume)
+		fputs("  -o, --output=FILE     write to FILE, replaced only once the run succeeded\n"
+		      "      --locations       print loc(...) on every line, so later tools report\n"
+		      "                        positions in this input\n", f);
+	fputs("      --color=WHEN      colour diagnostics: auto (default), always, never\n"
+	      "      --no-verify       do not verify the result of the tool's pass\n", f);
+	if (!t->consume)
+		fputs("      --split-input-file\n"
+		      "                        process the parts between '// -----' lines as\n"
+		      "                        separate modules\n", f);
+	fputs("      --verify-diagnostics\n"
 	      "                        check diagnostics against the expected-error,\n"
 	      "                        expected-warning and expected-note comments\n"
 	      "  -h, --help            print this help and exit\n"
@@ -242,6 +249,8 @@ parse_args(Args *a, int argc, char **argv)
 	free(lo);
 	if (rc >= 0)
 		return rc;
+	if (t->consume && a->o.split)
+		return usage_error(t, "%s", "--split-input-file does not apply: this tool runs one module");
 	if (optind < argc) {
 		a->input = strcmp(argv[optind], "-") == 0 ? NULL : argv[optind];
 		optind++;
@@ -615,11 +624,13 @@ driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, FILE
 		ctx_clear_captured(ctx);
 		Module *m = process(t, o, ctx, file, ch[i], st);
 		bool good = m != NULL;
+		if (good && t->consume)
+			good = t->consume(m, o->input, o->output, st);
 		if (o->verify_diags)
 			good = check_expects(ctx, file, ch[i]);
 		if (i)
 			fputs("// -----\n", out);
-		if (good && m)
+		if (good && m && !t->consume)
 			ir_print(m, out, &o->print);
 		module_free(m);
 		ok &= good;
@@ -769,6 +780,14 @@ driver_main(const Tool *t, int argc, char **argv, void *st)
 	Ctx *ctx = ctx_new(t->name);
 	ctx->color = want_color(a.color);
 	uint16_t file = src_add(ctx, name, text, len);
+	if (t->consume) {
+		/* The tool writes its own output: nothing goes to stdout here. */
+		a.o.input = a.input;
+		a.o.output = a.output;
+		bool ok = driver_process(t, &a.o, ctx, file, stdout, st);
+		ctx_free(ctx);
+		return ok ? 0 : 1;
+	}
 	Output out;
 	bool ok = out_open(&out, t, a.output, a.o.split);
 	if (ok) {

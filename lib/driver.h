@@ -33,6 +33,12 @@ typedef struct Tool {
 	bool (*run)(Module *m, void *st);
 	/* A module without a function @main is an error ("no function @main"). */
 	bool needs_main;
+	/* A tool that consumes the module instead of printing it (ir-run):
+	 * called on the parsed, verified module (after run, if any) with the
+	 * input's path (NULL: stdin) and -o's (NULL: none); it writes its own
+	 * output and returns false after reporting errors.  --split-input-file
+	 * is then a usage error. */
+	bool (*consume)(Module *m, const char *input, const char *output, void *st);
 } Tool;
 
 /* The common options that shape processing (the rest only concern the
@@ -42,6 +48,7 @@ typedef struct {
 	bool no_verify;              /* --no-verify */
 	bool split;                  /* --split-input-file */
 	bool verify_diags;           /* --verify-diagnostics */
+	const char *input, *output;  /* for Tool.consume: the paths, NULL for stdin / none */
 } DriverOpts;
 
 /* Parses options, reads the input (a file, or - for stdin), and for each

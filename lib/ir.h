@@ -467,6 +467,8 @@ int64_t type_numel(const Type *t);           /* tensors only */
 int64_t type_bytes(const Type *t);           /* sum over tuple fields */
 /* Appends the canonical spelling ("f32[1,3]", "(f32[4], i32[])"). */
 void type_print(FILE *f, const Type *t);
+/* The same spelling in buf (n bytes, truncated if need be); returns buf. */
+const char *type_text(const Type *t, char *buf, size_t n);
 
 const VDev *vdev_get(Module *m, Sym dev, Sym scope);
 
@@ -496,5 +498,8 @@ typedef struct {
 	bool locations;       /* print loc(...) on every node */
 } PrintOpts;
 void ir_print(const Module *m, FILE *out, const PrintOpts *opts);
+/* d as the printer writes floats: the shortest decimal that reads back to
+ * d, always with a '.' or an exponent ("10.0", "1e-07", "nan", "-inf"). */
+void ir_print_double(FILE *f, double d);
 
 #endif

@@ -40,8 +40,6 @@ void op_error(OpCx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* "message" at loc (an attribute's). */
 void op_error_at(OpCx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* The canonical spelling of t into buf, truncated to n bytes. */
-const char *type_text(const Type *t, char *buf, size_t n);
 /* The element type's name ("f32"). */
 const char *dtype_text(DType d, char *buf8);
 /* "[1, 2, 3]" into buf, truncated to size bytes. */

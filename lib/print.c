@@ -55,8 +55,8 @@ end_line(Printer *pr, Loc l)
 /* Shortest decimal that reads back as d, always with a '.' or an exponent
  * so it lexes as a float; plain notation (10.0, 1500.0) for magnitudes
  * from 1e-5 to below 1e16, where %g would switch to 1e+01. */
-static void
-print_double(FILE *f, double d)
+void
+ir_print_double(FILE *f, double d)
 {
 	if (isnan(d)) {
 		fputs("nan", f);
@@ -113,7 +113,7 @@ print_attr(FILE *f, const Attr *a)
 {
 	switch (a->kind) {
 	case AT_INT: fprintf(f, "%lld", (long long)a->u.i); break;
-	case AT_FLOAT: print_double(f, a->u.f); break;
+	case AT_FLOAT: ir_print_double(f, a->u.f); break;
 	case AT_STR: print_string(f, a->u.s, a->n); break;
 	case AT_BOOL: fputs(a->u.i ? "true" : "false", f); break;
 	case AT_SYM: fprintf(f, "@%s", a->u.sym); break;
@@ -167,7 +167,7 @@ print_operand(FILE *f, const Value *v)
 	if (v->flags & VF_LIT_BOOL)
 		fputs(v->u.i ? "true" : "false", f);
 	else if (v->flags & VF_LIT_FLOAT)
-		print_double(f, v->u.f);
+		ir_print_double(f, v->u.f);
 	else
 		fprintf(f, "%lld", (long long)v->u.i);
 }
@@ -203,7 +203,7 @@ print_const(FILE *f, const Value *v)
 		if (i)
 			fputs(", ", f);
 		if (fl)
-			print_double(f, cd->u.f[i]);
+			ir_print_double(f, cd->u.f[i]);
 		else if (bo)
 			fputs(cd->u.i[i] ? "true" : "false", f);
 		else if (v->type->dt.kind == ET_U64)
@@ -406,7 +406,7 @@ print_expr(FILE *f, const PExpr *e)
 	char buf[16];
 	switch (e->kind) {
 	case E_INT: fprintf(f, "%lld", (long long)e->u.i); break;
-	case E_FLOAT: print_double(f, e->u.f); break;
+	case E_FLOAT: ir_print_double(f, e->u.f); break;
 	case E_BOOL: fputs(e->u.i ? "true" : "false", f); break;
 	case E_VAR: fprintf(f, "%%%s", e->u.var->name); break;
 	case E_LOAD:

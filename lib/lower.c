@@ -1,0 +1,673 @@
+/* lower.c: ir-lower (see lower.h and ir-lower(1)).
+ *
+ * 1. Fusion, per block in program order, as TVM's FuseOps: a binding
+ *    joins the group of an operand when that operand is the group's last
+ *    member, is used by nothing else, sits on the same virtual device, and
+ *    the patterns allow it: elementwise and broadcast consumers after a
+ *    conv2d/dense/batch_matmul (same shape); elementwise, broadcast and
+ *    injective consumers after injective producers; a reduction after
+ *    injective producers, which ends the group.  softmax and split stand
+ *    alone, as does anything under --no-fuse.
+ * 2. Each group becomes a prim: buffer parameters for the outside operands
+ *    and the results, with memory scopes chosen for the device (texture
+ *    for packed 5-d activations and texture:weight for packed conv2d
+ *    weights on a device with texture=true, while the image fits its
+ *    image2d_max; global otherwise), and one kernel per result.
+ * 3. The group's last binding becomes `call_lowered @prim(inputs)` under
+ *    its own name; the other members disappear.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "lower_impl.h"
+#include "nameset.h"
+#include "ops.h"
+#include "walk.h"
+
+/* ---------------------------------------------------------- pointer map */
+
+/* Value* -> int, open addressing; values only grow. */
+typedef struct {
+	const void **key;
+	int *val;
+	size_t cap, n;
+} PtrMap;
+
+static size_t
+ptr_hash(const void *p, size_t cap)
+{
+	uintptr_t x = (uintptr_t)p;
+	x ^= x >> 17;
+	x *= 0xed5ad4bbu;
+	x ^= x >> 11;
+	return (size_t)x & (cap - 1);
+}
+
+static int *
+pm_slot(PtrMap *pm, const void *k)
+{
+	if (2 * (pm->n + 1) > pm->cap) {
+		PtrMap big = {0};
+		big.cap = pm->cap ? 2 * pm->cap : 256;
+		big.key = xcalloc(big.cap, sizeof *big.key);
+		big.val = xcalloc(big.cap, sizeof *big.val);
+		for (size_t i = 0; i < pm->cap; i++)
+			if (pm->key[i]) {
+				size_t h = ptr_hash(pm->key[i], big.cap);
+				while (big.key[h])
+					h = (h + 1) & (big.cap - 1);
+				big.key[h] = pm->key[i];
+				big.val[h] = pm->val[i];
+			}
+		big.n = pm->n;
+		free(pm->key);
+		free(pm->val);
+		*pm = big;
+	}
+	size_t h = ptr_hash(k, pm->cap);
+	while (pm->key[h] && pm->key[h] != k)
+		h = (h + 1) & (pm->cap - 1);
+	if (!pm->key[h]) {
+		pm->key[h] = k;
+		pm->val[h] = 0;
+		pm->n++;
+	}
+	return &pm->val[h];
+}
+
+static int
+pm_get(const PtrMap *pm, const void *k)
+{
+	if (!pm->cap)
+		return 0;
+	size_t h = ptr_hash(k, pm->cap);
+	while (pm->key[h] && pm->key[h] != k)
+		h = (h + 1) & (pm->cap - 1);
+	return pm->key[h] ? pm->val[h] : 0;
+}
+
+static void
+pm_free(PtrMap *pm)
+{
+	free(pm->key);
+	free(pm->val);
+}
+
+/* ---------------------------------------------------------------- state */
+
+typedef struct {
+	Module *m;
+	const LowerOpts *o;
+	Func *f;
+	PtrMap uses;          /* value -> number of uses */
+	PtrMap group_of;      /* value -> 1 + index into groups */
+	Group *groups;
+	size_t ngroups, capgroups;
+	NameSet names;        /* the function's local names, for new bindings */
+	/* statistics */
+	unsigned nops, nprims, nfused, ntexture, nfallback;
+} Lower;
+
+/* ------------------------------------------------------------- fusion */
+
+static void
+count_use(Lower *L, Value *a)
+{
+	if (a && a->kind != VK_LIT)
+		(*pm_slot(&L->uses, a))++;
+}
+
+static void
+count_uses(Lower *L)
+{
+	FuncWalk w;
+	WalkStep s;
+	fwalk_start(&w, L->f);
+	while (fwalk_next(&w, &s)) {
+		if (s.ev == W_BIND) {
+			for (uint32_t i = 0; i < s.v->nargs; i++)
+				count_use(L, s.v->args[i]);
+		} else {
+			count_use(L, s.blk->yield);
+		}
+	}
+}
+
+static Group *
+new_group(Lower *L, Value *v, Block *blk)
+{
+	if (L->ngroups == L->capgroups) {
+		L->capgroups = L->capgroups ? 2 * L->capgroups : 64;
+		L->groups = xrealloc(L->groups, L->capgroups * sizeof *L->groups);
+	}
+	Group *g = &L->groups[L->ngroups++];
+	memset(g, 0, sizeof *g);
+	g->members[0] = v;
+	g->n = 1;
+	g->pattern = v->u.op->op->pattern;
+	g->blk = blk;
+	*pm_slot(&L->group_of, v) = (int)L->ngroups;
+	return g;
+}
+
+static bool
+same_shape(const Type *a, const Type *b)
+{
+	return a == b || (a->kind == TY_TENSOR && b->kind == TY_TENSOR && a->n == b->n &&
+	                  memcmp(a->dims, b->dims, a->n * sizeof *a->dims) == 0);
+}
+
+/* Can v (pattern p) join g, whose last member a is v's operand? */
+static bool
+fusible(const Group *g, const Value *a, const Value *v, int p)
+{
+	if (g->closed || g->n == LOWER_MAX_GROUP || a->vd != v->vd)
+		return false;
+	if (v->type->kind != TY_TENSOR || !lower_is_elementwise_form(v->u.op->op))
+		return false;
+	for (uint32_t i = 0; i < v->nargs; i++)
+		if (v->args[i]->kind != VK_LIT && v->args[i]->type->kind != TY_TENSOR)
+			return false;
+	if (g->pattern == PAT_OUT_FUSABLE)
+		return p <= PAT_BROADCAST && same_shape(a->type, v->type);
+	if (g->pattern <= PAT_INJECTIVE)
+		return p <= PAT_INJECTIVE || p == PAT_REDUCE;
+	return false;
+}
+
+static void
+group_binding(Lower *L, Value *v, Block *blk)
+{
+	const OpDef *op = v->u.op->op;
+	int p = op->pattern;
+	L->nops++;
+	if (!L->o->no_fuse && p != PAT_OPAQUE && p != PAT_OUT_FUSABLE) {
+		for (uint32_t i = 0; i < v->nargs; i++) {
+			Value *a = v->args[i];
+			if (a->kind == VK_LIT || a->form != B_OP)
+				continue;
+			int gi = pm_get(&L->group_of, a);
+			if (!gi)
+				continue;
+			Group *g = &L->groups[gi - 1];
+			if (g->blk != blk || g->members[g->n - 1] != a || pm_get(&L->uses, a) != 1 ||
+			    !fusible(g, a, v, p))
+				continue;
+			g->members[g->n++] = v;
+			if (p > g->pattern)
+				g->pattern = p;
+			if (p == PAT_REDUCE)
+				g->closed = true;
+			*pm_slot(&L->group_of, v) = gi;
+			L->nfused++;
+			return;
+		}
+	}
+	Group *g = new_group(L, v, blk);
+	if (p == PAT_OPAQUE || v->type->kind != TY_TENSOR || !lower_is_elementwise_form(op))
+		g->closed = true;
+}
+
+/* ------------------------------------------------------------- inputs */
+
+GroupInput *
+lower_input(GroupCx *c, int k, uint32_t j, int field)
+{
+	Value *a = c->g->members[k]->args[j];
+	for (int i = 0; i < c->nin; i++)
+		if (c->in[i].v == a && (field < 0 || c->in[i].field == field))
+			return &c->in[i];
+	return NULL;
+}
+
+static void
+add_input(GroupCx *c, Value *a, int field)
+{
+	for (int i = 0; i < c->nin; i++)
+		if (c->in[i].v == a && c->in[i].field == field)
+			return;
+	c->in = xrealloc(c->in, (size_t)(c->nin + 1) * sizeof *c->in);
+	c->in[c->nin++] = (GroupInput){a, field, NULL};
+}
+
+static void
+collect_inputs(GroupCx *c)
+{
+	Group *g = c->g;
+	for (int k = 0; k < g->n; k++) {
+		Value *v = g->members[k];
+		for (uint32_t j = 0; j < v->nargs; j++) {
+			Value *a = v->args[j];
+			if (a->kind == VK_LIT || (k > 0 && a == g->members[k - 1]))
+				continue;
+			if (a->type->kind == TY_TUPLE) {
+				for (uint32_t f = 0; f < a->type->n; f++)
+					add_input(c, a, (int)f);
+			} else {
+				add_input(c, a, -1);
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------- scopes */
+
+static const Type *
+input_type(const GroupInput *in)
+{
+	return in->field < 0 ? in->v->type : in->v->type->fields[in->field];
+}
+
+/* The image of a packed 5-d tensor in scope: height x width in texels. */
+static void
+image_size(const Type *t, bool weight, int64_t *w, int64_t *h)
+{
+	const int64_t *d = t->dims;
+	if (weight) {
+		*h = d[0];
+		*w = d[1] * d[2] * d[3];
+	} else {
+		*h = d[0] * d[1] * d[2];
+		*w = d[3];
+	}
+}
+
+/* The scope of a buffer of type t for a group on device dev: "texture" or
+ * "texture:weight" for packed float tensors when the device has textures
+ * and the image fits, else "global". */
+static const char *
+choose_scope(Lower *L, const Device *dev, const Type *t, bool weight,
+             const char *what)
+{
+	if (!dev || !dev->texture || L->o->no_texture)
+		return "global";
+	if (t->kind != TY_TENSOR || t->n != 5 || t->dims[4] != 4 || !elem_is_float(t->dt.kind) ||
+	    t->dt.kind == ET_F64)
+		return "global";
+	int64_t w, h;
+	image_size(t, weight, &w, &h);
+	if (w > dev->image2d_max[0] || h > dev->image2d_max[1] || w < 1 || h < 1) {
+		L->nfallback++;
+		if (L->o->stats)
+			fprintf(L->o->stats, "ir-lower: %s: an image of %lldx%lld texels exceeds "
+			        "image2d_max [%lld, %lld] of @%s: kept in global memory\n", what,
+			        (long long)w, (long long)h, (long long)dev->image2d_max[0],
+			        (long long)dev->image2d_max[1], dev->name);
+		return "global";
+	}
+	L->ntexture++;
+	return weight ? "texture:weight" : "texture";
+}
+
+/* A conv2d master with the OIHW4o kernel layout reads its weight as an
+ * image of texture:weight. */
+static bool
+is_packed_weight(const GroupCx *c, const GroupInput *in)
+{
+	Value *m0 = c->g->members[0];
+	if (strcmp(m0->u.op->op->name, "nn.conv2d") != 0 || m0->nargs < 2 || m0->args[1] != in->v)
+		return false;
+	const Attr *kl = attr_get(m0->u.op->attrs, "kernel_layout");
+	return kl && kl->kind == AT_STR && strcmp(kl->u.s, "OIHW4o") == 0;
+}
+
+/* ---------------------------------------------------------- schedules */
+
+typedef struct {
+	Lower *L;
+	const Device *dev;
+	const char *prim;     /* name, for kernel names */
+	int nkernels;
+	bool reduction;       /* the group has reduction loops per element */
+} Sched;
+
+/* Opens a kernel and the loops over dims; idx gets each axis's index.
+ * cpu: the outer axis parallel, the inner one vectorized when the body
+ * is straight-line.  gpu: the elements spread over work items, at most
+ * max_work_group_size (and 256) per work group. */
+static int
+open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx, bool inner_vector)
+{
+	Sched *s = c->sched;
+	PBuild *b = c->b;
+	char kname[300];
+	snprintf(kname, sizeof kname, "%s_k%d", s->prim, s->nkernels++);
+	pb_kernel(b, kname);
+	int opened = 1;
+	int64_t total = 1;
+	for (uint32_t d = 0; d < n; d++)
+		total *= dims[d];
+	bool gpu = s->dev && s->dev->kind != DK_CPU;
+	if (!gpu) {
+		/* Loops over the axes longer than 1, the first parallel. */
+		int last = -1, first = -1;
+		for (uint32_t d = 0; d < n; d++)
+			if (dims[d] != 1) {
+				if (first < 0)
+					first = (int)d;
+				last = (int)d;
+			}
+		for (uint32_t d = 0; d < n; d++) {
+			if (dims[d] == 1) {
+				idx[d] = pe_i32(b, 0);
+				continue;
+			}
+			ForKind k = (int)d == first ? FK_PARALLEL : FK_SERIAL;
+			if ((int)d == last && d != (uint32_t)first && inner_vector && !s->reduction)
+				k = FK_VECTORIZED;
+			PVar *iv = pb_scalar(b, "i", (DType){ET_I32, 1});
+			pb_for(b, iv, pe_i32(b, 0), pe_i32(b, dims[d]), k, NULL);
+			opened++;
+			idx[d] = pe_var(b, iv);
+		}
+		return opened;
+	}
+	int64_t wg = s->dev->max_work_group_size < 256 ? s->dev->max_work_group_size : 256;
+	if (wg < 1)
+		wg = 1;
+	if (total < wg)
+		wg = total > 0 ? total : 1;
+	int64_t blocks = (total + wg - 1) / wg;
+	PVar *bx = pb_scalar(b, "bx", (DType){ET_I32, 1});
+	pb_for(b, bx, pe_i32(b, 0), pe_i32(b, blocks), FK_THREAD, "blockIdx.x");
+	PVar *tx = pb_scalar(b, "tx", (DType){ET_I32, 1});
+	pb_for(b, tx, pe_i32(b, 0), pe_i32(b, wg), FK_THREAD, "threadIdx.x");
+	opened += 2;
+	PExpr *gid = pb_let(b, "gid", pe_add(b, pe_mul(b, pe_var(b, bx), pe_i32(b, wg)), pe_var(b, tx)));
+	if (blocks * wg != total) {
+		pb_if(b, pe_bin(b, OP_LT, gid, pe_i32(b, total)));
+		opened++;
+	}
+	int64_t stride = 1;
+	for (uint32_t d = n; d-- > 0;) {
+		if (dims[d] == 1) {
+			idx[d] = pe_i32(b, 0);
+			continue;
+		}
+		PExpr *q = stride == 1 ? gid : pe_div(b, gid, pe_i32(b, stride));
+		if (stride * dims[d] != total)
+			q = pe_mod(b, q, pe_i32(b, dims[d]));
+		idx[d] = pb_let(b, "i", q);
+		stride *= dims[d];
+	}
+	return opened;
+}
+
+/* --------------------------------------------------------- the prims */
+
+/* "fused_nn_conv2d_nn_bias_add_nn_relu" (TVM's naming), or the operator
+ * alone ("nn_softmax") for a group of one, unique in the module. */
+static Sym
+prim_name(Lower *L, const Group *g)
+{
+	size_t cap = 16;
+	for (int k = 0; k < g->n; k++)
+		cap += strlen(g->members[k]->u.op->op->name) + 1;
+	char *s = xmalloc(cap + 16);
+	size_t n = 0;
+	if (g->n > 1)
+		n += (size_t)sprintf(s, "fused");
+	for (int k = 0; k < g->n; k++) {
+		if (n)
+			s[n++] = '_';
+		for (const char *p = g->members[k]->u.op->op->name; *p; p++)
+			s[n++] = *p == '.' ? '_' : *p;
+	}
+	s[n] = 0;
+	Sym name = sym_intern(L->m, s, n);
+	for (int i = 1; sym_global(name, NULL); i++) {
+		sprintf(s + n, "_%d", i);
+		name = sym_intern_cstr(L->m, s);
+	}
+	free(s);
+	return name;
+}
+
+static Prim *
+new_prim(Module *m, Sym name)
+{
+	Prim *p = arena_alloc(m->arena, sizeof *p);
+	p->name = name;
+	sym_set_global(name, GK_PRIM, p);
+	if (m->prims_last)
+		m->prims_last->next = p;
+	else
+		m->prims = p;
+	m->prims_last = p;
+	return p;
+}
+
+static const Device *
+group_device(Lower *L, const Group *g)
+{
+	const Value *t = g->members[g->n - 1];
+	if (t->vd && t->vd->dev)
+		return module_device(L->m, t->vd->dev);
+	return module_default_device(L->m);
+}
+
+/* The call's operands: the inputs, a tuple's fields as its projections
+ * (new bindings before the call when the tuple is not written as one). */
+static Value *
+input_arg(Lower *L, Block *blk, Value *call, const GroupInput *in)
+{
+	if (in->field < 0)
+		return in->v;
+	Value *t = in->v;
+	if (t->kind == VK_BIND && t->form == B_TUPLE)
+		return t->args[in->field];
+	char name[256];
+	snprintf(name, sizeof name, "%s_%d", t->name, in->field);
+	size_t n = strlen(name);
+	for (int k = 2; nameset_has(&L->names, name); k++)
+		snprintf(name + n, sizeof name - n, "_%d", k);
+	Value *p = value_new(L->m, VK_BIND, 1);
+	p->form = B_PROJ;
+	p->name = module_name(L->m, name, strlen(name));
+	nameset_add(&L->names, p->name);
+	p->args[0] = t;
+	p->u.index = (uint32_t)in->field;
+	p->type = input_type(in);
+	p->loc = call->loc;
+	p->flags = call->flags & VF_LOC;
+	/* Insert p right before call in blk. */
+	Value **link = &blk->first;
+	while (*link != call)
+		link = &(*link)->next;
+	p->next = call;
+	*link = p;
+	return p;
+}
+
+static bool
+lower_group(Lower *L, Group *g)
+{
+	Module *m = L->m;
+	const Device *dev = group_device(L, g);
+	Sym devname = dev ? dev->name : sym_intern_cstr(m, "cpu");
+	Prim *p = new_prim(m, prim_name(L, g));
+	PBuild b;
+	pb_start(&b, m, p);
+	GroupCx c = {.m = m, .b = &b, .g = g, .dev = devname};
+	c.local = vdev_get(m, devname, sym_intern_cstr(m, "local"));
+	collect_inputs(&c);
+	char pname[32], what[300];
+	for (int i = 0; i < c.nin; i++) {
+		const Type *t = input_type(&c.in[i]);
+		snprintf(pname, sizeof pname, "p%d", i);
+		snprintf(what, sizeof what, "operand %%%s of @%s", c.in[i].v->name, p->name);
+		const char *scope = choose_scope(L, dev, t, is_packed_weight(&c, &c.in[i]), what);
+		c.in[i].buf = pb_param_buffer(&b, pname, t, vdev_get(m, devname, sym_intern_cstr(m, scope)));
+	}
+	Value *tail = g->members[g->n - 1];
+	const Type *rt = tail->type;
+	c.nout = rt->kind == TY_TUPLE ? (int)rt->n : 1;
+	c.out = xcalloc((size_t)c.nout, sizeof *c.out);
+	for (int i = 0; i < c.nout; i++) {
+		const Type *t = rt->kind == TY_TUPLE ? rt->fields[i] : rt;
+		snprintf(pname, sizeof pname, c.nout == 1 ? "out" : "out%d", i);
+		snprintf(what, sizeof what, "result %%%s of @%s", tail->name, p->name);
+		const char *scope = choose_scope(L, dev, t, false, what);
+		c.out[i] = pb_param_buffer(&b, pname, t, vdev_get(m, devname, sym_intern_cstr(m, scope)));
+	}
+	/* The parameters are p0.., out..; the body's names count from 0. */
+	b.nvars = 0;
+	Sched s = {.L = L, .dev = dev, .prim = p->name};
+	for (int k = 0; k < g->n; k++)
+		s.reduction |= lower_has_reduction(g->members[k]->u.op->op);
+	c.sched = &s;
+	bool ok;
+	const char *opname = g->members[0]->u.op->op->name;
+	if (strcmp(opname, "nn.softmax") == 0) {
+		ok = lower_softmax(&c, open_nest);
+	} else if (strcmp(opname, "split") == 0) {
+		ok = lower_split(&c, open_nest);
+	} else {
+		PExpr *idx[LOWER_MAX_RANK];
+		int close = open_nest(&c, rt->dims, rt->n, idx, true);
+		PExpr *val = lower_member(&c, g->n - 1, idx);
+		ok = val != NULL;
+		if (ok)
+			pb_store(&b, c.out[0], idx, 1, val);
+		while (close--)
+			pb_close(&b);
+	}
+	if (ok) {
+		/* The last member becomes the call; the others go. */
+		Value *call = value_new(m, VK_BIND, (uint32_t)c.nin);
+		for (int i = 0; i < c.nin; i++)
+			call->args[i] = input_arg(L, g->blk, tail, &c.in[i]);
+		/* Operands are stored inline, so the call is a new value that
+		 * takes tail's name and place; uses of tail are retargeted. */
+		call->form = B_CALL_LOWERED;
+		call->name = tail->name;
+		call->type = tail->type;
+		call->vd = tail->vd;
+		call->loc = tail->loc;
+		call->flags = tail->flags & (VF_TYPED | VF_ON | VF_LOC);
+		call->u.prim = p;
+		call->next = tail->next;
+		Value **link = &g->blk->first;
+		while (*link != tail)
+			link = &(*link)->next;
+		*link = call;
+		if (g->blk->last == tail)
+			g->blk->last = call;
+		tail->flags |= VF_REMOVED;
+		*pm_slot(&L->group_of, call) = pm_get(&L->group_of, tail);
+		for (int k = 0; k + 1 < g->n; k++)
+			g->members[k]->flags |= VF_REMOVED;
+		g->members[g->n - 1] = call;
+		L->nprims++;
+	}
+	free(c.in);
+	free(c.out);
+	return ok;
+}
+
+/* ------------------------------------------------------------- driver */
+
+/* Unlinks the removed members from their blocks, and points uses of a
+ * replaced tail (yields) at its call. */
+static void
+unlink_removed(Lower *L)
+{
+	PtrMap seen = {0};
+	for (size_t i = 0; i < L->ngroups; i++) {
+		Block *blk = L->groups[i].blk;
+		int *s = pm_slot(&seen, blk);
+		if (*s)
+			continue;
+		*s = 1;
+		Value **link = &blk->first;
+		Value *last = NULL;
+		while (*link) {
+			if ((*link)->flags & VF_REMOVED) {
+				*link = (*link)->next;
+				continue;
+			}
+			last = *link;
+			link = &(*link)->next;
+		}
+		blk->last = last;
+	}
+	pm_free(&seen);
+}
+
+/* Uses of a replaced tail now read its call. */
+static void
+retarget_uses(Lower *L)
+{
+	FuncWalk w;
+	WalkStep s;
+	fwalk_start(&w, L->f);
+	while (fwalk_next(&w, &s)) {
+		Value **ops = NULL;
+		uint32_t n = 0;
+		if (s.ev == W_BIND) {
+			ops = s.v->args;
+			n = s.v->nargs;
+		} else {
+			ops = &s.blk->yield;
+			n = 1;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			Value *a = ops[i];
+			if (!a || a->kind == VK_LIT || !(a->flags & VF_REMOVED))
+				continue;
+			int gi = pm_get(&L->group_of, a);
+			if (gi)
+				ops[i] = L->groups[gi - 1].members[L->groups[gi - 1].n - 1];
+		}
+	}
+}
+
+static bool
+lower_func(Lower *L, Func *f)
+{
+	L->f = f;
+	L->ngroups = 0;
+	memset(&L->uses, 0, sizeof L->uses);
+	memset(&L->group_of, 0, sizeof L->group_of);
+	memset(&L->names, 0, sizeof L->names);
+	count_uses(L);
+	for (uint32_t i = 0; i < f->nparams; i++)
+		nameset_add(&L->names, f->params[i]->name);
+	FuncWalk w;
+	Block *blk;
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
+		nameset_add(&L->names, v->name);
+		if (v->form == B_OP && v->u.op->op)
+			group_binding(L, v, blk);
+	}
+	bool ok = true;
+	for (size_t i = 0; i < L->ngroups && ok; i++)
+		ok = lower_group(L, &L->groups[i]);
+	if (ok) {
+		retarget_uses(L);
+		unlink_removed(L);
+	}
+	pm_free(&L->uses);
+	pm_free(&L->group_of);
+	nameset_free(&L->names);
+	return ok;
+}
+
+bool
+lower_module(Module *m, const LowerOpts *o)
+{
+	Lower L = {.m = m, .o = o};
+	bool ok = true;
+	for (Func *f = m->funcs; f && ok; f = f->next)
+		ok = lower_func(&L, f);
+	free(L.groups);
+	if (ok && o->stats)
+		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer); "
+		        "%u buffer%s in texture memory, %u kept in global memory for image2d_max\n",
+		        L.nops, L.nops == 1 ? "" : "s", L.nprims, L.nprims == 1 ? "" : "s", L.nfused,
+		        L.ntexture, L.ntexture == 1 ? "" : "s", L.nfallback);
+	return ok;
+}

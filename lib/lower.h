@@ -1,0 +1,26 @@
+/* lower.h: ir-lower, graph-level operators to loop-level prims.
+ *
+ * Operators are grouped as TVM's FuseOps does (lower_fuse.c), each group
+ * becomes one prim with a schedule for its device (lower_sched.c) and the
+ * loop nests of its operators (lower_ops.c), and the group's last binding
+ * becomes a call_lowered of it, keeping its name.
+ */
+#ifndef LOWER_H
+#define LOWER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ir.h"
+
+typedef struct {
+	bool no_fuse;        /* --no-fuse: one prim per operator */
+	bool no_texture;     /* --no-texture: buffers even on texture devices */
+	FILE *stats;         /* --stats: where to report, or NULL */
+} LowerOpts;
+
+/* Lowers every operator call of every function.  False after reporting
+ * errors through m->ctx. */
+bool lower_module(Module *m, const LowerOpts *o);
+
+#endif

@@ -1,0 +1,80 @@
+/* lower_impl.h: private to lib/lower*.c.
+ *
+ * A group is a chain of operator bindings of one block: members[0] is the
+ * master (the first operator), each later member consumes the one before
+ * it, and only the last one's value is used outside the group.  Its prim
+ * has one buffer parameter per outside operand (a tuple operand: one per
+ * field), then one per result tensor.
+ *
+ * lower_ops.c emits a member's value at an index: the code that computes
+ * it goes into the open block of the PBuild, and an expression for it
+ * (usually a let variable) comes back.  A member reads its chain
+ * predecessor by emitting that one at the index it needs, so an injective
+ * consumer simply reads its producer at another index, and a reduction
+ * evaluates its producer inside its own loops.
+ */
+#ifndef LOWER_IMPL_H
+#define LOWER_IMPL_H
+
+#include "ir.h"
+#include "lower.h"
+#include "pbuild.h"
+
+#define LOWER_MAX_GROUP 32
+#define LOWER_MAX_RANK 16
+
+typedef struct {
+	Value *members[LOWER_MAX_GROUP];
+	int n;
+	int pattern;              /* OpPattern of the group so far */
+	bool closed;              /* nothing more fuses into it */
+	Block *blk;
+} Group;
+
+/* An outside operand: a value, or field `field` of a tuple value. */
+typedef struct {
+	Value *v;
+	int field;                /* -1: the value itself */
+	PVar *buf;
+} GroupInput;
+
+typedef struct {
+	Module *m;
+	PBuild *b;
+	Group *g;
+	GroupInput *in;
+	int nin;
+	PVar **out;               /* result buffers */
+	int nout;
+	Sym dev;                  /* the group's device */
+	const VDev *local;        /* @dev:local, for accumulators */
+	void *sched;              /* lower.c's schedule state */
+} GroupCx;
+
+/* The buffer of operand j of member k: an outside input (field -1, or
+ * the first field of a tuple operand) or NULL for the chain predecessor
+ * and literals. */
+GroupInput *lower_input(GroupCx *c, int k, uint32_t j, int field);
+
+/* Member k's value at idx (its result's rank); NULL after reporting an
+ * error. */
+PExpr *lower_member(GroupCx *c, int k, PExpr *const *idx);
+/* Operand j of member k at idx (the operand's rank). */
+PExpr *lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx);
+
+/* Whole-group lowerings for the operators that are not one value per
+ * output element: they write the result buffers themselves.  `open` opens
+ * the schedule's loops over dims (rank n, the index of each axis into
+ * idx) and returns how many blocks to close. */
+typedef int (*LowerOpenNest)(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx,
+                             bool inner_vector);
+bool lower_softmax(GroupCx *c, LowerOpenNest open);
+bool lower_split(GroupCx *c, LowerOpenNest open);
+
+/* True if the operator is one lower_member handles (all but softmax and
+ * split, which are lowered whole). */
+bool lower_is_elementwise_form(const OpDef *op);
+/* True if the member computes a reduction (loops of its own per element). */
+bool lower_has_reduction(const OpDef *op);
+
+#endif

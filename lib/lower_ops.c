@@ -1,0 +1,791 @@
+/* lower_ops.c: the loop-level meaning of each operator, for ir-lower.
+ *
+ * Each operator says how to compute one element of its result at an index
+ * from its operands (lower_member), with the same semantics as its
+ * reference kernel in lib/ref_*.c, which the tests compare it with:
+ * relu and clip keep NaN, maximum and minimum propagate it, pooling skips
+ * the padding, integer arithmetic wraps in the result's width.  The one
+ * difference is rounding: accumulations (conv2d, dense, sums, averages,
+ * softmax) run in the result's type instead of double, as on a device.
+ *
+ * Attributes are read with the reference kernels' readers (ref_impl.h),
+ * so both sides read them alike; the verifier has already checked them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "layout.h"
+#include "lower_impl.h"
+#include "ops.h"
+#include "ref_impl.h"
+
+enum {
+	L_ADD, L_SUB, L_MUL, L_DIV, L_MAX, L_MIN, L_POW,
+	L_NEG, L_RELU, L_EXP, L_LOG, L_SQRT, L_RSQRT, L_SIGMOID, L_TANH,
+	L_CAST, L_CLIP, L_BIAS_ADD,
+	L_RESHAPE, L_TRANSPOSE, L_LAYOUT, L_CONCAT,
+	L_SUM, L_MEAN, L_MAX_POOL, L_AVG_POOL, L_GLOBAL_AVG_POOL,
+	L_CONV2D, L_DENSE, L_BATCH_MATMUL,
+	L_SOFTMAX, L_SPLIT,
+	L_NONE,
+};
+
+static const struct { const char *name; int code; } codes[] = {
+	{"add", L_ADD}, {"subtract", L_SUB}, {"multiply", L_MUL}, {"divide", L_DIV},
+	{"maximum", L_MAX}, {"minimum", L_MIN}, {"power", L_POW},
+	{"negative", L_NEG}, {"nn.relu", L_RELU}, {"exp", L_EXP}, {"log", L_LOG},
+	{"sqrt", L_SQRT}, {"rsqrt", L_RSQRT}, {"sigmoid", L_SIGMOID}, {"tanh", L_TANH},
+	{"cast", L_CAST}, {"clip", L_CLIP}, {"nn.bias_add", L_BIAS_ADD},
+	{"reshape", L_RESHAPE}, {"squeeze", L_RESHAPE}, {"expand_dims", L_RESHAPE},
+	{"transpose", L_TRANSPOSE}, {"layout_transform", L_LAYOUT}, {"concatenate", L_CONCAT},
+	{"sum", L_SUM}, {"mean", L_MEAN}, {"nn.max_pool2d", L_MAX_POOL},
+	{"nn.avg_pool2d", L_AVG_POOL}, {"nn.global_avg_pool2d", L_GLOBAL_AVG_POOL},
+	{"nn.conv2d", L_CONV2D}, {"nn.dense", L_DENSE}, {"nn.batch_matmul", L_BATCH_MATMUL},
+	{"nn.softmax", L_SOFTMAX}, {"split", L_SPLIT},
+};
+
+static int
+op_code(const OpDef *op)
+{
+	for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
+		if (strcmp(codes[i].name, op->name) == 0)
+			return codes[i].code;
+	return L_NONE;
+}
+
+bool
+lower_is_elementwise_form(const OpDef *op)
+{
+	int c = op_code(op);
+	return c != L_SOFTMAX && c != L_SPLIT && c != L_NONE;
+}
+
+bool
+lower_has_reduction(const OpDef *op)
+{
+	int c = op_code(op);
+	return c >= L_SUM && c <= L_BATCH_MATMUL;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static const Type *
+type_of(const Value *v)
+{
+	return v->type;
+}
+
+static RefCx
+attrs_cx(const Value *v, char *err, size_t errsz)
+{
+	RefCx c = {.op = v->u.op->op->name, .attrs = v->u.op->attrs, .err = err, .errsz = errsz};
+	return c;
+}
+
+static ElemKind
+kind_of(const Value *v)
+{
+	return (ElemKind)v->type->dt.kind;
+}
+
+/* A literal operand as an expression of its type. */
+static PExpr *
+literal(GroupCx *c, const Value *a)
+{
+	ElemKind k = (ElemKind)a->type->dt.kind;
+	if (k == ET_BOOL)
+		return pe_bool(c->b, a->u.i != 0);
+	if (a->flags & VF_LIT_FLOAT)
+		return pe_float(c->b, a->u.f, k);
+	if (elem_is_float(k))
+		return pe_float(c->b, (double)a->u.i, k);
+	return pe_int(c->b, a->u.i, k);
+}
+
+PExpr *
+lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx)
+{
+	Value *a = c->g->members[k]->args[j];
+	if (a->kind == VK_LIT)
+		return literal(c, a);
+	if (k > 0 && a == c->g->members[k - 1])
+		return lower_member(c, k - 1, idx);
+	GroupInput *in = lower_input(c, k, j, -1);
+	return pe_load(c->b, in->buf, idx, 1);
+}
+
+/* The operand's index for a result index under numpy broadcasting: the
+ * operand's axes align to the right; an axis of size 1 reads index 0. */
+static void
+broadcast_index(GroupCx *c, const Value *a, uint32_t r, PExpr *const *idx, PExpr **out)
+{
+	if (a->kind == VK_LIT)
+		return;
+	const Type *t = type_of(a);
+	for (uint32_t d = 0; d < t->n; d++)
+		out[d] = t->dims[d] == 1 ? pe_i32(c->b, 0) : idx[r - t->n + d];
+}
+
+/* An accumulator: `alloc %accN: T[1] @dev:local`, set to init. */
+static PVar *
+accumulator(GroupCx *c, DType dt, PExpr *init)
+{
+	int64_t one = 1;
+	PVar *acc = pb_alloc(c->b, "acc", type_tensor(c->m, dt, 1, &one), c->local);
+	PExpr *zero = pe_i32(c->b, 0);
+	pb_store(c->b, acc, &zero, 1, init);
+	return acc;
+}
+
+static PExpr *
+acc_get(GroupCx *c, PVar *acc)
+{
+	PExpr *zero = pe_i32(c->b, 0);
+	return pe_load(c->b, acc, &zero, 1);
+}
+
+static void
+acc_put(GroupCx *c, PVar *acc, PExpr *v)
+{
+	PExpr *zero = pe_i32(c->b, 0);
+	pb_store(c->b, acc, &zero, 1, v);
+}
+
+/* for %rN in 0..n { ... }: opens the body and returns the variable. */
+static PExpr *
+reduce_loop(GroupCx *c, int64_t n)
+{
+	PVar *r = pb_scalar(c->b, "r", (DType){ET_I32, 1});
+	pb_for(c->b, r, pe_i32(c->b, 0), pe_i32(c->b, n), FK_SERIAL, NULL);
+	return pe_var(c->b, r);
+}
+
+/* lo <= e < hi, folded where it is known. */
+static PExpr *
+in_range(GroupCx *c, PExpr *e, int64_t lo, int64_t hi)
+{
+	return pe_bin(c->b, OP_AND, pe_bin(c->b, OP_GE, e, pe_i32(c->b, lo)),
+	              pe_bin(c->b, OP_LT, e, pe_i32(c->b, hi)));
+}
+
+/* ---------------------------------------------------------- layouts */
+
+/* The logical index (letters, e.g. "NCHW") of physical index idx of a
+ * tensor laid out as l. */
+static void
+logical_index(GroupCx *c, const Layout *l, const int64_t *dims, PExpr *const *idx,
+              const char *letters, PExpr **out)
+{
+	(void)dims;
+	for (int i = 0; letters[i]; i++) {
+		PExpr *outer = NULL, *inner = NULL;
+		for (int d = 0; d < l->rank; d++) {
+			if (l->axes[d] == letters[i])
+				outer = idx[d];
+			else if (l->axes[d] == letters[i] + ('a' - 'A'))
+				inner = idx[d];
+		}
+		out[i] = inner ? pe_add(c->b, pe_mul(c->b, outer, pe_i32(c->b, l->factor)), inner) : outer;
+	}
+}
+
+/* The physical index in l of the logical index lg (letters). */
+static void
+physical_index(GroupCx *c, const Layout *l, PExpr *const *lg, const char *letters, PExpr **out)
+{
+	for (int d = 0; d < l->rank; d++) {
+		char ax = l->axes[d];
+		bool lower = ax >= 'a' && ax <= 'z';
+		char up = lower ? (char)(ax - ('a' - 'A')) : ax;
+		const char *p = strchr(letters, up);
+		PExpr *v = lg[p - letters];
+		bool split = false;
+		for (int e = 0; e < l->rank; e++)
+			split |= l->axes[e] == up + ('a' - 'A');
+		if (lower)
+			out[d] = pe_mod(c->b, v, pe_i32(c->b, l->factor));
+		else if (split)
+			out[d] = pe_div(c->b, v, pe_i32(c->b, l->factor));
+		else
+			out[d] = v;
+	}
+}
+
+static const Layout *
+layout_attr(const Value *v, const char *key, const char *dflt)
+{
+	const Attr *a = attr_get(v->u.op->attrs, key);
+	const Layout *l = a && a->kind == AT_STR && a->n ? layout_find(a->u.s) : NULL;
+	return l ? l : layout_find(dflt);
+}
+
+/* --------------------------------------------------------- elementwise */
+
+static PExpr *
+binary(GroupCx *c, int code, PExpr *x, PExpr *y, ElemKind k)
+{
+	PBuild *b = c->b;
+	switch (code) {
+	case L_ADD: return pe_add(b, x, y);
+	case L_SUB: return pe_sub(b, x, y);
+	case L_MUL: return pe_mul(b, x, y);
+	case L_DIV: return pe_div(b, x, y);
+	case L_MAX: return pe_call2(b, "max", x, y);
+	case L_MIN: return pe_call2(b, "min", x, y);
+	case L_POW:
+		if (elem_is_float(k))
+			return pe_call2(b, "pow", x, y);
+		/* No integer pow at the loop level: through f64, exact while
+		 * the result fits in 53 bits. */
+		return pe_cast(b, x->dt, pe_call2(b, "pow", pe_cast(b, (DType){ET_F64, 1}, x),
+		                                  pe_cast(b, (DType){ET_F64, 1}, y)));
+	}
+	return x;
+}
+
+static PExpr *
+unary(GroupCx *c, int code, PExpr *x, ElemKind k)
+{
+	PBuild *b = c->b;
+	switch (code) {
+	case L_NEG: return pe_neg(b, x);
+	case L_RELU:
+		if (!elem_is_signed(k))
+			return x;
+		/* x < 0 ? 0 : x keeps NaN, as the reference does. */
+		return pe_select(b, pe_bin(b, OP_LT, x, pe_like(b, x, 0)), pe_like(b, x, 0), x);
+	case L_EXP: return pe_call1(b, "exp", x);
+	case L_LOG: return pe_call1(b, "log", x);
+	case L_SQRT: return pe_call1(b, "sqrt", x);
+	case L_RSQRT: return pe_call1(b, "rsqrt", x);
+	case L_SIGMOID: return pe_call1(b, "sigmoid", x);
+	case L_TANH: return pe_call1(b, "tanh", x);
+	}
+	return x;
+}
+
+static PExpr *
+clip(GroupCx *c, const Value *v, PExpr *x)
+{
+	PBuild *b = c->b;
+	ElemKind k = kind_of(v);
+	const Attr *lo = attr_get(v->u.op->attrs, "a_min"), *hi = attr_get(v->u.op->attrs, "a_max");
+	double dl = lo->kind == AT_FLOAT ? lo->u.f : (double)lo->u.i;
+	double dh = hi->kind == AT_FLOAT ? hi->u.f : (double)hi->u.i;
+	PExpr *el, *eh;
+	if (elem_is_float(k)) {
+		el = pe_float(b, dl, k);
+		eh = pe_float(b, dh, k);
+	} else {
+		el = pe_int(b, elem_int_from_double(k, dl), k);
+		eh = pe_int(b, elem_int_from_double(k, dh), k);
+	}
+	/* Comparisons, not min/max: NaN stays NaN. */
+	PExpr *upper = pe_select(b, pe_bin(b, OP_GT, x, eh), eh, x);
+	return pe_select(b, pe_bin(b, OP_LT, x, el), el, upper);
+}
+
+/* ------------------------------------------------------------ injective */
+
+/* reshape, squeeze, expand_dims: the same elements in C order. */
+static PExpr *
+reshape(GroupCx *c, int k, PExpr *const *idx)
+{
+	const Value *v = c->g->members[k];
+	const Type *ot = type_of(v), *it = type_of(v->args[0]);
+	PBuild *b = c->b;
+	/* If the shapes agree once axes of size 1 are dropped, axes map one
+	 * to one: no division needed. */
+	PExpr *in[LOWER_MAX_RANK];
+	uint32_t i = 0, o = 0;
+	bool simple = true;
+	for (;;) {
+		while (i < it->n && it->dims[i] == 1)
+			in[i++] = pe_i32(b, 0);
+		while (o < ot->n && ot->dims[o] == 1)
+			o++;
+		if (i == it->n || o == ot->n)
+			break;
+		if (it->dims[i] != ot->dims[o]) {
+			simple = false;
+			break;
+		}
+		in[i++] = idx[o++];
+	}
+	if (simple && i == it->n && o == ot->n)
+		return lower_operand(c, k, 0, in);
+	PExpr *flat = pe_i32(b, 0);
+	for (uint32_t d = 0; d < ot->n; d++)
+		flat = pe_add(b, pe_mul(b, flat, pe_i32(b, ot->dims[d])), idx[d]);
+	flat = pb_let(b, "f", flat);
+	int64_t stride = 1;
+	for (uint32_t d = it->n; d-- > 0;) {
+		PExpr *q = stride == 1 ? flat : pe_div(b, flat, pe_i32(b, stride));
+		in[d] = d == 0 ? q : pe_mod(b, q, pe_i32(b, it->dims[d]));
+		stride *= it->dims[d];
+	}
+	return lower_operand(c, k, 0, in);
+}
+
+static PExpr *
+transpose(GroupCx *c, int k, PExpr *const *idx)
+{
+	const Value *v = c->g->members[k];
+	uint32_t r = type_of(v)->n;
+	const Attr *a = attr_get(v->u.op->attrs, "axes");
+	PExpr *in[LOWER_MAX_RANK];
+	for (uint32_t d = 0; d < r; d++) {
+		int64_t ax = r - 1 - d;
+		if (a && a->kind == AT_LIST && a->n == r) {
+			ax = a->u.list[d].u.i;
+			if (ax < 0)
+				ax += r;
+		}
+		in[ax] = idx[d];
+	}
+	return lower_operand(c, k, 0, in);
+}
+
+static PExpr *
+layout_transform(GroupCx *c, int k, PExpr *const *idx)
+{
+	const Value *v = c->g->members[k];
+	const Layout *src = layout_attr(v, "src_layout", "NCHW");
+	const Layout *dst = layout_attr(v, "dst_layout", "NCHW");
+	char letters[8];
+	layout_logical_axes(dst, letters);
+	PExpr *lg[8], *in[8];
+	logical_index(c, dst, type_of(v)->dims, idx, letters, lg);
+	for (int i = 0; letters[i]; i++)
+		lg[i] = pb_let(c->b, "l", lg[i]);
+	physical_index(c, src, lg, letters, in);
+	return lower_operand(c, k, 0, in);
+}
+
+/* The tuple's fields are inputs; each output index reads the one field
+ * whose range along the axis holds it. */
+static PExpr *
+concatenate(GroupCx *c, int k, PExpr *const *idx)
+{
+	const Value *v = c->g->members[k];
+	const Type *ot = type_of(v), *tt = type_of(v->args[0]);
+	int64_t axis = 0;
+	const Attr *a = attr_get(v->u.op->attrs, "axis");
+	if (a && a->kind == AT_INT)
+		axis = a->u.i < 0 ? a->u.i + ot->n : a->u.i;
+	PVar *tmp = accumulator(c, (DType){ot->dt.kind, 1}, pe_like(c->b, pe_float(c->b, 0, kind_of(v)), 0));
+	int64_t off = 0;
+	for (uint32_t f = 0; f < tt->n; f++) {
+		int64_t size = tt->fields[f]->dims[axis];
+		if (size == 0)
+			continue;
+		pb_if(c->b, in_range(c, idx[axis], off, off + size));
+		PExpr *in[LOWER_MAX_RANK];
+		for (uint32_t d = 0; d < ot->n; d++)
+			in[d] = d == (uint32_t)axis ? pe_sub(c->b, idx[d], pe_i32(c->b, off)) : idx[d];
+		acc_put(c, tmp, pe_load(c->b, lower_input(c, k, 0, (int)f)->buf, in, 1));
+		pb_close(c->b);
+		off += size;
+	}
+	return acc_get(c, tmp);
+}
+
+/* ---------------------------------------------------------- reductions */
+
+static PExpr *
+reduce(GroupCx *c, int k, PExpr *const *idx, int code)
+{
+	const Value *v = c->g->members[k];
+	const Type *it = type_of(v->args[0]);
+	const Attr *ax = attr_get(v->u.op->attrs, "axis");
+	const Attr *kd = attr_get(v->u.op->attrs, "keepdims");
+	const Attr *ex = attr_get(v->u.op->attrs, "exclude");
+	bool keep = kd && kd->u.i, exclude = ex && ex->u.i;
+	bool mark[LOWER_MAX_RANK] = {false}, red[LOWER_MAX_RANK];
+	if (ax && ax->kind == AT_LIST) {
+		for (uint32_t i = 0; i < ax->n; i++) {
+			int64_t a = ax->u.list[i].u.i;
+			mark[a < 0 ? a + it->n : a] = true;
+		}
+	} else if (ax && ax->kind == AT_INT) {
+		mark[ax->u.i < 0 ? ax->u.i + it->n : ax->u.i] = true;
+	}
+	int64_t count = 1;
+	for (uint32_t d = 0; d < it->n; d++) {
+		red[d] = !ax || mark[d] != exclude;
+		if (red[d])
+			count *= it->dims[d];
+	}
+	ElemKind kk = kind_of(v);
+	PVar *acc = accumulator(c, (DType){kk, 1}, pe_float(c->b, 0, kk));
+	PExpr *in[LOWER_MAX_RANK];
+	int opened = 0;
+	uint32_t o = 0;
+	for (uint32_t d = 0; d < it->n; d++) {
+		if (red[d]) {
+			in[d] = it->dims[d] == 1 ? pe_i32(c->b, 0) : (opened++, reduce_loop(c, it->dims[d]));
+			if (keep)
+				o++;
+		} else {
+			in[d] = idx[o++];
+		}
+	}
+	PExpr *x = lower_operand(c, k, 0, in);
+	if (!x)
+		return NULL;
+	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), x));
+	while (opened--)
+		pb_close(c->b);
+	PExpr *r = acc_get(c, acc);
+	if (code == L_MEAN)
+		r = pe_div(c->b, r, pe_float(c->b, (double)count, kk));
+	return r;
+}
+
+static PExpr *
+pool2d(GroupCx *c, int k, PExpr *const *idx, int code)
+{
+	const Value *v = c->g->members[k];
+	char err[256];
+	RefCx rc = attrs_cx(v, err, sizeof err);
+	int64_t ps[2] = {1, 1}, st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0};
+	bool cip = false;
+	ra_pair(&rc, "pool_size", ps);
+	ra_pair(&rc, "strides", st);
+	ra_pair(&rc, "dilation", dil);
+	ra_padding(&rc, "padding", pad);
+	if (code == L_AVG_POOL)
+		ra_bool(&rc, "count_include_pad", false, &cip);
+	const Layout *l = layout_attr(v, "layout", "NCHW");
+	const Type *it = type_of(v->args[0]);
+	int64_t H = rl_dim(l, it->dims, 'H'), W = rl_dim(l, it->dims, 'W');
+	int hax = (int)(strchr(l->axes, 'H') - l->axes), wax = (int)(strchr(l->axes, 'W') - l->axes);
+	ElemKind kk = kind_of(v);
+	PBuild *b = c->b;
+	bool isavg = code == L_AVG_POOL;
+	PVar *acc = accumulator(c, (DType){kk, 1}, isavg ? pe_float(b, 0, kk) : pe_lowest(b, kk));
+	PVar *cnt = isavg ? accumulator(c, (DType){ET_I32, 1}, pe_i32(b, 0)) : NULL;
+	PExpr *ky = reduce_loop(c, ps[0]);
+	PExpr *iy = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, idx[hax], pe_i32(b, st[0])),
+	                                              pe_i32(b, pad[0])),
+	                                  pe_mul(b, ky, pe_i32(b, dil[0]))));
+	PExpr *kx = reduce_loop(c, ps[1]);
+	PExpr *ix = pb_let(b, "x", pe_add(b, pe_sub(b, pe_mul(b, idx[wax], pe_i32(b, st[1])),
+	                                              pe_i32(b, pad[1])),
+	                                  pe_mul(b, kx, pe_i32(b, dil[1]))));
+	if (cip) {
+		pb_if(b, pe_bin(b, OP_AND, in_range(c, iy, -pad[0], H + pad[2]),
+		                in_range(c, ix, -pad[1], W + pad[3])));
+		acc_put(c, cnt, pe_add(b, acc_get(c, cnt), pe_i32(b, 1)));
+		pb_close(b);
+	}
+	pb_if(b, pe_bin(b, OP_AND, in_range(c, iy, 0, H), in_range(c, ix, 0, W)));
+	PExpr *in[LOWER_MAX_RANK];
+	for (int d = 0; d < l->rank; d++)
+		in[d] = d == hax ? iy : d == wax ? ix : idx[d];
+	PExpr *x = lower_operand(c, k, 0, in);
+	if (!x)
+		return NULL;
+	if (isavg) {
+		acc_put(c, acc, pe_add(b, acc_get(c, acc), x));
+		if (!cip)
+			acc_put(c, cnt, pe_add(b, acc_get(c, cnt), pe_i32(b, 1)));
+	} else {
+		acc_put(c, acc, pe_call2(b, "max", acc_get(c, acc), x));
+	}
+	pb_close(b); /* if */
+	pb_close(b); /* kx */
+	pb_close(b); /* ky */
+	if (!isavg)
+		return acc_get(c, acc);
+	/* No element in the window gives 0; max(n, 1) keeps the division
+	 * defined where select evaluates both sides. */
+	PExpr *n = pb_let(b, "n", acc_get(c, cnt));
+	PExpr *div = pe_div(b, acc_get(c, acc),
+	                    pe_cast(b, (DType){kk, 1}, pe_call2(b, "max", n, pe_i32(b, 1))));
+	return pe_select(b, pe_bin(b, OP_EQ, n, pe_i32(b, 0)), pe_float(b, 0, kk), div);
+}
+
+static PExpr *
+global_avg_pool2d(GroupCx *c, int k, PExpr *const *idx)
+{
+	const Value *v = c->g->members[k];
+	const Layout *l = layout_attr(v, "layout", "NCHW");
+	const Type *it = type_of(v->args[0]);
+	int64_t H = rl_dim(l, it->dims, 'H'), W = rl_dim(l, it->dims, 'W');
+	ElemKind kk = kind_of(v);
+	PVar *acc = accumulator(c, (DType){kk, 1}, pe_float(c->b, 0, kk));
+	PExpr *in[LOWER_MAX_RANK];
+	int opened = 0;
+	for (int d = 0; d < l->rank; d++) {
+		if (l->axes[d] == 'H' || l->axes[d] == 'W')
+			in[d] = it->dims[d] == 1 ? pe_i32(c->b, 0) : (opened++, reduce_loop(c, it->dims[d]));
+		else
+			in[d] = idx[d];
+	}
+	PExpr *x = lower_operand(c, k, 0, in);
+	if (!x)
+		return NULL;
+	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), x));
+	while (opened--)
+		pb_close(c->b);
+	return pe_div(c->b, acc_get(c, acc), pe_float(c->b, (double)(H * W), kk));
+}
+
+/* acc += cast(x) * cast(w), in the result's type. */
+static void
+mac(GroupCx *c, PVar *acc, PExpr *x, PExpr *w, ElemKind kk)
+{
+	DType dt = {kk, 1};
+	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), pe_mul(c->b, pe_cast(c->b, dt, x),
+	                                                        pe_cast(c->b, dt, w))));
+}
+
+static PExpr *
+conv2d(GroupCx *c, int k, PExpr *const *idx)
+{
+	const Value *v = c->g->members[k];
+	char err[256];
+	RefCx rc = attrs_cx(v, err, sizeof err);
+	int64_t st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, groups = 1;
+	ra_pair(&rc, "strides", st);
+	ra_pair(&rc, "dilation", dil);
+	ra_padding(&rc, "padding", pad);
+	ra_int(&rc, "groups", 1, 1, INT64_MAX, &groups);
+	const Layout *dl = layout_attr(v, "data_layout", "NCHW");
+	const Layout *kl = layout_attr(v, "kernel_layout", "OIHW");
+	const Layout *ol = layout_attr(v, "out_layout", dl->name);
+	const Type *xt = type_of(v->args[0]), *wt = type_of(v->args[1]);
+	int64_t H = rl_dim(dl, xt->dims, 'H'), W = rl_dim(dl, xt->dims, 'W');
+	int64_t O = rl_dim(kl, wt->dims, 'O'), I = rl_dim(kl, wt->dims, 'I');
+	int64_t KH = rl_dim(kl, wt->dims, 'H'), KW = rl_dim(kl, wt->dims, 'W');
+	PBuild *b = c->b;
+	PExpr *o4[4];
+	logical_index(c, ol, type_of(v)->dims, idx, "NCHW", o4);
+	PExpr *n = o4[0], *oc = pb_let(b, "oc", o4[1]), *oy = o4[2], *ox = o4[3];
+	ElemKind kk = kind_of(v);
+	PVar *acc = accumulator(c, (DType){kk, 1}, pe_float(b, 0, kk));
+	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
+	             : pb_let(b, "g", pe_mul(b, pe_div(b, oc, pe_i32(b, O / groups)), pe_i32(b, I)));
+	PExpr *ic = reduce_loop(c, I);
+	PExpr *ky = reduce_loop(c, KH);
+	PExpr *iy = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, oy, pe_i32(b, st[0])), pe_i32(b, pad[0])),
+	                                  pe_mul(b, ky, pe_i32(b, dil[0]))));
+	PExpr *kx = reduce_loop(c, KW);
+	PExpr *ix = pb_let(b, "x", pe_add(b, pe_sub(b, pe_mul(b, ox, pe_i32(b, st[1])), pe_i32(b, pad[1])),
+	                                  pe_mul(b, kx, pe_i32(b, dil[1]))));
+	bool padded = pad[0] || pad[1] || pad[2] || pad[3];
+	if (padded)
+		pb_if(b, pe_bin(b, OP_AND, in_range(c, iy, 0, H), in_range(c, ix, 0, W)));
+	PExpr *xl[4] = {n, pe_add(b, gbase, ic), iy, ix}, *wl[4] = {oc, ic, ky, kx};
+	PExpr *xi[8], *wi[8];
+	physical_index(c, dl, xl, "NCHW", xi);
+	physical_index(c, kl, wl, "OIHW", wi);
+	PExpr *x = lower_operand(c, k, 0, xi), *w = x ? lower_operand(c, k, 1, wi) : NULL;
+	if (!w)
+		return NULL;
+	mac(c, acc, x, w, kk);
+	if (padded)
+		pb_close(b);
+	pb_close(b);
+	pb_close(b);
+	pb_close(b);
+	return acc_get(c, acc);
+}
+
+static PExpr *
+dense(GroupCx *c, int k, PExpr *const *idx)
+{
+	const Value *v = c->g->members[k];
+	const Type *xt = type_of(v->args[0]);
+	uint32_t r = xt->n;
+	int64_t K = xt->dims[r - 1];
+	ElemKind kk = kind_of(v);
+	PVar *acc = accumulator(c, (DType){kk, 1}, pe_float(c->b, 0, kk));
+	PExpr *kv = reduce_loop(c, K);
+	PExpr *xi[LOWER_MAX_RANK], *wi[2] = {idx[r - 1], kv};
+	for (uint32_t d = 0; d + 1 < r; d++)
+		xi[d] = idx[d];
+	xi[r - 1] = kv;
+	PExpr *x = lower_operand(c, k, 0, xi), *w = x ? lower_operand(c, k, 1, wi) : NULL;
+	if (!w)
+		return NULL;
+	mac(c, acc, x, w, kk);
+	pb_close(c->b);
+	return acc_get(c, acc);
+}
+
+static PExpr *
+batch_matmul(GroupCx *c, int k, PExpr *const *idx)
+{
+	const Value *v = c->g->members[k];
+	char err[256];
+	RefCx rc = attrs_cx(v, err, sizeof err);
+	bool ta = false, tb = true;
+	ra_bool(&rc, "transpose_a", false, &ta);
+	ra_bool(&rc, "transpose_b", true, &tb);
+	const Type *xt = type_of(v->args[0]), *yt = type_of(v->args[1]);
+	int64_t K = xt->dims[ta ? 1 : 2];
+	ElemKind kk = kind_of(v);
+	PBuild *b = c->b;
+	PVar *acc = accumulator(c, (DType){kk, 1}, pe_float(b, 0, kk));
+	PExpr *kv = reduce_loop(c, K);
+	PExpr *bx = xt->dims[0] == 1 ? pe_i32(b, 0) : idx[0];
+	PExpr *by = yt->dims[0] == 1 ? pe_i32(b, 0) : idx[0];
+	PExpr *xi[3] = {bx, ta ? kv : idx[1], ta ? idx[1] : kv};
+	PExpr *yi[3] = {by, tb ? idx[2] : kv, tb ? kv : idx[2]};
+	PExpr *x = lower_operand(c, k, 0, xi), *y = x ? lower_operand(c, k, 1, yi) : NULL;
+	if (!y)
+		return NULL;
+	mac(c, acc, x, y, kk);
+	pb_close(b);
+	return acc_get(c, acc);
+}
+
+/* -------------------------------------------------------------- member */
+
+PExpr *
+lower_member(GroupCx *c, int k, PExpr *const *idx)
+{
+	Value *v = c->g->members[k];
+	int code = op_code(v->u.op->op);
+	uint32_t r = type_of(v)->n;
+	ElemKind kk = kind_of(v);
+	PExpr *res = NULL;
+	switch (code) {
+	case L_ADD: case L_SUB: case L_MUL: case L_DIV: case L_MAX: case L_MIN: case L_POW: {
+		PExpr *ia[LOWER_MAX_RANK], *ib[LOWER_MAX_RANK];
+		broadcast_index(c, v->args[0], r, idx, ia);
+		broadcast_index(c, v->args[1], r, idx, ib);
+		PExpr *x = lower_operand(c, k, 0, ia);
+		PExpr *y = x ? lower_operand(c, k, 1, ib) : NULL;
+		if (!y)
+			return NULL;
+		res = binary(c, code, x, y, kk);
+		break;
+	}
+	case L_NEG: case L_RELU: case L_EXP: case L_LOG: case L_SQRT: case L_RSQRT:
+	case L_SIGMOID: case L_TANH: {
+		PExpr *x = lower_operand(c, k, 0, idx);
+		if (!x)
+			return NULL;
+		res = unary(c, code, x, kk);
+		break;
+	}
+	case L_CAST: {
+		PExpr *x = lower_operand(c, k, 0, idx);
+		if (!x)
+			return NULL;
+		res = pe_cast(c->b, (DType){kk, 1}, x);
+		break;
+	}
+	case L_CLIP: {
+		PExpr *x = lower_operand(c, k, 0, idx);
+		if (!x)
+			return NULL;
+		res = clip(c, v, pb_let(c->b, "v", x));
+		break;
+	}
+	case L_BIAS_ADD: {
+		int64_t axis = 1;
+		const Attr *a = attr_get(v->u.op->attrs, "axis");
+		if (a && a->kind == AT_INT)
+			axis = a->u.i < 0 ? a->u.i + r : a->u.i;
+		PExpr *x = lower_operand(c, k, 0, idx);
+		PExpr *y = x ? lower_operand(c, k, 1, &idx[axis]) : NULL;
+		if (!y)
+			return NULL;
+		res = pe_add(c->b, x, y);
+		break;
+	}
+	case L_RESHAPE: res = reshape(c, k, idx); break;
+	case L_TRANSPOSE: res = transpose(c, k, idx); break;
+	case L_LAYOUT: res = layout_transform(c, k, idx); break;
+	case L_CONCAT: res = concatenate(c, k, idx); break;
+	case L_SUM: case L_MEAN: res = reduce(c, k, idx, code); break;
+	case L_MAX_POOL: case L_AVG_POOL: res = pool2d(c, k, idx, code); break;
+	case L_GLOBAL_AVG_POOL: res = global_avg_pool2d(c, k, idx); break;
+	case L_CONV2D: res = conv2d(c, k, idx); break;
+	case L_DENSE: res = dense(c, k, idx); break;
+	case L_BATCH_MATMUL: res = batch_matmul(c, k, idx); break;
+	default:
+		error_at(c->m->ctx, v->loc, "internal error: %s cannot be lowered as part of a group",
+		         v->u.op->op->name);
+		return NULL;
+	}
+	if (!res)
+		return NULL;
+	/* A value of its own line: later members read a variable. */
+	return pb_let(c->b, "v", res);
+}
+
+/* ---------------------------------------------------- whole operators */
+
+/* softmax along axis: per position of the other axes, the maximum, the
+ * sum of exp(x - max), then exp(x - max) / sum. */
+bool
+lower_softmax(GroupCx *c, LowerOpenNest open)
+{
+	Value *v = c->g->members[0];
+	const Type *t = type_of(v);
+	uint32_t r = t->n;
+	int64_t axis = -1;
+	const Attr *a = attr_get(v->u.op->attrs, "axis");
+	if (a && a->kind == AT_INT)
+		axis = a->u.i;
+	if (axis < 0)
+		axis += r;
+	int64_t dims[LOWER_MAX_RANK];
+	memcpy(dims, t->dims, r * sizeof *dims);
+	int64_t n = dims[axis];
+	dims[axis] = 1;
+	PExpr *idx[LOWER_MAX_RANK];
+	int close = open(c, dims, r, idx, false);
+	PBuild *b = c->b;
+	ElemKind kk = kind_of(v);
+	PVar *in = lower_input(c, 0, 0, -1)->buf;
+	PVar *mx = accumulator(c, (DType){kk, 1}, pe_lowest(b, kk));
+	idx[axis] = reduce_loop(c, n);
+	acc_put(c, mx, pe_call2(b, "max", acc_get(c, mx), pe_load(b, in, idx, 1)));
+	pb_close(b);
+	PExpr *m = pb_let(b, "m", acc_get(c, mx));
+	PVar *sum = accumulator(c, (DType){kk, 1}, pe_float(b, 0, kk));
+	idx[axis] = reduce_loop(c, n);
+	acc_put(c, sum, pe_add(b, acc_get(c, sum), pe_call1(b, "exp", pe_sub(b, pe_load(b, in, idx, 1), m))));
+	pb_close(b);
+	PExpr *s = pb_let(b, "s", acc_get(c, sum));
+	idx[axis] = reduce_loop(c, n);
+	pb_store(b, c->out[0], idx, 1, pe_div(b, pe_call1(b, "exp", pe_sub(b, pe_load(b, in, idx, 1), m)), s));
+	pb_close(b);
+	while (close--)
+		pb_close(b);
+	return true;
+}
+
+/* split: each piece is its own loop nest reading the input at an offset. */
+bool
+lower_split(GroupCx *c, LowerOpenNest open)
+{
+	Value *v = c->g->members[0];
+	const Type *t = type_of(v), *it = type_of(v->args[0]);
+	int64_t axis = 0;
+	const Attr *a = attr_get(v->u.op->attrs, "axis");
+	if (a && a->kind == AT_INT)
+		axis = a->u.i < 0 ? a->u.i + it->n : a->u.i;
+	PVar *in = lower_input(c, 0, 0, -1)->buf;
+	int64_t off = 0;
+	for (uint32_t f = 0; f < t->n; f++) {
+		const Type *ft = t->fields[f];
+		PExpr *idx[LOWER_MAX_RANK], *src[LOWER_MAX_RANK];
+		int close = open(c, ft->dims, ft->n, idx, true);
+		for (uint32_t d = 0; d < ft->n; d++)
+			src[d] = d == (uint32_t)axis ? pe_add(c->b, idx[d], pe_i32(c->b, off)) : idx[d];
+		pb_store(c->b, c->out[f], idx, 1, pe_load(c->b, in, src, 1));
+		while (close--)
+			pb_close(c->b);
+		off += ft->dims[axis];
+	}
+	return true;
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# ir-lower: golden outputs pin fusion decisions and the memory scopes
+# chosen; options, placement and the pipeline with ir-plan-devices.
+
+setup() {
+	load test_helper
+}
+
+# lower_golden NAME [OPTIONS...]: tests/lower/NAME.ir lowered equals
+# tests/lower/NAME.out (UPDATE_GOLDEN=1 rewrites it), re-parses to the
+# same bytes, and lowering it again changes nothing.
+lower_golden() {
+	local name=$1
+	shift
+	local in="$BATS_TEST_DIRNAME/lower/$name.ir"
+	local want="$BATS_TEST_DIRNAME/lower/$name.out"
+	local got="$BATS_TEST_TMPDIR/$name.out"
+	ir-plan-devices "$in" | ir-lower "$@" > "$got"
+	if [ -n "${UPDATE_GOLDEN:-}" ]; then
+		cp "$got" "$want"
+	fi
+	diff -u "$want" "$got"
+	ir-parse "$got" | diff -u "$got" -
+	ir-lower "$got" | diff -u "$got" -
+}
+
+@test "lower: a small CNN on the CPU (conv2d+bias_add+relu fused; pool, dense, softmax alone)" {
+	lower_golden cnn_cpu
+}
+@test "lower: a packed residual block on a texture GPU (texture, texture:weight)" {
+	lower_golden texture_block
+}
+@test "lower: injective producers fuse into a reduction, which ends the group" {
+	lower_golden reduce_ends
+}
+@test "lower: fusion never crosses a change of placement" { lower_golden placement; }
+@test "lower: split has two result buffers, concatenate takes a tuple's fields" {
+	lower_golden tuples
+}
+
+@test "lower: --no-fuse makes one prim per operator" {
+	run -0 sh -c "ir-lower --no-fuse '$BATS_TEST_DIRNAME/lower/cnn_cpu.ir' | grep -c '^prim '"
+	assert_output 7
+	run -0 sh -c "ir-lower '$BATS_TEST_DIRNAME/lower/cnn_cpu.ir' | grep -c '^prim '"
+	assert_output 5
+}
+
+@test "lower: --no-texture keeps every buffer in global memory" {
+	run -0 ir-lower --no-texture "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	refute_output --partial '@gpu:texture'
+	assert_output --partial '@gpu:global'
+}
+
+@test "lower: an image beyond image2d_max falls back to a buffer, and --stats says so" {
+	sed 's/{texture=true}/{texture=true, image2d_max=[16,16]}/' \
+		"$BATS_TEST_DIRNAME/lower/texture_block.ir" > "$BATS_TEST_TMPDIR/small.ir"
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_TMPDIR/small.ir"
+	# the weight would be 2 high and 8*3*3 = 72 wide as texture:weight
+	assert_output --partial '%p1: f32[2,8,3,3,4] @gpu:global'
+	# activations are 1*2*8 = 16 high and 8 wide: they fit
+	assert_output --partial '%p0: f32[1,2,8,8,4] @gpu:texture'
+	[[ "$stderr" == *"operand %w1 of @fused_nn_conv2d_nn_relu: an image of 72x2 texels exceeds image2d_max [16, 16] of @gpu: kept in global memory"* ]]
+	[[ "$stderr" == *"2 kept in global memory for image2d_max"* ]]
+}
+
+@test "lower: --stats counts operators, prims and fusions" {
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir"
+	[ "$stderr" = "ir-lower: 7 operators in 5 prims (2 fused into a producer); 0 buffers in texture memory, 0 kept in global memory for image2d_max" ]
+}
+
+@test "lower: a value used twice is not fused into its consumer" {
+	cat > "$BATS_TEST_TMPDIR/twice.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[4]) -> f32[4] {
+  %a = exp(%x)
+  %b = nn.relu(%a)
+  %c = add(%a, %b)
+  return %c
+}
+IR
+	run -0 ir-lower "$BATS_TEST_TMPDIR/twice.ir"
+	assert_output --partial 'prim @exp('
+	assert_output --partial 'prim @fused_nn_relu_add('
+}
+
+@test "lower: the scopes ir-lower chose are adopted by the second ir-plan-devices" {
+	run -0 sh -c "ir-plan-devices '$BATS_TEST_DIRNAME/lower/texture_block.ir' | ir-lower | ir-plan-devices"
+	assert_output --partial '%r1: f32[1,2,8,8,4] on @gpu:texture = call_lowered @fused_nn_conv2d_nn_relu(%x, %w1)'
+	# two texture kernels in a row need no copy between them
+	refute_output --partial 'device_copy(%r1'
+}
+
+@test "lower: prim names are unique in the module" {
+	cat > "$BATS_TEST_TMPDIR/two.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[4]) -> f32[4] {
+  %a = exp(%x)
+  %b = on_device(%a, @cpu, constrain_result=true)
+  %c = exp(%b)
+  return %c
+}
+IR
+	run -0 ir-lower --no-fuse "$BATS_TEST_TMPDIR/two.ir"
+	assert_output --partial 'prim @exp('
+	assert_output --partial 'prim @exp_1('
+}
+
+@test "lower: output is deterministic" {
+	a=$(ir-lower "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir" | cksum)
+	b=$(ir-lower "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir" | cksum)
+	[ "$a" = "$b" ]
+}

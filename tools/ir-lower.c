@@ -1,0 +1,53 @@
+/* ir-lower: lower graph-level operators to loop-level prims (see
+ * ir-lower(1) and lib/lower.c). */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "driver.h"
+#include "lower.h"
+
+enum { OPT_NO_FUSE = 1000, OPT_NO_TEXTURE, OPT_STATS };
+
+static const struct option opts[] = {
+	{"no-fuse", no_argument, NULL, OPT_NO_FUSE},
+	{"no-texture", no_argument, NULL, OPT_NO_TEXTURE},
+	{"stats", no_argument, NULL, OPT_STATS},
+	{0},
+};
+
+static int
+on_opt(int code, const char *arg, void *st)
+{
+	(void)arg;
+	LowerOpts *lo = st;
+	switch (code) {
+	case OPT_NO_FUSE: lo->no_fuse = true; return 0;
+	case OPT_NO_TEXTURE: lo->no_texture = true; return 0;
+	case OPT_STATS: lo->stats = stderr; return 0;
+	}
+	return 2;
+}
+
+static bool
+run(Module *m, void *st)
+{
+	return lower_module(m, st);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const Tool tool = {
+		.name = "ir-lower",
+		.summary = "Lower graph-level operators to loop-level prims, fused and scheduled per device",
+		.extra_help =
+			"      --no-fuse         one prim per operator\n"
+			"      --no-texture      keep every buffer in global memory\n"
+			"      --stats           print what was lowered and fused to stderr\n",
+		.opts = opts,
+		.on_opt = on_opt,
+		.run = run,
+	};
+	LowerOpts lo = {0};
+	return driver_main(&tool, argc, argv, &lo);
+}
