@@ -1,0 +1,554 @@
+/* interp.c: the graph-level reference interpreter (see interp.h).
+ *
+ * Calls between graph-level functions can nest as deep as the program
+ * likes (recursion through an if), so they run on an explicit stack of
+ * frames, never on the C stack.  Each frame holds the function's values
+ * in an array indexed by the number interp gives every parameter and
+ * binding, so a function active twice keeps two sets of values.  Inside a
+ * frame, a stack of cursors walks the blocks: an if pushes the arm it
+ * takes, and the arm's end hands its yield to the if's binding.
+ *
+ * Every tensor the run makes lives until interp_free: the interpreter is
+ * an oracle for tests and small models, and sharing tensors between
+ * values (a projection, a copy) needs no reference counts this way.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "interp.h"
+#include "interp_prim.h"
+#include "npy.h"
+#include "ops.h"
+#include "ref_ops.h"
+#include "walk.h"
+
+struct Interp {
+	Module *m;
+	PtrVec tensors;       /* every Tensor made, freed at the end */
+	PtrVec vals;          /* every RtVal made (with its fields array) */
+};
+
+typedef struct {
+	Value *next;          /* the next binding to run */
+	Block *blk;
+	Value *ifv;           /* the if whose arm blk is; NULL: the body */
+} Cursor;
+
+typedef struct {
+	Func *f;
+	RtVal **env;          /* by value number */
+	Cursor *cur;
+	size_t ncur, capcur;
+	Value *call;          /* the caller's binding that receives the result */
+} Frame;
+
+Interp *
+interp_new(Module *m)
+{
+	Interp *in = xcalloc(1, sizeof *in);
+	in->m = m;
+	return in;
+}
+
+void
+interp_free(Interp *in)
+{
+	if (!in)
+		return;
+	for (size_t i = 0; i < in->tensors.n; i++)
+		tensor_free(in->tensors.v[i]);
+	for (size_t i = 0; i < in->vals.n; i++) {
+		RtVal *r = in->vals.v[i];
+		free(r->fields);
+		free(r);
+	}
+	ptrvec_free(&in->tensors);
+	ptrvec_free(&in->vals);
+	free(in);
+}
+
+/* ------------------------------------------------------------- values */
+
+static RtVal *
+val_tensor(Interp *in, const Type *ty, Tensor *t)
+{
+	RtVal *r = xcalloc(1, sizeof *r);
+	r->type = ty;
+	r->t = t;
+	ptrvec_push(&in->vals, r);
+	ptrvec_push(&in->tensors, t);
+	return r;
+}
+
+static RtVal *
+val_tuple(Interp *in, const Type *ty, uint32_t n)
+{
+	RtVal *r = xcalloc(1, sizeof *r);
+	r->type = ty;
+	r->n = n;
+	r->fields = xcalloc(n ? n : 1, sizeof *r->fields);
+	ptrvec_push(&in->vals, r);
+	return r;
+}
+
+/* A zeroed tensor of a tensor type; types the verifier accepted always
+ * fit, but a shape too large for memory arithmetic is reported. */
+static Tensor *
+new_tensor(Interp *in, const Type *ty, Loc loc)
+{
+	Tensor *t = ty && ty->kind == TY_TENSOR ? tensor_like_type(ty) : NULL;
+	if (!t) {
+		char buf[128];
+		error_at(in->m->ctx, loc, "cannot hold a value of type %s in the interpreter",
+		         ty ? type_text(ty, buf, sizeof buf) : "?");
+	}
+	return t;
+}
+
+/* "f32[2,3]" of a tensor, into buf. */
+static const char *
+tensor_type_text(const Tensor *t, char *buf, size_t n)
+{
+	size_t k = (size_t)snprintf(buf, n, "%s[", elem_name(t->kind));
+	for (uint32_t i = 0; i < t->rank && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "," : "", (long long)t->dims[i]);
+	if (k < n)
+		snprintf(buf + k, n - k, "]");
+	return buf;
+}
+
+static bool
+tensor_fits(const Tensor *t, const Type *ty)
+{
+	if (ty->kind != TY_TENSOR || ty->dt.lanes != 1 || t->kind != ty->dt.kind || t->rank != ty->n)
+		return false;
+	for (uint32_t i = 0; i < t->rank; i++)
+		if (t->dims[i] != ty->dims[i])
+			return false;
+	return true;
+}
+
+/* A literal operand as a rank-0 tensor of the type the verifier gave it. */
+static RtVal *
+literal(Interp *in, const Value *a)
+{
+	Tensor *t = new_tensor(in, a->type, a->loc);
+	if (!t)
+		return NULL;
+	if (a->flags & VF_LIT_FLOAT)
+		tensor_set(t, 0, a->u.f);
+	else
+		tensor_set_int(t, 0, a->u.i);
+	return val_tensor(in, a->type, t);
+}
+
+/* -------------------------------------------------------- numbering */
+
+/* Numbers f's parameters and bindings (Value.scratch) once; the count is
+ * kept in Func.scratch, plus one so 0 means "not yet". */
+static uint32_t
+number_values(Func *f)
+{
+	if (f->scratch)
+		return (uint32_t)(f->scratch - 1);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->nparams; i++)
+		f->params[i]->scratch = n++;
+	FuncWalk w;
+	Block *blk;
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
+		v->scratch = n++;
+	f->scratch = (uintptr_t)n + 1;
+	return n;
+}
+
+static RtVal *
+operand(Interp *in, Frame *fr, const Value *a)
+{
+	if (a->kind == VK_LIT)
+		return literal(in, a);
+	return fr->env[a->scratch];
+}
+
+static void
+push_cursor(Frame *fr, Block *blk, Value *ifv)
+{
+	if (fr->ncur == fr->capcur) {
+		fr->capcur = fr->capcur ? 2 * fr->capcur : 8;
+		fr->cur = xrealloc(fr->cur, fr->capcur * sizeof *fr->cur);
+	}
+	fr->cur[fr->ncur++] = (Cursor){blk->first, blk, ifv};
+}
+
+static Frame *
+new_frame(Func *f, Value *call)
+{
+	Frame *fr = xcalloc(1, sizeof *fr);
+	fr->f = f;
+	fr->call = call;
+	fr->env = xcalloc(number_values(f) + 1, sizeof *fr->env);
+	push_cursor(fr, &f->body, NULL);
+	return fr;
+}
+
+static void
+free_frame(Frame *fr)
+{
+	free(fr->env);
+	free(fr->cur);
+	free(fr);
+}
+
+/* -------------------------------------------------------- constants */
+
+char *
+interp_resolve_path(const char *path, const char *data_dir, const char *input_path)
+{
+	const char *dir = NULL;
+	size_t dn = 0;
+	if (path[0] != '/') {
+		if (data_dir) {
+			dir = data_dir;
+			dn = strlen(dir);
+		} else if (input_path) {
+			const char *slash = strrchr(input_path, '/');
+			if (slash) {
+				dir = input_path;
+				dn = (size_t)(slash - input_path);
+				if (dn == 0)
+					dn = 1; /* "/m.ir": the root */
+			}
+		}
+	}
+	size_t pn = strlen(path);
+	char *s = xmalloc(dn + pn + 2);
+	if (dir) {
+		memcpy(s, dir, dn);
+		if (dn && dir[dn - 1] != '/')
+			s[dn++] = '/';
+	}
+	memcpy(s + dn, path, pn + 1);
+	return s;
+}
+
+static RtVal *
+eval_const(Interp *in, const InterpOpts *o, const Value *v)
+{
+	const ConstData *cd = v->u.cdata;
+	if (!(v->flags & VF_CONST_FILE)) {
+		Tensor *t = new_tensor(in, v->type, v->loc);
+		if (!t)
+			return NULL;
+		bool fl = elem_is_float(t->kind);
+		for (uint32_t i = 0; i < cd->count && i < t->numel; i++) {
+			if (fl)
+				tensor_set(t, i, cd->u.f[i]);
+			else
+				tensor_set_int(t, i, cd->u.i[i]);
+		}
+		return val_tensor(in, v->type, t);
+	}
+	char *path = interp_resolve_path(cd->path, o->data_dir, o->input_path);
+	char err[512];
+	Tensor *t = npy_read(path, err, sizeof err);
+	if (!t) {
+		error_at(in->m->ctx, v->loc, "cannot load the constant '%%%s': %s", v->name, err);
+		free(path);
+		return NULL;
+	}
+	if (!tensor_fits(t, v->type)) {
+		char a[128], b[128];
+		error_at(in->m->ctx, v->loc, "the constant '%%%s' is %s, but '%s' holds %s", v->name,
+		         type_text(v->type, a, sizeof a), path, tensor_type_text(t, b, sizeof b));
+		tensor_free(t);
+		free(path);
+		return NULL;
+	}
+	free(path);
+	return val_tensor(in, v->type, t);
+}
+
+/* ------------------------------------------------------------ calls */
+
+/* Appends the tensors of r (tuples flattened, left to right) to pv. */
+static void
+flatten(const RtVal *r, PtrVec *pv)
+{
+	/* Tuples nest only as deep as their types, which the parser caps. */
+	if (r->type->kind == TY_TENSOR) {
+		ptrvec_push(pv, r->t);
+		return;
+	}
+	for (uint32_t i = 0; i < r->n; i++)
+		flatten(r->fields[i], pv);
+}
+
+static RtVal *
+eval_op(Interp *in, Frame *fr, const Value *v)
+{
+	PtrVec args = {0};
+	for (uint32_t i = 0; i < v->nargs; i++) {
+		RtVal *a = operand(in, fr, v->args[i]);
+		if (!a) {
+			ptrvec_free(&args);
+			return NULL;
+		}
+		flatten(a, &args);
+	}
+	const Type *ty = v->type;
+	uint32_t nouts = ty->kind == TY_TUPLE ? ty->n : 1;
+	RtVal *r = ty->kind == TY_TUPLE ? val_tuple(in, ty, nouts) : NULL;
+	Tensor **outs = xcalloc(nouts, sizeof *outs);
+	bool ok = true;
+	for (uint32_t i = 0; i < nouts && ok; i++) {
+		const Type *fty = ty->kind == TY_TUPLE ? ty->fields[i] : ty;
+		outs[i] = new_tensor(in, fty, v->loc);
+		if (!outs[i]) {
+			ok = false;
+			break;
+		}
+		RtVal *o = val_tensor(in, fty, outs[i]);
+		if (r)
+			r->fields[i] = o;
+		else
+			r = o;
+	}
+	char err[512];
+	if (ok && !ref_eval(v->u.op->op, v->u.op->attrs, (Tensor *const *)args.v, (uint32_t)args.n,
+	                    ty, outs, nouts, err, sizeof err)) {
+		error_at(in->m->ctx, v->loc, "%s", err);
+		ok = false;
+	}
+	free(outs);
+	ptrvec_free(&args);
+	return ok ? r : NULL;
+}
+
+/* call_lowered: the prim's parameters are the arguments' tensors followed
+ * by one result buffer per result tensor. */
+static RtVal *
+eval_call_lowered(Interp *in, Frame *fr, const Value *v)
+{
+	const Prim *p = v->u.prim;
+	PtrVec args = {0};
+	for (uint32_t i = 0; i < v->nargs; i++) {
+		RtVal *a = operand(in, fr, v->args[i]);
+		if (!a) {
+			ptrvec_free(&args);
+			return NULL;
+		}
+		flatten(a, &args);
+	}
+	const Type *ty = v->type;
+	uint32_t nouts = ty->kind == TY_TUPLE ? ty->n : 1;
+	RtVal *r = ty->kind == TY_TUPLE ? val_tuple(in, ty, nouts) : NULL;
+	bool ok = args.n + nouts == p->nparams;
+	if (!ok)
+		error_at(in->m->ctx, v->loc, "call_lowered @%s passes %zu buffers; the prim takes %u",
+		         p->name, args.n + nouts, (unsigned)p->nparams);
+	for (uint32_t i = 0; i < nouts && ok; i++) {
+		const Type *fty = ty->kind == TY_TUPLE ? ty->fields[i] : ty;
+		Tensor *t = new_tensor(in, fty, v->loc);
+		if (!t) {
+			ok = false;
+			break;
+		}
+		RtVal *o = val_tensor(in, fty, t);
+		if (r)
+			r->fields[i] = o;
+		else
+			r = o;
+		ptrvec_push(&args, t);
+	}
+	if (ok && !prim_exec(in->m->ctx, p, (Tensor *const *)args.v, (uint32_t)args.n)) {
+		note_at(in->m->ctx, v->loc, "in the call of @%s here", p->name);
+		ok = false;
+	}
+	ptrvec_free(&args);
+	return ok ? r : NULL;
+}
+
+/* ----------------------------------------------------------- inputs */
+
+static bool
+bind_inputs(Interp *in, const InterpOpts *o, Func *main, Frame *fr)
+{
+	Ctx *ctx = in->m->ctx;
+	bool ok = true;
+	for (uint32_t k = 0; k < o->ninputs; k++) {
+		const char *name = o->inputs[k].name;
+		if (name[0] == '%')
+			name++;
+		uint32_t i = 0;
+		while (i < main->nparams && strcmp(main->params[i]->name, name) != 0)
+			i++;
+		if (i == main->nparams) {
+			error_at(ctx, main->loc, "--input %s: @main has no parameter '%%%s'",
+			         o->inputs[k].name, name);
+			ok = false;
+			continue;
+		}
+		for (uint32_t j = 0; j < k; j++) {
+			const char *other = o->inputs[j].name;
+			if (strcmp(other + (other[0] == '%'), name) == 0) {
+				error_at(ctx, main->params[i]->loc, "parameter '%%%s' is given twice with --input",
+				         name);
+				ok = false;
+			}
+		}
+		Value *p = main->params[i];
+		if (p->type->kind != TY_TENSOR) {
+			char a[128];
+			error_at(ctx, p->loc, "parameter '%%%s' is a tuple %s; ir-run takes tensors only",
+			         name, type_text(p->type, a, sizeof a));
+			ok = false;
+			continue;
+		}
+		char err[512];
+		Tensor *t = npy_read(o->inputs[k].path, err, sizeof err);
+		if (!t) {
+			error_at(ctx, p->loc, "cannot read the input for '%%%s': %s", name, err);
+			ok = false;
+			continue;
+		}
+		if (!tensor_fits(t, p->type)) {
+			char a[128], b[128];
+			error_at(ctx, p->loc, "parameter '%%%s' is %s, but '%s' holds %s", name,
+			         type_text(p->type, a, sizeof a), o->inputs[k].path,
+			         tensor_type_text(t, b, sizeof b));
+			tensor_free(t);
+			ok = false;
+			continue;
+		}
+		if (!fr->env[p->scratch])
+			fr->env[p->scratch] = val_tensor(in, p->type, t);
+		else
+			tensor_free(t);
+	}
+	for (uint32_t i = 0; i < main->nparams && ok; i++) {
+		Value *p = main->params[i];
+		if (!fr->env[p->scratch]) {
+			error_at(ctx, p->loc, "no input for parameter '%%%s': give --input %s=FILE.npy",
+			         p->name, p->name);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* ------------------------------------------------------------- run */
+
+const RtVal *
+interp_run_main(Interp *in, const InterpOpts *o)
+{
+	Ctx *ctx = in->m->ctx;
+	Func *main = module_func(in->m, sym_intern_cstr(in->m, "main"));
+	if (!main) {
+		error_at(ctx, (Loc){0}, "no function @main");
+		return NULL;
+	}
+	uint32_t max_depth = o->max_call_depth ? o->max_call_depth : 10000;
+	PtrVec stack = {0};
+	Frame *top = new_frame(main, NULL);
+	ptrvec_push(&stack, top);
+	const RtVal *result = NULL;
+	bool ok = bind_inputs(in, o, main, top);
+	while (ok && stack.n) {
+		Frame *fr = stack.v[stack.n - 1];
+		Cursor *c = &fr->cur[fr->ncur - 1];
+		if (!c->next) {
+			/* The block ends: its yield goes to the if, or the
+			 * function returns to its caller. */
+			RtVal *y = operand(in, fr, c->blk->yield);
+			if (!y) {
+				ok = false;
+				break;
+			}
+			if (c->ifv) {
+				fr->env[c->ifv->scratch] = y;
+				fr->ncur--;
+				continue;
+			}
+			stack.n--;
+			if (stack.n) {
+				Frame *caller = stack.v[stack.n - 1];
+				caller->env[fr->call->scratch] = y;
+			} else {
+				result = y;
+			}
+			free_frame(fr);
+			continue;
+		}
+		Value *v = c->next;
+		c->next = v->next;
+		RtVal *r = NULL;
+		switch (v->form) {
+		case B_OP:
+			r = eval_op(in, fr, v);
+			break;
+		case B_CALL_LOWERED:
+			r = eval_call_lowered(in, fr, v);
+			break;
+		case B_CALL: {
+			if (stack.n >= max_depth) {
+				error_at(ctx, v->loc, "calls nest deeper than %u; is the recursion endless?",
+				         max_depth);
+				ok = false;
+				break;
+			}
+			Frame *callee = new_frame(v->u.callee, v);
+			for (uint32_t i = 0; i < v->nargs && ok; i++) {
+				RtVal *a = operand(in, fr, v->args[i]);
+				callee->env[v->u.callee->params[i]->scratch] = a;
+				ok = a != NULL;
+			}
+			ptrvec_push(&stack, callee);
+			continue;
+		}
+		case B_ON_DEVICE:
+		case B_DEVICE_COPY:
+			r = operand(in, fr, v->args[0]);
+			break;
+		case B_TUPLE:
+			r = val_tuple(in, v->type, v->nargs);
+			for (uint32_t i = 0; i < v->nargs && r; i++)
+				if (!(r->fields[i] = operand(in, fr, v->args[i])))
+					r = NULL;
+			break;
+		case B_PROJ: {
+			RtVal *t = operand(in, fr, v->args[0]);
+			r = t && v->u.index < t->n ? t->fields[v->u.index] : NULL;
+			break;
+		}
+		case B_CONST:
+			r = eval_const(in, o, v);
+			break;
+		case B_IF: {
+			RtVal *cv = operand(in, fr, v->args[0]);
+			if (!cv) {
+				ok = false;
+				break;
+			}
+			bool taken = tensor_get_int(cv->t, 0) != 0;
+			push_cursor(fr, &v->u.arms[taken ? 0 : 1], v);
+			continue;
+		}
+		}
+		if (!ok || !r) {
+			if (ctx->nerrors == 0)
+				error_at(ctx, v->loc, "internal error: the interpreter could not evaluate '%%%s'",
+				         v->name);
+			ok = false;
+			break;
+		}
+		fr->env[v->scratch] = r;
+	}
+	for (size_t i = 0; i < stack.n; i++)
+		free_frame(stack.v[i]);
+	ptrvec_free(&stack);
+	return ok ? result : NULL;
+}

@@ -1,0 +1,62 @@
+/* interp.h: the reference interpreter for a whole module (ir-run --interp).
+ *
+ * Runs @main as the graph level says: operators through the reference
+ * kernels of lib/ref_*.c, lowered prims (call_lowered) through the
+ * loop-level interpreter of lib/interp_prim.c, function calls, ifs,
+ * tuples and constants.  Placement (on_device, device_copy, `on`) does not
+ * change a value, so it is ignored: the interpreter is the meaning that
+ * every placement and every lowering must preserve.
+ *
+ * The interpreter owns the module while it runs: it numbers each
+ * function's values in Value.scratch, which overwrites their placements.
+ */
+#ifndef INTERP_H
+#define INTERP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir.h"
+#include "tensor.h"
+
+/* A runtime value: a tensor, or a tuple of values. */
+typedef struct RtVal RtVal;
+struct RtVal {
+	const Type *type;
+	Tensor *t;            /* TY_TENSOR */
+	uint32_t n;           /* TY_TUPLE: fields */
+	RtVal **fields;
+};
+
+/* An input named on the command line: --input NAME=PATH. */
+typedef struct {
+	const char *name;     /* a parameter of @main, without the '%' */
+	const char *path;     /* its .npy file */
+} InterpInput;
+
+typedef struct {
+	const char *data_dir;     /* --data-dir: where relative constant files are; NULL */
+	const char *input_path;   /* the module's file (its folder is the next place); NULL: stdin */
+	const InterpInput *inputs;
+	uint32_t ninputs;
+	uint32_t max_call_depth;  /* nested graph-level calls; 0: 10000 */
+} InterpOpts;
+
+typedef struct Interp Interp;
+
+Interp *interp_new(Module *m);
+/* Frees the interpreter and every value it made, results included. */
+void interp_free(Interp *in);
+
+/* Runs @main with the inputs of o.  Returns its result, owned by the
+ * interpreter, or NULL after reporting errors through m->ctx: a missing,
+ * unknown or mismatched input (naming the parameter), an unreadable
+ * constant file, an error of a reference kernel or of a prim. */
+const RtVal *interp_run_main(Interp *in, const InterpOpts *o);
+
+/* The path of a constant file as DESIGN.md resolves it: absolute paths as
+ * they are; else under data_dir if given, else beside input_path if given,
+ * else the current folder.  Malloc'd. */
+char *interp_resolve_path(const char *path, const char *data_dir, const char *input_path);
+
+#endif
