@@ -409,7 +409,8 @@ bind_inputs(Interp *in, const InterpOpts *o, Func *main, Frame *fr)
 			continue;
 		}
 		char err[512];
-		Tensor *t = npy_read(o->inputs[k].path, err, sizeof err);
+		Tensor *t = o->inputs[k].tensor ? tensor_copy(o->inputs[k].tensor)
+		          : npy_read(o->inputs[k].path, err, sizeof err);
 		if (!t) {
 			error_at(ctx, p->loc, "cannot read the input for '%%%s': %s", name, err);
 			ok = false;
@@ -418,7 +419,8 @@ bind_inputs(Interp *in, const InterpOpts *o, Func *main, Frame *fr)
 		if (!tensor_fits(t, p->type)) {
 			char a[128], b[128];
 			error_at(ctx, p->loc, "parameter '%%%s' is %s, but '%s' holds %s", name,
-			         type_text(p->type, a, sizeof a), o->inputs[k].path,
+			         type_text(p->type, a, sizeof a),
+			         o->inputs[k].path ? o->inputs[k].path : "the input",
 			         tensor_type_text(t, b, sizeof b));
 			tensor_free(t);
 			ok = false;

@@ -32,6 +32,7 @@ struct RtVal {
 typedef struct {
 	const char *name;     /* a parameter of @main, without the '%' */
 	const char *path;     /* its .npy file */
+	const Tensor *tensor; /* or, for tests and benchmarks, the tensor itself (copied) */
 } InterpInput;
 
 typedef struct {

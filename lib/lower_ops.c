@@ -223,6 +223,31 @@ layout_attr(const Value *v, const char *key, const char *dflt)
 
 /* --------------------------------------------------------- elementwise */
 
+/* Integer power as the reference computes it: y multiplications that
+ * wrap in the type (a loop of y steps: slow for huge exponents, exact);
+ * a negative exponent gives 1 for 1, +-1 for -1 and 0 otherwise. */
+static PExpr *
+int_power(GroupCx *c, PExpr *x, PExpr *y, ElemKind k)
+{
+	PBuild *b = c->b;
+	x = pb_let(b, "a", x);
+	y = pb_let(b, "e", y);
+	PVar *acc = accumulator(c, (DType){k, 1}, pe_int(b, 1, k));
+	PVar *r = pb_scalar(b, "r", (DType){ET_I32, 1});
+	pb_for(b, r, pe_i32(b, 0), pe_cast(b, (DType){ET_I32, 1}, y), FK_SERIAL, NULL);
+	acc_put(c, acc, pe_mul(b, acc_get(c, acc), x));
+	pb_close(b);
+	PExpr *res = acc_get(c, acc);
+	if (!elem_is_signed(k))
+		return res;
+	PExpr *one = pe_int(b, 1, k), *zero = pe_int(b, 0, k);
+	PExpr *odd = pe_bin(b, OP_NE, pe_mod(b, y, pe_int(b, 2, k)), zero);
+	PExpr *neg = pe_select(b, pe_bin(b, OP_EQ, x, one), one,
+	                       pe_select(b, pe_bin(b, OP_EQ, x, pe_neg(b, one)),
+	                                 pe_select(b, odd, pe_neg(b, one), one), zero));
+	return pe_select(b, pe_bin(b, OP_LT, y, zero), neg, res);
+}
+
 static PExpr *
 binary(GroupCx *c, int code, PExpr *x, PExpr *y, ElemKind k)
 {
@@ -237,10 +262,7 @@ binary(GroupCx *c, int code, PExpr *x, PExpr *y, ElemKind k)
 	case L_POW:
 		if (elem_is_float(k))
 			return pe_call2(b, "pow", x, y);
-		/* No integer pow at the loop level: through f64, exact while
-		 * the result fits in 53 bits. */
-		return pe_cast(b, x->dt, pe_call2(b, "pow", pe_cast(b, (DType){ET_F64, 1}, x),
-		                                  pe_cast(b, (DType){ET_F64, 1}, y)));
+		return int_power(c, x, y, k);
 	}
 	return x;
 }

@@ -235,3 +235,12 @@ tensor_set_int(Tensor *t, int64_t i, int64_t v)
 	default: return;
 	}
 }
+
+Tensor *
+tensor_copy(const Tensor *t)
+{
+	Tensor *c = tensor_new(t->kind, t->rank, t->dims);
+	if (c && t->numel)
+		memcpy(c->data, t->data, (size_t)t->numel * elem_size(t->kind));
+	return c;
+}

@@ -38,6 +38,8 @@ Tensor *tensor_new(ElemKind k, uint32_t rank, const int64_t *dims);
  * vector element, or as tensor_new). */
 Tensor *tensor_like_type(const Type *t);
 void tensor_free(Tensor *t);                 /* NULL is fine */
+/* A copy of t, data included. */
+Tensor *tensor_copy(const Tensor *t);
 
 /* Element i (0 <= i < numel) as a double; f16 is converted exactly, bool
  * is 0 or 1. */

@@ -52,7 +52,7 @@ on_opt(int code, const char *arg, void *st)
 		char *nm = xmalloc(n + 1);
 		memcpy(nm, arg, n);
 		nm[n] = 0;
-		ro->inputs[ro->ninputs++] = (InterpInput){nm, eq + 1};
+		ro->inputs[ro->ninputs++] = (InterpInput){nm, eq + 1, NULL};
 		return 0;
 	}
 	}

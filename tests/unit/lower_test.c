@@ -1,0 +1,284 @@
+/* lower_test: for every operator and several shapes and attributes,
+ * lowering (lib/lower.c) and interpreting the prims (lib/interp_prim.c)
+ * gives what the reference kernels (lib/ref_*.c) give on the graph level.
+ *
+ * Each case is a module; it runs on random inputs once as written and
+ * once lowered, on a cpu, a gpu and a texture gpu, fused and with
+ * --no-fuse.  Integers must match exactly; floats within 1e-4 relative
+ * (the prims accumulate in the result's type, the reference in double).
+ * Exit 0 when every check passed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "interp.h"
+#include "ir.h"
+#include "lower.h"
+#include "tensor.h"
+
+static int checks, failures;
+
+/* xorshift: the same inputs on every machine. */
+static uint64_t rng = 88172645463325252ull;
+
+static double
+rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static const char *const cases[] = {
+	/* broadcasting binary operators */
+	"fn @main(%a: f32[2,3,4], %b: f32[3,1]) -> f32[2,3,4] {\n"
+	"  %0 = add(%a, %b)\n  return %0\n}\n",
+	"fn @main(%a: f32[5], %b: f32[5]) -> f32[5] {\n"
+	"  %0 = subtract(%a, 1.5)\n  %1 = multiply(%0, %b)\n  %2 = divide(%1, %b)\n  return %2\n}\n",
+	"fn @main(%a: f32[2,1,3], %b: f32[4,1]) -> f32[2,4,3] {\n"
+	"  %0 = maximum(%a, %b)\n  %1 = minimum(%0, 0.25)\n  return %1\n}\n",
+	"fn @main(%a: f32[7], %b: f32[7]) -> f32[7] {\n"
+	"  %0 = power(%a, %b)\n  return %0\n}\n",
+	"fn @main(%a: i32[3,5], %b: i32[5]) -> i32[3,5] {\n"
+	"  %0 = add(%a, %b)\n  %1 = multiply(%0, 2147483)\n  %2 = divide(%1, %b)\n  %3 = subtract(%2, %a)\n"
+	"  %4 = maximum(%3, %b)\n  %5 = minimum(%4, 40)\n  return %5\n}\n",
+	"fn @main(%a: u8[6], %b: u8[6]) -> u8[6] {\n"
+	"  %0 = multiply(%a, %b)\n  %1 = add(%0, 250)\n  %2 = power(%1, 2)\n  return %2\n}\n",
+	/* unary operators */
+	"fn @main(%a: f32[3,4]) -> f32[3,4] {\n"
+	"  %0 = negative(%a)\n  %1 = nn.relu(%0)\n  %2 = exp(%1)\n  %3 = log(%2)\n  %4 = sqrt(%3)\n"
+	"  %5 = rsqrt(%2)\n  %6 = sigmoid(%5)\n  %7 = tanh(%6)\n  return %7\n}\n",
+	"fn @main(%a: f32[9]) -> f32[9] {\n"
+	"  %0 = clip(%a) {a_min=0.2, a_max=0.7}\n  return %0\n}\n",
+	"fn @main(%a: f32[2,5]) -> i32[2,5] {\n"
+	"  %0 = multiply(%a, 100.0)\n  %1 = cast(%0) {dtype=\"i32\"}\n  %2 = clip(%1) {a_min=-20, a_max=50}\n"
+	"  %3 = negative(%2)\n  %4 = nn.relu(%3)\n  return %4\n}\n",
+	"fn @main(%a: f16[2,3], %b: f16[2,3]) -> f16[2,3] {\n"
+	"  %0 = add(%a, %b)\n  %1 = exp(%0)\n  return %1\n}\n",
+	"fn @main(%a: f32[2,3,4,5], %b: f32[3]) -> f32[2,3,4,5] {\n"
+	"  %0 = nn.bias_add(%a, %b)\n  return %0\n}\n",
+	"fn @main(%a: f32[2,3,4,5], %b: f32[5]) -> f32[2,3,4,5] {\n"
+	"  %0 = nn.bias_add(%a, %b) {axis=-1}\n  return %0\n}\n",
+	/* data movement */
+	"fn @main(%a: f32[2,3,4]) -> f32[4,6] {\n"
+	"  %0 = reshape(%a) {newshape=[4,6]}\n  return %0\n}\n",
+	"fn @main(%a: f32[1,3,1,4]) -> f32[3,1,4,1] {\n"
+	"  %0 = squeeze(%a)\n  %1 = expand_dims(%0) {axis=1}\n  %2 = expand_dims(%1) {axis=3}\n"
+	"  return %2\n}\n",
+	"fn @main(%a: f32[2,3,4]) -> f32[4,2,3] {\n"
+	"  %0 = transpose(%a) {axes=[2,0,1]}\n  return %0\n}\n",
+	"fn @main(%a: f32[2,3,4]) -> f32[4,3,2] {\n"
+	"  %0 = transpose(%a)\n  %1 = nn.relu(%0)\n  return %1\n}\n",
+	"fn @main(%a: f32[1,8,3,5]) -> f32[1,8,3,5] {\n"
+	"  %0 = layout_transform(%a) {src_layout=\"NCHW\", dst_layout=\"NCHW4c\"}\n"
+	"  %1 = nn.relu(%0)\n"
+	"  %2 = layout_transform(%1) {src_layout=\"NCHW4c\", dst_layout=\"NHWC\"}\n"
+	"  %3 = layout_transform(%2) {src_layout=\"NHWC\", dst_layout=\"NCHW\"}\n  return %3\n}\n",
+	"fn @main(%a: f32[8,2,3,3]) -> f32[2,2,3,3,4] {\n"
+	"  %0 = layout_transform(%a) {src_layout=\"OIHW\", dst_layout=\"OIHW4o\"}\n  return %0\n}\n",
+	"fn @main(%a: f32[2,3], %b: f32[2,5]) -> f32[2,8] {\n"
+	"  %t = (%a, %b)\n  %0 = concatenate(%t) {axis=1}\n  return %0\n}\n",
+	"fn @main(%a: f32[2,3], %b: f32[1,3]) -> f32[3,3] {\n"
+	"  %t = (%a, %b)\n  %0 = concatenate(%t) {axis=0}\n  %1 = exp(%0)\n  return %1\n}\n",
+	"fn @main(%a: f32[3,6]) -> (f32[3,2], f32[3,2], f32[3,2]) {\n"
+	"  %0 = split(%a) {indices_or_sections=3, axis=1}\n  return %0\n}\n",
+	"fn @main(%a: f32[7,2]) -> f32[2,2] {\n"
+	"  %0 = split(%a) {indices_or_sections=[2,5]}\n  %1 = %0.0\n  return %1\n}\n",
+	/* reductions */
+	"fn @main(%a: f32[3,4,5]) -> f32[3,5] {\n"
+	"  %0 = sum(%a) {axis=[1]}\n  return %0\n}\n",
+	"fn @main(%a: f32[3,4,5]) -> f32[1,4,1] {\n"
+	"  %0 = mean(%a) {axis=[0,2], keepdims=true}\n  return %0\n}\n",
+	"fn @main(%a: i32[3,4,5]) -> i32[4] {\n"
+	"  %0 = sum(%a) {axis=[1], exclude=true}\n  return %0\n}\n",
+	"fn @main(%a: f32[2,3]) -> f32[] {\n"
+	"  %0 = exp(%a)\n  %1 = sum(%0)\n  return %1\n}\n",
+	"fn @main(%a: f32[1,2,7,7]) -> f32[1,2,4,4] {\n"
+	"  %0 = nn.max_pool2d(%a) {pool_size=[3,3], strides=[2,2], padding=[1,1,1,1]}\n  return %0\n}\n",
+	"fn @main(%a: f32[1,2,6,6]) -> f32[1,2,3,3] {\n"
+	"  %0 = nn.max_pool2d(%a) {pool_size=[2,2], strides=[2,2], dilation=[1,1], ceil_mode=true}\n"
+	"  return %0\n}\n",
+	"fn @main(%a: f32[1,2,7,7]) -> f32[1,2,4,4] {\n"
+	"  %0 = nn.avg_pool2d(%a) {pool_size=[3,3], strides=[2,2], padding=[1,1,1,1]}\n  return %0\n}\n",
+	"fn @main(%a: f32[1,2,7,7]) -> f32[1,2,4,4] {\n"
+	"  %0 = nn.avg_pool2d(%a) {pool_size=[3,3], strides=[2,2], padding=[1,1,1,1], count_include_pad=true}\n"
+	"  return %0\n}\n",
+	"fn @main(%a: f32[1,2,5,5,4]) -> f32[1,2,2,2,4] {\n"
+	"  %0 = nn.max_pool2d(%a) {pool_size=[2,2], strides=[2,2], dilation=[2,2], layout=\"NCHW4c\"}\n"
+	"  return %0\n}\n",
+	"fn @main(%a: f32[2,3,4,5]) -> f32[2,3,1,1] {\n"
+	"  %0 = nn.global_avg_pool2d(%a)\n  return %0\n}\n",
+	"fn @main(%a: f32[1,2,3,3,4]) -> f32[1,2,1,1,4] {\n"
+	"  %0 = nn.global_avg_pool2d(%a) {layout=\"NCHW4c\"}\n  return %0\n}\n",
+	"fn @main(%a: f32[2,3,5]) -> f32[2,3,5] {\n"
+	"  %0 = nn.softmax(%a) {axis=1}\n  return %0\n}\n",
+	"fn @main(%a: f32[4,6]) -> f32[4,6] {\n"
+	"  %0 = nn.softmax(%a)\n  %1 = multiply(%0, 2.0)\n  return %1\n}\n",
+	/* conv2d, dense, batch_matmul */
+	"fn @main(%x: f32[1,3,7,7], %w: f32[4,3,3,3], %b: f32[4]) -> f32[1,4,4,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {strides=[2,2], padding=[1,1,1,1]}\n  %1 = nn.bias_add(%0, %b)\n"
+	"  %2 = nn.relu(%1)\n  return %2\n}\n",
+	"fn @main(%x: f32[2,4,6,5], %w: f32[6,2,3,2]) -> f32[2,6,2,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {groups=2, dilation=[2,1], padding=[0,0,0,0]}\n  return %0\n}\n",
+	"fn @main(%x: f32[1,4,5,5], %w: f32[4,1,3,3]) -> f32[1,4,5,5] {\n"
+	"  %0 = nn.conv2d(%x, %w) {groups=4, padding=[1,1]}\n  return %0\n}\n",
+	"fn @main(%x: f32[1,2,6,6,4], %w: f32[3,8,3,3,4], %r: f32[1,3,6,6,4]) -> f32[1,3,6,6,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {padding=[1,1,1,1], data_layout=\"NCHW4c\", kernel_layout=\"OIHW4o\"}\n"
+	"  %1 = add(%0, %r)\n  %2 = nn.relu(%1)\n  return %2\n}\n",
+	"fn @main(%x: i8[1,2,4,4], %w: i8[3,2,2,2]) -> i32[1,3,3,3] {\n"
+	"  %0 = nn.conv2d(%x, %w) {out_dtype=\"i32\"}\n  return %0\n}\n",
+	"fn @main(%x: f32[2,3,5], %w: f32[4,5], %b: f32[4]) -> f32[2,3,4] {\n"
+	"  %0 = nn.dense(%x, %w)\n  %1 = nn.bias_add(%0, %b) {axis=-1}\n  return %1\n}\n",
+	"fn @main(%x: f32[2,3,5], %y: f32[2,4,5]) -> f32[2,3,4] {\n"
+	"  %0 = nn.batch_matmul(%x, %y)\n  return %0\n}\n",
+	"fn @main(%x: f32[1,5,3], %y: f32[2,5,4]) -> f32[2,3,4] {\n"
+	"  %0 = nn.batch_matmul(%x, %y) {transpose_a=true, transpose_b=false}\n  return %0\n}\n",
+	/* control flow and calls around lowered code */
+	"fn @sq(%v: f32[4]) -> f32[4] {\n  %0 = multiply(%v, %v)\n  return %0\n}\n"
+	"fn @main(%a: f32[4], %c: bool[]) -> f32[4] {\n"
+	"  %0 = if %c {\n    %1 = @sq(%a)\n    yield %1\n  } else {\n    %2 = exp(%a)\n    yield %2\n  }\n"
+	"  %3 = add(%0, 1.0)\n  return %3\n}\n",
+};
+
+static const char *const devices[] = {
+	"device @d = cpu(0)\n",
+	"device @d = gpu(0) {max_work_group_size=16}\n",
+	"device @d = gpu(0) {texture=true}\n",
+};
+
+static Module *
+parse(Ctx *ctx, const char *dev, const char *body)
+{
+	size_t n = strlen(dev) + strlen(body);
+	char *text = xmalloc(n + 1);
+	strcpy(text, dev);
+	strcat(text, body);
+	uint16_t f = src_add(ctx, "<case>", text, n);
+	return ir_parse(ctx, f, 0, n);
+}
+
+/* Random inputs for @main's parameters. */
+static uint32_t
+make_inputs(Module *m, InterpInput *in, Tensor **ts)
+{
+	Func *main = module_func(m, sym_intern_cstr(m, "main"));
+	for (uint32_t i = 0; i < main->nparams; i++) {
+		const Type *t = main->params[i]->type;
+		Tensor *x = tensor_like_type(t);
+		for (int64_t k = 0; k < x->numel; k++) {
+			if (elem_is_float(t->dt.kind))
+				tensor_set(x, k, rnd() * 2.0 - 0.5);
+			else if (t->dt.kind == ET_BOOL)
+				tensor_set_int(x, k, rnd() < 0.5);
+			else
+				tensor_set_int(x, k, 1 + (int64_t)(rnd() * 9));
+		}
+		ts[i] = x;
+		in[i] = (InterpInput){main->params[i]->name, NULL, x};
+	}
+	return main->nparams;
+}
+
+static bool
+close_enough(const Tensor *a, const Tensor *b, int64_t *where)
+{
+	if (a->kind != b->kind || a->numel != b->numel)
+		return false;
+	for (int64_t i = 0; i < a->numel; i++) {
+		*where = i;
+		if (!elem_is_float(a->kind)) {
+			if (tensor_get_int(a, i) != tensor_get_int(b, i))
+				return false;
+			continue;
+		}
+		double x = tensor_get(a, i), y = tensor_get(b, i);
+		if (isnan(x) && isnan(y))
+			continue;
+		double tol = a->kind == ET_F16 ? 2e-3 : 1e-4;
+		if (!(fabs(x - y) <= tol * (1 + fabs(y))))
+			return false;
+	}
+	return true;
+}
+
+static void
+flatten(const RtVal *r, const Tensor **out, uint32_t *n)
+{
+	if (r->type->kind == TY_TENSOR) {
+		out[(*n)++] = r->t;
+		return;
+	}
+	for (uint32_t i = 0; i < r->n; i++)
+		flatten(r->fields[i], out, n);
+}
+
+static void
+run_case(size_t ci, const char *dev, bool fuse)
+{
+	Ctx *ctx = ctx_new("lower_test");
+	Module *ref = parse(ctx, dev, cases[ci]), *low = parse(ctx, dev, cases[ci]);
+	checks++;
+	if (!ref || !low) {
+		failures++;
+		printf("FAIL case %zu: does not parse\n", ci);
+		module_free(ref);
+		module_free(low);
+		ctx_free(ctx);
+		return;
+	}
+	LowerOpts lo = {.no_fuse = !fuse};
+	bool lowered = lower_module(low, &lo) && ir_verify(low);
+	checks++;
+	if (!lowered) {
+		failures++;
+		printf("FAIL case %zu (%s, fuse %d): lowering failed\n", ci, dev, fuse);
+	}
+	InterpInput in[8];
+	Tensor *ts[8];
+	uint32_t n = make_inputs(ref, in, ts);
+	Interp *a = interp_new(ref), *b = interp_new(low);
+	InterpOpts o = {.inputs = in, .ninputs = n};
+	const RtVal *ra = interp_run_main(a, &o);
+	const RtVal *rb = lowered ? interp_run_main(b, &o) : NULL;
+	checks++;
+	if (!ra || !rb) {
+		failures++;
+		printf("FAIL case %zu (%s, fuse %d): %s run failed\n", ci, dev, fuse, ra ? "lowered" : "direct");
+	} else {
+		const Tensor *ta[16], *tb[16];
+		uint32_t na = 0, nb = 0;
+		flatten(ra, ta, &na);
+		flatten(rb, tb, &nb);
+		for (uint32_t i = 0; i < na && i < nb; i++) {
+			int64_t at = 0;
+			checks++;
+			if (!close_enough(tb[i], ta[i], &at)) {
+				failures++;
+				printf("FAIL case %zu (%s, fuse %d): result %u differs at element %lld: "
+				       "lowered %.9g, direct %.9g\n", ci, dev, fuse, i, (long long)at,
+				       tensor_get(tb[i], at), tensor_get(ta[i], at));
+			}
+		}
+	}
+	interp_free(a);
+	interp_free(b);
+	for (uint32_t i = 0; i < n; i++)
+		tensor_free(ts[i]);
+	module_free(ref);
+	module_free(low);
+	ctx_free(ctx);
+}
+
+int
+main(void)
+{
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+		for (size_t d = 0; d < sizeof devices / sizeof *devices; d++)
+			for (int fuse = 0; fuse < 2; fuse++)
+				run_case(c, devices[d], fuse);
+	printf("lower_test: %d checks, %d failures\n", checks, failures);
+	return failures != 0;
+}
