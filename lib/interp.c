@@ -287,44 +287,52 @@ flatten(const RtVal *r, PtrVec *pv)
 		flatten(r->fields[i], pv);
 }
 
-static RtVal *
-eval_op(Interp *in, Frame *fr, const Value *v)
+/* The tensors of a call: its operands' (tuples flattened), then fresh
+ * result tensors, one per tensor of v's type; *result is v's value.
+ * False after reporting an error. */
+static bool
+call_buffers(Interp *in, Frame *fr, const Value *v, PtrVec *bufs, uint32_t *nin, RtVal **result)
 {
-	PtrVec args = {0};
 	for (uint32_t i = 0; i < v->nargs; i++) {
 		RtVal *a = operand(in, fr, v->args[i]);
-		if (!a) {
-			ptrvec_free(&args);
-			return NULL;
-		}
-		flatten(a, &args);
+		if (!a)
+			return false;
+		flatten(a, bufs);
 	}
+	*nin = (uint32_t)bufs->n;
 	const Type *ty = v->type;
 	uint32_t nouts = ty->kind == TY_TUPLE ? ty->n : 1;
 	RtVal *r = ty->kind == TY_TUPLE ? val_tuple(in, ty, nouts) : NULL;
-	Tensor **outs = xcalloc(nouts, sizeof *outs);
-	bool ok = true;
-	for (uint32_t i = 0; i < nouts && ok; i++) {
+	for (uint32_t i = 0; i < nouts; i++) {
 		const Type *fty = ty->kind == TY_TUPLE ? ty->fields[i] : ty;
-		outs[i] = new_tensor(in, fty, v->loc);
-		if (!outs[i]) {
-			ok = false;
-			break;
-		}
-		RtVal *o = val_tensor(in, fty, outs[i]);
+		Tensor *t = new_tensor(in, fty, v->loc);
+		if (!t)
+			return false;
+		RtVal *o = val_tensor(in, fty, t);
 		if (r)
 			r->fields[i] = o;
 		else
 			r = o;
+		ptrvec_push(bufs, t);
 	}
+	*result = r;
+	return true;
+}
+
+static RtVal *
+eval_op(Interp *in, Frame *fr, const Value *v)
+{
+	PtrVec bufs = {0};
+	uint32_t nin;
+	RtVal *r = NULL;
+	bool ok = call_buffers(in, fr, v, &bufs, &nin, &r);
 	char err[512];
-	if (ok && !ref_eval(v->u.op->op, v->u.op->attrs, (Tensor *const *)args.v, (uint32_t)args.n,
-	                    ty, outs, nouts, err, sizeof err)) {
+	if (ok && !ref_eval(v->u.op->op, v->u.op->attrs, (Tensor *const *)bufs.v, nin, v->type,
+	                    (Tensor **)bufs.v + nin, (uint32_t)bufs.n - nin, err, sizeof err)) {
 		error_at(in->m->ctx, v->loc, "%s", err);
 		ok = false;
 	}
-	free(outs);
-	ptrvec_free(&args);
+	ptrvec_free(&bufs);
 	return ok ? r : NULL;
 }
 
@@ -334,41 +342,20 @@ static RtVal *
 eval_call_lowered(Interp *in, Frame *fr, const Value *v)
 {
 	const Prim *p = v->u.prim;
-	PtrVec args = {0};
-	for (uint32_t i = 0; i < v->nargs; i++) {
-		RtVal *a = operand(in, fr, v->args[i]);
-		if (!a) {
-			ptrvec_free(&args);
-			return NULL;
-		}
-		flatten(a, &args);
-	}
-	const Type *ty = v->type;
-	uint32_t nouts = ty->kind == TY_TUPLE ? ty->n : 1;
-	RtVal *r = ty->kind == TY_TUPLE ? val_tuple(in, ty, nouts) : NULL;
-	bool ok = args.n + nouts == p->nparams;
-	if (!ok)
+	PtrVec bufs = {0};
+	uint32_t nin;
+	RtVal *r = NULL;
+	bool ok = call_buffers(in, fr, v, &bufs, &nin, &r);
+	if (ok && bufs.n != p->nparams) {
 		error_at(in->m->ctx, v->loc, "call_lowered @%s passes %zu buffers; the prim takes %u",
-		         p->name, args.n + nouts, (unsigned)p->nparams);
-	for (uint32_t i = 0; i < nouts && ok; i++) {
-		const Type *fty = ty->kind == TY_TUPLE ? ty->fields[i] : ty;
-		Tensor *t = new_tensor(in, fty, v->loc);
-		if (!t) {
-			ok = false;
-			break;
-		}
-		RtVal *o = val_tensor(in, fty, t);
-		if (r)
-			r->fields[i] = o;
-		else
-			r = o;
-		ptrvec_push(&args, t);
+		         p->name, bufs.n, (unsigned)p->nparams);
+		ok = false;
 	}
-	if (ok && !prim_exec(in->m->ctx, p, (Tensor *const *)args.v, (uint32_t)args.n)) {
+	if (ok && !prim_exec(in->m->ctx, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n)) {
 		note_at(in->m->ctx, v->loc, "in the call of @%s here", p->name);
 		ok = false;
 	}
-	ptrvec_free(&args);
+	ptrvec_free(&bufs);
 	return ok ? r : NULL;
 }
 
