@@ -175,10 +175,8 @@ in_range(GroupCx *c, PExpr *e, int64_t lo, int64_t hi)
 /* The logical index (letters, e.g. "NCHW") of physical index idx of a
  * tensor laid out as l. */
 static void
-logical_index(GroupCx *c, const Layout *l, const int64_t *dims, PExpr *const *idx,
-              const char *letters, PExpr **out)
+logical_index(GroupCx *c, const Layout *l, PExpr *const *idx, const char *letters, PExpr **out)
 {
-	(void)dims;
 	for (int i = 0; letters[i]; i++) {
 		PExpr *outer = NULL, *inner = NULL;
 		for (int d = 0; d < l->rank; d++) {
@@ -379,7 +377,7 @@ layout_transform(GroupCx *c, int k, PExpr *const *idx)
 	char letters[8];
 	layout_logical_axes(dst, letters);
 	PExpr *lg[8], *in[8];
-	logical_index(c, dst, type_of(v)->dims, idx, letters, lg);
+	logical_index(c, dst, idx, letters, lg);
 	for (int i = 0; letters[i]; i++)
 		lg[i] = pb_let(c->b, "l", lg[i]);
 	physical_index(c, src, lg, letters, in);
@@ -397,7 +395,7 @@ concatenate(GroupCx *c, int k, PExpr *const *idx)
 	const Attr *a = attr_get(v->u.op->attrs, "axis");
 	if (a && a->kind == AT_INT)
 		axis = a->u.i < 0 ? a->u.i + ot->n : a->u.i;
-	PVar *tmp = accumulator(c, (DType){ot->dt.kind, 1}, pe_like(c->b, pe_float(c->b, 0, kind_of(v)), 0));
+	PVar *tmp = accumulator(c, (DType){ot->dt.kind, 1}, pe_float(c->b, 0, kind_of(v)));
 	int64_t off = 0;
 	for (uint32_t f = 0; f < tt->n; f++) {
 		int64_t size = tt->fields[f]->dims[axis];
@@ -585,7 +583,7 @@ conv2d(GroupCx *c, int k, PExpr *const *idx)
 	int64_t KH = rl_dim(kl, wt->dims, 'H'), KW = rl_dim(kl, wt->dims, 'W');
 	PBuild *b = c->b;
 	PExpr *o4[4];
-	logical_index(c, ol, type_of(v)->dims, idx, "NCHW", o4);
+	logical_index(c, ol, idx, "NCHW", o4);
 	PExpr *n = o4[0], *oc = pb_let(b, "oc", o4[1]), *oy = o4[2], *ox = o4[3];
 	ElemKind kk = kind_of(v);
 	PVar *acc = accumulator(c, (DType){kk, 1}, pe_float(b, 0, kk));
