@@ -4,7 +4,9 @@
  * deep); expressions recurse, their depth being capped by the parser.
  * Scalars (parameters, loop variables, lets) live in slots numbered once
  * per run through PVar.scratch; buffers (parameters and allocs) likewise
- * in a second table.
+ * in a second table.  The numbering is a preorder walk, so the variables
+ * defined inside one statement have consecutive slots: a work item's own
+ * state, under a barrier, is one range of each table.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -16,30 +18,70 @@
 
 #define MAX_LANES 16
 
-typedef struct {
-	int64_t i[MAX_LANES];
-	double f[MAX_LANES];
-} Val;
+/* Saving every work item's state costs memory per item; a work group is
+ * at most a few thousand items on real devices. */
+#define MAX_WORK_ITEMS 65536
+
+/* One lane of a value: the element type (the expression's .dt) says which
+ * member holds it.  Integers are kept sign- or zero-extended from their
+ * width, so comparisons and division need no further masking. */
+typedef union {
+	int64_t i;
+	double f;
+} Lane;
 
 typedef struct {
-	const PStmt *loop;    /* the for this frame iterates, or NULL: a block */
+	Lane l[MAX_LANES];
+} Val;
+
+/* A block being run: owner is the S_FOR, S_IF or S_KERNEL whose block it
+ * is (NULL: the prim's body, or a barrier segment). */
+typedef struct {
+	const PStmt *owner;
 	const PStmt *next;    /* next statement to run */
-	int64_t cur, hi;
+	int64_t cur, hi;      /* S_FOR: the iteration and the bound */
 } Frame;
+
+/* The tensors of one alloc statement, reused each time it runs: t[0] in
+ * ordinary runs, t[item] per work item of a barrier run (memory private
+ * to a work item), t[0] for the whole group where the scope is shared. */
+typedef struct {
+	PtrVec t;
+	uint64_t poisoned;    /* shared: the barrier run that last poisoned t[0] */
+} AllocCache;
 
 typedef struct {
 	Ctx *ctx;
 	const Prim *p;
 	Val *slot;            /* scalars */
-	uint32_t nslots;
-	Tensor **buf;         /* buffers */
-	bool *owned;          /* buf[i] was allocated here */
-	uint32_t nbufs;
-	bool failed;
+	Tensor **buf;         /* buffers: the arguments, then the allocs */
+	uint32_t nargbufs;
+	AllocCache *cache;    /* per alloc: buf[nargbufs + i] comes from cache[i] */
+	Frame *st;            /* the statement stack, shared by nested runs */
+	size_t nst, capst;
+	bool phased;          /* inside a barrier run */
+	uint64_t phase_run;   /* counts barrier runs, for AllocCache.poisoned */
+	size_t item;          /* the work item running, in a barrier run */
 } Run;
+
+static bool fail(Run *r, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool
+fail(Run *r, Loc loc, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	error_at(r->ctx, loc, "in @%s: %s", r->p->name, msg);
+	return false;
+}
 
 /* ------------------------------------------------------------ numbering */
 
+/* Numbers the scalars and allocs in preorder, a statement's body before
+ * its successors, so each statement's own definitions are consecutive. */
 static void
 number_stmts(const PBlock *body, uint32_t *ns, uint32_t *nb)
 {
@@ -56,8 +98,8 @@ number_stmts(const PBlock *body, uint32_t *ns, uint32_t *nb)
 			ptrvec_push(&st, s->u.loop.body.first);
 			break;
 		case S_IF:
-			ptrvec_push(&st, s->u.cond.arms[0].first);
 			ptrvec_push(&st, s->u.cond.arms[1].first);
+			ptrvec_push(&st, s->u.cond.arms[0].first);
 			break;
 		case S_LET:
 			s->u.let.var->scratch = (*ns)++;
@@ -75,23 +117,94 @@ number_stmts(const PBlock *body, uint32_t *ns, uint32_t *nb)
 	ptrvec_free(&st);
 }
 
+/* The scalar and buffer slots defined inside loop (its variable
+ * included): [*s0, *s1) and [*b0, *b1). */
+static void
+slot_ranges(const PStmt *loop, uint32_t *s0, uint32_t *s1, uint32_t *b0, uint32_t *b1)
+{
+	*s0 = *s1 = (uint32_t)loop->u.loop.var->scratch;
+	(*s1)++;
+	*b0 = UINT32_MAX;
+	*b1 = 0;
+	PtrVec st = {0};
+	ptrvec_push(&st, loop->u.loop.body.first);
+	while (st.n) {
+		PStmt *s = st.v[--st.n];
+		if (!s)
+			continue;
+		ptrvec_push(&st, s->next);
+		uint32_t v = UINT32_MAX;
+		switch (s->kind) {
+		case S_FOR:
+			v = (uint32_t)s->u.loop.var->scratch;
+			ptrvec_push(&st, s->u.loop.body.first);
+			break;
+		case S_IF:
+			ptrvec_push(&st, s->u.cond.arms[0].first);
+			ptrvec_push(&st, s->u.cond.arms[1].first);
+			break;
+		case S_LET:
+			v = (uint32_t)s->u.let.var->scratch;
+			break;
+		case S_ALLOC: {
+			uint32_t b = (uint32_t)s->u.alloc.buf->scratch;
+			if (b < *b0)
+				*b0 = b;
+			if (b + 1 > *b1)
+				*b1 = b + 1;
+			break;
+		}
+		case S_KERNEL:
+			ptrvec_push(&st, s->u.kernel.body.first);
+			break;
+		default:
+			break;
+		}
+		if (v != UINT32_MAX) {
+			if (v < *s0)
+				*s0 = v;
+			if (v + 1 > *s1)
+				*s1 = v + 1;
+		}
+	}
+	ptrvec_free(&st);
+	if (*b0 > *b1)
+		*b0 = *b1 = 0;
+}
+
 /* ---------------------------------------------------------- arithmetic */
 
+/* elem_is_float and elem_is_signed, inlined: they run for every lane. */
+static inline bool
+is_float(ElemKind k)
+{
+	return k == ET_F16 || k == ET_F32 || k == ET_F64;
+}
+
+static inline bool
+is_unsigned(ElemKind k)
+{
+	return k == ET_BOOL || k == ET_U8 || k == ET_U16 || k == ET_U32 || k == ET_U64;
+}
+
+/* v wrapped to the width of k, as a conversion to that type does. */
 static int64_t
 wrap(ElemKind k, int64_t v)
 {
+	uint64_t u = (uint64_t)v;
 	switch (k) {
 	case ET_BOOL: return v != 0;
-	case ET_I8: return (int8_t)(uint8_t)((uint64_t)v & 0xff);
-	case ET_I16: return (int16_t)(uint16_t)((uint64_t)v & 0xffff);
-	case ET_I32: return (int32_t)(uint32_t)((uint64_t)v & 0xffffffffu);
-	case ET_U8: return (int64_t)((uint64_t)v & 0xff);
-	case ET_U16: return (int64_t)((uint64_t)v & 0xffff);
-	case ET_U32: return (int64_t)((uint64_t)v & 0xffffffffu);
+	case ET_I8: return (int8_t)(uint8_t)(u & 0xff);
+	case ET_I16: return (int16_t)(uint16_t)(u & 0xffff);
+	case ET_I32: return (int32_t)(uint32_t)(u & 0xffffffffu);
+	case ET_U8: return (int64_t)(u & 0xff);
+	case ET_U16: return (int64_t)(u & 0xffff);
+	case ET_U32: return (int64_t)(u & 0xffffffffu);
 	default: return v;
 	}
 }
 
+/* v rounded to float type k: f32 code gives f32 results. */
 static double
 round_to(ElemKind k, double v)
 {
@@ -102,111 +215,124 @@ round_to(ElemKind k, double v)
 	return v;
 }
 
-static bool fail(Run *r, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static bool
-fail(Run *r, Loc loc, const char *fmt, ...)
+/* An integer lane of kind k converted to float kind to, rounded once (an
+ * i64 through double to f32 could round twice). */
+static double
+int_to_float(ElemKind k, int64_t v, ElemKind to)
 {
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	error_at(r->ctx, loc, "in @%s: %s", r->p->name, msg);
-	r->failed = true;
-	return false;
+	bool uns = is_unsigned(k);
+	if (to == ET_F32)
+		return uns ? (double)(float)(uint64_t)v : (double)(float)v;
+	return round_to(to, uns ? (double)(uint64_t)v : (double)v);
+}
+
+/* An integer of kind k as a signed count for loop bounds and indices: a u64
+ * beyond INT64_MAX saturates, being out of any bound anyway. */
+static int64_t
+as_count(ElemKind k, int64_t v)
+{
+	return k == ET_U64 && v < 0 ? INT64_MAX : v;
+}
+
+typedef enum {
+	FN_MIN, FN_MAX, FN_ABS, FN_EXP, FN_LOG, FN_SQRT, FN_RSQRT, FN_TANH,
+	FN_SIGMOID, FN_FLOOR, FN_CEIL, FN_POW, FN_FMA, FN__COUNT
+} Fn;
+
+static const char *const fn_names[FN__COUNT] = {
+	"min", "max", "abs", "exp", "log", "sqrt", "rsqrt", "tanh",
+	"sigmoid", "floor", "ceil", "pow", "fma",
+};
+
+static Fn
+fn_of(Sym name)
+{
+	for (int f = 0; f < FN__COUNT; f++)
+		if (strcmp(name, fn_names[f]) == 0)
+			return (Fn)f;
+	return FN__COUNT;
+}
+
+static double
+intrinsic_f(Fn fn, double a, double b, double c)
+{
+	switch (fn) {
+	case FN_MIN: return isnan(a) ? a : isnan(b) ? b : a < b ? a : b;
+	case FN_MAX: return isnan(a) ? a : isnan(b) ? b : a > b ? a : b;
+	case FN_ABS: return fabs(a);
+	case FN_EXP: return exp(a);
+	case FN_LOG: return log(a);
+	case FN_SQRT: return sqrt(a);
+	case FN_RSQRT: return 1.0 / sqrt(a);
+	case FN_TANH: return tanh(a);
+	case FN_SIGMOID: return 1.0 / (1.0 + exp(-a));
+	case FN_FLOOR: return floor(a);
+	case FN_CEIL: return ceil(a);
+	case FN_POW: return pow(a, b);
+	case FN_FMA: return fma(a, b, c);
+	default: return NAN;
+	}
+}
+
+/* min, max and abs on integers (the verifier allows no others). */
+static int64_t
+intrinsic_i(Fn fn, int64_t a, int64_t b, bool uns)
+{
+	switch (fn) {
+	case FN_MIN: return (uns ? (uint64_t)a < (uint64_t)b : a < b) ? a : b;
+	case FN_MAX: return (uns ? (uint64_t)a > (uint64_t)b : a > b) ? a : b;
+	case FN_ABS: return uns || a >= 0 ? a : (int64_t)(0 - (uint64_t)a);
+	default: return a;
+	}
 }
 
 static bool eval(Run *r, const PExpr *e, Val *out);
 
-/* The element offset of an index (lanes: a run on the last axis). */
-static bool
-offset(Run *r, const PVar *b, const PIndex *idx, uint32_t n, Loc loc, int64_t *off, uint32_t *lanes)
-{
-	const Tensor *t = r->buf[b->scratch];
-	int64_t o = 0;
-	*lanes = 1;
-	for (uint32_t d = 0; d < n; d++) {
-		Val v;
-		if (!eval(r, idx[d].e, &v))
-			return false;
-		int64_t i = v.i[0];
-		uint32_t l = idx[d].lanes ? idx[d].lanes : 1;
-		if (i < 0 || i + l > t->dims[d])
-			return fail(r, loc, "index %lld is out of bounds for axis %u of '%%%s' (size %lld)",
-			            (long long)(i < 0 ? i : i + l - 1), (unsigned)d, b->name,
-			            (long long)t->dims[d]);
-		o = o * t->dims[d] + i;
-		*lanes = l;
-	}
-	*off = o;
-	return true;
-}
-
-static double
-intrinsic_f(const char *fn, double a, double b, double c)
-{
-	if (!strcmp(fn, "exp")) return exp(a);
-	if (!strcmp(fn, "log")) return log(a);
-	if (!strcmp(fn, "sqrt")) return sqrt(a);
-	if (!strcmp(fn, "rsqrt")) return 1.0 / sqrt(a);
-	if (!strcmp(fn, "tanh")) return tanh(a);
-	if (!strcmp(fn, "sigmoid")) return 1.0 / (1.0 + exp(-a));
-	if (!strcmp(fn, "floor")) return floor(a);
-	if (!strcmp(fn, "ceil")) return ceil(a);
-	if (!strcmp(fn, "pow")) return pow(a, b);
-	if (!strcmp(fn, "fma")) return fma(a, b, c);
-	if (!strcmp(fn, "abs")) return fabs(a);
-	if (!strcmp(fn, "min")) return isnan(a) ? a : isnan(b) ? b : a < b ? a : b;
-	if (!strcmp(fn, "max")) return isnan(a) ? a : isnan(b) ? b : a > b ? a : b;
-	return NAN;
-}
-
-static int64_t
-intrinsic_i(const char *fn, int64_t a, int64_t b, bool uns)
-{
-	if (!strcmp(fn, "min"))
-		return (uns ? (uint64_t)a < (uint64_t)b : a < b) ? a : b;
-	if (!strcmp(fn, "max"))
-		return (uns ? (uint64_t)a > (uint64_t)b : a > b) ? a : b;
-	if (!strcmp(fn, "abs"))
-		return uns || a >= 0 ? a : (int64_t)(0 - (uint64_t)a);
-	return a;
-}
-
+/* a op b lane by lane, into out (which may be a). */
 static bool
 binop(Run *r, const PExpr *e, const Val *a, const Val *b, Val *out)
 {
 	ElemKind k = (ElemKind)e->u.ops.a->dt.kind;
 	int lanes = e->dt.lanes;
-	bool fl = elem_is_float(k), uns = !elem_is_signed(k);
-	for (int l = 0; l < lanes; l++) {
-		double x = a->f[l], y = b->f[l];
-		int64_t i = a->i[l], j = b->i[l];
-		uint64_t ui = (uint64_t)i, uj = (uint64_t)j;
-		switch (e->op) {
-		case OP_LT: out->i[l] = fl ? x < y : uns ? ui < uj : i < j; continue;
-		case OP_LE: out->i[l] = fl ? x <= y : uns ? ui <= uj : i <= j; continue;
-		case OP_GT: out->i[l] = fl ? x > y : uns ? ui > uj : i > j; continue;
-		case OP_GE: out->i[l] = fl ? x >= y : uns ? ui >= uj : i >= j; continue;
-		case OP_EQ: out->i[l] = fl ? x == y : i == j; continue;
-		case OP_NE: out->i[l] = fl ? x != y : i != j; continue;
-		case OP_AND: out->i[l] = i && j; continue;
-		case OP_OR: out->i[l] = i || j; continue;
-		default: break;
+	bool fl = is_float(k), uns = is_unsigned(k);
+	if (e->op >= OP_LT && e->op <= OP_OR) {
+		for (int l = 0; l < lanes; l++) {
+			double x = a->l[l].f, y = b->l[l].f;
+			int64_t i = a->l[l].i, j = b->l[l].i;
+			uint64_t ui = (uint64_t)i, uj = (uint64_t)j;
+			bool v = false;
+			switch (e->op) {
+			case OP_LT: v = fl ? x < y : uns ? ui < uj : i < j; break;
+			case OP_LE: v = fl ? x <= y : uns ? ui <= uj : i <= j; break;
+			case OP_GT: v = fl ? x > y : uns ? ui > uj : i > j; break;
+			case OP_GE: v = fl ? x >= y : uns ? ui >= uj : i >= j; break;
+			case OP_EQ: v = fl ? x == y : i == j; break;
+			case OP_NE: v = fl ? x != y : i != j; break;
+			case OP_AND: v = i && j; break;
+			case OP_OR: v = i || j; break;
+			}
+			out->l[l].i = v;
 		}
-		if (fl) {
-			double v = 0;
+		return true;
+	}
+	if (fl) {
+		for (int l = 0; l < lanes; l++) {
+			double x = a->l[l].f, y = b->l[l].f, v = 0;
 			switch (e->op) {
 			case OP_ADD: v = x + y; break;
 			case OP_SUB: v = x - y; break;
 			case OP_MUL: v = x * y; break;
 			case OP_DIV: v = x / y; break;
 			}
-			out->f[l] = round_to(k, v);
-			continue;
+			out->l[l].f = round_to(k, v);
 		}
-		uint64_t v = 0;
+		return true;
+	}
+	/* Integers: exact modulo 2^64 in unsigned arithmetic (no signed
+	 * overflow), then wrapped to the type's width. */
+	for (int l = 0; l < lanes; l++) {
+		int64_t i = a->l[l].i, j = b->l[l].i;
+		uint64_t ui = (uint64_t)i, uj = (uint64_t)j, v = 0;
 		switch (e->op) {
 		case OP_ADD: v = ui + uj; break;
 		case OP_SUB: v = ui - uj; break;
@@ -219,30 +345,68 @@ binop(Run *r, const PExpr *e, const Val *a, const Val *b, Val *out)
 			if (uns)
 				v = e->op == OP_DIV ? ui / uj : ui % uj;
 			else if (i == INT64_MIN && j == -1)
-				v = e->op == OP_DIV ? ui : 0;
+				v = e->op == OP_DIV ? ui : 0;   /* wraps, as smaller types do */
 			else
 				v = (uint64_t)(e->op == OP_DIV ? i / j : i % j);
 			break;
 		}
-		out->i[l] = wrap(k, (int64_t)v);
+		out->l[l].i = wrap(k, (int64_t)v);
 	}
 	return true;
 }
 
+/* a, of element kind from, converted lane by lane as tensor_set would
+ * store it into an element of kind to. */
 static void
 convert(ElemKind from, ElemKind to, const Val *a, int lanes, Val *out)
 {
 	for (int l = 0; l < lanes; l++) {
-		if (elem_is_float(to)) {
-			double v = elem_is_float(from) ? a->f[l]
-			         : !elem_is_signed(from) ? (double)(uint64_t)a->i[l] : (double)a->i[l];
-			out->f[l] = round_to(to, v);
-		} else if (elem_is_float(from)) {
-			out->i[l] = to == ET_BOOL ? a->f[l] != 0 : elem_int_from_double(to, a->f[l]);
-		} else {
-			out->i[l] = wrap(to, a->i[l]);
-		}
+		if (is_float(to))
+			out->l[l].f = is_float(from) ? round_to(to, a->l[l].f)
+			                                  : int_to_float(from, a->l[l].i, to);
+		else if (is_float(from))
+			out->l[l].i = elem_int_from_double(to, a->l[l].f);
+		else
+			out->l[l].i = wrap(to, a->l[l].i);
 	}
+}
+
+/* The element offset of an index into buffer b, bounds-checked, and the
+ * number of consecutive elements it covers (a lane run on the last axis). */
+static bool
+offset(Run *r, const PVar *b, const PIndex *idx, uint32_t n, Loc loc, int64_t *off,
+       uint32_t *lanes)
+{
+	const Tensor *t = r->buf[b->scratch];
+	if (!t)   /* the scope rules make this impossible; do not crash on it */
+		return fail(r, loc, "internal error: '%%%s' is used before its alloc ran", b->name);
+	int64_t o = 0;
+	*lanes = 1;
+	for (uint32_t d = 0; d < n; d++) {
+		Val v;
+		if (!eval(r, idx[d].e, &v))
+			return false;
+		ElemKind k = (ElemKind)idx[d].e->dt.kind;
+		int64_t i = as_count(k, v.l[0].i), size = t->dims[d];
+		uint32_t l = idx[d].lanes ? idx[d].lanes : 1;
+		if (i < 0 || i > size - (int64_t)l) {
+			char at[48];
+			if (k == ET_U64)
+				snprintf(at, sizeof at, "%llu", (unsigned long long)v.l[0].i);
+			else
+				snprintf(at, sizeof at, "%lld", (long long)i);
+			if (idx[d].lanes)
+				return fail(r, loc, "lanes %s:%u are out of bounds for axis %u "
+				            "of '%%%s' (size %lld)", at, (unsigned)l, (unsigned)d, b->name,
+				            (long long)size);
+			return fail(r, loc, "index %s is out of bounds for axis %u of '%%%s' "
+			            "(size %lld)", at, (unsigned)d, b->name, (long long)size);
+		}
+		o = o * size + i;
+		*lanes = l;
+	}
+	*off = o;
+	return true;
 }
 
 /* Recursion: the parser caps expression depth at IR_MAX_EXPR_DEPTH. */
@@ -253,66 +417,69 @@ eval(Run *r, const PExpr *e, Val *out)
 	int lanes = e->dt.lanes ? e->dt.lanes : 1;
 	switch (e->kind) {
 	case E_INT:
-		if (elem_is_float(k))
-			out->f[0] = round_to(k, (double)e->u.i);
+		if (is_float(k))
+			out->l[0].f = int_to_float(ET_I64, e->u.i, k);
 		else
-			out->i[0] = wrap(k, e->u.i);
+			out->l[0].i = wrap(k, e->u.i);
 		return true;
 	case E_FLOAT:
-		out->f[0] = round_to(k, e->u.f);
+		out->l[0].f = round_to(k, e->u.f);
 		return true;
 	case E_BOOL:
-		out->i[0] = e->u.i != 0;
+		out->l[0].i = e->u.i != 0;
 		return true;
-	case E_VAR:
-		*out = r->slot[e->u.var->scratch];
+	case E_VAR: {
+		/* Most values are scalars: a plain copy beats memcpy's setup. */
+		const Lane *v = r->slot[e->u.var->scratch].l;
+		for (int l = 0; l < lanes; l++)
+			out->l[l] = v[l];
 		return true;
+	}
 	case E_LOAD: {
 		int64_t off;
 		uint32_t n;
 		if (!offset(r, e->u.load.buf, e->u.load.idx, e->n, e->loc, &off, &n))
 			return false;
 		const Tensor *t = r->buf[e->u.load.buf->scratch];
-		for (uint32_t l = 0; l < n; l++) {
-			if (elem_is_float(t->kind))
-				out->f[l] = tensor_get(t, off + l);
-			else
-				out->i[l] = tensor_get_int(t, off + l);
-		}
+		if (is_float(t->kind))
+			for (uint32_t l = 0; l < n; l++)
+				out->l[l].f = tensor_get(t, off + l);
+		else
+			for (uint32_t l = 0; l < n; l++)
+				out->l[l].i = tensor_get_int(t, off + l);
 		return true;
 	}
 	case E_TEX_LOAD:
 		return fail(r, e->loc, "texture2d_load is not supported by the interpreter yet");
 	case E_BIN: {
-		Val a, b;
-		if (!eval(r, e->u.ops.a, &a) || !eval(r, e->u.ops.b, &b))
+		Val b;
+		if (!eval(r, e->u.ops.a, out) || !eval(r, e->u.ops.b, &b))
 			return false;
-		return binop(r, e, &a, &b, out);
+		return binop(r, e, out, &b, out);
 	}
-	case E_UN: {
-		Val a;
-		if (!eval(r, e->u.ops.a, &a))
+	case E_UN:
+		if (!eval(r, e->u.ops.a, out))
 			return false;
 		for (int l = 0; l < lanes; l++) {
 			if (e->op == OP_NOT)
-				out->i[l] = !a.i[l];
-			else if (elem_is_float(k))
-				out->f[l] = -a.f[l];
+				out->l[l].i = !out->l[l].i;
+			else if (is_float(k))
+				out->l[l].f = -out->l[l].f;
 			else
-				out->i[l] = wrap(k, (int64_t)(0 - (uint64_t)a.i[l]));
+				out->l[l].i = wrap(k, (int64_t)(0 - (uint64_t)out->l[l].i));
 		}
 		return true;
-	}
 	case E_SELECT: {
-		Val c, a, b;
-		if (!eval(r, e->u.ops.a, &c) || !eval(r, e->u.ops.b, &a) || !eval(r, e->u.ops.c, &b))
+		/* Both values are evaluated, as OpenCL's select does: the
+		 * lowering relies on it only where both are defined. */
+		Val c, b;
+		if (!eval(r, e->u.ops.a, &c) || !eval(r, e->u.ops.b, out) ||
+		    !eval(r, e->u.ops.c, &b))
 			return false;
 		bool one = e->u.ops.a->dt.lanes <= 1;
-		for (int l = 0; l < lanes; l++) {
-			bool t = c.i[one ? 0 : l] != 0;
-			out->i[l] = t ? a.i[l] : b.i[l];
-			out->f[l] = t ? a.f[l] : b.f[l];
-		}
+		for (int l = 0; l < lanes; l++)
+			if (!c.l[one ? 0 : l].i)
+				out->l[l] = b.l[l];
 		return true;
 	}
 	case E_CAST: {
@@ -322,34 +489,34 @@ eval(Run *r, const PExpr *e, Val *out)
 		convert((ElemKind)e->u.cast.a->dt.kind, k, &a, lanes, out);
 		return true;
 	}
-	case E_BROADCAST: {
-		Val a;
-		if (!eval(r, e->u.cast.a, &a))
+	case E_BROADCAST:
+		if (!eval(r, e->u.cast.a, out))
 			return false;
-		for (int l = 0; l < lanes; l++) {
-			out->i[l] = a.i[0];
-			out->f[l] = a.f[0];
-		}
+		for (int l = 1; l < lanes; l++)
+			out->l[l] = out->l[0];
 		return true;
-	}
 	case E_CALL: {
+		Fn fn = fn_of(e->u.call.fn);
+		if (fn == FN__COUNT || e->n < 1 || e->n > 3)
+			return fail(r, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
 		Val v[3];
-		for (uint32_t i = 0; i < e->n && i < 3; i++)
+		for (uint32_t i = 0; i < e->n; i++)
 			if (!eval(r, e->u.call.args[i], &v[i]))
 				return false;
-		const char *fn = e->u.call.fn;
-		for (int l = 0; l < lanes; l++) {
-			if (elem_is_float(k))
-				out->f[l] = round_to(k, intrinsic_f(fn, v[0].f[l], e->n > 1 ? v[1].f[l] : 0,
-				                                    e->n > 2 ? v[2].f[l] : 0));
-			else
-				out->i[l] = wrap(k, intrinsic_i(fn, v[0].i[l], e->n > 1 ? v[1].i[l] : 0,
-				                                !elem_is_signed(k)));
-		}
+		for (uint32_t i = e->n; i < 3; i++)
+			memset(&v[i], 0, sizeof v[i]);
+		if (is_float(k))
+			for (int l = 0; l < lanes; l++)
+				out->l[l].f = round_to(k, intrinsic_f(fn, v[0].l[l].f, v[1].l[l].f,
+				                                      v[2].l[l].f));
+		else
+			for (int l = 0; l < lanes; l++)
+				out->l[l].i = wrap(k, intrinsic_i(fn, v[0].l[l].i, v[1].l[l].i,
+				                                  is_unsigned(k)));
 		return true;
 	}
 	}
-	return fail(r, e->loc, "internal error: unknown expression");
+	return fail(r, e->loc, "internal error: unknown expression kind %d", e->kind);
 }
 
 /* ----------------------------------------------------------- statements */
@@ -364,29 +531,49 @@ store(Run *r, const PStmt *s)
 	    !offset(r, s->u.store.buf, s->u.store.idx, s->n, s->loc, &off, &n))
 		return false;
 	Tensor *t = r->buf[s->u.store.buf->scratch];
-	for (uint32_t l = 0; l < n; l++) {
-		if (elem_is_float(t->kind))
-			tensor_set(t, off + l, v.f[l]);
-		else
-			tensor_set_int(t, off + l, v.i[l]);
-	}
+	if (is_float(t->kind))
+		for (uint32_t l = 0; l < n; l++)
+			tensor_set(t, off + l, v.l[l].f);
+	else
+		for (uint32_t l = 0; l < n; l++)
+			tensor_set_int(t, off + l, v.l[l].i);
 	return true;
 }
 
 static bool
+is_shared(const PVar *b)
+{
+	return b->vd && b->vd->scope && strcmp(b->vd->scope, "shared") == 0;
+}
+
+/* Makes the alloc's buffer current.  Its tensor is reused from one run
+ * of the statement to the next, poisoned each time: NaN for floats, 0x5a
+ * bytes for integers, so code that reads before it writes shows.  Under
+ * a barrier each work item has its own, except for shared memory, which
+ * the group shares and which is poisoned once per barrier run. */
+static bool
 alloc(Run *r, const PStmt *s)
 {
 	const PVar *b = s->u.alloc.buf;
-	Tensor *t = r->buf[b->scratch];
+	AllocCache *c = &r->cache[b->scratch - r->nargbufs];
+	bool shared = r->phased && is_shared(b);
+	size_t at = r->phased && !shared ? r->item : 0;
+	while (c->t.n <= at)
+		ptrvec_push(&c->t, NULL);
+	Tensor *t = c->t.v[at];
 	if (!t) {
 		t = tensor_like_type(b->type);
 		if (!t)
 			return fail(r, s->loc, "cannot allocate '%%%s'", b->name);
-		r->buf[b->scratch] = t;
-		r->owned[b->scratch] = true;
+		c->t.v[at] = t;
 	}
-	/* Poison: a kernel that reads before it writes gets NaN, not 0. */
-	if (elem_is_float(t->kind))
+	r->buf[b->scratch] = t;
+	if (shared) {
+		if (c->poisoned == r->phase_run)
+			return true;
+		c->poisoned = r->phase_run;
+	}
+	if (is_float(t->kind))
 		for (int64_t i = 0; i < t->numel; i++)
 			tensor_set(t, i, NAN);
 	else if (t->numel)
@@ -394,57 +581,124 @@ alloc(Run *r, const PStmt *s)
 	return true;
 }
 
-static bool has_barrier(const PBlock *b);
-static bool run_barrier_threads(Run *r, const PStmt *loop);
-
-/* Runs the statements from first to the end of their block, and all that
- * nests in them. */
 static bool
-exec(Run *r, const PStmt *first)
+is_thread_loop(const PStmt *s)
 {
-	size_t cap = 64, n = 0;
-	Frame *st = xmalloc(cap * sizeof *st);
-	st[n++] = (Frame){NULL, first, 0, 0};
+	return s->kind == S_FOR && s->fkind == FK_THREAD &&
+	       strncmp(s->u.loop.thread, "threadIdx", 9) == 0;
+}
+
+/* The body that a barrier in the work items of loop would stand in: the
+ * body of the innermost loop of the perfect nest of threadIdx loops that
+ * begins at loop.  Returns it if it holds a barrier, else NULL. */
+static const PBlock *
+barrier_body(const PStmt *loop)
+{
+	const PBlock *b = &loop->u.loop.body;
+	while (b->first && !b->first->next && is_thread_loop(b->first))
+		b = &b->first->u.loop.body;
+	for (const PStmt *s = b->first; s; s = s->next)
+		if (s->kind == S_BARRIER)
+			return b;
+	return NULL;
+}
+
+static const char *
+for_kind_name(int k)
+{
+	switch (k) {
+	case FK_PARALLEL: return "parallel";
+	case FK_VECTORIZED: return "vectorized";
+	case FK_UNROLLED: return "unrolled";
+	default: return "serial";
+	}
+}
+
+/* A barrier the interpreter cannot place: say where it stands. */
+static bool
+barrier_error(Run *r, const PStmt *s, const PStmt *owner)
+{
+	if (owner && owner->kind == S_IF)
+		return fail(r, s->loc, "barrier inside an 'if' is not supported by the interpreter "
+		            "(only directly in the body of threadIdx loops)");
+	if (owner && owner->kind == S_FOR && owner->fkind != FK_THREAD)
+		return fail(r, s->loc, "barrier inside a %s loop is not supported by the interpreter "
+		            "(only directly in the body of threadIdx loops)", for_kind_name(owner->fkind));
+	if (owner && is_thread_loop(owner))
+		return fail(r, s->loc, "barrier in a threadIdx loop nested inside the body of another "
+		            "is not supported by the interpreter (nest threadIdx loops perfectly)");
+	return fail(r, s->loc, "barrier outside any threadIdx loop is not supported by the "
+	            "interpreter");
+}
+
+static void
+push(Run *r, Frame f)
+{
+	if (r->nst == r->capst) {
+		r->capst = r->capst ? 2 * r->capst : 64;
+		r->st = xrealloc(r->st, r->capst * sizeof *r->st);
+	}
+	r->st[r->nst++] = f;
+}
+
+static void
+set_loop_var(Run *r, const PStmt *loop, int64_t v)
+{
+	const PVar *var = loop->u.loop.var;
+	ElemKind k = var->type ? (ElemKind)var->type->dt.kind : ET_I32;
+	r->slot[var->scratch].l[0].i = wrap(k, v);
+}
+
+static bool loop_bounds(Run *r, const PStmt *s, int64_t *lo, int64_t *hi);
+static bool run_work_group(Run *r, const PStmt *loop, const PBlock *body);
+
+/* Runs the statements from first up to stop (NULL: the end of their
+ * block), and all that nests in them.  The frames go on r's stack above
+ * those of any run this one is nested in. */
+static bool
+exec(Run *r, const PStmt *first, const PStmt *stop)
+{
+	size_t base = r->nst;
+	push(r, (Frame){NULL, first, 0, 0});
 	bool ok = true;
-	while (ok && n) {
-		Frame *f = &st[n - 1];
-		if (!f->next) {
-			if (f->loop && ++f->cur < f->hi) {
-				r->slot[f->loop->u.loop.var->scratch].i[0] = f->cur;
-				f->next = f->loop->u.loop.body.first;
+	while (ok && r->nst > base) {
+		Frame *f = &r->st[r->nst - 1];
+		const PStmt *s = f->next;
+		if (!s || s == stop) {
+			/* stop only stands in the first block: the segment ends */
+			if (s == NULL && f->owner && f->owner->kind == S_FOR && ++f->cur < f->hi) {
+				set_loop_var(r, f->owner, f->cur);
+				f->next = f->owner->u.loop.body.first;
 			} else {
-				n--;
+				r->nst--;
 			}
 			continue;
 		}
-		const PStmt *s = f->next;
 		f->next = s->next;
-		Frame push = {NULL, NULL, 0, 0};
+		const PStmt *owner = f->owner;
+		Frame in = {s, NULL, 0, 0};
 		switch (s->kind) {
 		case S_FOR: {
-			if (s->fkind == FK_THREAD && strncmp(s->u.loop.thread, "threadIdx", 9) == 0 &&
-			    has_barrier(&s->u.loop.body)) {
-				ok = run_barrier_threads(r, s);
+			const PBlock *wg;
+			if (is_thread_loop(s) && (wg = barrier_body(s))) {
+				ok = run_work_group(r, s, wg);
 				continue;
 			}
-			Val lo, hi;
-			if (!(ok = eval(r, s->u.loop.lo, &lo) && eval(r, s->u.loop.hi, &hi)))
+			if (!(ok = loop_bounds(r, s, &in.cur, &in.hi)) || in.cur >= in.hi)
 				continue;
-			if (lo.i[0] >= hi.i[0])
-				continue;
-			r->slot[s->u.loop.var->scratch].i[0] = lo.i[0];
-			push = (Frame){s, s->u.loop.body.first, lo.i[0], hi.i[0]};
+			set_loop_var(r, s, in.cur);
+			in.next = s->u.loop.body.first;
 			break;
 		}
 		case S_IF: {
 			Val c;
 			if (!(ok = eval(r, s->u.cond.cond, &c)))
 				continue;
-			push.next = s->u.cond.arms[c.i[0] ? 0 : 1].first;
+			in.next = s->u.cond.arms[c.l[0].i ? 0 : 1].first;
 			break;
 		}
 		case S_KERNEL:
-			push.next = s->u.kernel.body.first;
+			in.next = s->u.kernel.body.first;
 			break;
 		case S_LET:
 			ok = eval(r, s->u.let.val, &r->slot[s->u.let.var->scratch]);
@@ -464,144 +718,234 @@ exec(Run *r, const PStmt *first)
 			ok = fail(r, s->loc, "texture2d_store is not supported by the interpreter yet");
 			continue;
 		case S_BARRIER:
-			ok = fail(r, s->loc, "a barrier is only supported directly in the body of "
-			          "threadIdx loops");
+			ok = barrier_error(r, s, owner);
+			continue;
+		default:
+			ok = fail(r, s->loc, "internal error: unknown statement kind %d", s->kind);
 			continue;
 		}
-		if (!push.next)
-			continue;
-		if (n == cap) {
-			cap *= 2;
-			st = xrealloc(st, cap * sizeof *st);
-		}
-		st[n++] = push;
+		if (in.next)
+			push(r, in);
 	}
-	free(st);
+	r->nst = base;
 	return ok;
 }
 
+/* A loop's bounds, evaluated once at its entry. */
 static bool
-has_barrier(const PBlock *b)
+loop_bounds(Run *r, const PStmt *s, int64_t *lo, int64_t *hi)
 {
-	for (const PStmt *s = b->first; s; s = s->next) {
-		if (s->kind == S_BARRIER)
-			return true;
-		/* A perfect nest of thread loops shares the barrier. */
-		if (s->kind == S_FOR && s->fkind == FK_THREAD && s == b->first && !s->next)
-			return has_barrier(&s->u.loop.body);
-	}
-	return false;
+	Val a, b;
+	if (!eval(r, s->u.loop.lo, &a) || !eval(r, s->u.loop.hi, &b))
+		return false;
+	*lo = as_count((ElemKind)s->u.loop.lo->dt.kind, a.l[0].i);
+	*hi = as_count((ElemKind)s->u.loop.hi->dt.kind, b.l[0].i);
+	return true;
 }
 
-/* Work items of a nest of threadIdx loops, run phase by phase between the
- * barriers of the innermost body; each item keeps its own scalars. */
+/* The work items of the nest of threadIdx loops from loop down to the one
+ * whose body is body, one after the other in the order the loops would
+ * run them: the values of the nest's variables, depth per item.  Inner
+ * bounds are evaluated at each entry, as the loops would. */
 static bool
-run_barrier_threads(Run *r, const PStmt *loop)
+work_items(Run *r, const PStmt *const *nest, size_t depth, int64_t **vals, size_t *nitems)
 {
-	const PStmt *nest[3];
-	int64_t ext[3];
-	int depth = 0;
-	for (const PStmt *s = loop; s && s->kind == S_FOR && s->fkind == FK_THREAD && depth < 3;) {
-		Val lo, hi;
-		if (!eval(r, s->u.loop.lo, &lo) || !eval(r, s->u.loop.hi, &hi))
-			return false;
-		if (lo.i[0] != 0)
-			return fail(r, s->loc, "a thread loop must start at 0");
-		nest[depth] = s;
-		ext[depth++] = hi.i[0] > 0 ? hi.i[0] : 0;
-		const PStmt *b = s->u.loop.body.first;
-		s = b && !b->next && b->kind == S_FOR && b->fkind == FK_THREAD ? b : NULL;
-	}
-	const PBlock *body = &nest[depth - 1]->u.loop.body;
-	int64_t items = 1;
-	for (int d = 0; d < depth; d++)
-		items *= ext[d];
-	if (items == 0)
-		return true;
-	Val *saved = xcalloc((size_t)items * r->nslots, sizeof *saved);
-	for (int64_t t = 0; t < items; t++)
-		memcpy(&saved[t * r->nslots], r->slot, r->nslots * sizeof *saved);
+	int64_t *cur = xcalloc(depth, sizeof *cur), *hi = xcalloc(depth, sizeof *hi);
+	size_t n = 0, cap = 0;
+	int64_t *v = NULL;
 	bool ok = true;
-	const PStmt *seg = body->first;
+	size_t d = 0;
+	bool enter = true;
 	for (;;) {
-		/* The segment runs up to the next barrier: cut the list there. */
+		if (enter) {
+			if (!(ok = loop_bounds(r, nest[d], &cur[d], &hi[d])))
+				break;
+		} else {
+			cur[d]++;
+		}
+		if (cur[d] >= hi[d]) {
+			/* this level is done: go on with the one around it */
+			if (d == 0)
+				break;
+			d--;
+			enter = false;
+			continue;
+		}
+		set_loop_var(r, nest[d], cur[d]);
+		if (d + 1 < depth) {
+			d++;
+			enter = true;
+			continue;
+		}
+		if (n == MAX_WORK_ITEMS) {
+			ok = fail(r, nest[0]->loc, "a work group of more than %d work items under a "
+			          "barrier is too large for the interpreter", MAX_WORK_ITEMS);
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = xrealloc(v, cap * depth * sizeof *v);
+		}
+		memcpy(&v[n * depth], cur, depth * sizeof *cur);
+		n++;
+		enter = false;
+	}
+	free(cur);
+	free(hi);
+	if (!ok) {
+		free(v);
+		return false;
+	}
+	*vals = v;
+	*nitems = n;
+	return true;
+}
+
+/* A work group whose work items meet at barriers: the nest of threadIdx
+ * loops from loop down to the one whose body is body.  Each segment of
+ * the body between barriers runs for every work item before the next
+ * segment starts, which is what a barrier promises; each item keeps its
+ * own scalars and private allocs from one segment to the next. */
+static bool
+run_work_group(Run *r, const PStmt *loop, const PBlock *body)
+{
+	/* The items of an enclosing thread loop would each run this group
+	 * apart, and a barrier must hold them all. */
+	bool nested = r->phased;
+	for (size_t i = 0; i < r->nst && !nested; i++)
+		nested = r->st[i].owner && is_thread_loop(r->st[i].owner);
+	if (nested) {
+		const PStmt *b = body->first;
+		while (b->kind != S_BARRIER)
+			b = b->next;
+		return fail(r, b->loc, "barrier in a threadIdx loop nested inside the body of "
+		            "another is not supported by the interpreter (nest threadIdx loops "
+		            "perfectly)");
+	}
+	PtrVec nest = {0};
+	for (const PStmt *s = loop;; s = s->u.loop.body.first) {
+		ptrvec_push(&nest, (void *)s);
+		if (&s->u.loop.body == body)
+			break;
+	}
+	size_t depth = nest.n, items;
+	int64_t *vals;
+	if (!work_items(r, (const PStmt *const *)nest.v, depth, &vals, &items)) {
+		ptrvec_free(&nest);
+		return false;
+	}
+	/* Each item's state is the slots the nest defines. */
+	uint32_t s0, s1, b0, b1;
+	slot_ranges(loop, &s0, &s1, &b0, &b1);
+	size_t ns = s1 - s0, nb = b1 - b0;
+	Val *slots = xcalloc(items * ns + 1, sizeof *slots);
+	Tensor **bufs = xcalloc(items * nb + 1, sizeof *bufs);
+	for (size_t t = 0; t < items; t++) {
+		for (size_t d = 0; d < depth; d++)
+			set_loop_var(r, nest.v[d], vals[t * depth + d]);
+		memcpy(&slots[t * ns], &r->slot[s0], ns * sizeof *slots);
+	}
+	r->phased = true;
+	r->phase_run++;
+	bool ok = true;
+	for (const PStmt *seg = body->first; ok;) {
 		const PStmt *end = seg;
 		while (end && end->kind != S_BARRIER)
 			end = end->next;
-		PStmt *last = NULL;
-		for (const PStmt *s = seg; s && s != end; s = s->next)
-			last = (PStmt *)s;
-		for (int64_t t = 0; ok && t < items && last; t++) {
-			memcpy(r->slot, &saved[t * r->nslots], r->nslots * sizeof *saved);
-			int64_t rest = t;
-			for (int d = depth; d-- > 0;) {
-				r->slot[nest[d]->u.loop.var->scratch].i[0] = rest % ext[d];
-				rest /= ext[d];
-			}
-			/* The cut is temporary: the statement list is the prim's. */
-			PStmt *after = last->next;
-			last->next = NULL;
-			ok = exec(r, seg);
-			last->next = after;
-			memcpy(&saved[t * r->nslots], r->slot, r->nslots * sizeof *saved);
+		for (size_t t = 0; ok && t < items && seg != end; t++) {
+			memcpy(&r->slot[s0], &slots[t * ns], ns * sizeof *slots);
+			memcpy(&r->buf[b0], &bufs[t * nb], nb * sizeof *bufs);
+			r->item = t;
+			ok = exec(r, seg, end);
+			memcpy(&slots[t * ns], &r->slot[s0], ns * sizeof *slots);
+			memcpy(&bufs[t * nb], &r->buf[b0], nb * sizeof *bufs);
 		}
-		if (!ok || !end)
+		if (!end)
 			break;
 		seg = end->next;
 	}
-	free(saved);
+	r->phased = false;
+	r->item = 0;
+	free(slots);
+	free(bufs);
+	free(vals);
+	ptrvec_free(&nest);
 	return ok;
 }
 
 /* ------------------------------------------------------------------ run */
 
-bool
-prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs)
+/* "f32[4,8]", as type_text spells a type. */
+static const char *
+tensor_text(const Tensor *t, char *buf, size_t n)
 {
-	Run r = {.ctx = ctx, .p = p};
-	if (nargs != p->nparams) {
-		error_at(ctx, p->loc, "@%s takes %u arguments, %u given", p->name,
-		         (unsigned)p->nparams, (unsigned)nargs);
-		return false;
-	}
-	uint32_t ns = 0, nb = 0;
-	for (uint32_t i = 0; i < p->nparams; i++)
-		p->params[i]->scratch = p->params[i]->kind == PV_BUFFER ? nb++ : ns++;
-	number_stmts(&p->body, &ns, &nb);
-	r.nslots = ns ? ns : 1;
-	r.slot = xcalloc(r.nslots, sizeof *r.slot);
-	r.nbufs = nb;
-	r.buf = xcalloc(nb ? nb : 1, sizeof *r.buf);
-	r.owned = xcalloc(nb ? nb : 1, sizeof *r.owned);
-	bool ok = true;
-	for (uint32_t i = 0; i < p->nparams && ok; i++) {
+	size_t k = (size_t)snprintf(buf, n, "%s[", elem_name(t->kind));
+	for (uint32_t d = 0; d < t->rank && k < n; d++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? "," : "", (long long)t->dims[d]);
+	if (k < n)
+		snprintf(buf + k, n - k, "]");
+	return buf;
+}
+
+static bool
+bind_args(Run *r, Tensor *const *args)
+{
+	const Prim *p = r->p;
+	for (uint32_t i = 0; i < p->nparams; i++) {
 		const PVar *v = p->params[i];
 		const Tensor *t = args[i];
-		bool fits = t->kind == v->type->dt.kind && t->rank == v->type->n;
+		char want[160], got[160];
+		type_text(v->type, want, sizeof want);
+		if (!t) {
+			error_at(r->ctx, p->loc, "prim @%s: argument %u ('%%%s') is missing, expected %s",
+			         p->name, (unsigned)i + 1, v->name, want);
+			return false;
+		}
+		bool fits = t->kind == v->type->dt.kind && v->type->dt.lanes <= 1 &&
+		            t->rank == v->type->n;
 		for (uint32_t d = 0; fits && d < t->rank; d++)
 			fits = t->dims[d] == v->type->dims[d];
 		if (!fits) {
-			char want[128];
-			error_at(ctx, p->loc, "@%s: argument %u ('%%%s') does not have the type %s",
-			         p->name, (unsigned)i + 1, v->name, type_text(v->type, want, sizeof want));
-			ok = false;
-			break;
+			error_at(r->ctx, p->loc, "prim @%s: argument %u ('%%%s') is %s, expected %s",
+			         p->name, (unsigned)i + 1, v->name, tensor_text(t, got, sizeof got), want);
+			return false;
 		}
-		if (v->kind == PV_BUFFER) {
-			r.buf[v->scratch] = args[i];
-		} else if (elem_is_float(t->kind)) {
-			r.slot[v->scratch].f[0] = tensor_get(t, 0);
-		} else {
-			r.slot[v->scratch].i[0] = tensor_get_int(t, 0);
-		}
+		if (v->kind == PV_BUFFER)
+			r->buf[v->scratch] = args[i];
+		else if (is_float(t->kind))
+			r->slot[v->scratch].l[0].f = tensor_get(t, 0);
+		else
+			r->slot[v->scratch].l[0].i = tensor_get_int(t, 0);
 	}
-	if (ok)
-		ok = exec(&r, p->body.first);
-	for (uint32_t i = 0; i < nb; i++)
-		if (r.owned[i])
-			tensor_free(r.buf[i]);
+	return true;
+}
+
+bool
+prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs)
+{
+	if (nargs != p->nparams) {
+		error_at(ctx, p->loc, "prim @%s takes %u argument%s, %u given", p->name,
+		         (unsigned)p->nparams, p->nparams == 1 ? "" : "s", (unsigned)nargs);
+		return false;
+	}
+	Run r = {.ctx = ctx, .p = p};
+	uint32_t ns = 0, nb = 0;
+	for (uint32_t i = 0; i < p->nparams; i++)
+		p->params[i]->scratch = p->params[i]->kind == PV_BUFFER ? nb++ : ns++;
+	r.nargbufs = nb;
+	number_stmts(&p->body, &ns, &nb);
+	r.slot = xcalloc(ns + 1, sizeof *r.slot);
+	r.buf = xcalloc(nb + 1, sizeof *r.buf);
+	r.cache = xcalloc(nb - r.nargbufs + 1, sizeof *r.cache);
+	bool ok = bind_args(&r, args) && exec(&r, p->body.first, NULL);
+	for (uint32_t i = 0; i < nb - r.nargbufs; i++) {
+		for (size_t j = 0; j < r.cache[i].t.n; j++)
+			tensor_free(r.cache[i].t.v[j]);
+		ptrvec_free(&r.cache[i].t);
+	}
+	free(r.cache);
+	free(r.st);
 	free(r.slot);
 	free(r.buf);
-	free(r.owned);
 	return ok;
 }

@@ -7,12 +7,19 @@
  *   - floats are computed in double and rounded to their type after every
  *     operation (f16: to nearest even), so f32 code gives f32 results;
  *   - min and max propagate NaN; cast converts as tensor_set does;
+ *     select evaluates both of its values;
  *   - every load and store is bounds-checked (an error naming the buffer,
  *     the axis and the index), and fresh allocations hold NaN (floats) or
  *     0x5a bytes, so code that reads before it writes shows;
- *   - loops of every kind run in order; a barrier runs the work items of
- *     its thread-bound loops phase by phase (each item up to the barrier,
- *     then each item on), which is what a barrier promises.
+ *   - loops of every kind run in order, each once from LO to HI-1, with
+ *     LO and HI evaluated at its entry;
+ *   - a barrier directly in the body of a threadIdx loop, or of the
+ *     innermost of a perfect nest of them, runs the nest's work items
+ *     phase by phase: every item up to the barrier, then every item on,
+ *     each keeping its own scalars and its own allocs (shared-scope
+ *     allocs excepted, which the group shares), which is what a barrier
+ *     promises.  A barrier anywhere else (in an if, in a serial loop of
+ *     the body, outside threadIdx loops) is an error, as are textures.
  */
 #ifndef INTERP_PRIM_H
 #define INTERP_PRIM_H
@@ -24,9 +31,12 @@
 #include "ir.h"
 #include "tensor.h"
 
-/* Runs prim p once on args: args[i] binds p->params[i], a tensor of
- * exactly its type for a buffer (read and written in place), a rank-0
- * tensor for a scalar.  False after reporting an error through ctx. */
+/* Runs prim p once.  args[i] binds p->params[i]: for a buffer parameter a
+ * tensor of exactly its type (element kind and shape), read and written
+ * in place; for a scalar parameter a rank-0 tensor holding its value.
+ * Returns false after reporting an error through ctx, at the statement or
+ * expression at fault ("in @k: index 7 is out of bounds for axis 1 of
+ * '%A' (size 4)").  p's PVar.scratch fields are overwritten. */
 bool prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs);
 
 #endif
