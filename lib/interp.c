@@ -108,29 +108,6 @@ new_tensor(Interp *in, const Type *ty, Loc loc)
 	return t;
 }
 
-/* "f32[2,3]" of a tensor, into buf. */
-static const char *
-tensor_type_text(const Tensor *t, char *buf, size_t n)
-{
-	size_t k = (size_t)snprintf(buf, n, "%s[", elem_name(t->kind));
-	for (uint32_t i = 0; i < t->rank && k < n; i++)
-		k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "," : "", (long long)t->dims[i]);
-	if (k < n)
-		snprintf(buf + k, n - k, "]");
-	return buf;
-}
-
-static bool
-tensor_fits(const Tensor *t, const Type *ty)
-{
-	if (ty->kind != TY_TENSOR || ty->dt.lanes != 1 || t->kind != ty->dt.kind || t->rank != ty->n)
-		return false;
-	for (uint32_t i = 0; i < t->rank; i++)
-		if (t->dims[i] != ty->dims[i])
-			return false;
-	return true;
-}
-
 /* A literal operand as a rank-0 tensor of the type the verifier gave it. */
 static RtVal *
 literal(Interp *in, const Value *a)

@@ -875,18 +875,6 @@ run_work_group(Run *r, const PStmt *loop, const PBlock *body)
 
 /* ------------------------------------------------------------------ run */
 
-/* "f32[4,8]", as type_text spells a type. */
-static const char *
-tensor_text(const Tensor *t, char *buf, size_t n)
-{
-	size_t k = (size_t)snprintf(buf, n, "%s[", elem_name(t->kind));
-	for (uint32_t d = 0; d < t->rank && k < n; d++)
-		k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? "," : "", (long long)t->dims[d]);
-	if (k < n)
-		snprintf(buf + k, n - k, "]");
-	return buf;
-}
-
 static bool
 bind_args(Run *r, Tensor *const *args)
 {
@@ -901,13 +889,9 @@ bind_args(Run *r, Tensor *const *args)
 			         p->name, (unsigned)i + 1, v->name, want);
 			return false;
 		}
-		bool fits = t->kind == v->type->dt.kind && v->type->dt.lanes <= 1 &&
-		            t->rank == v->type->n;
-		for (uint32_t d = 0; fits && d < t->rank; d++)
-			fits = t->dims[d] == v->type->dims[d];
-		if (!fits) {
+		if (!tensor_fits(t, v->type)) {
 			error_at(r->ctx, p->loc, "prim @%s: argument %u ('%%%s') is %s, expected %s",
-			         p->name, (unsigned)i + 1, v->name, tensor_text(t, got, sizeof got), want);
+			         p->name, (unsigned)i + 1, v->name, tensor_type_text(t, got, sizeof got), want);
 			return false;
 		}
 		if (v->kind == PV_BUFFER)

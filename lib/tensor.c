@@ -1,6 +1,7 @@
 /* tensor.c: runtime tensors and IEEE half-precision conversions. */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tensor.h"
@@ -243,4 +244,26 @@ tensor_copy(const Tensor *t)
 	if (c && t->numel)
 		memcpy(c->data, t->data, (size_t)t->numel * elem_size(t->kind));
 	return c;
+}
+
+bool
+tensor_fits(const Tensor *t, const Type *ty)
+{
+	if (ty->kind != TY_TENSOR || ty->dt.lanes > 1 || t->kind != ty->dt.kind || t->rank != ty->n)
+		return false;
+	for (uint32_t i = 0; i < t->rank; i++)
+		if (t->dims[i] != ty->dims[i])
+			return false;
+	return true;
+}
+
+const char *
+tensor_type_text(const Tensor *t, char *buf, size_t n)
+{
+	size_t k = (size_t)snprintf(buf, n, "%s[", elem_name(t->kind));
+	for (uint32_t i = 0; i < t->rank && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "," : "", (long long)t->dims[i]);
+	if (k < n)
+		snprintf(buf + k, n - k, "]");
+	return buf;
 }

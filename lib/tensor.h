@@ -12,6 +12,7 @@
 #ifndef TENSOR_H
 #define TENSOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,11 @@ Tensor *tensor_new(ElemKind k, uint32_t rank, const int64_t *dims);
  * vector element, or as tensor_new). */
 Tensor *tensor_like_type(const Type *t);
 void tensor_free(Tensor *t);                 /* NULL is fine */
+/* True if t has exactly the tensor type ty (element kind, no vector
+ * lanes, shape). */
+bool tensor_fits(const Tensor *t, const Type *ty);
+/* "f32[2,3]", as type_text spells the matching type, into buf (n bytes). */
+const char *tensor_type_text(const Tensor *t, char *buf, size_t n);
 /* A copy of t, data included. */
 Tensor *tensor_copy(const Tensor *t);
 
