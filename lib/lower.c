@@ -525,12 +525,19 @@ lower_group(Lower *L, Group *g)
 	} else if (strcmp(opname, "split") == 0) {
 		ok = lower_split(&c, open_nest);
 	} else {
+		/* A packed result is computed a texel (4 lanes) at a time: the
+		 * loops cover the other axes, the last index is 0. */
+		uint32_t lanes = lower_group_lanes(&c);
+		int64_t dims[LOWER_MAX_RANK];
+		memcpy(dims, rt->dims, rt->n * sizeof *dims);
+		if (lanes > 1)
+			dims[rt->n - 1] = 1;
 		PExpr *idx[LOWER_MAX_RANK];
-		int close = open_nest(&c, rt->dims, rt->n, idx, true);
-		PExpr *val = lower_member(&c, g->n - 1, idx);
+		int close = open_nest(&c, dims, rt->n, idx, true);
+		PExpr *val = lower_member(&c, g->n - 1, idx, lanes);
 		ok = val != NULL;
 		if (ok)
-			pb_store(&b, c.out[0], idx, 1, val);
+			pb_store(&b, c.out[0], idx, lanes, val);
 		while (close--)
 			pb_close(&b);
 	}

@@ -49,6 +49,7 @@ typedef struct {
 	Sym dev;                  /* the group's device */
 	const VDev *local;        /* @dev:local, for accumulators */
 	void *sched;              /* lower.c's schedule state */
+	PExpr *master;            /* when set, member 0's value (tiled schedules) */
 } GroupCx;
 
 /* The buffer of operand j of member k: an outside input (field -1, or
@@ -57,10 +58,14 @@ typedef struct {
 GroupInput *lower_input(GroupCx *c, int k, uint32_t j, int field);
 
 /* Member k's value at idx (its result's rank); NULL after reporting an
- * error. */
-PExpr *lower_member(GroupCx *c, int k, PExpr *const *idx);
-/* Operand j of member k at idx (the operand's rank). */
-PExpr *lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx);
+ * error.  With lanes > 1 the last index starts a run of that many
+ * elements and the value is a vector (see lower_group_lanes). */
+PExpr *lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes);
+/* Operand j of member k at idx (the operand's rank), with lanes as above. */
+PExpr *lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes);
+/* 4 when the group's result is packed (rank 5, an RGBA last axis of 4)
+ * and every member can compute a texel as a 4-lane vector; else 1. */
+uint32_t lower_group_lanes(GroupCx *c);
 
 /* Whole-group lowerings for the operators that are not one value per
  * output element: they write the result buffers themselves.  `open` opens

@@ -104,16 +104,23 @@ literal(GroupCx *c, const Value *a)
 	return pe_int(c->b, a->u.i, k);
 }
 
+/* e repeated in each of `lanes` lanes (e itself for one lane). */
+static PExpr *
+splat(GroupCx *c, PExpr *e, uint32_t lanes)
+{
+	return pe_broadcast(c->b, (uint8_t)lanes, e);
+}
+
 PExpr *
-lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx)
+lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes)
 {
 	Value *a = c->g->members[k]->args[j];
 	if (a->kind == VK_LIT)
-		return literal(c, a);
+		return splat(c, literal(c, a), lanes);
 	if (k > 0 && a == c->g->members[k - 1])
-		return lower_member(c, k - 1, idx);
+		return lower_member(c, k - 1, idx, lanes);
 	GroupInput *in = lower_input(c, k, j, -1);
-	return pe_load(c->b, in->buf, idx, 1);
+	return pe_load(c->b, in->buf, idx, lanes);
 }
 
 /* The operand's index for a result index under numpy broadcasting: the
@@ -128,29 +135,61 @@ broadcast_index(GroupCx *c, const Value *a, uint32_t r, PExpr *const *idx, PExpr
 		out[d] = t->dims[d] == 1 ? pe_i32(c->b, 0) : idx[r - t->n + d];
 }
 
-/* An accumulator: `alloc %accN: T[1] @dev:local`, set to init. */
+/* Does operand a repeat one value along the result's last axis (its last
+ * axis is 1, or it is a scalar)?  Then a lane run reads one element. */
+static bool
+flat_along_last(const Value *a)
+{
+	if (a->kind == VK_LIT)
+		return true;
+	const Type *t = type_of(a);
+	return t->n == 0 || t->dims[t->n - 1] == 1;
+}
+
+/* Operand j of member k (rank r result) at idx under broadcasting. */
+static PExpr *
+broadcast_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes)
+{
+	const Value *v = c->g->members[k];
+	PExpr *in[LOWER_MAX_RANK];
+	broadcast_index(c, v->args[j], type_of(v)->n, idx, in);
+	if (lanes > 1 && flat_along_last(v->args[j])) {
+		PExpr *x = lower_operand(c, k, j, in, 1);
+		return x ? splat(c, x, lanes) : NULL;
+	}
+	return lower_operand(c, k, j, in, lanes);
+}
+
+/* An accumulator: `alloc %accN: T[L] @dev:local` for dt of L lanes, set
+ * to init (a scalar, repeated in every lane). */
 static PVar *
 accumulator(GroupCx *c, DType dt, PExpr *init)
 {
-	int64_t one = 1;
-	PVar *acc = pb_alloc(c->b, "acc", type_tensor(c->m, dt, 1, &one), c->local);
+	int64_t n = dt.lanes;
+	PVar *acc = pb_alloc(c->b, "acc", type_tensor(c->m, (DType){dt.kind, 1}, 1, &n), c->local);
 	PExpr *zero = pe_i32(c->b, 0);
-	pb_store(c->b, acc, &zero, 1, init);
+	pb_store(c->b, acc, &zero, dt.lanes, splat(c, init, dt.lanes));
 	return acc;
+}
+
+static uint32_t
+acc_lanes(const PVar *acc)
+{
+	return (uint32_t)acc->type->dims[0];
 }
 
 static PExpr *
 acc_get(GroupCx *c, PVar *acc)
 {
 	PExpr *zero = pe_i32(c->b, 0);
-	return pe_load(c->b, acc, &zero, 1);
+	return pe_load(c->b, acc, &zero, acc_lanes(acc));
 }
 
 static void
 acc_put(GroupCx *c, PVar *acc, PExpr *v)
 {
 	PExpr *zero = pe_i32(c->b, 0);
-	pb_store(c->b, acc, &zero, 1, v);
+	pb_store(c->b, acc, &zero, acc_lanes(acc), v);
 }
 
 /* for %rN in 0..n { ... }: opens the body and returns the variable. */
@@ -286,6 +325,16 @@ unary(GroupCx *c, int code, PExpr *x, ElemKind k)
 	return x;
 }
 
+static uint32_t
+bias_axis(const Value *v)
+{
+	int64_t axis = 1, r = type_of(v)->n;
+	const Attr *a = attr_get(v->u.op->attrs, "axis");
+	if (a && a->kind == AT_INT)
+		axis = a->u.i < 0 ? a->u.i + r : a->u.i;
+	return (uint32_t)axis;
+}
+
 static PExpr *
 clip(GroupCx *c, const Value *v, PExpr *x)
 {
@@ -302,6 +351,8 @@ clip(GroupCx *c, const Value *v, PExpr *x)
 		el = pe_int(b, elem_int_from_double(k, dl), k);
 		eh = pe_int(b, elem_int_from_double(k, dh), k);
 	}
+	el = splat(c, el, x->dt.lanes);
+	eh = splat(c, eh, x->dt.lanes);
 	/* Comparisons, not min/max: NaN stays NaN. */
 	PExpr *upper = pe_select(b, pe_bin(b, OP_GT, x, eh), eh, x);
 	return pe_select(b, pe_bin(b, OP_LT, x, el), el, upper);
@@ -335,7 +386,7 @@ reshape(GroupCx *c, int k, PExpr *const *idx)
 		in[i++] = idx[o++];
 	}
 	if (simple && i == it->n && o == ot->n)
-		return lower_operand(c, k, 0, in);
+		return lower_operand(c, k, 0, in, 1);
 	PExpr *flat = pe_i32(b, 0);
 	for (uint32_t d = 0; d < ot->n; d++)
 		flat = pe_add(b, pe_mul(b, flat, pe_i32(b, ot->dims[d])), idx[d]);
@@ -346,7 +397,7 @@ reshape(GroupCx *c, int k, PExpr *const *idx)
 		in[d] = d == 0 ? q : pe_mod(b, q, pe_i32(b, it->dims[d]));
 		stride *= it->dims[d];
 	}
-	return lower_operand(c, k, 0, in);
+	return lower_operand(c, k, 0, in, 1);
 }
 
 static PExpr *
@@ -365,7 +416,7 @@ transpose(GroupCx *c, int k, PExpr *const *idx)
 		}
 		in[ax] = idx[d];
 	}
-	return lower_operand(c, k, 0, in);
+	return lower_operand(c, k, 0, in, 1);
 }
 
 static PExpr *
@@ -381,7 +432,7 @@ layout_transform(GroupCx *c, int k, PExpr *const *idx)
 	for (int i = 0; letters[i]; i++)
 		lg[i] = pb_let(c->b, "l", lg[i]);
 	physical_index(c, src, lg, letters, in);
-	return lower_operand(c, k, 0, in);
+	return lower_operand(c, k, 0, in, 1);
 }
 
 /* The tuple's fields are inputs; each output index reads the one field
@@ -414,32 +465,48 @@ concatenate(GroupCx *c, int k, PExpr *const *idx)
 
 /* ---------------------------------------------------------- reductions */
 
-static PExpr *
-reduce(GroupCx *c, int k, PExpr *const *idx, int code)
+/* Which of the n input axes sum or mean v reduces. */
+static void
+reduced_axes(const Value *v, uint32_t n, bool *red)
 {
-	const Value *v = c->g->members[k];
-	const Type *it = type_of(v->args[0]);
 	const Attr *ax = attr_get(v->u.op->attrs, "axis");
-	const Attr *kd = attr_get(v->u.op->attrs, "keepdims");
 	const Attr *ex = attr_get(v->u.op->attrs, "exclude");
-	bool keep = kd && kd->u.i, exclude = ex && ex->u.i;
-	bool mark[LOWER_MAX_RANK] = {false}, red[LOWER_MAX_RANK];
+	bool exclude = ex && ex->u.i;
+	bool mark[LOWER_MAX_RANK] = {false};
 	if (ax && ax->kind == AT_LIST) {
 		for (uint32_t i = 0; i < ax->n; i++) {
 			int64_t a = ax->u.list[i].u.i;
-			mark[a < 0 ? a + it->n : a] = true;
+			mark[a < 0 ? a + n : a] = true;
 		}
 	} else if (ax && ax->kind == AT_INT) {
-		mark[ax->u.i < 0 ? ax->u.i + it->n : ax->u.i] = true;
+		mark[ax->u.i < 0 ? ax->u.i + n : ax->u.i] = true;
 	}
-	int64_t count = 1;
-	for (uint32_t d = 0; d < it->n; d++) {
+	for (uint32_t d = 0; d < n; d++)
 		red[d] = !ax || mark[d] != exclude;
+}
+
+static bool
+reduced_axis(const Value *v, uint32_t d)
+{
+	bool red[LOWER_MAX_RANK];
+	reduced_axes(v, type_of(v->args[0])->n, red);
+	return red[d];
+}
+
+static PExpr *
+reduce(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
+{
+	const Value *v = c->g->members[k];
+	const Type *it = type_of(v->args[0]);
+	const Attr *kd = attr_get(v->u.op->attrs, "keepdims");
+	bool keep = kd && kd->u.i, red[LOWER_MAX_RANK];
+	reduced_axes(v, it->n, red);
+	int64_t count = 1;
+	for (uint32_t d = 0; d < it->n; d++)
 		if (red[d])
 			count *= it->dims[d];
-	}
 	ElemKind kk = kind_of(v);
-	PVar *acc = accumulator(c, (DType){kk, 1}, pe_float(c->b, 0, kk));
+	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, pe_float(c->b, 0, kk));
 	PExpr *in[LOWER_MAX_RANK];
 	int opened = 0;
 	uint32_t o = 0;
@@ -452,7 +519,7 @@ reduce(GroupCx *c, int k, PExpr *const *idx, int code)
 			in[d] = idx[o++];
 		}
 	}
-	PExpr *x = lower_operand(c, k, 0, in);
+	PExpr *x = lower_operand(c, k, 0, in, lanes);
 	if (!x)
 		return NULL;
 	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), x));
@@ -460,12 +527,12 @@ reduce(GroupCx *c, int k, PExpr *const *idx, int code)
 		pb_close(c->b);
 	PExpr *r = acc_get(c, acc);
 	if (code == L_MEAN)
-		r = pe_div(c->b, r, pe_float(c->b, (double)count, kk));
+		r = pe_div(c->b, r, splat(c, pe_float(c->b, (double)count, kk), lanes));
 	return r;
 }
 
 static PExpr *
-pool2d(GroupCx *c, int k, PExpr *const *idx, int code)
+pool2d(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
 	char err[256];
@@ -485,7 +552,7 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, int code)
 	ElemKind kk = kind_of(v);
 	PBuild *b = c->b;
 	bool isavg = code == L_AVG_POOL;
-	PVar *acc = accumulator(c, (DType){kk, 1}, isavg ? pe_float(b, 0, kk) : pe_lowest(b, kk));
+	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, isavg ? pe_float(b, 0, kk) : pe_lowest(b, kk));
 	PVar *cnt = isavg ? accumulator(c, (DType){ET_I32, 1}, pe_i32(b, 0)) : NULL;
 	PExpr *ky = reduce_loop(c, ps[0]);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, idx[hax], pe_i32(b, st[0])),
@@ -505,7 +572,7 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, int code)
 	PExpr *in[LOWER_MAX_RANK];
 	for (int d = 0; d < l->rank; d++)
 		in[d] = d == hax ? iy : d == wax ? ix : idx[d];
-	PExpr *x = lower_operand(c, k, 0, in);
+	PExpr *x = lower_operand(c, k, 0, in, lanes);
 	if (!x)
 		return NULL;
 	if (isavg) {
@@ -524,19 +591,19 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, int code)
 	 * defined where select evaluates both sides. */
 	PExpr *n = pb_let(b, "n", acc_get(c, cnt));
 	PExpr *div = pe_div(b, acc_get(c, acc),
-	                    pe_cast(b, (DType){kk, 1}, pe_call2(b, "max", n, pe_i32(b, 1))));
-	return pe_select(b, pe_bin(b, OP_EQ, n, pe_i32(b, 0)), pe_float(b, 0, kk), div);
+	                    splat(c, pe_cast(b, (DType){kk, 1}, pe_call2(b, "max", n, pe_i32(b, 1))), lanes));
+	return pe_select(b, pe_bin(b, OP_EQ, n, pe_i32(b, 0)), splat(c, pe_float(b, 0, kk), lanes), div);
 }
 
 static PExpr *
-global_avg_pool2d(GroupCx *c, int k, PExpr *const *idx)
+global_avg_pool2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
 	const Layout *l = layout_attr(v, "layout", "NCHW");
 	const Type *it = type_of(v->args[0]);
 	int64_t H = rl_dim(l, it->dims, 'H'), W = rl_dim(l, it->dims, 'W');
 	ElemKind kk = kind_of(v);
-	PVar *acc = accumulator(c, (DType){kk, 1}, pe_float(c->b, 0, kk));
+	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, pe_float(c->b, 0, kk));
 	PExpr *in[LOWER_MAX_RANK];
 	int opened = 0;
 	for (int d = 0; d < l->rank; d++) {
@@ -545,26 +612,30 @@ global_avg_pool2d(GroupCx *c, int k, PExpr *const *idx)
 		else
 			in[d] = idx[d];
 	}
-	PExpr *x = lower_operand(c, k, 0, in);
+	PExpr *x = lower_operand(c, k, 0, in, lanes);
 	if (!x)
 		return NULL;
 	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), x));
 	while (opened--)
 		pb_close(c->b);
-	return pe_div(c->b, acc_get(c, acc), pe_float(c->b, (double)(H * W), kk));
+	return pe_div(c->b, acc_get(c, acc), splat(c, pe_float(c->b, (double)(H * W), kk), lanes));
 }
 
 /* acc += cast(x) * cast(w), in the result's type. */
 static void
 mac(GroupCx *c, PVar *acc, PExpr *x, PExpr *w, ElemKind kk)
 {
-	DType dt = {kk, 1};
-	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), pe_mul(c->b, pe_cast(c->b, dt, x),
-	                                                        pe_cast(c->b, dt, w))));
+	uint32_t lanes = acc_lanes(acc);
+	x = splat(c, pe_cast(c->b, (DType){kk, x->dt.lanes}, x), lanes);
+	w = splat(c, pe_cast(c->b, (DType){kk, w->dt.lanes}, w), lanes);
+	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), pe_mul(c->b, x, w)));
 }
 
+/* With lanes > 1 (the packed NCHWc/OIHWo case, see lanes_ok), the lanes
+ * are output channels: the weight is read as a lane run and the input
+ * element is repeated in every lane. */
 static PExpr *
-conv2d(GroupCx *c, int k, PExpr *const *idx)
+conv2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
 	char err[256];
@@ -584,9 +655,11 @@ conv2d(GroupCx *c, int k, PExpr *const *idx)
 	PBuild *b = c->b;
 	PExpr *o4[4];
 	logical_index(c, ol, idx, "NCHW", o4);
-	PExpr *n = o4[0], *oc = pb_let(b, "oc", o4[1]), *oy = o4[2], *ox = o4[3];
+	/* With lanes, oc is a multiple of them: left unbound, the weight's
+	 * oc / 4 and oc % 4 fold away. */
+	PExpr *n = o4[0], *oc = lanes > 1 ? o4[1] : pb_let(b, "oc", o4[1]), *oy = o4[2], *ox = o4[3];
 	ElemKind kk = kind_of(v);
-	PVar *acc = accumulator(c, (DType){kk, 1}, pe_float(b, 0, kk));
+	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, pe_float(b, 0, kk));
 	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
 	             : pb_let(b, "g", pe_mul(b, pe_div(b, oc, pe_i32(b, O / groups)), pe_i32(b, I)));
 	PExpr *ic = reduce_loop(c, I);
@@ -603,7 +676,7 @@ conv2d(GroupCx *c, int k, PExpr *const *idx)
 	PExpr *xi[8], *wi[8];
 	physical_index(c, dl, xl, "NCHW", xi);
 	physical_index(c, kl, wl, "OIHW", wi);
-	PExpr *x = lower_operand(c, k, 0, xi), *w = x ? lower_operand(c, k, 1, wi) : NULL;
+	PExpr *x = lower_operand(c, k, 0, xi, 1), *w = x ? lower_operand(c, k, 1, wi, lanes) : NULL;
 	if (!w)
 		return NULL;
 	mac(c, acc, x, w, kk);
@@ -629,7 +702,7 @@ dense(GroupCx *c, int k, PExpr *const *idx)
 	for (uint32_t d = 0; d + 1 < r; d++)
 		xi[d] = idx[d];
 	xi[r - 1] = kv;
-	PExpr *x = lower_operand(c, k, 0, xi), *w = x ? lower_operand(c, k, 1, wi) : NULL;
+	PExpr *x = lower_operand(c, k, 0, xi, 1), *w = x ? lower_operand(c, k, 1, wi, 1) : NULL;
 	if (!w)
 		return NULL;
 	mac(c, acc, x, w, kk);
@@ -656,7 +729,7 @@ batch_matmul(GroupCx *c, int k, PExpr *const *idx)
 	PExpr *by = yt->dims[0] == 1 ? pe_i32(b, 0) : idx[0];
 	PExpr *xi[3] = {bx, ta ? kv : idx[1], ta ? idx[1] : kv};
 	PExpr *yi[3] = {by, tb ? idx[2] : kv, tb ? kv : idx[2]};
-	PExpr *x = lower_operand(c, k, 0, xi), *y = x ? lower_operand(c, k, 1, yi) : NULL;
+	PExpr *x = lower_operand(c, k, 0, xi, 1), *y = x ? lower_operand(c, k, 1, yi, 1) : NULL;
 	if (!y)
 		return NULL;
 	mac(c, acc, x, y, kk);
@@ -667,20 +740,19 @@ batch_matmul(GroupCx *c, int k, PExpr *const *idx)
 /* -------------------------------------------------------------- member */
 
 PExpr *
-lower_member(GroupCx *c, int k, PExpr *const *idx)
+lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
 	Value *v = c->g->members[k];
+	if (k == 0 && c->master)
+		return c->master;
 	int code = op_code(v->u.op->op);
 	uint32_t r = type_of(v)->n;
 	ElemKind kk = kind_of(v);
 	PExpr *res = NULL;
 	switch (code) {
 	case L_ADD: case L_SUB: case L_MUL: case L_DIV: case L_MAX: case L_MIN: case L_POW: {
-		PExpr *ia[LOWER_MAX_RANK], *ib[LOWER_MAX_RANK];
-		broadcast_index(c, v->args[0], r, idx, ia);
-		broadcast_index(c, v->args[1], r, idx, ib);
-		PExpr *x = lower_operand(c, k, 0, ia);
-		PExpr *y = x ? lower_operand(c, k, 1, ib) : NULL;
+		PExpr *x = broadcast_operand(c, k, 0, idx, lanes);
+		PExpr *y = x ? broadcast_operand(c, k, 1, idx, lanes) : NULL;
 		if (!y)
 			return NULL;
 		res = binary(c, code, x, y, kk);
@@ -688,33 +760,34 @@ lower_member(GroupCx *c, int k, PExpr *const *idx)
 	}
 	case L_NEG: case L_RELU: case L_EXP: case L_LOG: case L_SQRT: case L_RSQRT:
 	case L_SIGMOID: case L_TANH: {
-		PExpr *x = lower_operand(c, k, 0, idx);
+		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		if (!x)
 			return NULL;
 		res = unary(c, code, x, kk);
 		break;
 	}
 	case L_CAST: {
-		PExpr *x = lower_operand(c, k, 0, idx);
+		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		if (!x)
 			return NULL;
-		res = pe_cast(c->b, (DType){kk, 1}, x);
+		res = pe_cast(c->b, (DType){kk, (uint8_t)lanes}, x);
 		break;
 	}
 	case L_CLIP: {
-		PExpr *x = lower_operand(c, k, 0, idx);
+		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		if (!x)
 			return NULL;
 		res = clip(c, v, pb_let(c->b, "v", x));
 		break;
 	}
 	case L_BIAS_ADD: {
-		int64_t axis = 1;
-		const Attr *a = attr_get(v->u.op->attrs, "axis");
-		if (a && a->kind == AT_INT)
-			axis = a->u.i < 0 ? a->u.i + r : a->u.i;
-		PExpr *x = lower_operand(c, k, 0, idx);
-		PExpr *y = x ? lower_operand(c, k, 1, &idx[axis]) : NULL;
+		uint32_t axis = bias_axis(v);
+		PExpr *x = lower_operand(c, k, 0, idx, lanes);
+		PExpr *y = NULL;
+		if (x && axis + 1 == r)
+			y = lower_operand(c, k, 1, &idx[axis], lanes);
+		else if (x && (y = lower_operand(c, k, 1, &idx[axis], 1)))
+			y = splat(c, y, lanes);
 		if (!y)
 			return NULL;
 		res = pe_add(c->b, x, y);
@@ -724,10 +797,10 @@ lower_member(GroupCx *c, int k, PExpr *const *idx)
 	case L_TRANSPOSE: res = transpose(c, k, idx); break;
 	case L_LAYOUT: res = layout_transform(c, k, idx); break;
 	case L_CONCAT: res = concatenate(c, k, idx); break;
-	case L_SUM: case L_MEAN: res = reduce(c, k, idx, code); break;
-	case L_MAX_POOL: case L_AVG_POOL: res = pool2d(c, k, idx, code); break;
-	case L_GLOBAL_AVG_POOL: res = global_avg_pool2d(c, k, idx); break;
-	case L_CONV2D: res = conv2d(c, k, idx); break;
+	case L_SUM: case L_MEAN: res = reduce(c, k, idx, code, lanes); break;
+	case L_MAX_POOL: case L_AVG_POOL: res = pool2d(c, k, idx, code, lanes); break;
+	case L_GLOBAL_AVG_POOL: res = global_avg_pool2d(c, k, idx, lanes); break;
+	case L_CONV2D: res = conv2d(c, k, idx, lanes); break;
 	case L_DENSE: res = dense(c, k, idx); break;
 	case L_BATCH_MATMUL: res = batch_matmul(c, k, idx); break;
 	default:
@@ -739,6 +812,87 @@ lower_member(GroupCx *c, int k, PExpr *const *idx)
 		return NULL;
 	/* A value of its own line: later members read a variable. */
 	return pb_let(c->b, "v", res);
+}
+
+/* ---------------------------------------------------------------- lanes */
+
+/* Is the last physical axis of layout l the inner part of a split axis
+ * ('c' of NCHW4c), with `lanes` as its factor? */
+static bool
+inner_last(const Layout *l, char axis, uint32_t lanes)
+{
+	return l->rank > 0 && l->axes[l->rank - 1] == axis && l->factor == (int64_t)lanes;
+}
+
+/* Can member k (and the chain below it) compute `lanes` consecutive
+ * elements along its result's last axis as one vector?  Elementwise and
+ * broadcast members can; reductions and pooling when that axis is not
+ * reduced (a packed channel axis); conv2d when the lanes are the inner
+ * output channels of a packed NCHWc/OIHWo pair within one group.  Index
+ * shuffles (reshape, transpose, layout_transform, concatenate) and the
+ * integer power loop cannot. */
+static bool
+member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
+{
+	for (; k >= 0 && lanes > 1; k--) {
+		const Value *v = c->g->members[k];
+		const Value *pred = k > 0 ? c->g->members[k - 1] : NULL;
+		int code = op_code(v->u.op->op);
+		switch (code) {
+		case L_POW:
+			if (!elem_is_float(kind_of(v)))
+				return false;
+			/* fall through */
+		case L_ADD: case L_SUB: case L_MUL: case L_DIV: case L_MAX: case L_MIN:
+			if (pred && flat_along_last(pred))
+				lanes = 1;
+			break;
+		case L_NEG: case L_RELU: case L_EXP: case L_LOG: case L_SQRT: case L_RSQRT:
+		case L_SIGMOID: case L_TANH: case L_CAST: case L_CLIP:
+			break;
+		case L_BIAS_ADD:
+			if (pred && v->args[0] != pred && bias_axis(v) + 1 != type_of(v)->n)
+				lanes = 1;
+			break;
+		case L_SUM: case L_MEAN: {
+			const Type *it = type_of(v->args[0]);
+			if (it->n == 0 || reduced_axis(v, it->n - 1))
+				return false;
+			break;
+		}
+		case L_MAX_POOL: case L_AVG_POOL: case L_GLOBAL_AVG_POOL:
+			if (!inner_last(layout_attr(v, "layout", "NCHW"), 'c', lanes))
+				return false;
+			break;
+		case L_CONV2D: {
+			char err[256];
+			RefCx rc = attrs_cx(v, err, sizeof err);
+			int64_t groups = 1;
+			ra_int(&rc, "groups", 1, 1, INT64_MAX, &groups);
+			const Layout *dl = layout_attr(v, "data_layout", "NCHW");
+			const Layout *kl = layout_attr(v, "kernel_layout", "OIHW");
+			const Layout *ol = layout_attr(v, "out_layout", dl->name);
+			int64_t O = rl_dim(kl, type_of(v->args[1])->dims, 'O');
+			if (!inner_last(ol, 'c', lanes) || !inner_last(kl, 'o', lanes) ||
+			    (O / groups) % (int64_t)lanes != 0)
+				return false;
+			/* conv2d is a group's master: nothing below it. */
+			return true;
+		}
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+uint32_t
+lower_group_lanes(GroupCx *c)
+{
+	const Type *t = type_of(c->g->members[c->g->n - 1]);
+	if (t->kind != TY_TENSOR || t->n != 5 || t->dims[4] != 4 || t->dt.kind == ET_BOOL)
+		return 1;
+	return member_lanes_ok(c, c->g->n - 1, 4) ? 4 : 1;
 }
 
 /* ---------------------------------------------------- whole operators */

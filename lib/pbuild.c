@@ -165,6 +165,15 @@ is_one(const PExpr *e)
 	return (e->kind == E_INT && e->u.i == 1);
 }
 
+/* Is x `a * c` for the positive literal c of y? */
+static bool
+scaled_by(const PExpr *x, const PExpr *y)
+{
+	int64_t c, d;
+	return x->kind == E_BIN && x->op == OP_MUL && pe_is_int(y, &c) && c > 0 &&
+	       pe_is_int(x->u.ops.b, &d) && d == c;
+}
+
 PExpr *
 pe_bin(PBuild *b, PBinOp op, PExpr *x, PExpr *y)
 {
@@ -209,9 +218,14 @@ pe_bin(PBuild *b, PBinOp op, PExpr *x, PExpr *y)
 			break;
 		case OP_DIV:
 			if (is_one(y)) return x;
+			/* (a * c) / c is a: index arithmetic, which never wraps */
+			if (x->dt.kind == ET_I32 && scaled_by(x, y))
+				return x->u.ops.a;
 			break;
 		case OP_MOD:
 			if (is_one(y)) return pe_int(b, 0, x->dt.kind);
+			if (x->dt.kind == ET_I32 && scaled_by(x, y))
+				return pe_i32(b, 0);
 			break;
 		default:
 			break;

@@ -136,6 +136,33 @@ static const char *const cases[] = {
 	"  %0 = nn.batch_matmul(%x, %y)\n  return %0\n}\n",
 	"fn @main(%x: f32[1,5,3], %y: f32[2,5,4]) -> f32[2,3,4] {\n"
 	"  %0 = nn.batch_matmul(%x, %y) {transpose_a=true, transpose_b=false}\n  return %0\n}\n",
+	/* packed results: a texel (4 lanes) at a time */
+	"fn @main(%a: f32[1,2,3,3,4], %b: f32[1,2,1,1,4], %c: f32[1,2,3,3,1]) -> f32[1,2,3,3,4] {\n"
+	"  %0 = add(%a, %b)\n  %1 = multiply(%0, %c)\n  %2 = subtract(%1, 0.5)\n"
+	"  %3 = clip(%2) {a_min=-1.0, a_max=2.0}\n  %4 = sigmoid(%3)\n  return %4\n}\n",
+	"fn @main(%a: f32[1,2,3,3,4], %b: f32[4]) -> i32[1,2,3,3,4] {\n"
+	"  %0 = exp(%a)\n  %1 = nn.bias_add(%0, %b) {axis=4}\n  %2 = multiply(%1, 9.0)\n"
+	"  %3 = cast(%2) {dtype=\"i32\"}\n  %4 = negative(%3)\n  %5 = nn.relu(%4)\n  return %5\n}\n",
+	"fn @main(%a: f32[1,2,3,3,4], %b: f32[2]) -> f32[1,2,3,3,4] {\n"
+	"  %0 = nn.bias_add(%a, %b)\n  return %0\n}\n",
+	"fn @main(%a: i32[1,2,3,3,4], %b: i32[1,2,3,3,4]) -> i32[1,2,3,3,4] {\n"
+	"  %0 = power(%a, 3)\n  %1 = add(%0, %b)\n  return %1\n}\n",
+	"fn @main(%a: f32[2,3,5,5,4]) -> f32[2,1,1,1,4] {\n"
+	"  %0 = mean(%a) {axis=[1,2,3], keepdims=true}\n  return %0\n}\n",
+	"fn @main(%a: f32[2,3,5,5,4]) -> f32[2,3,5,5] {\n"
+	"  %0 = sum(%a) {axis=[4]}\n  return %0\n}\n",
+	"fn @main(%a: f32[1,2,7,7,4]) -> f32[1,2,4,4,4] {\n"
+	"  %0 = nn.avg_pool2d(%a) {pool_size=[3,3], strides=[2,2], padding=[1,1,1,1], layout=\"NCHW4c\", "
+	"count_include_pad=true}\n  return %0\n}\n",
+	"fn @main(%x: f32[1,4,5,5,4], %w: f32[4,8,3,3,4]) -> f32[1,4,3,3,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {groups=2, strides=[2,2], padding=[1,1,1,1], data_layout=\"NCHW4c\", "
+	"kernel_layout=\"OIHW4o\"}\n  return %0\n}\n",
+	"fn @main(%x: f32[1,2,5,5,4], %w: f32[2,2,3,3,4]) -> f32[1,2,5,5,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {groups=4, padding=[1,1,1,1], data_layout=\"NCHW4c\", "
+	"kernel_layout=\"OIHW4o\"}\n  return %0\n}\n",
+	"fn @main(%x: i8[1,1,4,4,4], %w: i8[2,4,2,2,4]) -> i32[1,2,3,3,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {data_layout=\"NCHW4c\", kernel_layout=\"OIHW4o\", out_dtype=\"i32\"}\n"
+	"  return %0\n}\n",
 	/* control flow and calls around lowered code */
 	"fn @sq(%v: f32[4]) -> f32[4] {\n  %0 = multiply(%v, %v)\n  return %0\n}\n"
 	"fn @main(%a: f32[4], %c: bool[]) -> f32[4] {\n"
