@@ -490,7 +490,7 @@ lower_group(Lower *L, Group *g)
 	Prim *p = new_prim(m, prim_name(L, g));
 	PBuild b;
 	pb_start(&b, m, p);
-	GroupCx c = {.m = m, .b = &b, .g = g, .dev = devname};
+	GroupCx c = {.m = m, .b = &b, .g = g, .dev = devname, .device = dev};
 	c.local = vdev_get(m, devname, sym_intern_cstr(m, "local"));
 	collect_inputs(&c);
 	char pname[32], what[300];
@@ -519,11 +519,14 @@ lower_group(Lower *L, Group *g)
 		s.reduction |= lower_has_reduction(g->members[k]->u.op->op);
 	c.sched = &s;
 	bool ok;
+	int tiled;
 	const char *opname = g->members[0]->u.op->op->name;
 	if (strcmp(opname, "nn.softmax") == 0) {
 		ok = lower_softmax(&c, open_nest);
 	} else if (strcmp(opname, "split") == 0) {
 		ok = lower_split(&c, open_nest);
+	} else if (!L->o->no_tile && (tiled = lower_tiled(&c, open_nest)) != 0) {
+		ok = tiled > 0;
 	} else {
 		/* A packed result is computed a texel (4 lanes) at a time: the
 		 * loops cover the other axes, the last index is 0. */

@@ -1,9 +1,10 @@
 /* lower.h: ir-lower, graph-level operators to loop-level prims.
  *
- * Operators are grouped as TVM's FuseOps does (lower_fuse.c), each group
- * becomes one prim with a schedule for its device (lower_sched.c) and the
- * loop nests of its operators (lower_ops.c), and the group's last binding
- * becomes a call_lowered of it, keeping its name.
+ * Operators are grouped as TVM's FuseOps does (lower.c), each group
+ * becomes one prim with a schedule for its device (lower.c, and the
+ * register tiles of lower_tile.c) and the loop nests of its operators
+ * (lower_ops.c), and the group's last binding becomes a call_lowered of
+ * it, keeping its name.
  */
 #ifndef LOWER_H
 #define LOWER_H
@@ -16,6 +17,7 @@
 typedef struct {
 	bool no_fuse;        /* --no-fuse: one prim per operator */
 	bool no_texture;     /* --no-texture: buffers even on texture devices */
+	bool no_tile;        /* --no-tile: one element per work item everywhere */
 	FILE *stats;         /* --stats: where to report, or NULL */
 } LowerOpts;
 

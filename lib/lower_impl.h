@@ -47,6 +47,7 @@ typedef struct {
 	PVar **out;               /* result buffers */
 	int nout;
 	Sym dev;                  /* the group's device */
+	const Device *device;     /* its declaration, or NULL */
 	const VDev *local;        /* @dev:local, for accumulators */
 	void *sched;              /* lower.c's schedule state */
 	PExpr *master;            /* when set, member 0's value (tiled schedules) */
@@ -74,6 +75,9 @@ uint32_t lower_group_lanes(GroupCx *c);
 typedef int (*LowerOpenNest)(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx,
                              bool inner_vector);
 bool lower_softmax(GroupCx *c, LowerOpenNest open);
+/* Register-tiled dense and conv2d (lower_tile.c): 1 when it lowered the
+ * group, 0 when the group has no tiled schedule, -1 after an error. */
+int lower_tiled(GroupCx *c, LowerOpenNest open);
 bool lower_split(GroupCx *c, LowerOpenNest open);
 
 /* True if the operator is one lower_member handles (all but softmax and

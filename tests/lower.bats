@@ -51,6 +51,23 @@ lower_golden() {
 	assert_output --partial '@gpu:global'
 }
 
+@test "lower: dense and conv2d get register tiles; --no-tile computes one element per item" {
+	run -0 ir-lower "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir"
+	assert_output --partial 'alloc %wt0: f32[3,3,3,4] @cpu:global'
+	assert_output --partial 'unrolled {'
+	assert_output --regexp 'fma\(%a[0-9]+, %p1\[%n[0-9]+ \+ %u[0-9]+, %k[0-9]+ \* 4:4\]'
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir"
+	refute_output --partial 'unrolled'
+	refute_output --partial 'alloc %wt'
+	assert_output --partial '%acc1[0] = %acc1[0] + %p0[0, %r2] * %p1[%i0, %r2]'
+}
+
+@test "lower: a packed result is computed a texel at a time, in 4 lanes" {
+	run -0 ir-lower "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	assert_output --partial '%out[0, %i5, %i4, %i3, 0:4] = '
+	refute_output --regexp '%out\[[^]]*%i[0-9]+\] ='
+}
+
 @test "lower: an image beyond image2d_max falls back to a buffer, and --stats says so" {
 	sed 's/{texture=true}/{texture=true, image2d_max=[16,16]}/' \
 		"$BATS_TEST_DIRNAME/lower/texture_block.ir" > "$BATS_TEST_TMPDIR/small.ir"

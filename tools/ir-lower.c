@@ -6,11 +6,12 @@
 #include "driver.h"
 #include "lower.h"
 
-enum { OPT_NO_FUSE = 1000, OPT_NO_TEXTURE, OPT_STATS };
+enum { OPT_NO_FUSE = 1000, OPT_NO_TEXTURE, OPT_NO_TILE, OPT_STATS };
 
 static const struct option opts[] = {
 	{"no-fuse", no_argument, NULL, OPT_NO_FUSE},
 	{"no-texture", no_argument, NULL, OPT_NO_TEXTURE},
+	{"no-tile", no_argument, NULL, OPT_NO_TILE},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{0},
 };
@@ -23,6 +24,7 @@ on_opt(int code, const char *arg, void *st)
 	switch (code) {
 	case OPT_NO_FUSE: lo->no_fuse = true; return 0;
 	case OPT_NO_TEXTURE: lo->no_texture = true; return 0;
+	case OPT_NO_TILE: lo->no_tile = true; return 0;
 	case OPT_STATS: lo->stats = stderr; return 0;
 	}
 	return 2;
@@ -43,6 +45,7 @@ main(int argc, char **argv)
 		.extra_help =
 			"      --no-fuse         one prim per operator\n"
 			"      --no-texture      keep every buffer in global memory\n"
+			"      --no-tile         one element per work item, no register tiles\n"
 			"      --stats           print what was lowered and fused to stderr\n",
 		.opts = opts,
 		.on_opt = on_opt,

@@ -3,8 +3,9 @@
  * gives what the reference kernels (lib/ref_*.c) give on the graph level.
  *
  * Each case is a module; it runs on random inputs once as written and
- * once lowered, on a cpu, a gpu and a texture gpu, fused and with
- * --no-fuse.  Integers must match exactly; floats within 1e-4 relative
+ * once lowered, on a cpu, a gpu and a texture gpu, fused, with
+ * --no-fuse, and fused with --no-tile (no register tiles).  Integers must
+ * match exactly; floats within 1e-4 relative
  * (the prims accumulate in the result's type, the reference in double).
  * Exit 0 when every check passed. */
 #include <math.h>
@@ -163,6 +164,26 @@ static const char *const cases[] = {
 	"fn @main(%x: i8[1,1,4,4,4], %w: i8[2,4,2,2,4]) -> i32[1,2,3,3,4] {\n"
 	"  %0 = nn.conv2d(%x, %w) {data_layout=\"NCHW4c\", kernel_layout=\"OIHW4o\", out_dtype=\"i32\"}\n"
 	"  return %0\n}\n",
+	/* register tiles: dense by 4x4 rows and columns of 16, 8 or 2 lanes of k */
+	"fn @main(%x: f32[8,32], %w: f32[12,32], %b: f32[12]) -> f32[8,12] {\n"
+	"  %0 = nn.dense(%x, %w)\n  %1 = nn.bias_add(%0, %b) {axis=-1}\n  %2 = nn.relu(%1)\n  return %2\n}\n",
+	"fn @main(%x: f32[1,24], %w: f32[6,24]) -> f32[1,6] {\n"
+	"  %0 = nn.dense(%x, %w)\n  return %0\n}\n",
+	"fn @main(%x: i8[6,10], %w: i8[5,10]) -> i32[6,5] {\n"
+	"  %0 = nn.dense(%x, %w) {out_dtype=\"i32\"}\n  return %0\n}\n",
+	"fn @main(%x: f16[4,16], %w: f16[4,16]) -> f16[4,4] {\n"
+	"  %0 = nn.dense(%x, %w)\n  return %0\n}\n",
+	/* register tiles: conv2d by 16, 8 or 4 output channels x columns */
+	"fn @main(%x: f32[1,3,9,9], %w: f32[16,3,3,3], %b: f32[16]) -> f32[1,16,9,9] {\n"
+	"  %0 = nn.conv2d(%x, %w) {padding=[1,1,1,1]}\n  %1 = nn.bias_add(%0, %b)\n  %2 = nn.relu(%1)\n"
+	"  return %2\n}\n",
+	"fn @main(%x: f32[2,4,7,8], %w: f32[16,2,3,2]) -> f32[2,16,2,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {groups=2, strides=[2,2], dilation=[2,1], padding=[0,1,1,0]}\n"
+	"  return %0\n}\n",
+	"fn @main(%x: f32[1,8,5,6], %w: f32[8,8,1,1], %r: f32[1,8,5,6]) -> f32[1,8,5,6] {\n"
+	"  %0 = nn.conv2d(%x, %w)\n  %1 = add(%0, %r)\n  return %1\n}\n",
+	"fn @main(%x: i8[1,2,5,5], %w: i8[4,2,2,2]) -> i32[1,4,4,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {out_dtype=\"i32\"}\n  return %0\n}\n",
 	/* control flow and calls around lowered code */
 	"fn @sq(%v: f32[4]) -> f32[4] {\n  %0 = multiply(%v, %v)\n  return %0\n}\n"
 	"fn @main(%a: f32[4], %c: bool[]) -> f32[4] {\n"
@@ -242,9 +263,12 @@ flatten(const RtVal *r, const Tensor **out, uint32_t *n)
 		flatten(r->fields[i], out, n);
 }
 
+static const char *const modes[] = {"no-fuse", "fuse", "fuse, no-tile"};
+
 static void
-run_case(size_t ci, const char *dev, bool fuse)
+run_case(size_t ci, const char *dev, int mode)
 {
+	const char *mname = modes[mode];
 	Ctx *ctx = ctx_new("lower_test");
 	Module *ref = parse(ctx, dev, cases[ci]), *low = parse(ctx, dev, cases[ci]);
 	checks++;
@@ -256,12 +280,12 @@ run_case(size_t ci, const char *dev, bool fuse)
 		ctx_free(ctx);
 		return;
 	}
-	LowerOpts lo = {.no_fuse = !fuse};
+	LowerOpts lo = {.no_fuse = mode == 0, .no_tile = mode == 2};
 	bool lowered = lower_module(low, &lo) && ir_verify(low);
 	checks++;
 	if (!lowered) {
 		failures++;
-		printf("FAIL case %zu (%s, fuse %d): lowering failed\n", ci, dev, fuse);
+		printf("FAIL case %zu (%s, %s): lowering failed\n", ci, dev, mname);
 	}
 	InterpInput in[8];
 	Tensor *ts[8];
@@ -273,7 +297,7 @@ run_case(size_t ci, const char *dev, bool fuse)
 	checks++;
 	if (!ra || !rb) {
 		failures++;
-		printf("FAIL case %zu (%s, fuse %d): %s run failed\n", ci, dev, fuse, ra ? "lowered" : "direct");
+		printf("FAIL case %zu (%s, %s): %s run failed\n", ci, dev, mname, ra ? "lowered" : "direct");
 	} else {
 		const Tensor *ta[16], *tb[16];
 		uint32_t na = 0, nb = 0;
@@ -284,8 +308,8 @@ run_case(size_t ci, const char *dev, bool fuse)
 			checks++;
 			if (!close_enough(tb[i], ta[i], &at)) {
 				failures++;
-				printf("FAIL case %zu (%s, fuse %d): result %u differs at element %lld: "
-				       "lowered %.9g, direct %.9g\n", ci, dev, fuse, i, (long long)at,
+				printf("FAIL case %zu (%s, %s): result %u differs at element %lld: "
+				       "lowered %.9g, direct %.9g\n", ci, dev, mname, i, (long long)at,
 				       tensor_get(tb[i], at), tensor_get(ta[i], at));
 			}
 		}
@@ -304,8 +328,8 @@ main(void)
 {
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
 		for (size_t d = 0; d < sizeof devices / sizeof *devices; d++)
-			for (int fuse = 0; fuse < 2; fuse++)
-				run_case(c, devices[d], fuse);
+			for (int mode = 0; mode < 3; mode++)
+				run_case(c, devices[d], mode);
 	printf("lower_test: %d checks, %d failures\n", checks, failures);
 	return failures != 0;
 }

@@ -1,0 +1,309 @@
+/* lower_tile.c: register-tiled schedules for dense and conv2d.
+ *
+ * One element per work item leaves a compiler nothing to vectorise:
+ * research/perf.md §4 measured such kernels at 1-3 GFLOP/s on POCL where
+ * register tiles of explicit 16-wide vectors in fully unrolled loops reach
+ * 150-330.  So each work item here computes a tile of outputs into a local
+ * accumulator array of vectors, and every loop over the tile is `unrolled`
+ * with constant bounds, so that code generation can turn the array into
+ * registers.
+ *
+ * dense [M,K] x [N,K]: a tile of RM rows x RN columns, each accumulator a
+ * vector of V consecutive k (both operands are contiguous along k); the V
+ * partial sums are added at the end.
+ *
+ * conv2d NCHW/OIHW: a tile of V output channels x RX output columns, as
+ * in perf.md's conv_blk2.  The weight is first transposed to [I,KH,KW,O]
+ * so that V output channels are contiguous, and a padded input is written
+ * when there is padding, so the inner loops read without bounds checks:
+ * two stages, each a kernel of its own, before the convolution's.
+ *
+ * The consumers fused after the master (bias_add, relu, ...) run on each
+ * element of the tile as it is stored (GroupCx.master).
+ */
+#include <string.h>
+
+#include "layout.h"
+#include "lower_impl.h"
+#include "ops.h"
+#include "ref_impl.h"
+
+/* The largest of cand (in decreasing order, ending with 1) dividing n. */
+static int64_t
+largest_divisor(int64_t n, const int64_t *cand)
+{
+	for (;; cand++)
+		if (*cand == 1 || n % *cand == 0)
+			return *cand;
+}
+
+/* `for %<prefix>N in 0..n unrolled {`, or nothing for n == 1 (the index
+ * is 0).  *opened counts the loops to close. */
+static PExpr *
+unrolled(GroupCx *c, const char *prefix, int64_t n, int *opened)
+{
+	if (n == 1)
+		return pe_i32(c->b, 0);
+	PVar *v = pb_scalar(c->b, prefix, (DType){ET_I32, 1});
+	pb_for(c->b, v, pe_i32(c->b, 0), pe_i32(c->b, n), FK_UNROLLED, NULL);
+	(*opened)++;
+	return pe_var(c->b, v);
+}
+
+static PExpr *
+serial(GroupCx *c, const char *prefix, int64_t n)
+{
+	PVar *v = pb_scalar(c->b, prefix, (DType){ET_I32, 1});
+	pb_for(c->b, v, pe_i32(c->b, 0), pe_i32(c->b, n), FK_SERIAL, NULL);
+	return pe_var(c->b, v);
+}
+
+static void
+close_n(GroupCx *c, int n)
+{
+	while (n-- > 0)
+		pb_close(c->b);
+}
+
+/* acc + x * w, as one fma for floats; x, w and acc have acc's type. */
+static PExpr *
+mac(GroupCx *c, PExpr *acc, PExpr *x, PExpr *w)
+{
+	if (elem_is_float(acc->dt.kind)) {
+		PExpr *args[3] = {x, w, acc};
+		return pe_call(c->b, "fma", 3, args);
+	}
+	return pe_add(c->b, acc, pe_mul(c->b, x, w));
+}
+
+static PExpr *
+as_type(GroupCx *c, ElemKind k, PExpr *e)
+{
+	return pe_cast(c->b, (DType){k, e->dt.lanes}, e);
+}
+
+/* Member 0's value at idx is e: the fused consumers on top of it, stored
+ * in the result. */
+static bool
+store_through_consumers(GroupCx *c, PExpr *e, PExpr *const *idx)
+{
+	c->master = pb_let(c->b, "s", e);
+	PExpr *v = lower_member(c, c->g->n - 1, idx, 1);
+	c->master = NULL;
+	if (!v)
+		return false;
+	pb_store(c->b, c->out[0], idx, 1, v);
+	return true;
+}
+
+static PVar *
+local_tile(GroupCx *c, ElemKind k, uint32_t n, const int64_t *dims)
+{
+	return pb_alloc(c->b, "acc", type_tensor(c->m, (DType){k, 1}, n, dims), c->local);
+}
+
+/* ------------------------------------------------------------- dense */
+
+static const int64_t dense_lanes[] = {16, 8, 4, 2, 1};
+static const int64_t dense_rows[] = {4, 2, 1};
+
+static int
+tile_dense(GroupCx *c, LowerOpenNest open)
+{
+	const Value *v = c->g->members[0];
+	const Type *xt = v->args[0]->type, *wt = v->args[1]->type;
+	if (xt->n != 2 || v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
+		return 0;
+	int64_t M = xt->dims[0], K = xt->dims[1], N = wt->dims[0];
+	if (M == 0 || N == 0 || K == 0)
+		return 0;
+	int64_t V = largest_divisor(K, dense_lanes);
+	int64_t RM = largest_divisor(M, dense_rows), RN = largest_divisor(N, dense_rows);
+	ElemKind kk = (ElemKind)v->type->dt.kind;
+	PBuild *b = c->b;
+	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
+
+	int64_t grid[2] = {M / RM, N / RN};
+	PExpr *t[2];
+	int close = open(c, grid, 2, t, false);
+	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[0], pe_i32(b, RM)));
+	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[1], pe_i32(b, RN)));
+	int64_t tdims[3] = {RM, RN, V};
+	PVar *acc = local_tile(c, kk, 3, tdims);
+	int op = 0;
+	PExpr *u = unrolled(c, "u", RM, &op), *q = unrolled(c, "u", RN, &op);
+	PExpr *ai[3] = {u, q, pe_i32(b, 0)};
+	pb_store(b, acc, ai, (uint32_t)V, pe_broadcast(b, (uint8_t)V, pe_float(b, 0, kk)));
+	close_n(c, op);
+
+	PExpr *r = serial(c, "k", K / V);
+	PExpr *k0 = pe_mul(b, r, pe_i32(b, V));
+	op = 0;
+	u = unrolled(c, "u", RM, &op);
+	PExpr *xi[2] = {pe_add(b, i0, u), k0};
+	PExpr *a = pb_let(b, "a", as_type(c, kk, pe_load(b, x, xi, (uint32_t)V)));
+	q = unrolled(c, "u", RN, &op);
+	PExpr *wi[2] = {pe_add(b, j0, q), k0};
+	PExpr *acci[3] = {u, q, pe_i32(b, 0)};
+	pb_store(b, acc, acci, (uint32_t)V,
+	         mac(c, pe_load(b, acc, acci, (uint32_t)V), a, as_type(c, kk, pe_load(b, w, wi, (uint32_t)V))));
+	close_n(c, op);
+	pb_close(b); /* k */
+
+	op = 0;
+	u = unrolled(c, "u", RM, &op);
+	q = unrolled(c, "u", RN, &op);
+	/* The V partial sums, added pairwise: a tree of depth log2(V). */
+	PExpr *part[16];
+	for (int64_t l = 0; l < V; l++) {
+		PExpr *li[3] = {u, q, pe_i32(b, l)};
+		part[l] = pe_load(b, acc, li, 1);
+	}
+	for (int64_t n = V; n > 1; n /= 2)
+		for (int64_t l = 0; l < n / 2; l++)
+			part[l] = pe_add(b, part[2 * l], part[2 * l + 1]);
+	PExpr *sum = part[0];
+	PExpr *oi[2] = {pe_add(b, i0, u), pe_add(b, j0, q)};
+	bool ok = store_through_consumers(c, sum, oi);
+	close_n(c, op);
+	close_n(c, close);
+	return ok ? 1 : -1;
+}
+
+/* ------------------------------------------------------------ conv2d */
+
+static const int64_t conv_lanes[] = {16, 8, 4, 1};
+static const int64_t conv_cols[] = {8, 7, 6, 5, 4, 3, 2, 1};
+static const int64_t conv_cols_gpu[] = {4, 3, 2, 1};
+
+static const Layout *
+layout_of(const Value *v, const char *key, const char *dflt)
+{
+	const Attr *a = attr_get(v->u.op->attrs, key);
+	const Layout *l = a && a->kind == AT_STR && a->n ? layout_find(a->u.s) : NULL;
+	return l ? l : layout_find(dflt);
+}
+
+static bool
+is_layout(const Layout *l, const char *name)
+{
+	return strcmp(l->name, name) == 0;
+}
+
+static int
+tile_conv2d(GroupCx *c, LowerOpenNest open)
+{
+	const Value *v = c->g->members[0];
+	if (v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
+		return 0;
+	const Layout *dl = layout_of(v, "data_layout", "NCHW");
+	const Layout *kl = layout_of(v, "kernel_layout", "OIHW");
+	const Layout *ol = layout_of(v, "out_layout", dl->name);
+	if (!is_layout(dl, "NCHW") || !is_layout(kl, "OIHW") || !is_layout(ol, "NCHW"))
+		return 0;
+	char err[256];
+	RefCx rc = {.op = v->u.op->op->name, .attrs = v->u.op->attrs, .err = err, .errsz = sizeof err};
+	int64_t st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, groups = 1;
+	ra_pair(&rc, "strides", st);
+	ra_pair(&rc, "dilation", dil);
+	ra_padding(&rc, "padding", pad);
+	ra_int(&rc, "groups", 1, 1, INT64_MAX, &groups);
+	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
+	int64_t N = xt->dims[0], C = xt->dims[1], H = xt->dims[2], W = xt->dims[3];
+	int64_t O = wt->dims[0], I = wt->dims[1], KH = wt->dims[2], KW = wt->dims[3];
+	int64_t OH = ot->dims[2], OW = ot->dims[3];
+	int64_t V = largest_divisor(O / groups, conv_lanes);
+	if (V == 1 || N * OH * OW * I * KH * KW == 0)
+		return 0;
+	bool gpu = c->device && c->device->kind != DK_CPU;
+	int64_t RX = largest_divisor(OW, gpu ? conv_cols_gpu : conv_cols);
+	ElemKind kk = (ElemKind)ot->dt.kind;
+	PBuild *b = c->b;
+	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
+	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
+
+	/* Stage 1: the weight as [I,KH,KW,O]. */
+	int64_t tdims[4] = {I, KH, KW, O};
+	PVar *wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 4, tdims), global);
+	PExpr *ti[4];
+	int close = open(c, tdims, 4, ti, true);
+	PExpr *wsrc[4] = {ti[3], ti[0], ti[1], ti[2]};
+	pb_store(b, wT, ti, 1, pe_load(b, w, wsrc, 1));
+	close_n(c, close);
+
+	/* Stage 2: the input with its padding written out as zeros. */
+	PVar *src = x;
+	if (pad[0] || pad[1] || pad[2] || pad[3]) {
+		int64_t pdims[4] = {N, C, H + pad[0] + pad[2], W + pad[1] + pad[3]};
+		src = pb_alloc(b, "xp", type_tensor(c->m, xt->dt, 4, pdims), global);
+		PExpr *pi[4];
+		close = open(c, pdims, 4, pi, true);
+		PExpr *y = pe_sub(b, pi[2], pe_i32(b, pad[0])), *xx = pe_sub(b, pi[3], pe_i32(b, pad[1]));
+		PExpr *inside = pe_bin(b, OP_AND,
+		                       pe_bin(b, OP_AND, pe_bin(b, OP_GE, y, pe_i32(b, 0)),
+		                              pe_bin(b, OP_LT, y, pe_i32(b, H))),
+		                       pe_bin(b, OP_AND, pe_bin(b, OP_GE, xx, pe_i32(b, 0)),
+		                              pe_bin(b, OP_LT, xx, pe_i32(b, W))));
+		/* Clamped, the load stays in bounds where select drops it. */
+		PExpr *cy = pe_call2(b, "min", pe_call2(b, "max", y, pe_i32(b, 0)), pe_i32(b, H - 1));
+		PExpr *cx = pe_call2(b, "min", pe_call2(b, "max", xx, pe_i32(b, 0)), pe_i32(b, W - 1));
+		PExpr *xi[4] = {pi[0], pi[1], cy, cx};
+		PExpr *val = pe_load(b, x, xi, 1);
+		pb_store(b, src, pi, 1, pe_select(b, inside, val, pe_like(b, val, 0)));
+		close_n(c, close);
+	}
+
+	/* Stage 3: the convolution, a tile of V channels x RX columns. */
+	int64_t grid[4] = {N, O / V, OH, OW / RX};
+	PExpr *g[4];
+	close = open(c, grid, 4, g, false);
+	PExpr *oc0 = pb_let(b, "oc", pe_mul(b, g[1], pe_i32(b, V)));
+	PExpr *ox0 = pb_let(b, "ox", pe_mul(b, g[3], pe_i32(b, RX)));
+	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
+	             : pb_let(b, "g", pe_mul(b, pe_div(b, oc0, pe_i32(b, O / groups)), pe_i32(b, I)));
+	int64_t adims[2] = {RX, V};
+	PVar *acc = local_tile(c, kk, 2, adims);
+	int op = 0;
+	PExpr *q = unrolled(c, "u", RX, &op);
+	PExpr *ai[2] = {q, pe_i32(b, 0)};
+	pb_store(b, acc, ai, (uint32_t)V, pe_broadcast(b, (uint8_t)V, pe_float(b, 0, kk)));
+	close_n(c, op);
+	PExpr *ic = serial(c, "r", I);
+	PExpr *ky = serial(c, "r", KH);
+	PExpr *iy = pb_let(b, "y", pe_add(b, pe_mul(b, g[2], pe_i32(b, st[0])), pe_mul(b, ky, pe_i32(b, dil[0]))));
+	PExpr *kx = serial(c, "r", KW);
+	PExpr *wi[4] = {ic, ky, kx, oc0};
+	PExpr *wv = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi, (uint32_t)V)));
+	op = 0;
+	q = unrolled(c, "u", RX, &op);
+	PExpr *ix = pe_add(b, pe_mul(b, pe_add(b, ox0, q), pe_i32(b, st[1])), pe_mul(b, kx, pe_i32(b, dil[1])));
+	PExpr *xi[4] = {g[0], pe_add(b, gbase, ic), iy, ix};
+	PExpr *xv = pe_broadcast(b, (uint8_t)V, as_type(c, kk, pe_load(b, src, xi, 1)));
+	PExpr *acci[2] = {q, pe_i32(b, 0)};
+	pb_store(b, acc, acci, (uint32_t)V, mac(c, pe_load(b, acc, acci, (uint32_t)V), xv, wv));
+	close_n(c, op);
+	close_n(c, 3); /* kx, ky, ic */
+
+	op = 0;
+	q = unrolled(c, "u", RX, &op);
+	PExpr *l = unrolled(c, "u", V, &op);
+	PExpr *li[2] = {q, l};
+	PExpr *oi[4] = {g[0], pe_add(b, oc0, l), g[2], pe_add(b, ox0, q)};
+	bool ok = store_through_consumers(c, pe_load(b, acc, li, 1), oi);
+	close_n(c, op);
+	close_n(c, close);
+	return ok ? 1 : -1;
+}
+
+int
+lower_tiled(GroupCx *c, LowerOpenNest open)
+{
+	const char *name = c->g->members[0]->u.op->op->name;
+	if (c->g->members[0]->type->kind != TY_TENSOR)
+		return 0;
+	if (strcmp(name, "nn.dense") == 0)
+		return tile_dense(c, open);
+	if (strcmp(name, "nn.conv2d") == 0)
+		return tile_conv2d(c, open);
+	return 0;
+}
