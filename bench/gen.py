@@ -6,7 +6,12 @@
   gen.py mlir N    the same program for mlir-opt (arith dialect)
   gen.py chain N   N unary ops in a chain with an on_device every 100
   gen.py dag N     a random DAG of N binary ops, one in 50 annotated
+  gen.py net N     N operators in residual blocks (conv2d, bias_add, relu,
+                   add) on 1x8x8x8 tensors, for ir-lower
+  gen.py npy D,D.. FILE   an f32 .npy of that shape, values in [-1, 1)
 """
+import array
+import struct
 import random
 import sys
 
@@ -72,9 +77,44 @@ def gen_dag(n, out):
     w(f"  return %{n - 1}\n}}\n")
 
 
+def gen_net(n, out):
+    w = out.write
+    w("device @cpu = cpu(0)\n")
+    w("fn @main(%x: f32[1,8,8,8], %w: f32[8,8,3,3], %b: f32[8]) {\n")
+    prev, res, i = "%x", "%x", 0
+    while i < n:
+        w(f"  %c{i} = nn.conv2d({prev}, %w) {{padding=[1,1,1,1]}}\n")
+        w(f"  %b{i} = nn.bias_add(%c{i}, %b)\n")
+        w(f"  %r{i} = nn.relu(%b{i})\n")
+        w(f"  %a{i} = add(%r{i}, {res})\n")
+        prev = res = f"%a{i}"
+        i += 4
+    w(f"  return {prev}\n}}\n")
+
+
+def gen_npy(shape, path):
+    dims = [int(d) for d in shape.split(",")]
+    count = 1
+    for d in dims:
+        count *= d
+    rng = random.Random(3)
+    data = array.array("f", (rng.random() * 2 - 1 for _ in range(count)))
+    if sys.byteorder != "little":
+        data.byteswap()
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % (
+        "".join(f"{d}, " for d in dims).rstrip(" ") if len(dims) > 1 else f"{dims[0]},")
+    header += " " * (63 - (len(header) + 10) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(data.tobytes())
+
+
 def main():
+    if sys.argv[1] == "npy":
+        gen_npy(sys.argv[2], sys.argv[3])
+        return
     kind, n = sys.argv[1], int(sys.argv[2])
-    gen = {"ir": gen_ir, "mlir": gen_mlir, "chain": gen_chain, "dag": gen_dag}[kind]
+    gen = {"ir": gen_ir, "mlir": gen_mlir, "chain": gen_chain, "dag": gen_dag, "net": gen_net}[kind]
     gen(n, sys.stdout)
 
 

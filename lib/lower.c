@@ -106,6 +106,7 @@ typedef struct {
 	Group *groups;
 	size_t ngroups, capgroups;
 	NameSet names;        /* the function's local names, for new bindings */
+	PtrMap suffix;        /* prim name -> the next _N to try */
 	/* statistics */
 	unsigned nops, nprims, nfused, ntexture, nfallback;
 } Lower;
@@ -416,9 +417,11 @@ prim_name(Lower *L, const Group *g)
 			s[n++] = *p == '.' ? '_' : *p;
 	}
 	s[n] = 0;
-	Sym name = sym_intern(L->m, s, n);
-	for (int i = 1; sym_global(name, NULL); i++) {
-		sprintf(s + n, "_%d", i);
+	Sym base = sym_intern(L->m, s, n), name = base;
+	/* Many groups share a name: start from the last suffix given. */
+	int *next = pm_slot(&L->suffix, base);
+	while (sym_global(name, NULL)) {
+		sprintf(s + n, "_%d", ++*next);
 		name = sym_intern_cstr(L->m, s);
 	}
 	free(s);
@@ -449,9 +452,10 @@ group_device(Lower *L, const Group *g)
 }
 
 /* The call's operands: the inputs, a tuple's fields as its projections
- * (new bindings before the call when the tuple is not written as one). */
+ * (new bindings before the call when the tuple is not written as one;
+ * queued on g->pre, spliced in by unlink_removed). */
 static Value *
-input_arg(Lower *L, Block *blk, Value *call, const GroupInput *in)
+input_arg(Lower *L, Group *g, Value *call, const GroupInput *in)
 {
 	if (in->field < 0)
 		return in->v;
@@ -472,12 +476,12 @@ input_arg(Lower *L, Block *blk, Value *call, const GroupInput *in)
 	p->type = input_type(in);
 	p->loc = call->loc;
 	p->flags = call->flags & VF_LOC;
-	/* Insert p right before call in blk. */
-	Value **link = &blk->first;
-	while (*link != call)
-		link = &(*link)->next;
-	p->next = call;
-	*link = p;
+	p->next = NULL;
+	if (g->pre_last)
+		g->pre_last->next = p;
+	else
+		g->pre = p;
+	g->pre_last = p;
 	return p;
 }
 
@@ -548,7 +552,7 @@ lower_group(Lower *L, Group *g)
 		/* The last member becomes the call; the others go. */
 		Value *call = value_new(m, VK_BIND, (uint32_t)c.nin);
 		for (int i = 0; i < c.nin; i++)
-			call->args[i] = input_arg(L, g->blk, tail, &c.in[i]);
+			call->args[i] = input_arg(L, g, tail, &c.in[i]);
 		/* Operands are stored inline, so the call is a new value that
 		 * takes tail's name and place; uses of tail are retargeted. */
 		call->form = B_CALL_LOWERED;
@@ -558,13 +562,7 @@ lower_group(Lower *L, Group *g)
 		call->loc = tail->loc;
 		call->flags = tail->flags & (VF_TYPED | VF_ON | VF_LOC);
 		call->u.prim = p;
-		call->next = tail->next;
-		Value **link = &g->blk->first;
-		while (*link != tail)
-			link = &(*link)->next;
-		*link = call;
-		if (g->blk->last == tail)
-			g->blk->last = call;
+		g->replaced = tail;
 		tail->flags |= VF_REMOVED;
 		*pm_slot(&L->group_of, call) = pm_get(&L->group_of, tail);
 		for (int k = 0; k + 1 < g->n; k++)
@@ -579,8 +577,9 @@ lower_group(Lower *L, Group *g)
 
 /* ------------------------------------------------------------- driver */
 
-/* Unlinks the removed members from their blocks, and points uses of a
- * replaced tail (yields) at its call. */
+/* Unlinks the removed members from their blocks and puts each group's
+ * call (after its queued projections) in its tail's place: one pass over
+ * each block. */
 static void
 unlink_removed(Lower *L)
 {
@@ -594,8 +593,22 @@ unlink_removed(Lower *L)
 		Value **link = &blk->first;
 		Value *last = NULL;
 		while (*link) {
-			if ((*link)->flags & VF_REMOVED) {
-				*link = (*link)->next;
+			Value *v = *link;
+			int gi = (v->flags & VF_REMOVED) ? pm_get(&L->group_of, v) : 0;
+			Group *g = gi ? &L->groups[gi - 1] : NULL;
+			if (g && g->replaced == v) {
+				Value *call = g->members[g->n - 1];
+				call->next = v->next;
+				if (g->pre) {
+					g->pre_last->next = call;
+					*link = g->pre;
+				} else {
+					*link = call;
+				}
+				continue;
+			}
+			if (v->flags & VF_REMOVED) {
+				*link = v->next;
 				continue;
 			}
 			last = *link;
@@ -657,8 +670,9 @@ lower_func(Lower *L, Func *f)
 	for (size_t i = 0; i < L->ngroups && ok; i++)
 		ok = lower_group(L, &L->groups[i]);
 	if (ok) {
-		retarget_uses(L);
+		/* The calls go in first, so that retargeting sees their operands. */
 		unlink_removed(L);
+		retarget_uses(L);
 	}
 	pm_free(&L->uses);
 	pm_free(&L->group_of);
@@ -674,6 +688,7 @@ lower_module(Module *m, const LowerOpts *o)
 	for (Func *f = m->funcs; f && ok; f = f->next)
 		ok = lower_func(&L, f);
 	free(L.groups);
+	pm_free(&L.suffix);
 	if (ok && o->stats)
 		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer); "
 		        "%u buffer%s in texture memory, %u kept in global memory for image2d_max\n",

@@ -29,6 +29,8 @@ typedef struct {
 	int pattern;              /* OpPattern of the group so far */
 	bool closed;              /* nothing more fuses into it */
 	Block *blk;
+	Value *replaced;          /* the tail its call_lowered replaces */
+	Value *pre, *pre_last;    /* projections to insert before the call */
 } Group;
 
 /* An outside operand: a value, or field `field` of a tuple value. */
