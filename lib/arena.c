@@ -22,14 +22,19 @@ struct Arena {
 	size_t total;
 };
 
+void
+die_oom(void)
+{
+	fputs("irpipe: out of memory\n", stderr);
+	exit(1);
+}
+
 void *
 xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("irpipe: out of memory\n", stderr);
-		exit(1);
-	}
+	if (!p)
+		die_oom();
 	return p;
 }
 
@@ -37,10 +42,8 @@ void *
 xcalloc(size_t n, size_t sz)
 {
 	void *p = calloc(n ? n : 1, sz ? sz : 1);
-	if (!p) {
-		fputs("irpipe: out of memory\n", stderr);
-		exit(1);
-	}
+	if (!p)
+		die_oom();
 	return p;
 }
 
@@ -48,10 +51,8 @@ void *
 xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("irpipe: out of memory\n", stderr);
-		exit(1);
-	}
+	if (!p)
+		die_oom();
 	return p;
 }
 

@@ -39,6 +39,7 @@ void ptrvec_push(PtrVec *pv, void *p);
 void ptrvec_free(PtrVec *pv);
 
 /* Memory that cannot be had is not an input error: print and exit. */
+_Noreturn void die_oom(void);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t sz);
 void *xrealloc(void *p, size_t n);
@@ -498,6 +499,9 @@ typedef struct {
 	bool locations;       /* print loc(...) on every node */
 } PrintOpts;
 void ir_print(const Module *m, FILE *out, const PrintOpts *opts);
+/* One prim as ir_print writes it (no locations), in a malloc'd string
+ * of *len bytes. */
+char *ir_prim_text(const Module *m, const Prim *p, size_t *len);
 /* d as the printer writes floats: the shortest decimal that reads back to
  * d, always with a '.' or an exponent ("10.0", "1e-07", "nan", "-inf"). */
 void ir_print_double(FILE *f, double d);

@@ -13,7 +13,11 @@
  *    for packed 5-d activations and texture:weight for packed conv2d
  *    weights on a device with texture=true, while the image fits its
  *    image2d_max; global otherwise), and one kernel per result.
- * 3. The group's last binding becomes `call_lowered @prim(inputs)` under
+ * 3. A prim identical to an earlier one but for its name is dropped and
+ *    the earlier one called instead, as TVM's compile engine caches
+ *    lowered functions by structure: a network of repeated blocks gets
+ *    one prim per distinct block.
+ * 4. The group's last binding becomes `call_lowered @prim(inputs)` under
  *    its own name; the other members disappear.
  */
 #include <stdio.h>
@@ -106,9 +110,14 @@ typedef struct {
 	Group *groups;
 	size_t ngroups, capgroups;
 	NameSet names;        /* the function's local names, for new bindings */
-	PtrMap suffix;        /* prim name -> the next _N to try */
+	PtrMap suffix;        /* prim name -> the last _N given */
+	int *suffix_slot;     /* what prim_name changed, to undo it */
+	int suffix_was;
+	/* the prims so far by the hash of their text (see prim_key) */
+	struct SharedPrim { uint64_t hash; Prim *p; char *key; size_t len; } *shared;
+	size_t scap, sn;
 	/* statistics */
-	unsigned nops, nprims, nfused, ntexture, nfallback;
+	unsigned nops, nprims, nfused, ntexture, nfallback, nshared;
 } Lower;
 
 /* ------------------------------------------------------------- fusion */
@@ -420,6 +429,8 @@ prim_name(Lower *L, const Group *g)
 	Sym base = sym_intern(L->m, s, n), name = base;
 	/* Many groups share a name: start from the last suffix given. */
 	int *next = pm_slot(&L->suffix, base);
+	L->suffix_slot = next;
+	L->suffix_was = *next;
 	while (sym_global(name, NULL)) {
 		sprintf(s + n, "_%d", ++*next);
 		name = sym_intern_cstr(L->m, s);
@@ -440,6 +451,92 @@ new_prim(Module *m, Sym name)
 		m->prims = p;
 	m->prims_last = p;
 	return p;
+}
+
+/* ------------------------------------------------------- shared prims */
+
+/* p's text with its own name blanked where it names p and p's kernels
+ * ("prim @(", "kernel @_k0"): equal keys, equal prims. */
+static char *
+prim_key(const Module *m, const Prim *p, size_t *len)
+{
+	size_t n, o = 0, nl = strlen(p->name);
+	char *t = ir_prim_text(m, p, &n);
+	for (size_t i = 0; i < n;) {
+		t[o++] = t[i];
+		if (t[i++] == '@' && i + nl < n && memcmp(t + i, p->name, nl) == 0 &&
+		    (t[i + nl] == '(' || t[i + nl] == '_'))
+			i += nl;
+	}
+	*len = o;
+	return t;
+}
+
+static uint64_t
+key_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+	return h | 1; /* 0 marks an empty slot */
+}
+
+static void
+shared_insert(Lower *L, struct SharedPrim sp)
+{
+	if (2 * (L->sn + 1) > L->scap) {
+		size_t cap = L->scap ? 2 * L->scap : 256;
+		struct SharedPrim *t = xcalloc(cap, sizeof *t);
+		for (size_t i = 0; i < L->scap; i++)
+			if (L->shared[i].hash) {
+				size_t j = L->shared[i].hash & (cap - 1);
+				while (t[j].hash)
+					j = (j + 1) & (cap - 1);
+				t[j] = L->shared[i];
+			}
+		free(L->shared);
+		L->shared = t;
+		L->scap = cap;
+	}
+	size_t j = sp.hash & (L->scap - 1);
+	while (L->shared[j].hash)
+		j = (j + 1) & (L->scap - 1);
+	L->shared[j] = sp;
+	L->sn++;
+}
+
+/* An earlier prim equal to p, or NULL after recording p as new. */
+static Prim *
+shared_find(Lower *L, Prim *p)
+{
+	struct SharedPrim sp = {.p = p};
+	sp.key = prim_key(L->m, p, &sp.len);
+	sp.hash = key_hash(sp.key, sp.len);
+	for (size_t j = L->scap ? sp.hash & (L->scap - 1) : 0; L->scap && L->shared[j].hash;
+	     j = (j + 1) & (L->scap - 1)) {
+		const struct SharedPrim *e = &L->shared[j];
+		if (e->hash == sp.hash && e->len == sp.len && memcmp(e->key, sp.key, sp.len) == 0) {
+			free(sp.key);
+			return e->p;
+		}
+	}
+	shared_insert(L, sp);
+	return NULL;
+}
+
+/* Takes back the prim just made: off the module's list, its name free
+ * for the next group. */
+static void
+drop_prim(Lower *L, Prim *p, Prim *prev_last)
+{
+	Module *m = L->m;
+	m->prims_last = prev_last;
+	if (prev_last)
+		prev_last->next = NULL;
+	else
+		m->prims = NULL;
+	sym_set_global(p->name, GK_NONE, NULL);
+	*L->suffix_slot = L->suffix_was;
 }
 
 static const Device *
@@ -491,6 +588,7 @@ lower_group(Lower *L, Group *g)
 	Module *m = L->m;
 	const Device *dev = group_device(L, g);
 	Sym devname = dev ? dev->name : sym_intern_cstr(m, "cpu");
+	Prim *prev_last = m->prims_last;
 	Prim *p = new_prim(m, prim_name(L, g));
 	PBuild b;
 	pb_start(&b, m, p);
@@ -549,6 +647,14 @@ lower_group(Lower *L, Group *g)
 			pb_close(&b);
 	}
 	if (ok) {
+		Prim *same = shared_find(L, p);
+		if (same) {
+			drop_prim(L, p, prev_last);
+			p = same;
+			L->nshared++;
+		} else {
+			L->nprims++;
+		}
 		/* The last member becomes the call; the others go. */
 		Value *call = value_new(m, VK_BIND, (uint32_t)c.nin);
 		for (int i = 0; i < c.nin; i++)
@@ -568,7 +674,6 @@ lower_group(Lower *L, Group *g)
 		for (int k = 0; k + 1 < g->n; k++)
 			g->members[k]->flags |= VF_REMOVED;
 		g->members[g->n - 1] = call;
-		L->nprims++;
 	}
 	free(c.in);
 	free(c.out);
@@ -689,10 +794,15 @@ lower_module(Module *m, const LowerOpts *o)
 		ok = lower_func(&L, f);
 	free(L.groups);
 	pm_free(&L.suffix);
+	for (size_t i = 0; i < L.scap; i++)
+		free(L.shared[i].key);
+	free(L.shared);
 	if (ok && o->stats)
-		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer); "
+		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer, "
+		        "%u call%s of a prim shared with an identical group); "
 		        "%u buffer%s in texture memory, %u kept in global memory for image2d_max\n",
 		        L.nops, L.nops == 1 ? "" : "s", L.nprims, L.nprims == 1 ? "" : "s", L.nfused,
+		        L.nshared, L.nshared == 1 ? "" : "s",
 		        L.ntexture, L.ntexture == 1 ? "" : "s", L.nfallback);
 	return ok;
 }

@@ -82,7 +82,7 @@ lower_golden() {
 
 @test "lower: --stats counts operators, prims and fusions" {
 	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir"
-	[ "$stderr" = "ir-lower: 7 operators in 5 prims (2 fused into a producer); 0 buffers in texture memory, 0 kept in global memory for image2d_max" ]
+	[ "$stderr" = "ir-lower: 7 operators in 5 prims (2 fused into a producer, 0 calls of a prim shared with an identical group); 0 buffers in texture memory, 0 kept in global memory for image2d_max" ]
 }
 
 @test "lower: a value used twice is not fused into its consumer" {
@@ -110,9 +110,9 @@ IR
 @test "lower: prim names are unique in the module" {
 	cat > "$BATS_TEST_TMPDIR/two.ir" <<'IR'
 device @cpu = cpu(0)
-fn @main(%x: f32[4]) -> f32[4] {
+fn @main(%x: f32[4]) -> f32[2,2] {
   %a = exp(%x)
-  %b = on_device(%a, @cpu, constrain_result=true)
+  %b = reshape(%a) {newshape=[2,2]}
   %c = exp(%b)
   return %c
 }
@@ -120,6 +120,27 @@ IR
 	run -0 ir-lower --no-fuse "$BATS_TEST_TMPDIR/two.ir"
 	assert_output --partial 'prim @exp('
 	assert_output --partial 'prim @exp_1('
+}
+
+@test "lower: identical groups share one prim; names stay dense" {
+	cat > "$BATS_TEST_TMPDIR/same.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[4], %y: f32[2,2]) -> (f32[4], f32[2,2]) {
+  %a = exp(%x)
+  %b = exp(%a)
+  %c = exp(%y)
+  %t = (%b, %c)
+  return %t
+}
+IR
+	run -0 --separate-stderr ir-lower --no-fuse --stats "$BATS_TEST_TMPDIR/same.ir"
+	[ "$(grep -c '^prim' <<< "$output")" = 2 ]
+	assert_output --partial 'prim @exp(%p0: f32[4]'
+	assert_output --partial 'prim @exp_1(%p0: f32[2,2]'
+	assert_output --partial '%a: f32[4] = call_lowered @exp(%x)'
+	assert_output --partial '%b: f32[4] = call_lowered @exp(%a)'
+	assert_output --partial '%c: f32[2,2] = call_lowered @exp_1(%y)'
+	[[ "$stderr" == *"in 2 prims (0 fused into a producer, 1 call of a prim shared with an identical group)"* ]]
 }
 
 @test "lower: output is deterministic" {
