@@ -20,6 +20,7 @@
  * 4. The group's last binding becomes `call_lowered @prim(inputs)` under
  *    its own name; the other members disappear.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -582,10 +583,36 @@ input_arg(Lower *L, Group *g, Value *call, const GroupInput *in)
 	return p;
 }
 
+/* Loop-level indices are i32: a tensor of more elements cannot be
+ * indexed (and would wrap silently). */
+static bool
+check_indexable(Lower *L, const Value *at, const Value *v, const Type *t)
+{
+	if (t->kind != TY_TENSOR || type_numel(t) <= INT32_MAX)
+		return true;
+	error_at(L->m->ctx, at->loc, "cannot lower %%%s: %s has %lld elements, more than the "
+	         "2147483647 that the loop level's i32 indices reach", at->name,
+	         v == at ? "its result" : "an operand", (long long)type_numel(t));
+	return false;
+}
+
 static bool
 lower_group(Lower *L, Group *g)
 {
 	Module *m = L->m;
+	for (int k = 0; k < g->n; k++) {
+		const Value *v = g->members[k];
+		const Type *rt = v->type;
+		for (uint32_t f = 0; f < (rt->kind == TY_TUPLE ? rt->n : 1); f++)
+			if (!check_indexable(L, v, v, rt->kind == TY_TUPLE ? rt->fields[f] : rt))
+				return false;
+		for (uint32_t j = 0; j < v->nargs; j++) {
+			const Type *at = v->args[j]->type;
+			for (uint32_t f = 0; f < (at->kind == TY_TUPLE ? at->n : 1); f++)
+				if (!check_indexable(L, v, v->args[j], at->kind == TY_TUPLE ? at->fields[f] : at))
+					return false;
+		}
+	}
 	const Device *dev = group_device(L, g);
 	Sym devname = dev ? dev->name : sym_intern_cstr(m, "cpu");
 	Prim *prev_last = m->prims_last;

@@ -21,6 +21,7 @@
  * The consumers fused after the master (bias_add, relu, ...) run on each
  * element of the tile as it is stored (GroupCx.master).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "layout.h"
@@ -213,8 +214,9 @@ tile_conv2d(GroupCx *c, LowerOpenNest open)
 	int64_t O = wt->dims[0], I = wt->dims[1], KH = wt->dims[2], KW = wt->dims[3];
 	int64_t OH = ot->dims[2], OW = ot->dims[3];
 	int64_t V = largest_divisor(O / groups, conv_lanes);
-	if (V == 1 || N * OH * OW * I * KH * KW == 0)
-		return 0;
+	if (V == 1 || N * OH * OW * I * KH * KW == 0 ||
+	    N * C * (H + pad[0] + pad[2]) * (W + pad[1] + pad[3]) > INT32_MAX)
+		return 0; /* (the padded input must stay within i32 indices) */
 	bool gpu = c->device && c->device->kind != DK_CPU;
 	int64_t RX = largest_divisor(OW, gpu ? conv_cols_gpu : conv_cols);
 	ElemKind kk = (ElemKind)ot->dt.kind;

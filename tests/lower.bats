@@ -148,3 +148,16 @@ IR
 	b=$(ir-lower "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir" | cksum)
 	[ "$a" = "$b" ]
 }
+
+@test "lower: a tensor beyond i32 indices is an error at its binding, nothing on stdout" {
+	cat > "$BATS_TEST_TMPDIR/big.ir" <<'IR'
+device @g = gpu(0)
+fn @main(%x: f32[65536,65536]) -> f32[65536,65536] {
+  %0 = exp(%x)
+  return %0
+}
+IR
+	run -1 --separate-stderr ir-lower "$BATS_TEST_TMPDIR/big.ir"
+	[ -z "$output" ]
+	[[ "$stderr" == *"big.ir:3:3: error: cannot lower %0: its result has 4294967296 elements, more than the 2147483647"* ]]
+}
