@@ -554,6 +554,33 @@ static const struct { const char *name; int nargs; bool float_only; } intrinsics
 	{"pow", 2, true}, {"fma", 3, true},
 };
 
+/* lane(V, K): lane K (an integer literal) of the vector V, a scalar. */
+static bool
+type_lane(Verifier *vf, PExpr *e)
+{
+	if (e->n != 2) {
+		ERR(vf, e->loc, "'lane' takes 2 arguments, %u given", e->n);
+		return false;
+	}
+	PExpr *v = e->u.call.args[0], *k = e->u.call.args[1];
+	if (!type_expr(vf, v, (DType){ET_F32, 1}))
+		return false;
+	if (v->dt.lanes < 2) {
+		char d[16];
+		dt_str(v->dt, d);
+		ERR(vf, v->loc, "'lane' needs a vector, not a scalar of type %s", d);
+		return false;
+	}
+	if (k->kind != E_INT || k->op == E_INT_NEEDS_MINUS || k->u.i < 0 || k->u.i >= v->dt.lanes) {
+		ERR(vf, k->loc, "'lane' needs a lane number from 0 to %u, written as a literal",
+		    (unsigned)v->dt.lanes - 1);
+		return false;
+	}
+	k->dt = (DType){ET_I32, 1};
+	e->dt = (DType){v->dt.kind, 1};
+	return true;
+}
+
 /* Recursion is bounded by IR_MAX_EXPR_DEPTH (the parser caps it). */
 static bool
 type_expr(Verifier *vf, PExpr *e, DType hint)
@@ -677,6 +704,8 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 		e->dt = e->u.cast.to;
 		return true;
 	case E_CALL: {
+		if (strcmp(e->u.call.fn, "lane") == 0)
+			return type_lane(vf, e);
 		for (size_t i = 0; i < sizeof intrinsics / sizeof *intrinsics; i++) {
 			if (strcmp(intrinsics[i].name, e->u.call.fn) != 0)
 				continue;

@@ -1107,6 +1107,32 @@ prim @p(%n: i32) {
 IR
 }
 
+@test "verify: lane takes a vector and a literal lane number within it" {
+	rejects 3:40 "'lane' needs a lane number from 0 to 3, written as a literal" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v = lane(broadcast<f32x4>(1.0), 4)
+}
+IR
+	rejects 4:21 "'lane' needs a lane number from 0 to 3, written as a literal" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %w = broadcast<f32x4>(1.0)
+  let %v = lane(%w, %n)
+}
+IR
+	rejects 3:17 "'lane' needs a vector, not a scalar of type i32" <<'IR'
+device @cpu = cpu(0)
+prim @p(%n: i32) {
+  let %v = lane(%n, 0)
+}
+IR
+	printf 'device @cpu = cpu(0)\nprim @p(%%B: i16[8] @cpu) {\n  %%B[0] = lane(%%B[0:8], 7)\n}\n' |
+		ir-parse > "$BATS_TEST_TMPDIR/ok.ir"
+	run -0 cat "$BATS_TEST_TMPDIR/ok.ir"
+	assert_output --partial '%B[0] = lane(%B[0:8], 7)'
+}
+
 @test "verify: a cast cannot change the number of lanes" {
 	rejects 3:12 'cast cannot change the number of lanes' <<'IR'
 device @cpu = cpu(0)

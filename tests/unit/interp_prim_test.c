@@ -259,6 +259,11 @@ test_lanes(void)
 	        "prim @vec_int(%A: i32[16] @gpu) {\n"
 	        "  let %v: i32x16 = %A[0:16]\n"
 	        "  %A[0:16] = %v * %v - broadcast<i32x16>(1)\n"
+	        "}\n"
+	        "prim @vec_lane(%A: i32[16] @gpu) {\n"
+	        "  let %v: i32x16 = %A[0:16]\n"
+	        "  %A[0] = lane(%v, 15)\n"
+	        "  %A[1] = lane(%v, 0) + lane(%A[4:4], 3)\n"
 	        "}\n");
 	Tensor *t[2] = {T2(ET_F32, 2, 8), T2(ET_F32, 2, 8)};
 	for (int i = 0; i < 16; i++)
@@ -290,6 +295,11 @@ test_lanes(void)
 	for (int i = 0; i < 16; i++)
 		good &= tensor_get_int(v, i) == (i - 8) * (i - 8) - 1;
 	CHECK(good, "i32x16 lanes");
+	for (int i = 0; i < 16; i++)
+		tensor_set_int(v, i, 100 + i);
+	run_prim(__LINE__, &md, "vec_lane", &v, 1, NULL);
+	CHECK(tensor_get_int(v, 0) == 115 && tensor_get_int(v, 1) == 100 + 107 &&
+	      tensor_get_int(v, 2) == 102, "lane() takes one lane of a vector");
 	tensor_free(v);
 	mod_free(&md);
 }
