@@ -83,17 +83,17 @@ as_type(GroupCx *c, ElemKind k, PExpr *e)
 	return pe_cast(c->b, (DType){k, e->dt.lanes}, e);
 }
 
-/* Member 0's value at idx is e: the fused consumers on top of it, stored
- * in the result. */
+/* Member 0's value at idx is e (of `lanes` lanes along the last axis):
+ * the fused consumers on top of it, stored in the result. */
 static bool
-store_through_consumers(GroupCx *c, PExpr *e, PExpr *const *idx)
+store_through_consumers(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes)
 {
 	c->master = pb_let(c->b, "s", e);
-	PExpr *v = lower_member(c, c->g->n - 1, idx, 1);
+	PExpr *v = lower_member(c, c->g->n - 1, idx, lanes);
 	c->master = NULL;
 	if (!v)
 		return false;
-	pb_store(c->b, c->out[0], idx, 1, v);
+	pb_store(c->b, c->out[0], idx, lanes, v);
 	return true;
 }
 
@@ -165,7 +165,7 @@ tile_dense(GroupCx *c, LowerOpenNest open)
 			part[l] = pe_add(b, part[2 * l], part[2 * l + 1]);
 	PExpr *sum = part[0];
 	PExpr *oi[2] = {pe_add(b, i0, u), pe_add(b, j0, q)};
-	bool ok = store_through_consumers(c, sum, oi);
+	bool ok = store_through_consumers(c, sum, oi, 1);
 	close_n(c, op);
 	close_n(c, close);
 	return ok ? 1 : -1;
@@ -291,7 +291,114 @@ tile_conv2d(GroupCx *c, LowerOpenNest open)
 	PExpr *l = unrolled(c, "u", V, &op);
 	PExpr *li[2] = {q, l};
 	PExpr *oi[4] = {g[0], pe_add(b, oc0, l), g[2], pe_add(b, ox0, q)};
-	bool ok = store_through_consumers(c, pe_load(b, acc, li, 1), oi);
+	bool ok = store_through_consumers(c, pe_load(b, acc, li, 1), oi, 1);
+	close_n(c, op);
+	close_n(c, close);
+	return ok ? 1 : -1;
+}
+
+/* Packed conv2d (NCHW4c input and output, OIHW4o weight): a tile of one
+ * output texel (4 channels) by RX columns.  Per input texel and kernel
+ * tap, the 4 weight texels of its channels are read once for the whole
+ * tile, and each input texel once for its 4 multiply-adds, its channels
+ * taken one by one with lane(): 4 + RX texel reads for 4 * RX vector
+ * multiply-adds, against 2 reads for one in the texel-per-item schedule.
+ * Padding reads a clamped texel and selects zero, so that control flow
+ * stays uniform across work items. */
+static int
+tile_conv2d_packed(GroupCx *c, LowerOpenNest open)
+{
+	const Value *v = c->g->members[0];
+	if (v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
+		return 0;
+	const Layout *dl = layout_of(v, "data_layout", "NCHW");
+	const Layout *kl = layout_of(v, "kernel_layout", "OIHW");
+	const Layout *ol = layout_of(v, "out_layout", dl->name);
+	if (!is_layout(dl, "NCHW4c") || !is_layout(kl, "OIHW4o") || !is_layout(ol, "NCHW4c"))
+		return 0;
+	char err[256];
+	RefCx rc = {.op = v->u.op->op->name, .attrs = v->u.op->attrs, .err = err, .errsz = sizeof err};
+	int64_t st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, groups = 1;
+	ra_pair(&rc, "strides", st);
+	ra_pair(&rc, "dilation", dil);
+	ra_padding(&rc, "padding", pad);
+	ra_int(&rc, "groups", 1, 1, INT64_MAX, &groups);
+	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
+	int64_t N = xt->dims[0], H = xt->dims[2], W = xt->dims[3];
+	int64_t O = wt->dims[0] * 4, I = wt->dims[1], KH = wt->dims[2], KW = wt->dims[3];
+	int64_t OH = ot->dims[2], OW = ot->dims[3];
+	/* Whole texels of input channels per group, and the 4 lanes of the
+	 * output within one group. */
+	if (I % 4 != 0 || (O / groups) % 4 != 0 || N * OH * OW * I * KH * KW == 0 ||
+	    lower_group_lanes(c) != 4)
+		return 0;
+	bool gpu = c->device && c->device->kind != DK_CPU;
+	int64_t RX = largest_divisor(OW, gpu ? conv_cols_gpu : conv_cols);
+	ElemKind kk = (ElemKind)ot->dt.kind;
+	PBuild *b = c->b;
+	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
+
+	int64_t grid[5] = {N, O / 4, OH, OW / RX, 1};
+	PExpr *g[5];
+	int close = open(c, grid, 5, g, false);
+	PExpr *ox0 = pb_let(b, "ox", pe_mul(b, g[3], pe_i32(b, RX)));
+	/* the first input texel of the output channels' group */
+	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
+	             : pb_let(b, "g", pe_mul(b, pe_div(b, g[1], pe_i32(b, O / groups / 4)), pe_i32(b, I / 4)));
+	int64_t adims[2] = {RX, 4};
+	PVar *acc = local_tile(c, kk, 2, adims);
+	int op = 0;
+	PExpr *q = unrolled(c, "u", RX, &op);
+	PExpr *ai[2] = {q, pe_i32(b, 0)};
+	pb_store(b, acc, ai, 4, pe_broadcast(b, 4, pe_float(b, 0, kk)));
+	close_n(c, op);
+	PExpr *icb = serial(c, "r", I / 4);
+	PExpr *ky = serial(c, "r", KH);
+	PExpr *iy = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, g[2], pe_i32(b, st[0])), pe_i32(b, pad[0])),
+	                                  pe_mul(b, ky, pe_i32(b, dil[0]))));
+	PExpr *kx = serial(c, "r", KW);
+	PExpr *wv[4];
+	for (int i = 0; i < 4; i++) {
+		PExpr *wi[5] = {g[1], pe_add(b, pe_mul(b, icb, pe_i32(b, 4)), pe_i32(b, i)), ky, kx,
+		                pe_i32(b, 0)};
+		wv[i] = pb_let(b, "w", as_type(c, kk, pe_load(b, w, wi, 4)));
+	}
+	op = 0;
+	q = unrolled(c, "u", RX, &op);
+	PExpr *ix = pb_let(b, "x", pe_add(b, pe_sub(b, pe_mul(b, pe_add(b, ox0, q), pe_i32(b, st[1])),
+	                                             pe_i32(b, pad[1])),
+	                                  pe_mul(b, kx, pe_i32(b, dil[1]))));
+	bool padded = pad[0] || pad[1] || pad[2] || pad[3];
+	PExpr *yy = iy, *xx = ix;
+	if (padded) {
+		yy = pe_call2(b, "min", pe_call2(b, "max", iy, pe_i32(b, 0)), pe_i32(b, H - 1));
+		xx = pe_call2(b, "min", pe_call2(b, "max", ix, pe_i32(b, 0)), pe_i32(b, W - 1));
+	}
+	PExpr *xi[5] = {g[0], pe_add(b, gbase, icb), yy, xx, pe_i32(b, 0)};
+	PExpr *texel = as_type(c, kk, pe_load(b, x, xi, 4));
+	if (padded) {
+		PExpr *inside = pe_bin(b, OP_AND,
+		                       pe_bin(b, OP_AND, pe_bin(b, OP_GE, iy, pe_i32(b, 0)),
+		                              pe_bin(b, OP_LT, iy, pe_i32(b, H))),
+		                       pe_bin(b, OP_AND, pe_bin(b, OP_GE, ix, pe_i32(b, 0)),
+		                              pe_bin(b, OP_LT, ix, pe_i32(b, W))));
+		texel = pe_select(b, inside, texel, pe_like(b, texel, 0));
+	}
+	texel = pb_let(b, "t", texel);
+	PExpr *acci[2] = {q, pe_i32(b, 0)};
+	PExpr *sum = pe_load(b, acc, acci, 4);
+	for (int i = 0; i < 4; i++) {
+		sum = mac(c, sum, pe_broadcast(b, 4, pe_lane(b, texel, (uint32_t)i)), wv[i]);
+	}
+	pb_store(b, acc, acci, 4, sum);
+	close_n(c, op);
+	close_n(c, 3); /* kx, ky, icb */
+
+	op = 0;
+	q = unrolled(c, "u", RX, &op);
+	PExpr *li[2] = {q, pe_i32(b, 0)};
+	PExpr *oi[5] = {g[0], g[1], g[2], pe_add(b, ox0, q), pe_i32(b, 0)};
+	bool ok = store_through_consumers(c, pe_load(b, acc, li, 4), oi, 4);
 	close_n(c, op);
 	close_n(c, close);
 	return ok ? 1 : -1;
@@ -305,7 +412,9 @@ lower_tiled(GroupCx *c, LowerOpenNest open)
 		return 0;
 	if (strcmp(name, "nn.dense") == 0)
 		return tile_dense(c, open);
-	if (strcmp(name, "nn.conv2d") == 0)
-		return tile_conv2d(c, open);
+	if (strcmp(name, "nn.conv2d") == 0) {
+		int r = tile_conv2d_packed(c, open);
+		return r ? r : tile_conv2d(c, open);
+	}
 	return 0;
 }

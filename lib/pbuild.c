@@ -337,6 +337,15 @@ pe_call(PBuild *b, const char *fn, uint32_t n, PExpr *const *args)
 }
 
 PExpr *
+pe_lane(PBuild *b, PExpr *v, uint32_t k)
+{
+	PExpr *args[2] = {v, pe_i32(b, k)};
+	PExpr *e = pe_call(b, "lane", 2, args);
+	e->dt = (DType){v->dt.kind, 1};
+	return e;
+}
+
+PExpr *
 pe_call1(PBuild *b, const char *fn, PExpr *x)
 {
 	return pe_call(b, fn, 1, &x);

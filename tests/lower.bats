@@ -63,9 +63,14 @@ lower_golden() {
 }
 
 @test "lower: a packed result is computed a texel at a time, in 4 lanes" {
-	run -0 ir-lower "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/lower/texture_block.ir"
 	assert_output --partial '%out[0, %i5, %i4, %i3, 0:4] = '
 	refute_output --regexp '%out\[[^]]*%i[0-9]+\] ='
+	# tiled: 4 weight texels per tap, each input texel's channels by lane()
+	run -0 ir-lower "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	assert_output --partial '%out[0, %i5, %i4, %ox6 + %u20, 0:4] = '
+	assert_output --partial 'let %w16: f32x4 = %p1[%i5, %r9 * 4 + 3, %r10, %r12, 0:4]'
+	assert_output --partial 'fma(broadcast<f32x4>(lane(%t19, 3)), %w16, '
 }
 
 @test "lower: an image beyond image2d_max falls back to a buffer, and --stats says so" {
