@@ -332,7 +332,85 @@ typedef struct {
 	const char *prim;     /* name, for kernel names */
 	int nkernels;
 	bool reduction;       /* the group has reduction loops per element */
+	bool image;           /* the result is an image: 2-d work groups */
 } Sched;
+
+/* Index d of each axis from the flat index q of the axes lo..hi-1, in
+ * C order. */
+static void
+unflatten(PBuild *b, PExpr *q, const int64_t *dims, uint32_t lo, uint32_t hi, PExpr **idx)
+{
+	int64_t total = 1, stride = 1;
+	for (uint32_t d = lo; d < hi; d++)
+		total *= dims[d];
+	for (uint32_t d = hi; d-- > lo;) {
+		if (dims[d] == 1) {
+			idx[d] = pe_i32(b, 0);
+			continue;
+		}
+		PExpr *e = stride == 1 ? q : pe_div(b, q, pe_i32(b, stride));
+		if (stride * dims[d] != total)
+			e = pe_mod(b, e, pe_i32(b, dims[d]));
+		idx[d] = pb_let(b, "i", e);
+		stride *= dims[d];
+	}
+}
+
+/* A gpu kernel writing an image: work items in 2-d work groups of up to
+ * 16x16 (within max_work_group_size), x along the last axis longer than
+ * 1 (the image's columns), y over the axes before it.  On the H100 a 1-d
+ * work group halves image-write bandwidth (research/perf.md §8). */
+static int
+open_nest_2d(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx)
+{
+	Sched *s = c->sched;
+	PBuild *b = c->b;
+	uint32_t xa = n;
+	while (xa > 0 && dims[xa - 1] == 1)
+		xa--;
+	xa = xa ? xa - 1 : 0;
+	int64_t X = n ? dims[xa] : 1, Y = 1;
+	for (uint32_t d = 0; d < xa; d++)
+		Y *= dims[d];
+	int64_t mwgs = s->dev->max_work_group_size < 256 ? s->dev->max_work_group_size : 256;
+	int64_t lx = X < 16 ? X : 16;
+	if (lx > mwgs)
+		lx = mwgs;
+	if (lx < 1)
+		lx = 1;
+	int64_t ly = mwgs / lx < 16 ? mwgs / lx : 16;
+	if (ly > Y)
+		ly = Y;
+	if (ly < 1)
+		ly = 1;
+	int64_t bxn = (X + lx - 1) / lx, byn = (Y + ly - 1) / ly;
+	int opened = 4;
+	PVar *by = pb_scalar(b, "by", (DType){ET_I32, 1});
+	pb_for(b, by, pe_i32(b, 0), pe_i32(b, byn ? byn : 1), FK_THREAD, "blockIdx.y");
+	PVar *bx = pb_scalar(b, "bx", (DType){ET_I32, 1});
+	pb_for(b, bx, pe_i32(b, 0), pe_i32(b, bxn ? bxn : 1), FK_THREAD, "blockIdx.x");
+	PVar *ty = pb_scalar(b, "ty", (DType){ET_I32, 1});
+	pb_for(b, ty, pe_i32(b, 0), pe_i32(b, ly), FK_THREAD, "threadIdx.y");
+	PVar *tx = pb_scalar(b, "tx", (DType){ET_I32, 1});
+	pb_for(b, tx, pe_i32(b, 0), pe_i32(b, lx), FK_THREAD, "threadIdx.x");
+	PExpr *gx = pb_let(b, "gx", pe_add(b, pe_mul(b, pe_var(b, bx), pe_i32(b, lx)), pe_var(b, tx)));
+	PExpr *gy = pb_let(b, "gy", pe_add(b, pe_mul(b, pe_var(b, by), pe_i32(b, ly)), pe_var(b, ty)));
+	PExpr *in = pe_bool(b, true);
+	if (bxn * lx != X)
+		in = pe_bin(b, OP_LT, gx, pe_i32(b, X));
+	if (byn * ly != Y)
+		in = pe_bin(b, OP_AND, in, pe_bin(b, OP_LT, gy, pe_i32(b, Y)));
+	if (in->kind != E_BOOL) {
+		pb_if(b, in);
+		opened++;
+	}
+	for (uint32_t d = xa + 1; d < n; d++)
+		idx[d] = pe_i32(b, 0);
+	if (n)
+		idx[xa] = gx;
+	unflatten(b, gy, dims, 0, xa, idx);
+	return opened;
+}
 
 /* Opens a kernel and the loops over dims; idx gets each axis's index.
  * cpu: the outer axis parallel, the inner one vectorized when the body
@@ -375,6 +453,8 @@ open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx, bool inner_v
 		}
 		return opened;
 	}
+	if (s->image)
+		return opened + open_nest_2d(c, dims, n, idx);
 	int64_t wg = s->dev->max_work_group_size < 256 ? s->dev->max_work_group_size : 256;
 	if (wg < 1)
 		wg = 1;
@@ -391,18 +471,7 @@ open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx, bool inner_v
 		pb_if(b, pe_bin(b, OP_LT, gid, pe_i32(b, total)));
 		opened++;
 	}
-	int64_t stride = 1;
-	for (uint32_t d = n; d-- > 0;) {
-		if (dims[d] == 1) {
-			idx[d] = pe_i32(b, 0);
-			continue;
-		}
-		PExpr *q = stride == 1 ? gid : pe_div(b, gid, pe_i32(b, stride));
-		if (stride * dims[d] != total)
-			q = pe_mod(b, q, pe_i32(b, dims[d]));
-		idx[d] = pb_let(b, "i", q);
-		stride *= dims[d];
-	}
+	unflatten(b, gid, dims, 0, n, idx);
 	return opened;
 }
 
@@ -644,6 +713,7 @@ lower_group(Lower *L, Group *g)
 	/* The parameters are p0.., out..; the body's names count from 0. */
 	b.nvars = 0;
 	Sched s = {.L = L, .dev = dev, .prim = p->name};
+	s.image = c.nout == 1 && c.out[0]->vd->scope && strncmp(c.out[0]->vd->scope, "texture", 7) == 0;
 	for (int k = 0; k < g->n; k++)
 		s.reduction |= lower_has_reduction(g->members[k]->u.op->op);
 	c.sched = &s;

@@ -64,13 +64,28 @@ lower_golden() {
 
 @test "lower: a packed result is computed a texel at a time, in 4 lanes" {
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/lower/texture_block.ir"
-	assert_output --partial '%out[0, %i5, %i4, %i3, 0:4] = '
+	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, %gx[0-9]+, 0:4\] = '
 	refute_output --regexp '%out\[[^]]*%i[0-9]+\] ='
 	# tiled: 4 weight texels per tap, each input texel's channels by lane()
 	run -0 ir-lower "$BATS_TEST_DIRNAME/lower/texture_block.ir"
-	assert_output --partial '%out[0, %i5, %i4, %ox6 + %u20, 0:4] = '
-	assert_output --partial 'let %w16: f32x4 = %p1[%i5, %r9 * 4 + 3, %r10, %r12, 0:4]'
-	assert_output --partial 'fma(broadcast<f32x4>(lane(%t19, 3)), %w16, '
+	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, %ox[0-9]+ \+ %u[0-9]+, 0:4\] = '
+	assert_output --regexp 'let %w[0-9]+: f32x4 = %p1\[%i[0-9]+, %r[0-9]+ \* 4 \+ 3, %r[0-9]+, %r[0-9]+, 0:4\]'
+	assert_output --regexp 'fma\(broadcast<f32x4>\(lane\(%t[0-9]+, 3\)\), %w[0-9]+, '
+}
+
+@test "lower: a kernel writing an image has 2-d work groups of up to 16x16" {
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	assert_output --partial 'for %ty2 in 0..16 bind(threadIdx.y) {'
+	assert_output --partial 'for %tx3 in 0..8 bind(threadIdx.x) {'
+	run -0 ir-lower --no-tile --no-texture "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	refute_output --partial 'threadIdx.y'
+	printf 'device @g = gpu(0) {texture=true, max_work_group_size=64}\nfn @main(%%x: f32[1,3,5,40,4]) -> f32[1,3,5,40,4] {\n  %%0 = exp(%%x)\n  return %%0\n}\n' > "$BATS_TEST_TMPDIR/img.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/img.ir"
+	assert_output --partial 'for %by0 in 0..4 bind(blockIdx.y) {'
+	assert_output --partial 'for %bx1 in 0..3 bind(blockIdx.x) {'
+	assert_output --partial 'for %ty2 in 0..4 bind(threadIdx.y) {'
+	assert_output --partial 'for %tx3 in 0..16 bind(threadIdx.x) {'
+	assert_output --partial 'if %gx4 < 40 && %gy5 < 15 {'
 }
 
 @test "lower: an image beyond image2d_max falls back to a buffer, and --stats says so" {

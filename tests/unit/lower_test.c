@@ -137,7 +137,10 @@ static const char *const cases[] = {
 	"  %0 = nn.batch_matmul(%x, %y)\n  return %0\n}\n",
 	"fn @main(%x: f32[1,5,3], %y: f32[2,5,4]) -> f32[2,3,4] {\n"
 	"  %0 = nn.batch_matmul(%x, %y) {transpose_a=true, transpose_b=false}\n  return %0\n}\n",
-	/* packed results: a texel (4 lanes) at a time */
+	/* packed results: a texel (4 lanes) at a time, on a texture gpu in 2-d
+	 * work groups with partial blocks on both axes */
+	"fn @main(%a: f32[1,3,5,37,4]) -> f32[1,3,5,37,4] {\n"
+	"  %0 = exp(%a)\n  %1 = multiply(%0, %a)\n  return %1\n}\n",
 	"fn @main(%a: f32[1,2,3,3,4], %b: f32[1,2,1,1,4], %c: f32[1,2,3,3,1]) -> f32[1,2,3,3,4] {\n"
 	"  %0 = add(%a, %b)\n  %1 = multiply(%0, %c)\n  %2 = subtract(%1, 0.5)\n"
 	"  %3 = clip(%2) {a_min=-1.0, a_max=2.0}\n  %4 = sigmoid(%3)\n  return %4\n}\n",
