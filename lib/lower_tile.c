@@ -1,4 +1,5 @@
-/* lower_tile.c: register-tiled schedules for dense and conv2d.
+/* lower_tile.c: register-tiled schedules for dense, batch_matmul and
+ * conv2d.
  *
  * One element per work item leaves a compiler nothing to vectorise:
  * research/perf.md §4 measured such kernels at 1-3 GFLOP/s on POCL where
@@ -8,7 +9,8 @@
  * with constant bounds, so that code generation can turn the array into
  * registers.
  *
- * dense [M,K] x [N,K]: a tile of RM rows x RN columns, each accumulator a
+ * dense [M,K] x [N,K] (and batch_matmul, per batch): a tile of RM rows x
+ * RN columns, each accumulator a
  * vector of V consecutive k (both operands are contiguous along k); the V
  * partial sums are added at the end.
  *
@@ -52,8 +54,11 @@ unrolled(GroupCx *c, const char *prefix, int64_t n, int *opened)
 }
 
 static PExpr *
-serial(GroupCx *c, const char *prefix, int64_t n)
+serial(GroupCx *c, const char *prefix, int64_t n, int *opened)
 {
+	if (n == 1)
+		return pe_i32(c->b, 0);
+	(*opened)++;
 	PVar *v = pb_scalar(c->b, prefix, (DType){ET_I32, 1});
 	pb_for(c->b, v, pe_i32(c->b, 0), pe_i32(c->b, n), FK_SERIAL, NULL);
 	return pe_var(c->b, v);
@@ -103,20 +108,35 @@ local_tile(GroupCx *c, ElemKind k, uint32_t n, const int64_t *dims)
 	return pb_alloc(c->b, "acc", type_tensor(c->m, (DType){k, 1}, n, dims), c->local);
 }
 
-/* ------------------------------------------------------------- dense */
+/* ------------------------------------------------- dense, batch_matmul */
 
 static const int64_t dense_lanes[] = {16, 8, 4, 2, 1};
 static const int64_t dense_rows[] = {4, 2, 1};
 
+/* dense [M,K] x [N,K], or batch_matmul [B|1,M,K] x [B|1,N,K] (batched;
+ * only without transposes other than the default one of y, so that both
+ * operands are contiguous along k). */
 static int
-tile_dense(GroupCx *c, LowerOpenNest open)
+tile_matmul(GroupCx *c, LowerOpenNest open, bool batched)
 {
 	const Value *v = c->g->members[0];
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type;
-	if (xt->n != 2 || v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
+	if (xt->n != (batched ? 3u : 2u) || v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
 		return 0;
-	int64_t M = xt->dims[0], K = xt->dims[1], N = wt->dims[0];
-	if (M == 0 || N == 0 || K == 0)
+	if (batched) {
+		char err[256];
+		RefCx rc = {.op = v->u.op->op->name, .attrs = v->u.op->attrs, .err = err,
+		            .errsz = sizeof err};
+		bool ta = false, tb = true;
+		ra_bool(&rc, "transpose_a", false, &ta);
+		ra_bool(&rc, "transpose_b", true, &tb);
+		if (ta || !tb)
+			return 0;
+	}
+	uint32_t o = batched; /* the axes after the batch */
+	int64_t B = batched ? v->type->dims[0] : 1;
+	int64_t M = xt->dims[o], K = xt->dims[o + 1], N = wt->dims[o];
+	if (B == 0 || M == 0 || N == 0 || K == 0)
 		return 0;
 	int64_t V = largest_divisor(K, dense_lanes);
 	int64_t RM = largest_divisor(M, dense_rows), RN = largest_divisor(N, dense_rows);
@@ -124,11 +144,14 @@ tile_dense(GroupCx *c, LowerOpenNest open)
 	PBuild *b = c->b;
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
 
-	int64_t grid[2] = {M / RM, N / RN};
-	PExpr *t[2];
-	int close = open(c, grid, 2, t, false);
-	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[0], pe_i32(b, RM)));
-	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[1], pe_i32(b, RN)));
+	int64_t grid[3] = {B, M / RM, N / RN};
+	PExpr *t[3] = {NULL, NULL, NULL};
+	int close = open(c, grid + !batched, 2 + o, t + !batched, false);
+	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[1], pe_i32(b, RM)));
+	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[2], pe_i32(b, RN)));
+	/* a batch of 1 is broadcast */
+	PExpr *bx = batched && xt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
+	PExpr *bw = batched && wt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
 	int64_t tdims[3] = {RM, RN, V};
 	PVar *acc = local_tile(c, kk, 3, tdims);
 	int op = 0;
@@ -137,19 +160,21 @@ tile_dense(GroupCx *c, LowerOpenNest open)
 	pb_store(b, acc, ai, (uint32_t)V, pe_broadcast(b, (uint8_t)V, pe_float(b, 0, kk)));
 	close_n(c, op);
 
-	PExpr *r = serial(c, "k", K / V);
+	int kop = 0;
+	PExpr *r = serial(c, "k", K / V, &kop);
 	PExpr *k0 = pe_mul(b, r, pe_i32(b, V));
 	op = 0;
 	u = unrolled(c, "u", RM, &op);
-	PExpr *xi[2] = {pe_add(b, i0, u), k0};
-	PExpr *a = pb_let(b, "a", as_type(c, kk, pe_load(b, x, xi, (uint32_t)V)));
+	PExpr *xi[3] = {bx, pe_add(b, i0, u), k0};
+	PExpr *a = pb_let(b, "a", as_type(c, kk, pe_load(b, x, xi + !batched, (uint32_t)V)));
 	q = unrolled(c, "u", RN, &op);
-	PExpr *wi[2] = {pe_add(b, j0, q), k0};
+	PExpr *wi[3] = {bw, pe_add(b, j0, q), k0};
 	PExpr *acci[3] = {u, q, pe_i32(b, 0)};
 	pb_store(b, acc, acci, (uint32_t)V,
-	         mac(c, pe_load(b, acc, acci, (uint32_t)V), a, as_type(c, kk, pe_load(b, w, wi, (uint32_t)V))));
+	         mac(c, pe_load(b, acc, acci, (uint32_t)V), a,
+	             as_type(c, kk, pe_load(b, w, wi + !batched, (uint32_t)V))));
 	close_n(c, op);
-	pb_close(b); /* k */
+	close_n(c, kop);
 
 	op = 0;
 	u = unrolled(c, "u", RM, &op);
@@ -164,8 +189,8 @@ tile_dense(GroupCx *c, LowerOpenNest open)
 		for (int64_t l = 0; l < n / 2; l++)
 			part[l] = pe_add(b, part[2 * l], part[2 * l + 1]);
 	PExpr *sum = part[0];
-	PExpr *oi[2] = {pe_add(b, i0, u), pe_add(b, j0, q)};
-	bool ok = store_through_consumers(c, sum, oi, 1);
+	PExpr *oi[3] = {t[0], pe_add(b, i0, u), pe_add(b, j0, q)};
+	bool ok = store_through_consumers(c, sum, oi + !batched, 1);
 	close_n(c, op);
 	close_n(c, close);
 	return ok ? 1 : -1;
@@ -270,10 +295,11 @@ tile_conv2d(GroupCx *c, LowerOpenNest open)
 	PExpr *ai[2] = {q, pe_i32(b, 0)};
 	pb_store(b, acc, ai, (uint32_t)V, pe_broadcast(b, (uint8_t)V, pe_float(b, 0, kk)));
 	close_n(c, op);
-	PExpr *ic = serial(c, "r", I);
-	PExpr *ky = serial(c, "r", KH);
+	int rop = 0;
+	PExpr *ic = serial(c, "r", I, &rop);
+	PExpr *ky = serial(c, "r", KH, &rop);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_mul(b, g[2], pe_i32(b, st[0])), pe_mul(b, ky, pe_i32(b, dil[0]))));
-	PExpr *kx = serial(c, "r", KW);
+	PExpr *kx = serial(c, "r", KW, &rop);
 	PExpr *wi[4] = {ic, ky, kx, oc0};
 	PExpr *wv = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi, (uint32_t)V)));
 	op = 0;
@@ -284,7 +310,7 @@ tile_conv2d(GroupCx *c, LowerOpenNest open)
 	PExpr *acci[2] = {q, pe_i32(b, 0)};
 	pb_store(b, acc, acci, (uint32_t)V, mac(c, pe_load(b, acc, acci, (uint32_t)V), xv, wv));
 	close_n(c, op);
-	close_n(c, 3); /* kx, ky, ic */
+	close_n(c, rop); /* kx, ky, ic */
 
 	op = 0;
 	q = unrolled(c, "u", RX, &op);
@@ -352,11 +378,12 @@ tile_conv2d_packed(GroupCx *c, LowerOpenNest open)
 	PExpr *ai[2] = {q, pe_i32(b, 0)};
 	pb_store(b, acc, ai, 4, pe_broadcast(b, 4, pe_float(b, 0, kk)));
 	close_n(c, op);
-	PExpr *icb = serial(c, "r", I / 4);
-	PExpr *ky = serial(c, "r", KH);
+	int rop = 0;
+	PExpr *icb = serial(c, "r", I / 4, &rop);
+	PExpr *ky = serial(c, "r", KH, &rop);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, g[2], pe_i32(b, st[0])), pe_i32(b, pad[0])),
 	                                  pe_mul(b, ky, pe_i32(b, dil[0]))));
-	PExpr *kx = serial(c, "r", KW);
+	PExpr *kx = serial(c, "r", KW, &rop);
 	PExpr *wv[4];
 	for (int i = 0; i < 4; i++) {
 		PExpr *wi[5] = {g[1], pe_add(b, pe_mul(b, icb, pe_i32(b, 4)), pe_i32(b, i)), ky, kx,
@@ -392,7 +419,7 @@ tile_conv2d_packed(GroupCx *c, LowerOpenNest open)
 	}
 	pb_store(b, acc, acci, 4, sum);
 	close_n(c, op);
-	close_n(c, 3); /* kx, ky, icb */
+	close_n(c, rop); /* kx, ky, icb */
 
 	op = 0;
 	q = unrolled(c, "u", RX, &op);
@@ -411,7 +438,9 @@ lower_tiled(GroupCx *c, LowerOpenNest open)
 	if (c->g->members[0]->type->kind != TY_TENSOR)
 		return 0;
 	if (strcmp(name, "nn.dense") == 0)
-		return tile_dense(c, open);
+		return tile_matmul(c, open, false);
+	if (strcmp(name, "nn.batch_matmul") == 0)
+		return tile_matmul(c, open, true);
 	if (strcmp(name, "nn.conv2d") == 0) {
 		int r = tile_conv2d_packed(c, open);
 		return r ? r : tile_conv2d(c, open);

@@ -176,6 +176,12 @@ static const char *const cases[] = {
 	"  %0 = nn.dense(%x, %w) {out_dtype=\"i32\"}\n  return %0\n}\n",
 	"fn @main(%x: f16[4,16], %w: f16[4,16]) -> f16[4,4] {\n"
 	"  %0 = nn.dense(%x, %w)\n  return %0\n}\n",
+	"fn @main(%x: f32[2,4,16], %y: f32[2,8,16]) -> f32[2,4,8] {\n"
+	"  %0 = nn.batch_matmul(%x, %y)\n  %1 = nn.relu(%0)\n  return %1\n}\n",
+	"fn @main(%x: f32[1,3,8], %y: f32[2,6,8]) -> f32[2,3,6] {\n"
+	"  %0 = nn.batch_matmul(%x, %y)\n  return %0\n}\n",
+	"fn @main(%x: f32[3,2,12], %y: f32[1,5,12]) -> f32[3,2,5] {\n"
+	"  %0 = nn.batch_matmul(%x, %y)\n  return %0\n}\n",
 	/* register tiles: conv2d by 16, 8 or 4 output channels x columns */
 	"fn @main(%x: f32[1,3,9,9], %w: f32[16,3,3,3], %b: f32[16]) -> f32[1,16,9,9] {\n"
 	"  %0 = nn.conv2d(%x, %w) {padding=[1,1,1,1]}\n  %1 = nn.bias_add(%0, %b)\n  %2 = nn.relu(%1)\n"
