@@ -16,18 +16,7 @@
 #include "ir.h"
 #include "tensor.h"
 
-static int checks, failures;
-
-#define CHECK(cond, ...)                                                          \
-	do {                                                                      \
-		checks++;                                                         \
-		if (!(cond)) {                                                    \
-			failures++;                                               \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);               \
-			printf(__VA_ARGS__);                                      \
-			printf("\n");                                             \
-		}                                                                 \
-	} while (0)
+#include "check.h"
 
 /* ------------------------------------------------------------- helpers */
 
