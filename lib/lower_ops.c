@@ -260,29 +260,40 @@ layout_attr(const Value *v, const char *key, const char *dflt)
 
 /* --------------------------------------------------------- elementwise */
 
-/* Integer power as the reference computes it: y multiplications that
- * wrap in the type (a loop of y steps: slow for huge exponents, exact);
- * a negative exponent gives 1 for 1, +-1 for -1 and 0 otherwise. */
+/* Integer power as the reference computes it: square and multiply,
+ * wrapping in the type, one exponent bit a step for as many steps as the
+ * type has bits (exact, and bounded for any exponent).  A negative
+ * exponent gives 1 / x: 1 for 1, -1 for -1 (1 for -1 and an even
+ * exponent), 0 for the rest, and for 0 the interpreter's "integer
+ * division by zero", as the reference fails. */
 static PExpr *
 int_power(GroupCx *c, PExpr *x, PExpr *y, ElemKind k)
 {
 	PBuild *b = c->b;
+	DType dt = {k, 1};
+	bool sig = elem_is_signed(k);
 	x = pb_let(b, "a", x);
 	y = pb_let(b, "e", y);
-	PVar *acc = accumulator(c, (DType){k, 1}, pe_int(b, 1, k));
+	PExpr *zero = pe_int(b, 0, k), *one = pe_int(b, 1, k), *two = pe_int(b, 2, k);
+	PVar *acc = accumulator(c, dt, one);
+	PVar *base = accumulator(c, dt, x);
+	PVar *e = accumulator(c, dt, sig ? pe_select(b, pe_bin(b, OP_LT, y, zero), zero, y) : y);
 	PVar *r = pb_scalar(b, "r", (DType){ET_I32, 1});
-	pb_for(b, r, pe_i32(b, 0), pe_cast(b, (DType){ET_I32, 1}, y), FK_SERIAL, NULL);
-	acc_put(c, acc, pe_mul(b, acc_get(c, acc), x));
+	pb_for(b, r, pe_i32(b, 0), pe_i32(b, elem_bits(k)), FK_SERIAL, NULL);
+	pb_if(b, pe_bin(b, OP_NE, pe_mod(b, acc_get(c, e), two), zero));
+	acc_put(c, acc, pe_mul(b, acc_get(c, acc), acc_get(c, base)));
 	pb_close(b);
-	PExpr *res = acc_get(c, acc);
-	if (!elem_is_signed(k))
-		return res;
-	PExpr *one = pe_int(b, 1, k), *zero = pe_int(b, 0, k);
-	PExpr *odd = pe_bin(b, OP_NE, pe_mod(b, y, pe_int(b, 2, k)), zero);
-	PExpr *neg = pe_select(b, pe_bin(b, OP_EQ, x, one), one,
-	                       pe_select(b, pe_bin(b, OP_EQ, x, pe_neg(b, one)),
-	                                 pe_select(b, odd, pe_neg(b, one), one), zero));
-	return pe_select(b, pe_bin(b, OP_LT, y, zero), neg, res);
+	acc_put(c, base, pe_mul(b, acc_get(c, base), acc_get(c, base)));
+	acc_put(c, e, pe_div(b, acc_get(c, e), two));
+	pb_close(b);
+	if (sig) {
+		pb_if(b, pe_bin(b, OP_LT, y, zero));
+		PExpr *odd = pe_bin(b, OP_NE, pe_mod(b, y, two), zero);
+		PExpr *not_m1 = pe_bin(b, OP_NE, x, pe_int(b, -1, k));
+		acc_put(c, acc, pe_select(b, pe_bin(b, OP_OR, odd, not_m1), pe_div(b, one, x), one));
+		pb_close(b);
+	}
+	return acc_get(c, acc);
 }
 
 static PExpr *

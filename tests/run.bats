@@ -108,3 +108,16 @@ model() {
 	[[ "$stderr" == *"in @divide: integer division by zero"* ]]
 }
 
+
+@test "run: integer 0 to a negative power fails lowered as it does directly" {
+	printf 'device @cpu = cpu(0)\nfn @main() -> i32[3] {\n  %%a = const i32[3] [2, -1, 0]\n  %%b = const i32[3] [-1, -3, -1]\n  %%0 = power(%%a, %%b)\n  return %%0\n}\n' > "$BATS_TEST_TMPDIR/p.ir"
+	run -1 --separate-stderr ir-run --interp "$BATS_TEST_TMPDIR/p.ir"
+	[[ "$stderr" == *"integer 0 raised to a negative power"* ]]
+	ir-lower "$BATS_TEST_TMPDIR/p.ir" > "$BATS_TEST_TMPDIR/pl.ir"
+	run -1 --separate-stderr ir-run --interp "$BATS_TEST_TMPDIR/pl.ir"
+	[[ "$stderr" == *"in @power: integer division by zero"* ]]
+	# without the 0: 2^-1 is 0, (-1)^-3 is -1, 1^-1 is 1
+	sed 's/\[2, -1, 0\]/[2, -1, 1]/' "$BATS_TEST_TMPDIR/pl.ir" > "$BATS_TEST_TMPDIR/pl1.ir"
+	run -0 ir-run --interp "$BATS_TEST_TMPDIR/pl1.ir"
+	assert_output 'i32[3] [0, -1, 1]'
+}

@@ -48,6 +48,12 @@ static const char *const cases[] = {
 	"  %4 = maximum(%3, %b)\n  %5 = minimum(%4, 40)\n  return %5\n}\n",
 	"fn @main(%a: u8[6], %b: u8[6]) -> u8[6] {\n"
 	"  %0 = multiply(%a, %b)\n  %1 = add(%0, 250)\n  %2 = power(%1, 2)\n  return %2\n}\n",
+	"fn @main(%a: i32[9]) -> i32[9] {\n"
+	"  %0 = negative(%a)\n  %1 = power(%0, -3)\n  %2 = power(%0, -2)\n"
+	"  %3 = power(%a, 2147483647)\n  %4 = add(%1, %2)\n  %5 = add(%4, %3)\n  return %5\n}\n",
+	"fn @main(%a: u64[5], %b: i8[5]) -> u64[5] {\n"
+	"  %0 = power(%a, 9223372036854775807)\n  %1 = power(%b, 127)\n"
+	"  %2 = cast(%1) {dtype=\"u64\"}\n  %3 = add(%0, %2)\n  return %3\n}\n",
 	/* unary operators */
 	"fn @main(%a: f32[3,4]) -> f32[3,4] {\n"
 	"  %0 = negative(%a)\n  %1 = nn.relu(%0)\n  %2 = exp(%1)\n  %3 = log(%2)\n  %4 = sqrt(%3)\n"
