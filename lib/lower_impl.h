@@ -17,6 +17,7 @@
 #define LOWER_IMPL_H
 
 #include "ir.h"
+#include "layout.h"
 #include "lower.h"
 #include "pbuild.h"
 
@@ -81,6 +82,15 @@ bool lower_softmax(GroupCx *c, LowerOpenNest open);
  * group, 0 when the group has no tiled schedule, -1 after an error. */
 int lower_tiled(GroupCx *c, LowerOpenNest open);
 bool lower_split(GroupCx *c, LowerOpenNest open);
+
+/* The attributes of a conv2d binding, with TVM's defaults. */
+typedef struct {
+	const Layout *dl, *kl, *ol;  /* data, kernel, out */
+	int64_t st[2], dil[2], pad[4], groups;
+} ConvAttrs;
+void lower_conv_attrs(const Value *v, ConvAttrs *a);
+/* A layout attribute of v ("layout", "data_layout", ...), else dflt. */
+const Layout *lower_layout(const Value *v, const char *key, const char *dflt);
 
 /* True if the operator is one lower_member handles (all but softmax and
  * split, which are lowered whole). */

@@ -250,8 +250,8 @@ physical_index(GroupCx *c, const Layout *l, PExpr *const *lg, const char *letter
 	}
 }
 
-static const Layout *
-layout_attr(const Value *v, const char *key, const char *dflt)
+const Layout *
+lower_layout(const Value *v, const char *key, const char *dflt)
 {
 	const Attr *a = attr_get(v->u.op->attrs, key);
 	const Layout *l = a && a->kind == AT_STR && a->n ? layout_find(a->u.s) : NULL;
@@ -434,8 +434,8 @@ static PExpr *
 layout_transform(GroupCx *c, int k, PExpr *const *idx)
 {
 	const Value *v = c->g->members[k];
-	const Layout *src = layout_attr(v, "src_layout", "NCHW");
-	const Layout *dst = layout_attr(v, "dst_layout", "NCHW");
+	const Layout *src = lower_layout(v, "src_layout", "NCHW");
+	const Layout *dst = lower_layout(v, "dst_layout", "NCHW");
 	char letters[8];
 	layout_logical_axes(dst, letters);
 	PExpr *lg[8], *in[8];
@@ -556,7 +556,7 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
 	ra_padding(&rc, "padding", pad);
 	if (code == L_AVG_POOL)
 		ra_bool(&rc, "count_include_pad", false, &cip);
-	const Layout *l = layout_attr(v, "layout", "NCHW");
+	const Layout *l = lower_layout(v, "layout", "NCHW");
 	const Type *it = type_of(v->args[0]);
 	int64_t H = rl_dim(l, it->dims, 'H'), W = rl_dim(l, it->dims, 'W');
 	int hax = (int)(strchr(l->axes, 'H') - l->axes), wax = (int)(strchr(l->axes, 'W') - l->axes);
@@ -610,7 +610,7 @@ static PExpr *
 global_avg_pool2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
-	const Layout *l = layout_attr(v, "layout", "NCHW");
+	const Layout *l = lower_layout(v, "layout", "NCHW");
 	const Type *it = type_of(v->args[0]);
 	int64_t H = rl_dim(l, it->dims, 'H'), W = rl_dim(l, it->dims, 'W');
 	ElemKind kk = kind_of(v);
@@ -642,6 +642,21 @@ mac(GroupCx *c, PVar *acc, PExpr *x, PExpr *w, ElemKind kk)
 	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), pe_mul(c->b, x, w)));
 }
 
+void
+lower_conv_attrs(const Value *v, ConvAttrs *a)
+{
+	char err[256];
+	RefCx rc = attrs_cx(v, err, sizeof err);
+	*a = (ConvAttrs){.st = {1, 1}, .dil = {1, 1}, .groups = 1};
+	ra_pair(&rc, "strides", a->st);
+	ra_pair(&rc, "dilation", a->dil);
+	ra_padding(&rc, "padding", a->pad);
+	ra_int(&rc, "groups", 1, 1, INT64_MAX, &a->groups);
+	a->dl = lower_layout(v, "data_layout", "NCHW");
+	a->kl = lower_layout(v, "kernel_layout", "OIHW");
+	a->ol = lower_layout(v, "out_layout", a->dl->name);
+}
+
 /* With lanes > 1 (the packed NCHWc/OIHWo case, see lanes_ok), the lanes
  * are output channels: the weight is read as a lane run and the input
  * element is repeated in every lane. */
@@ -649,16 +664,10 @@ static PExpr *
 conv2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
-	char err[256];
-	RefCx rc = attrs_cx(v, err, sizeof err);
-	int64_t st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, groups = 1;
-	ra_pair(&rc, "strides", st);
-	ra_pair(&rc, "dilation", dil);
-	ra_padding(&rc, "padding", pad);
-	ra_int(&rc, "groups", 1, 1, INT64_MAX, &groups);
-	const Layout *dl = layout_attr(v, "data_layout", "NCHW");
-	const Layout *kl = layout_attr(v, "kernel_layout", "OIHW");
-	const Layout *ol = layout_attr(v, "out_layout", dl->name);
+	ConvAttrs ca;
+	lower_conv_attrs(v, &ca);
+	const int64_t *st = ca.st, *dil = ca.dil, *pad = ca.pad, groups = ca.groups;
+	const Layout *dl = ca.dl, *kl = ca.kl, *ol = ca.ol;
 	const Type *xt = type_of(v->args[0]), *wt = type_of(v->args[1]);
 	int64_t H = rl_dim(dl, xt->dims, 'H'), W = rl_dim(dl, xt->dims, 'W');
 	int64_t O = rl_dim(kl, wt->dims, 'O'), I = rl_dim(kl, wt->dims, 'I');
@@ -872,20 +881,15 @@ member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 			break;
 		}
 		case L_MAX_POOL: case L_AVG_POOL: case L_GLOBAL_AVG_POOL:
-			if (!inner_last(layout_attr(v, "layout", "NCHW"), 'c', lanes))
+			if (!inner_last(lower_layout(v, "layout", "NCHW"), 'c', lanes))
 				return false;
 			break;
 		case L_CONV2D: {
-			char err[256];
-			RefCx rc = attrs_cx(v, err, sizeof err);
-			int64_t groups = 1;
-			ra_int(&rc, "groups", 1, 1, INT64_MAX, &groups);
-			const Layout *dl = layout_attr(v, "data_layout", "NCHW");
-			const Layout *kl = layout_attr(v, "kernel_layout", "OIHW");
-			const Layout *ol = layout_attr(v, "out_layout", dl->name);
-			int64_t O = rl_dim(kl, type_of(v->args[1])->dims, 'O');
-			if (!inner_last(ol, 'c', lanes) || !inner_last(kl, 'o', lanes) ||
-			    (O / groups) % (int64_t)lanes != 0)
+			ConvAttrs ca;
+			lower_conv_attrs(v, &ca);
+			int64_t O = rl_dim(ca.kl, type_of(v->args[1])->dims, 'O');
+			if (!inner_last(ca.ol, 'c', lanes) || !inner_last(ca.kl, 'o', lanes) ||
+			    (O / ca.groups) % (int64_t)lanes != 0)
 				return false;
 			/* conv2d is a group's master: nothing below it. */
 			return true;

@@ -202,14 +202,6 @@ static const int64_t conv_lanes[] = {16, 8, 4, 1};
 static const int64_t conv_cols[] = {8, 7, 6, 5, 4, 3, 2, 1};
 static const int64_t conv_cols_gpu[] = {4, 3, 2, 1};
 
-static const Layout *
-layout_of(const Value *v, const char *key, const char *dflt)
-{
-	const Attr *a = attr_get(v->u.op->attrs, key);
-	const Layout *l = a && a->kind == AT_STR && a->n ? layout_find(a->u.s) : NULL;
-	return l ? l : layout_find(dflt);
-}
-
 static bool
 is_layout(const Layout *l, const char *name)
 {
@@ -222,18 +214,11 @@ tile_conv2d(GroupCx *c, LowerOpenNest open)
 	const Value *v = c->g->members[0];
 	if (v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
 		return 0;
-	const Layout *dl = layout_of(v, "data_layout", "NCHW");
-	const Layout *kl = layout_of(v, "kernel_layout", "OIHW");
-	const Layout *ol = layout_of(v, "out_layout", dl->name);
-	if (!is_layout(dl, "NCHW") || !is_layout(kl, "OIHW") || !is_layout(ol, "NCHW"))
+	ConvAttrs ca;
+	lower_conv_attrs(v, &ca);
+	if (!is_layout(ca.dl, "NCHW") || !is_layout(ca.kl, "OIHW") || !is_layout(ca.ol, "NCHW"))
 		return 0;
-	char err[256];
-	RefCx rc = {.op = v->u.op->op->name, .attrs = v->u.op->attrs, .err = err, .errsz = sizeof err};
-	int64_t st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, groups = 1;
-	ra_pair(&rc, "strides", st);
-	ra_pair(&rc, "dilation", dil);
-	ra_padding(&rc, "padding", pad);
-	ra_int(&rc, "groups", 1, 1, INT64_MAX, &groups);
+	const int64_t *st = ca.st, *dil = ca.dil, *pad = ca.pad, groups = ca.groups;
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
 	int64_t N = xt->dims[0], C = xt->dims[1], H = xt->dims[2], W = xt->dims[3];
 	int64_t O = wt->dims[0], I = wt->dims[1], KH = wt->dims[2], KW = wt->dims[3];
@@ -337,18 +322,11 @@ tile_conv2d_packed(GroupCx *c, LowerOpenNest open)
 	const Value *v = c->g->members[0];
 	if (v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
 		return 0;
-	const Layout *dl = layout_of(v, "data_layout", "NCHW");
-	const Layout *kl = layout_of(v, "kernel_layout", "OIHW");
-	const Layout *ol = layout_of(v, "out_layout", dl->name);
-	if (!is_layout(dl, "NCHW4c") || !is_layout(kl, "OIHW4o") || !is_layout(ol, "NCHW4c"))
+	ConvAttrs ca;
+	lower_conv_attrs(v, &ca);
+	if (!is_layout(ca.dl, "NCHW4c") || !is_layout(ca.kl, "OIHW4o") || !is_layout(ca.ol, "NCHW4c"))
 		return 0;
-	char err[256];
-	RefCx rc = {.op = v->u.op->op->name, .attrs = v->u.op->attrs, .err = err, .errsz = sizeof err};
-	int64_t st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, groups = 1;
-	ra_pair(&rc, "strides", st);
-	ra_pair(&rc, "dilation", dil);
-	ra_padding(&rc, "padding", pad);
-	ra_int(&rc, "groups", 1, 1, INT64_MAX, &groups);
+	const int64_t *st = ca.st, *dil = ca.dil, *pad = ca.pad, groups = ca.groups;
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
 	int64_t N = xt->dims[0], H = xt->dims[2], W = xt->dims[3];
 	int64_t O = wt->dims[0] * 4, I = wt->dims[1], KH = wt->dims[2], KW = wt->dims[3];
