@@ -76,6 +76,25 @@ arena_free(Arena *a)
 	free(a);
 }
 
+ArenaMark
+arena_mark(const Arena *a)
+{
+	return (ArenaMark){a->cur, a->cur ? a->cur->used : 0};
+}
+
+void
+arena_release(Arena *a, ArenaMark m)
+{
+	while (a->cur && a->cur != m.chunk) {
+		Chunk *p = a->cur->prev;
+		a->total -= a->cur->size;
+		free(a->cur);
+		a->cur = p;
+	}
+	if (a->cur)
+		a->cur->used = m.used;
+}
+
 /* align: 8 for nodes, 1 for strings, which then pack without padding in
  * an arena of their own (a million names like "123456": 4 MB less). */
 static void *

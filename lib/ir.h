@@ -28,6 +28,11 @@ Arena *arena_new(void);
 void arena_free(Arena *a);
 void *arena_alloc(Arena *a, size_t n);        /* zeroed, 8-byte aligned */
 char *arena_strndup(Arena *a, const char *s, size_t n);
+/* A point in an arena to go back to: arena_release frees everything
+ * allocated after arena_mark, for work that is built and then dropped. */
+typedef struct { void *chunk; size_t used; } ArenaMark;
+ArenaMark arena_mark(const Arena *a);
+void arena_release(Arena *a, ArenaMark m);
 size_t arena_bytes(const Arena *a);           /* bytes obtained from malloc */
 
 /* Growable array of pointers, malloc-backed, for builders and walks. */
@@ -433,6 +438,7 @@ struct Module {
 	Ctx *ctx;
 	Arena *arena;         /* nodes */
 	Arena *names;         /* local names, packed without alignment */
+	Arena *bodies;        /* prims built by tools (ir-lower); NULL if none */
 	SymTab *syms;
 	/* hash-consing tables (private to types.c / module.c) */
 	Type **type_tab; uint32_t type_cap, type_n;

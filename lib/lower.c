@@ -512,7 +512,7 @@ prim_name(Lower *L, const Group *g)
 static Prim *
 new_prim(Module *m, Sym name)
 {
-	Prim *p = arena_alloc(m->arena, sizeof *p);
+	Prim *p = arena_alloc(m->bodies, sizeof *p);
 	p->name = name;
 	sym_set_global(name, GK_PRIM, p);
 	if (m->prims_last)
@@ -595,11 +595,12 @@ shared_find(Lower *L, Prim *p)
 }
 
 /* Takes back the prim just made: off the module's list, its name free
- * for the next group. */
+ * for the next group, its memory (all in m->bodies since mark) too. */
 static void
-drop_prim(Lower *L, Prim *p, Prim *prev_last)
+drop_prim(Lower *L, Prim *p, Prim *prev_last, ArenaMark mark)
 {
 	Module *m = L->m;
+	arena_release(m->bodies, mark);
 	m->prims_last = prev_last;
 	if (prev_last)
 		prev_last->next = NULL;
@@ -685,6 +686,7 @@ lower_group(Lower *L, Group *g)
 	const Device *dev = group_device(L, g);
 	Sym devname = dev ? dev->name : sym_intern_cstr(m, "cpu");
 	Prim *prev_last = m->prims_last;
+	ArenaMark mark = arena_mark(m->bodies);
 	Prim *p = new_prim(m, prim_name(L, g));
 	PBuild b;
 	pb_start(&b, m, p);
@@ -746,7 +748,7 @@ lower_group(Lower *L, Group *g)
 	if (ok) {
 		Prim *same = shared_find(L, p);
 		if (same) {
-			drop_prim(L, p, prev_last);
+			drop_prim(L, p, prev_last, mark);
 			p = same;
 			L->nshared++;
 		} else {
@@ -886,6 +888,10 @@ bool
 lower_module(Module *m, const LowerOpts *o)
 {
 	Lower L = {.m = m, .o = o};
+	/* Prim bodies go to an arena of their own, so that one identical to
+	 * an earlier prim can be given back whole. */
+	if (!m->bodies)
+		m->bodies = arena_new();
 	bool ok = true;
 	for (Func *f = m->funcs; f && ok; f = f->next)
 		ok = lower_func(&L, f);

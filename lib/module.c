@@ -59,6 +59,7 @@ module_free(Module *m)
 	free(m->vdev_tab);
 	arena_free(m->arena);
 	arena_free(m->names);
+	arena_free(m->bodies);
 	free(m);
 }
 

@@ -12,13 +12,14 @@ pb_start(PBuild *b, Module *m, Prim *p)
 	memset(b, 0, sizeof *b);
 	b->m = m;
 	b->p = p;
+	b->arena = m->bodies ? m->bodies : m->arena;
 	b->blk[b->n++] = &p->body;
 }
 
 static PVar *
 new_var(PBuild *b, int kind, const char *name)
 {
-	PVar *v = arena_alloc(b->m->arena, sizeof *v);
+	PVar *v = arena_alloc(b->arena, sizeof *v);
 	v->kind = (uint8_t)kind;
 	v->name = module_name(b->m, name, strlen(name));
 	return v;
@@ -31,7 +32,7 @@ pb_param_buffer(PBuild *b, const char *name, const Type *ty, const VDev *vd)
 	v->type = ty;
 	v->vd = vd;
 	Prim *p = b->p;
-	PVar **np = arena_alloc(b->m->arena, (p->nparams + 1) * sizeof *np);
+	PVar **np = arena_alloc(b->arena, (p->nparams + 1) * sizeof *np);
 	if (p->nparams)
 		memcpy(np, p->params, p->nparams * sizeof *np);
 	np[p->nparams++] = v;
@@ -60,7 +61,7 @@ pb_scalar(PBuild *b, const char *prefix, DType dt)
 static PExpr *
 new_expr(PBuild *b, int kind, DType dt)
 {
-	PExpr *e = arena_alloc(b->m->arena, sizeof *e);
+	PExpr *e = arena_alloc(b->arena, sizeof *e);
 	e->kind = (uint8_t)kind;
 	e->dt = dt;
 	e->depth = 1;
@@ -134,7 +135,7 @@ pe_load(PBuild *b, PVar *buf, PExpr *const *idx, uint32_t lanes)
 	PExpr *e = new_expr(b, E_LOAD, (DType){buf->type->dt.kind, (uint8_t)(lanes > 1 ? lanes : 1)});
 	e->n = n;
 	e->u.load.buf = buf;
-	e->u.load.idx = arena_alloc(b->m->arena, (n ? n : 1) * sizeof(PIndex));
+	e->u.load.idx = arena_alloc(b->arena, (n ? n : 1) * sizeof(PIndex));
 	for (uint32_t i = 0; i < n; i++) {
 		e->u.load.idx[i].e = idx[i];
 		deeper(e, idx[i]);
@@ -322,7 +323,7 @@ pe_call(PBuild *b, const char *fn, uint32_t n, PExpr *const *args)
 	PExpr *e = new_expr(b, E_CALL, args[0]->dt);
 	e->n = n;
 	e->u.call.fn = sym_intern_cstr(b->m, fn);
-	e->u.call.args = arena_alloc(b->m->arena, n * sizeof *e->u.call.args);
+	e->u.call.args = arena_alloc(b->arena, n * sizeof *e->u.call.args);
 	for (uint32_t i = 0; i < n; i++) {
 		e->u.call.args[i] = args[i];
 		deeper(e, args[i]);
@@ -369,7 +370,7 @@ pe_like(PBuild *b, const PExpr *x, double v)
 static PStmt *
 append(PBuild *b, int kind)
 {
-	PStmt *s = arena_alloc(b->m->arena, sizeof *s);
+	PStmt *s = arena_alloc(b->arena, sizeof *s);
 	s->kind = (uint8_t)kind;
 	PBlock *blk = b->blk[b->n - 1];
 	if (blk->last)
@@ -447,7 +448,7 @@ pb_store(PBuild *b, PVar *buf, PExpr *const *idx, uint32_t lanes, PExpr *val)
 	uint32_t n = buf->type->n;
 	s->n = n;
 	s->u.store.buf = buf;
-	s->u.store.idx = arena_alloc(b->m->arena, (n ? n : 1) * sizeof(PIndex));
+	s->u.store.idx = arena_alloc(b->arena, (n ? n : 1) * sizeof(PIndex));
 	for (uint32_t i = 0; i < n; i++)
 		s->u.store.idx[i].e = idx[i];
 	if (n && lanes > 1)
