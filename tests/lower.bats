@@ -68,7 +68,7 @@ lower_golden() {
 	refute_output --regexp '%out\[[^]]*%i[0-9]+\] ='
 	# tiled: 4 weight texels per tap, each input texel's channels by lane()
 	run -0 ir-lower "$BATS_TEST_DIRNAME/lower/texture_block.ir"
-	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, %ox[0-9]+ \+ %u[0-9]+, 0:4\] = '
+	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, %gx[0-9]+, 0:4\] = '
 	assert_output --regexp 'let %w[0-9]+: f32x4 = %p1\[%i[0-9]+, %r[0-9]+ \* 4 \+ 3, %r[0-9]+, %r[0-9]+, 0:4\]'
 	assert_output --regexp 'fma\(broadcast<f32x4>\(lane\(%t[0-9]+, 3\)\), %w[0-9]+, '
 }
