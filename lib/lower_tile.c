@@ -15,10 +15,10 @@
  *
  * The sizes were checked by translating the loop nests to OpenCL C by
  * hand (as the code generator will) and timing them on POCL and on an
- * H100 (see the comments at the tile sizes below).  On POCL (2 threads) the dense tile ran
- * 512^3 at 250-270 GFLOP/s against 4.4 for one element per item, and the
- * conv2d prim (transpose, pad, tile) 64->64 56x56 at 137-141, about
- * torch's 130-149.
+ * H100 (see the comments at the tile sizes below).  On POCL (2 threads)
+ * the dense tile ran 512^3 at 250-270 GFLOP/s against 4.4 for one element
+ * per item, and the conv2d prim (transpose, pad, tile) 64->64 56x56 at
+ * 137-141, about torch's 130-149.
  *
  * conv2d NCHW/OIHW, on a cpu: a tile of V output channels x RX output
  * columns, as in perf.md's conv_blk2.  The weight is first transposed to [I,KH,KW,O]
