@@ -21,10 +21,11 @@
  * 137-141, about torch's 130-149.
  *
  * conv2d NCHW/OIHW, on a cpu: a tile of V output channels x RX output
- * columns, as in perf.md's conv_blk2.  The weight is first transposed to [I,KH,KW,O]
- * so that V output channels are contiguous, and a padded input is written
- * when there is padding, so the inner loops read without bounds checks:
- * two stages, each a kernel of its own, before the convolution's.
+ * columns, as in perf.md's conv_blk2.  The weight is first transposed to
+ * [I,KH,KW,O] so that V output channels are contiguous, and a padded
+ * input is written when there is padding, so the inner loops read
+ * without bounds checks: two stages, each a kernel of its own, before
+ * the convolution's.
  *
  * The consumers fused after the master (bias_add, relu, ...) run on each
  * element of the tile as it is stored (GroupCx.master).
