@@ -335,6 +335,15 @@ typedef struct {
 	bool image;           /* the result is an image: 2-d work groups */
 } Sched;
 
+void
+lower_kernel(GroupCx *c)
+{
+	Sched *s = c->sched;
+	char kname[300];
+	snprintf(kname, sizeof kname, "%s_k%d", s->prim, s->nkernels++);
+	pb_kernel(c->b, kname);
+}
+
 /* Index d of each axis from the flat index q of the axes lo..hi-1, in
  * C order. */
 static void
@@ -421,9 +430,7 @@ open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx, bool inner_v
 {
 	Sched *s = c->sched;
 	PBuild *b = c->b;
-	char kname[300];
-	snprintf(kname, sizeof kname, "%s_k%d", s->prim, s->nkernels++);
-	pb_kernel(b, kname);
+	lower_kernel(c);
 	int opened = 1;
 	int64_t total = 1;
 	for (uint32_t d = 0; d < n; d++)
@@ -751,6 +758,8 @@ lower_group(Lower *L, Group *g)
 	} else if (strcmp(opname, "split") == 0) {
 		ok = lower_split(&c, open_nest);
 	} else if (!L->o->no_tile && (tiled = lower_tiled(&c, open_nest)) != 0) {
+		ok = tiled > 0;
+	} else if (!L->o->no_tile && (tiled = lower_reduce_across(&c)) != 0) {
 		ok = tiled > 0;
 	} else {
 		/* A packed result is computed a texel (4 lanes) at a time: the

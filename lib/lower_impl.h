@@ -78,6 +78,14 @@ uint32_t lower_group_lanes(GroupCx *c);
 typedef int (*LowerOpenNest)(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx,
                              bool inner_vector);
 bool lower_softmax(GroupCx *c, LowerOpenNest open);
+/* Opens a kernel named after the prim (@prim_k0, @prim_k1, ...). */
+void lower_kernel(GroupCx *c);
+/* Which of the n input axes the sum or mean v reduces. */
+void lower_reduced_axes(const Value *v, uint32_t n, bool *red);
+/* A group ending in a large sum or mean on a gpu, reduced across the work
+ * items of a work group (lower_reduce.c): 1 when it lowered the group, 0
+ * when it does not apply, -1 after an error. */
+int lower_reduce_across(GroupCx *c);
 /* Register-tiled dense and conv2d (lower_tile.c): 1 when it lowered the
  * group, 0 when the group has no tiled schedule, -1 after an error. */
 int lower_tiled(GroupCx *c, LowerOpenNest open);

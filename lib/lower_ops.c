@@ -476,9 +476,8 @@ concatenate(GroupCx *c, int k, PExpr *const *idx)
 
 /* ---------------------------------------------------------- reductions */
 
-/* Which of the n input axes sum or mean v reduces. */
-static void
-reduced_axes(const Value *v, uint32_t n, bool *red)
+void
+lower_reduced_axes(const Value *v, uint32_t n, bool *red)
 {
 	const Attr *ax = attr_get(v->u.op->attrs, "axis");
 	const Attr *ex = attr_get(v->u.op->attrs, "exclude");
@@ -500,7 +499,7 @@ static bool
 reduced_axis(const Value *v, uint32_t d)
 {
 	bool red[LOWER_MAX_RANK];
-	reduced_axes(v, type_of(v->args[0])->n, red);
+	lower_reduced_axes(v, type_of(v->args[0])->n, red);
 	return red[d];
 }
 
@@ -511,7 +510,7 @@ reduce(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
 	const Type *it = type_of(v->args[0]);
 	const Attr *kd = attr_get(v->u.op->attrs, "keepdims");
 	bool keep = kd && kd->u.i, red[LOWER_MAX_RANK];
-	reduced_axes(v, it->n, red);
+	lower_reduced_axes(v, it->n, red);
 	int64_t count = 1;
 	for (uint32_t d = 0; d < it->n; d++)
 		if (red[d])

@@ -414,6 +414,12 @@ pb_if(PBuild *b, PExpr *cond)
 	return s;
 }
 
+void
+pb_barrier(PBuild *b)
+{
+	append(b, S_BARRIER);
+}
+
 PStmt *
 pb_kernel(PBuild *b, const char *name)
 {

@@ -75,6 +75,8 @@ PStmt *pb_if(PBuild *b, PExpr *cond);
 /* kernel @name { ... }: opens the body. */
 PStmt *pb_kernel(PBuild *b, const char *name);
 void pb_close(PBuild *b);
+/* barrier: the work items of a work group meet. */
+void pb_barrier(PBuild *b);
 /* let %<prefix>N = e; returns its variable, or e itself when it is a
  * literal or a variable already (no let needed). */
 PExpr *pb_let(PBuild *b, const char *prefix, PExpr *e);

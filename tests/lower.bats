@@ -73,6 +73,19 @@ lower_golden() {
 	assert_output --regexp 'fma\(broadcast<f32x4>\(lane\(%t[0-9]+, 3\)\), %w[0-9]+, '
 }
 
+@test "lower: a long sum on a gpu is reduced across a work group, through shared memory" {
+	printf 'device @g = gpu(0) {max_work_group_size=64}\nfn @main(%%x: f32[3,1000]) -> f32[3] {\n  %%0 = exp(%%x)\n  %%1 = mean(%%0) {axis=[1]}\n  return %%1\n}\n' > "$BATS_TEST_TMPDIR/r.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/r.ir"
+	assert_output --partial 'for %bx0 in 0..3 bind(blockIdx.x) {'
+	assert_output --partial 'alloc %part1: f32[64] @g:shared'
+	assert_output --partial 'for %tx2 in 0..64 bind(threadIdx.x) {'
+	assert_output --partial '%part1[%tx2] = %part1[%tx2] + %part1[%tx2 + 32]'
+	[ "$(grep -c '^ *barrier$' <<< "$output")" = 6 ]
+	assert_output --partial '%out[%bx0] = %part1[0] / 1000.0'
+	run -0 ir-lower --no-tile "$BATS_TEST_TMPDIR/r.ir"
+	refute_output --partial 'barrier'
+}
+
 @test "lower: a kernel writing an image has 2-d work groups of up to 16x16" {
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/lower/texture_block.ir"
 	assert_output --partial 'for %ty2 in 0..16 bind(threadIdx.y) {'

@@ -45,7 +45,8 @@ main(int argc, char **argv)
 		.extra_help =
 			"      --no-fuse         one prim per operator\n"
 			"      --no-texture      keep every buffer in global memory\n"
-			"      --no-tile         one element per work item, no register tiles\n"
+			"      --no-tile         one element per work item: no register tiles,\n"
+			"                        no reductions across a work group\n"
 			"      --stats           print what was lowered and fused to stderr\n",
 		.opts = opts,
 		.on_opt = on_opt,

@@ -173,6 +173,15 @@ static const char *const cases[] = {
 	"fn @main(%x: i8[1,1,4,4,4], %w: i8[2,4,2,2,4]) -> i32[1,2,3,3,4] {\n"
 	"  %0 = nn.conv2d(%x, %w) {data_layout=\"NCHW4c\", kernel_layout=\"OIHW4o\", out_dtype=\"i32\"}\n"
 	"  return %0\n}\n",
+	/* long reductions: on a gpu across the work items of a group */
+	"fn @main(%a: f32[2,600]) -> f32[2] {\n"
+	"  %0 = exp(%a)\n  %1 = sum(%0) {axis=[1]}\n  return %1\n}\n",
+	"fn @main(%a: f32[8,3,100]) -> f32[1,3,1] {\n"
+	"  %0 = transpose(%a) {axes=[0,1,2]}\n  %1 = mean(%0) {axis=[0,2], keepdims=true}\n  return %1\n}\n",
+	"fn @main(%a: f32[40,30]) -> f32[] {\n"
+	"  %0 = sum(%a)\n  return %0\n}\n",
+	"fn @main(%a: i32[700,2]) -> i32[2] {\n"
+	"  %0 = multiply(%a, 1000003)\n  %1 = sum(%0) {axis=[0]}\n  return %1\n}\n",
 	/* register tiles: dense by 4x4 rows and columns of 16, 8 or 2 lanes of k */
 	"fn @main(%x: f32[8,32], %w: f32[12,32], %b: f32[12]) -> f32[8,12] {\n"
 	"  %0 = nn.dense(%x, %w)\n  %1 = nn.bias_add(%0, %b) {axis=-1}\n  %2 = nn.relu(%1)\n  return %2\n}\n",

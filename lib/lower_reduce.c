@@ -1,0 +1,150 @@
+/* lower_reduce.c: sum and mean reduced across the work items of a work
+ * group, on a gpu.
+ *
+ * With one work item per result, a sum of a million elements to one
+ * value is one work item doing all the work.  When a group ends in a sum
+ * or mean with few results and a long reduction, each result gets a
+ * work group instead, as TVM's cross-thread reduction does:
+ *
+ *   for %bx in 0..RESULTS bind(blockIdx.x) {
+ *     alloc %part: T[WG] @dev:shared
+ *     for %tx in 0..WG bind(threadIdx.x) {
+ *       (each item adds up every WG-th element into a local accumulator)
+ *       %part[%tx] = ...
+ *       barrier
+ *       if %tx < WG/2 { %part[%tx] = %part[%tx] + %part[%tx + WG/2] }
+ *       barrier
+ *       ... halving down to 1 ...
+ *       if %tx == 0 { %out[...] = %part[0] }
+ *     }
+ *   }
+ *
+ * WG is a power of two within the device's work-group limit.  The order
+ * of additions differs from a serial sum, as on any gpu.
+ */
+#include <string.h>
+
+#include "lower_impl.h"
+#include "ops.h"
+
+/* At most this many results, and at least this long a reduction. */
+enum { ACROSS_MAX_RESULTS = 4096, ACROSS_MIN_LENGTH = 512 };
+
+/* The indices of the axes of dims (rank n) that sel marks, from the flat
+ * index f over those axes in C order; the others are left alone. */
+static void
+split_flat(PBuild *b, PExpr *f, const int64_t *dims, const bool *sel, uint32_t n, PExpr **out)
+{
+	int64_t total = 1, stride = 1;
+	for (uint32_t d = 0; d < n; d++)
+		if (sel[d])
+			total *= dims[d];
+	for (uint32_t d = n; d-- > 0;) {
+		if (!sel[d])
+			continue;
+		if (dims[d] == 1) {
+			out[d] = pe_i32(b, 0);
+			continue;
+		}
+		PExpr *e = stride == 1 ? f : pe_div(b, f, pe_i32(b, stride));
+		if (stride * dims[d] != total)
+			e = pe_mod(b, e, pe_i32(b, dims[d]));
+		out[d] = pb_let(b, "i", e);
+		stride *= dims[d];
+	}
+}
+
+int
+lower_reduce_across(GroupCx *c)
+{
+	const Value *v = c->g->members[c->g->n - 1];
+	const char *op = v->u.op->op->name;
+	bool mean = strcmp(op, "mean") == 0;
+	if (!c->device || c->device->kind == DK_CPU || (!mean && strcmp(op, "sum") != 0) ||
+	    v->args[0]->kind == VK_LIT)
+		return 0;
+	const Type *it = v->args[0]->type, *ot = v->type;
+	bool red[LOWER_MAX_RANK];
+	lower_reduced_axes(v, it->n, red);
+	int64_t R = 1, outs = type_numel(ot);
+	for (uint32_t d = 0; d < it->n; d++)
+		if (red[d])
+			R *= it->dims[d];
+	if (R < ACROSS_MIN_LENGTH || outs > ACROSS_MAX_RESULTS || outs < 1)
+		return 0;
+	int64_t limit = c->device->max_work_group_size < 256 ? c->device->max_work_group_size : 256;
+	int64_t WG = 1;
+	while (2 * WG <= limit && 2 * WG <= R)
+		WG *= 2;
+	if (WG < 2)
+		return 0;
+	const Attr *kd = attr_get(v->u.op->attrs, "keepdims");
+	bool keep = kd && kd->u.i;
+	ElemKind kk = (ElemKind)ot->dt.kind;
+	PBuild *b = c->b;
+	int64_t one = 1;
+
+	lower_kernel(c);
+	PVar *bx = pb_scalar(b, "bx", (DType){ET_I32, 1});
+	pb_for(b, bx, pe_i32(b, 0), pe_i32(b, outs), FK_THREAD, "blockIdx.x");
+	int64_t wg = WG;
+	PVar *part = pb_alloc(b, "part", type_tensor(c->m, (DType){kk, 1}, 1, &wg),
+	                      vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "shared")));
+	PVar *tx = pb_scalar(b, "tx", (DType){ET_I32, 1});
+	pb_for(b, tx, pe_i32(b, 0), pe_i32(b, WG), FK_THREAD, "threadIdx.x");
+	PExpr *t = pe_var(b, tx);
+
+	/* The result's index from the block, then the input's kept axes. */
+	PExpr *oidx[LOWER_MAX_RANK], *in[LOWER_MAX_RANK];
+	bool all[LOWER_MAX_RANK];
+	for (uint32_t d = 0; d < ot->n; d++)
+		all[d] = true;
+	split_flat(b, pe_var(b, bx), ot->dims, all, ot->n, oidx);
+	for (uint32_t d = 0, o = 0; d < it->n; d++) {
+		if (!red[d])
+			in[d] = oidx[o];
+		if (!red[d] || keep)
+			o++;
+	}
+
+	/* Each item's share: elements tx, tx + WG, tx + 2 WG, ... */
+	PVar *acc = pb_alloc(b, "acc", type_tensor(c->m, (DType){kk, 1}, 1, &one), c->local);
+	PExpr *zero = pe_i32(b, 0);
+	pb_store(b, acc, &zero, 1, pe_float(b, 0, kk));
+	PVar *r = pb_scalar(b, "r", (DType){ET_I32, 1});
+	pb_for(b, r, pe_i32(b, 0), pe_i32(b, (R + WG - 1) / WG), FK_SERIAL, NULL);
+	PExpr *f = pb_let(b, "f", pe_add(b, pe_mul(b, pe_var(b, r), pe_i32(b, WG)), t));
+	bool ragged = R % WG != 0;
+	if (ragged)
+		pb_if(b, pe_bin(b, OP_LT, f, pe_i32(b, R)));
+	split_flat(b, f, it->dims, red, it->n, in);
+	PExpr *x = lower_operand(c, c->g->n - 1, 0, in, 1);
+	if (!x)
+		return -1;
+	pb_store(b, acc, &zero, 1, pe_add(b, pe_load(b, acc, &zero, 1), x));
+	if (ragged)
+		pb_close(b);
+	pb_close(b); /* r */
+
+	/* The shares, halved to one through shared memory. */
+	pb_store(b, part, &t, 1, pe_load(b, acc, &zero, 1));
+	pb_barrier(b);
+	for (int64_t s = WG / 2; s >= 1; s /= 2) {
+		pb_if(b, pe_bin(b, OP_LT, t, pe_i32(b, s)));
+		PExpr *other = pe_add(b, t, pe_i32(b, s));
+		pb_store(b, part, &t, 1, pe_add(b, pe_load(b, part, &t, 1), pe_load(b, part, &other, 1)));
+		pb_close(b);
+		if (s > 1)
+			pb_barrier(b);
+	}
+	pb_if(b, pe_bin(b, OP_EQ, t, pe_i32(b, 0)));
+	PExpr *res = pe_load(b, part, &zero, 1);
+	if (mean)
+		res = pe_div(b, res, pe_float(b, (double)R, kk));
+	pb_store(b, c->out[0], oidx, 1, res);
+	pb_close(b); /* if */
+	pb_close(b); /* tx */
+	pb_close(b); /* bx */
+	pb_close(b); /* kernel */
+	return 1;
+}
