@@ -1,7 +1,7 @@
 #!/bin/sh
 # demo/demo.sh: a short tour of irpipe (run by `make demo`).  The tools come
 # from $IRPIPE_BIN (default build/bin).  Later stages are added as the
-# tools exist: ir-plan-devices, ir-lower, ir-codegen-ocl, ir-run.
+# tools exist: ir-plan-devices, ir-lower and ir-run --interp so far.
 set -eu
 cd "$(dirname "$0")/.."
 bin=${IRPIPE_BIN:-build/bin}
@@ -28,4 +28,19 @@ if [ -x "$bin/ir-plan-devices" ]; then
 	step "diff -u parsed.ir planned.ir"
 	diff -u --label parsed.ir --label planned.ir \
 		"$tmp/model.ir" "$tmp/planned.ir" || [ $? -eq 1 ]
+fi
+
+if [ -x "$bin/ir-lower" ] && [ -x "$bin/ir-run" ]; then
+	step "ir-lower --stats planned.ir | ir-plan-devices"
+	"$bin/ir-lower" --stats "$tmp/planned.ir" | "$bin/ir-plan-devices" >"$tmp/lowered.ir"
+	cat "$tmp/lowered.ir"
+	python3 bench/gen.py npy 1,3,32,32 "$tmp/x.npy"
+	python3 bench/gen.py npy 16,3,3,3 "$tmp/w.npy"
+	python3 bench/gen.py npy 16 "$tmp/b.npy"
+	step "ir-run --interp --input x=x.npy --input w=w.npy --input b=b.npy lowered.ir | cut -c1-100"
+	"$bin/ir-run" --interp --input x="$tmp/x.npy" --input w="$tmp/w.npy" \
+		--input b="$tmp/b.npy" "$tmp/lowered.ir" | cut -c1-100
+	step "the same on the graph level, before lowering"
+	"$bin/ir-run" --interp --input x="$tmp/x.npy" --input w="$tmp/w.npy" \
+		--input b="$tmp/b.npy" "$tmp/planned.ir" | cut -c1-100
 fi
