@@ -344,15 +344,16 @@ lower_kernel(GroupCx *c)
 	pb_kernel(c->b, kname);
 }
 
-/* Index d of each axis from the flat index q of the axes lo..hi-1, in
- * C order. */
-static void
-unflatten(PBuild *b, PExpr *q, const int64_t *dims, uint32_t lo, uint32_t hi, PExpr **idx)
+void
+lower_unflatten(PBuild *b, PExpr *q, const int64_t *dims, const bool *sel, uint32_t n, PExpr **idx)
 {
 	int64_t total = 1, stride = 1;
-	for (uint32_t d = lo; d < hi; d++)
-		total *= dims[d];
-	for (uint32_t d = hi; d-- > lo;) {
+	for (uint32_t d = 0; d < n; d++)
+		if (!sel || sel[d])
+			total *= dims[d];
+	for (uint32_t d = n; d-- > 0;) {
+		if (sel && !sel[d])
+			continue;
 		if (dims[d] == 1) {
 			idx[d] = pe_i32(b, 0);
 			continue;
@@ -417,7 +418,7 @@ open_nest_2d(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx)
 		idx[d] = pe_i32(b, 0);
 	if (n)
 		idx[xa] = gx;
-	unflatten(b, gy, dims, 0, xa, idx);
+	lower_unflatten(b, gy, dims, NULL, xa, idx);
 	return opened;
 }
 
@@ -468,7 +469,8 @@ open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx, bool inner_v
 			if (par_end == (uint32_t)first + 1)
 				idx[first] = pe_var(b, pv);
 			else
-				unflatten(b, pe_var(b, pv), dims, (uint32_t)first, par_end, idx);
+				lower_unflatten(b, pe_var(b, pv), dims + first, NULL, par_end - (uint32_t)first,
+				                idx + first);
 			d = par_end;
 		}
 		for (; d < n; d++) {
@@ -502,7 +504,7 @@ open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx, bool inner_v
 		pb_if(b, pe_bin(b, OP_LT, gid, pe_i32(b, total)));
 		opened++;
 	}
-	unflatten(b, gid, dims, 0, n, idx);
+	lower_unflatten(b, gid, dims, NULL, n, idx);
 	return opened;
 }
 

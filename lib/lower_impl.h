@@ -78,6 +78,11 @@ uint32_t lower_group_lanes(GroupCx *c);
 typedef int (*LowerOpenNest)(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx,
                              bool inner_vector);
 bool lower_softmax(GroupCx *c, LowerOpenNest open);
+/* The index of each axis of dims (rank n) that sel marks (all if sel is
+ * NULL) from q, their flat index in C order; let-bound where not
+ * trivial.  The other entries of idx are left alone. */
+void lower_unflatten(PBuild *b, PExpr *q, const int64_t *dims, const bool *sel, uint32_t n,
+                     PExpr **idx);
 /* Opens a kernel named after the prim (@prim_k0, @prim_k1, ...). */
 void lower_kernel(GroupCx *c);
 /* Which of the n input axes the sum or mean v reduces. */

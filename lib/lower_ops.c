@@ -503,31 +503,23 @@ reduced_axis(const Value *v, uint32_t d)
 	return red[d];
 }
 
+/* The mean (or sum) of member k's operand over the axes red marks, each
+ * a loop of its own; in[] holds the index of the other axes and gets
+ * the loop variables.  Accumulates in the result's type, with lanes. */
 static PExpr *
-reduce(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
+reduce_over(GroupCx *c, int k, const bool *red, PExpr **in, bool mean, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
 	const Type *it = type_of(v->args[0]);
-	const Attr *kd = attr_get(v->u.op->attrs, "keepdims");
-	bool keep = kd && kd->u.i, red[LOWER_MAX_RANK];
-	lower_reduced_axes(v, it->n, red);
-	int64_t count = 1;
-	for (uint32_t d = 0; d < it->n; d++)
-		if (red[d])
-			count *= it->dims[d];
 	ElemKind kk = kind_of(v);
 	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, pe_float(c->b, 0, kk));
-	PExpr *in[LOWER_MAX_RANK];
 	int opened = 0;
-	uint32_t o = 0;
+	int64_t count = 1;
 	for (uint32_t d = 0; d < it->n; d++) {
-		if (red[d]) {
-			in[d] = it->dims[d] == 1 ? pe_i32(c->b, 0) : (opened++, reduce_loop(c, it->dims[d]));
-			if (keep)
-				o++;
-		} else {
-			in[d] = idx[o++];
-		}
+		if (!red[d])
+			continue;
+		count *= it->dims[d];
+		in[d] = it->dims[d] == 1 ? pe_i32(c->b, 0) : (opened++, reduce_loop(c, it->dims[d]));
 	}
 	PExpr *x = lower_operand(c, k, 0, in, lanes);
 	if (!x)
@@ -536,9 +528,27 @@ reduce(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
 	while (opened--)
 		pb_close(c->b);
 	PExpr *r = acc_get(c, acc);
-	if (code == L_MEAN)
+	if (mean)
 		r = pe_div(c->b, r, splat(c, pe_float(c->b, (double)count, kk), lanes));
 	return r;
+}
+
+static PExpr *
+reduce(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
+{
+	const Value *v = c->g->members[k];
+	const Type *it = type_of(v->args[0]);
+	const Attr *kd = attr_get(v->u.op->attrs, "keepdims");
+	bool keep = kd && kd->u.i, red[LOWER_MAX_RANK];
+	lower_reduced_axes(v, it->n, red);
+	PExpr *in[LOWER_MAX_RANK];
+	for (uint32_t d = 0, o = 0; d < it->n; d++) {
+		if (!red[d])
+			in[d] = idx[o];
+		if (!red[d] || keep)
+			o++;
+	}
+	return reduce_over(c, k, red, in, code == L_MEAN, lanes);
 }
 
 static PExpr *
@@ -608,27 +618,14 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
 static PExpr *
 global_avg_pool2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
-	const Value *v = c->g->members[k];
-	const Layout *l = lower_layout(v, "layout", "NCHW");
-	const Type *it = type_of(v->args[0]);
-	int64_t H = rl_dim(l, it->dims, 'H'), W = rl_dim(l, it->dims, 'W');
-	ElemKind kk = kind_of(v);
-	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, pe_float(c->b, 0, kk));
+	const Layout *l = lower_layout(c->g->members[k], "layout", "NCHW");
+	bool red[LOWER_MAX_RANK];
 	PExpr *in[LOWER_MAX_RANK];
-	int opened = 0;
 	for (int d = 0; d < l->rank; d++) {
-		if (l->axes[d] == 'H' || l->axes[d] == 'W')
-			in[d] = it->dims[d] == 1 ? pe_i32(c->b, 0) : (opened++, reduce_loop(c, it->dims[d]));
-		else
-			in[d] = idx[d];
+		red[d] = l->axes[d] == 'H' || l->axes[d] == 'W';
+		in[d] = idx[d];
 	}
-	PExpr *x = lower_operand(c, k, 0, in, lanes);
-	if (!x)
-		return NULL;
-	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), x));
-	while (opened--)
-		pb_close(c->b);
-	return pe_div(c->b, acc_get(c, acc), splat(c, pe_float(c->b, (double)(H * W), kk), lanes));
+	return reduce_over(c, k, red, in, true, lanes);
 }
 
 /* acc += cast(x) * cast(w), in the result's type. */

@@ -30,30 +30,6 @@
 /* At most this many results, and at least this long a reduction. */
 enum { ACROSS_MAX_RESULTS = 4096, ACROSS_MIN_LENGTH = 512 };
 
-/* The indices of the axes of dims (rank n) that sel marks, from the flat
- * index f over those axes in C order; the others are left alone. */
-static void
-split_flat(PBuild *b, PExpr *f, const int64_t *dims, const bool *sel, uint32_t n, PExpr **out)
-{
-	int64_t total = 1, stride = 1;
-	for (uint32_t d = 0; d < n; d++)
-		if (sel[d])
-			total *= dims[d];
-	for (uint32_t d = n; d-- > 0;) {
-		if (!sel[d])
-			continue;
-		if (dims[d] == 1) {
-			out[d] = pe_i32(b, 0);
-			continue;
-		}
-		PExpr *e = stride == 1 ? f : pe_div(b, f, pe_i32(b, stride));
-		if (stride * dims[d] != total)
-			e = pe_mod(b, e, pe_i32(b, dims[d]));
-		out[d] = pb_let(b, "i", e);
-		stride *= dims[d];
-	}
-}
-
 int
 lower_reduce_across(GroupCx *c)
 {
@@ -96,10 +72,7 @@ lower_reduce_across(GroupCx *c)
 
 	/* The result's index from the block, then the input's kept axes. */
 	PExpr *oidx[LOWER_MAX_RANK], *in[LOWER_MAX_RANK];
-	bool all[LOWER_MAX_RANK];
-	for (uint32_t d = 0; d < ot->n; d++)
-		all[d] = true;
-	split_flat(b, pe_var(b, bx), ot->dims, all, ot->n, oidx);
+	lower_unflatten(b, pe_var(b, bx), ot->dims, NULL, ot->n, oidx);
 	for (uint32_t d = 0, o = 0; d < it->n; d++) {
 		if (!red[d])
 			in[d] = oidx[o];
@@ -117,7 +90,7 @@ lower_reduce_across(GroupCx *c)
 	bool ragged = R % WG != 0;
 	if (ragged)
 		pb_if(b, pe_bin(b, OP_LT, f, pe_i32(b, R)));
-	split_flat(b, f, it->dims, red, it->n, in);
+	lower_unflatten(b, f, it->dims, red, it->n, in);
 	PExpr *x = lower_operand(c, c->g->n - 1, 0, in, 1);
 	if (!x)
 		return -1;
