@@ -738,11 +738,22 @@ lower_group(Lower *L, Group *g)
 	const Type *rt = tail->type;
 	c.nout = rt->kind == TY_TUPLE ? (int)rt->n : 1;
 	c.out = xcalloc((size_t)c.nout, sizeof *c.out);
+	/* An image is written a whole texel at a time (write_imagef has no
+	 * one-channel form, and a kernel cannot read back what it writes):
+	 * a result computed an element at a time stays a buffer. */
+	bool texels = lower_group_lanes(&c) == 4;
 	for (int i = 0; i < c.nout; i++) {
 		const Type *t = rt->kind == TY_TUPLE ? rt->fields[i] : rt;
 		snprintf(pname, sizeof pname, c.nout == 1 ? "out" : "out%d", i);
 		snprintf(what, sizeof what, "result %%%s of @%s", tail->name, p->name);
 		const char *scope = choose_scope(L, dev, t, false, what);
+		if (strcmp(scope, "global") != 0 && !texels) {
+			L->ntexture--;
+			if (L->o->stats)
+				fprintf(L->o->stats, "ir-lower: %s is computed an element at a time, and an "
+				        "image is written a texel at a time: kept in global memory\n", what);
+			scope = "global";
+		}
 		c.out[i] = pb_param_buffer(&b, pname, t, vdev_get(m, devname, sym_intern_cstr(m, scope)));
 	}
 	/* The parameters are p0.., out..; the body's names count from 0. */

@@ -86,6 +86,16 @@ lower_golden() {
 	refute_output --partial 'barrier'
 }
 
+@test "lower: a result written an element at a time is never an image; planning copies it" {
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/lower/texel_writes.ir"
+	assert_output --partial 'prim @layout_transform(%p0: f32[1,8,6,6] @gpu:global, %out: f32[1,2,6,6,4] @gpu:global)'
+	assert_output --partial '%out: f32[1,2,6,6,4] @gpu:texture) {'
+	[[ "$stderr" == *"result %p of @layout_transform is computed an element at a time, and an image is written a texel at a time: kept in global memory"* ]]
+	ir-lower "$BATS_TEST_DIRNAME/lower/texel_writes.ir" | ir-plan-devices > "$BATS_TEST_TMPDIR/planned.ir"
+	run -0 cat "$BATS_TEST_TMPDIR/planned.ir"
+	assert_output --partial '%p_to_texture: f32[1,2,6,6,4] on @gpu:texture = device_copy(%p, @gpu:global -> @gpu:texture)'
+}
+
 @test "lower: a kernel writing an image has 2-d work groups of up to 16x16" {
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/lower/texture_block.ir"
 	assert_output --partial 'for %ty2 in 0..16 bind(threadIdx.y) {'
