@@ -699,6 +699,43 @@ check_indexable(Lower *L, const Value *at, const Value *v, const Type *t)
 	return false;
 }
 
+/* The group's value at idx, of `lanes` lanes, stored in the result. */
+static bool
+store_value(GroupCx *c, PExpr **idx, uint32_t lanes)
+{
+	PExpr *val = lower_member(c, c->g->n - 1, idx, lanes);
+	if (val)
+		pb_store(c->b, c->out[0], idx, lanes, val);
+	return val != NULL;
+}
+
+/* A packed result whose members cannot compute a texel as a vector
+ * (index shuffles: layout_transform into NCHW4c, ...): its 4 elements one
+ * by one into a local texel, which is then stored whole, so that the
+ * result can be an image. */
+static bool
+gather_texel(GroupCx *c, PExpr **idx)
+{
+	PBuild *b = c->b;
+	const Type *rt = c->g->members[c->g->n - 1]->type;
+	int64_t four = 4;
+	PVar *tex = pb_alloc(b, "texel", type_tensor(c->m, (DType){rt->dt.kind, 1}, 1, &four), c->local);
+	PVar *l = pb_scalar(b, "l", (DType){ET_I32, 1});
+	pb_for(b, l, pe_i32(b, 0), pe_i32(b, 4), FK_UNROLLED, NULL);
+	PExpr *lane = pe_var(b, l);
+	idx[rt->n - 1] = lane;
+	PExpr *val = lower_member(c, c->g->n - 1, idx, 1);
+	if (val)
+		pb_store(b, tex, &lane, 1, val);
+	pb_close(b);
+	if (!val)
+		return false;
+	PExpr *zero = pe_i32(b, 0);
+	idx[rt->n - 1] = zero;
+	pb_store(b, c->out[0], idx, 4, pe_load(b, tex, &zero, 4));
+	return true;
+}
+
 static bool
 lower_group(Lower *L, Group *g)
 {
@@ -740,8 +777,11 @@ lower_group(Lower *L, Group *g)
 	c.out = xcalloc((size_t)c.nout, sizeof *c.out);
 	/* An image is written a whole texel at a time (write_imagef has no
 	 * one-channel form, and a kernel cannot read back what it writes):
-	 * a result computed an element at a time stays a buffer. */
-	bool texels = lower_group_lanes(&c) == 4;
+	 * softmax and split, which write element by element, keep their
+	 * results in buffers.  Every other packed result is written in
+	 * texels (below). */
+	const char *op0 = g->members[0]->u.op->op->name;
+	bool texels = strcmp(op0, "nn.softmax") != 0 && strcmp(op0, "split") != 0;
 	for (int i = 0; i < c.nout; i++) {
 		const Type *t = rt->kind == TY_TUPLE ? rt->fields[i] : rt;
 		snprintf(pname, sizeof pname, c.nout == 1 ? "out" : "out%d", i);
@@ -778,16 +818,14 @@ lower_group(Lower *L, Group *g)
 		/* A packed result is computed a texel (4 lanes) at a time: the
 		 * loops cover the other axes, the last index is 0. */
 		uint32_t lanes = lower_group_lanes(&c);
+		bool gather = lanes == 1 && lower_packed_result(&c);
 		int64_t dims[LOWER_MAX_RANK];
 		memcpy(dims, rt->dims, rt->n * sizeof *dims);
-		if (lanes > 1)
+		if (lanes > 1 || gather)
 			dims[rt->n - 1] = 1;
 		PExpr *idx[LOWER_MAX_RANK];
-		int close = open_nest(&c, dims, rt->n, idx, true);
-		PExpr *val = lower_member(&c, g->n - 1, idx, lanes);
-		ok = val != NULL;
-		if (ok)
-			pb_store(&b, c.out[0], idx, lanes, val);
+		int close = open_nest(&c, dims, rt->n, idx, !gather);
+		ok = gather ? gather_texel(&c, idx) : store_value(&c, idx, lanes);
 		while (close--)
 			pb_close(&b);
 	}

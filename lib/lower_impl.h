@@ -67,8 +67,10 @@ GroupInput *lower_input(GroupCx *c, int k, uint32_t j, int field);
 PExpr *lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes);
 /* Operand j of member k at idx (the operand's rank), with lanes as above. */
 PExpr *lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes);
-/* 4 when the group's result is packed (rank 5, an RGBA last axis of 4)
- * and every member can compute a texel as a 4-lane vector; else 1. */
+/* Is the group's result packed: rank 5, an RGBA last axis of 4? */
+bool lower_packed_result(const GroupCx *c);
+/* 4 when the group's result is packed and every member can compute a
+ * texel as a 4-lane vector; else 1. */
 uint32_t lower_group_lanes(GroupCx *c);
 
 /* Whole-group lowerings for the operators that are not one value per

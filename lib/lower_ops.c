@@ -897,13 +897,17 @@ member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 	return true;
 }
 
+bool
+lower_packed_result(const GroupCx *c)
+{
+	const Type *t = type_of(c->g->members[c->g->n - 1]);
+	return t->kind == TY_TENSOR && t->n == 5 && t->dims[4] == 4 && t->dt.kind != ET_BOOL;
+}
+
 uint32_t
 lower_group_lanes(GroupCx *c)
 {
-	const Type *t = type_of(c->g->members[c->g->n - 1]);
-	if (t->kind != TY_TENSOR || t->n != 5 || t->dims[4] != 4 || t->dt.kind == ET_BOOL)
-		return 1;
-	return member_lanes_ok(c, c->g->n - 1, 4) ? 4 : 1;
+	return lower_packed_result(c) && member_lanes_ok(c, c->g->n - 1, 4) ? 4 : 1;
 }
 
 /* ---------------------------------------------------- whole operators */

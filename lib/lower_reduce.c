@@ -46,8 +46,8 @@ lower_reduce_across(GroupCx *c)
 	for (uint32_t d = 0; d < it->n; d++)
 		if (red[d])
 			R *= it->dims[d];
-	/* A packed result is better computed a texel at a time. */
-	if (R < ACROSS_MIN_LENGTH || outs > ACROSS_MAX_RESULTS || outs < 1 || lower_group_lanes(c) > 1)
+	/* A packed result is computed a texel at a time (it may be an image). */
+	if (R < ACROSS_MIN_LENGTH || outs > ACROSS_MAX_RESULTS || outs < 1 || lower_packed_result(c))
 		return 0;
 	int64_t limit = c->device->max_work_group_size < 256 ? c->device->max_work_group_size : 256;
 	int64_t WG = 1;

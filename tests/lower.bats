@@ -86,14 +86,18 @@ lower_golden() {
 	refute_output --partial 'barrier'
 }
 
-@test "lower: a result written an element at a time is never an image; planning copies it" {
+@test "lower: images are written in whole texels: gathered when not a vector, else kept a buffer" {
 	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/lower/texel_writes.ir"
-	assert_output --partial 'prim @layout_transform(%p0: f32[1,8,6,6] @gpu:global, %out: f32[1,2,6,6,4] @gpu:global)'
-	assert_output --partial '%out: f32[1,2,6,6,4] @gpu:texture) {'
-	[[ "$stderr" == *"result %p of @layout_transform is computed an element at a time, and an image is written a texel at a time: kept in global memory"* ]]
+	assert_output --partial 'prim @layout_transform(%p0: f32[1,8,6,6] @gpu:global, %out: f32[1,2,6,6,4] @gpu:texture)'
+	assert_output --regexp 'alloc %texel[0-9]+: f32\[4\] @gpu:local'
+	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, %gx[0-9]+, 0:4\] = %texel[0-9]+\[0:4\]'
+	assert_output --partial 'prim @nn_softmax(%p0: f32[1,2,6,6,4] @gpu:texture, %out: f32[1,2,6,6,4] @gpu:global)'
+	[[ "$stderr" == *"result %s of @nn_softmax is computed an element at a time, and an image is written a texel at a time: kept in global memory"* ]]
 	ir-lower "$BATS_TEST_DIRNAME/lower/texel_writes.ir" | ir-plan-devices > "$BATS_TEST_TMPDIR/planned.ir"
+	run -0 grep -c device_copy "$BATS_TEST_TMPDIR/planned.ir"
+	assert_output 1
 	run -0 cat "$BATS_TEST_TMPDIR/planned.ir"
-	assert_output --partial '%p_to_texture: f32[1,2,6,6,4] on @gpu:texture = device_copy(%p, @gpu:global -> @gpu:texture)'
+	assert_output --partial '%s_to_texture: f32[1,2,6,6,4] on @gpu:texture = device_copy(%s, @gpu:global -> @gpu:texture)'
 }
 
 @test "lower: a kernel writing an image has 2-d work groups of up to 16x16" {
