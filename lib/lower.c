@@ -423,9 +423,10 @@ open_nest_2d(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx)
 }
 
 /* Opens a kernel and the loops over dims; idx gets each axis's index.
- * cpu: the outer axis parallel, the inner one vectorized when the body
- * is straight-line.  gpu: the elements spread over work items, at most
- * max_work_group_size (and 256) per work group. */
+ * cpu: the outer axes as one parallel loop, the inner one vectorized
+ * when the body is straight-line.  gpu: the elements spread over work
+ * items, at most max_work_group_size (and 256) per work group, in 2-d
+ * groups when the result is an image. */
 static int
 open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx, bool inner_vector)
 {
