@@ -53,28 +53,29 @@ largest_divisor(int64_t n, const int64_t *cand)
 			return *cand;
 }
 
-/* `for %<prefix>N in 0..n unrolled {`, or nothing for n == 1 (the index
- * is 0).  *opened counts the loops to close. */
+/* `for %<prefix>N in 0..n KIND {`, or nothing for n == 1 (the index is
+ * 0).  *opened counts the loops to close. */
 static PExpr *
-unrolled(GroupCx *c, const char *prefix, int64_t n, int *opened)
+loop(GroupCx *c, const char *prefix, int64_t n, ForKind kind, int *opened)
 {
 	if (n == 1)
 		return pe_i32(c->b, 0);
 	PVar *v = pb_scalar(c->b, prefix, (DType){ET_I32, 1});
-	pb_for(c->b, v, pe_i32(c->b, 0), pe_i32(c->b, n), FK_UNROLLED, NULL);
+	pb_for(c->b, v, pe_i32(c->b, 0), pe_i32(c->b, n), kind, NULL);
 	(*opened)++;
 	return pe_var(c->b, v);
 }
 
 static PExpr *
+unrolled(GroupCx *c, const char *prefix, int64_t n, int *opened)
+{
+	return loop(c, prefix, n, FK_UNROLLED, opened);
+}
+
+static PExpr *
 serial(GroupCx *c, const char *prefix, int64_t n, int *opened)
 {
-	if (n == 1)
-		return pe_i32(c->b, 0);
-	(*opened)++;
-	PVar *v = pb_scalar(c->b, prefix, (DType){ET_I32, 1});
-	pb_for(c->b, v, pe_i32(c->b, 0), pe_i32(c->b, n), FK_SERIAL, NULL);
-	return pe_var(c->b, v);
+	return loop(c, prefix, n, FK_SERIAL, opened);
 }
 
 static void
