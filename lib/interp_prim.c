@@ -80,41 +80,57 @@ fail(Run *r, Loc loc, const char *fmt, ...)
 
 /* ------------------------------------------------------------ numbering */
 
-/* Numbers the scalars and allocs in preorder, a statement's body before
- * its successors, so each statement's own definitions are consecutive. */
+/* The statements under a block in preorder, a statement's body (then
+ * arm before else arm) before its successors, on an explicit stack:
+ * push the block's first statement, then pop them one by one.  NULL at
+ * the end. */
+static PStmt *
+next_stmt(PtrVec *st)
+{
+	while (st->n) {
+		PStmt *s = st->v[--st->n];
+		if (!s)
+			continue;
+		ptrvec_push(st, s->next);
+		if (s->kind == S_FOR) {
+			ptrvec_push(st, s->u.loop.body.first);
+		} else if (s->kind == S_IF) {
+			ptrvec_push(st, s->u.cond.arms[1].first);
+			ptrvec_push(st, s->u.cond.arms[0].first);
+		} else if (s->kind == S_KERNEL) {
+			ptrvec_push(st, s->u.kernel.body.first);
+		}
+		return s;
+	}
+	return NULL;
+}
+
+/* Numbers the scalars and allocs in preorder, so each statement's own
+ * definitions are consecutive. */
 static void
 number_stmts(const PBlock *body, uint32_t *ns, uint32_t *nb)
 {
 	PtrVec st = {0};
 	ptrvec_push(&st, body->first);
-	while (st.n) {
-		PStmt *s = st.v[--st.n];
-		if (!s)
-			continue;
-		ptrvec_push(&st, s->next);
-		switch (s->kind) {
-		case S_FOR:
+	for (PStmt *s; (s = next_stmt(&st));) {
+		if (s->kind == S_FOR)
 			s->u.loop.var->scratch = (*ns)++;
-			ptrvec_push(&st, s->u.loop.body.first);
-			break;
-		case S_IF:
-			ptrvec_push(&st, s->u.cond.arms[1].first);
-			ptrvec_push(&st, s->u.cond.arms[0].first);
-			break;
-		case S_LET:
+		else if (s->kind == S_LET)
 			s->u.let.var->scratch = (*ns)++;
-			break;
-		case S_ALLOC:
+		else if (s->kind == S_ALLOC)
 			s->u.alloc.buf->scratch = (*nb)++;
-			break;
-		case S_KERNEL:
-			ptrvec_push(&st, s->u.kernel.body.first);
-			break;
-		default:
-			break;
-		}
 	}
 	ptrvec_free(&st);
+}
+
+/* Widens [*lo, *hi) to hold v. */
+static void
+widen(uint32_t *lo, uint32_t *hi, uint32_t v)
+{
+	if (v < *lo)
+		*lo = v;
+	if (v + 1 > *hi)
+		*hi = v + 1;
 }
 
 /* The scalar and buffer slots defined inside loop (its variable
@@ -128,44 +144,13 @@ slot_ranges(const PStmt *loop, uint32_t *s0, uint32_t *s1, uint32_t *b0, uint32_
 	*b1 = 0;
 	PtrVec st = {0};
 	ptrvec_push(&st, loop->u.loop.body.first);
-	while (st.n) {
-		PStmt *s = st.v[--st.n];
-		if (!s)
-			continue;
-		ptrvec_push(&st, s->next);
-		uint32_t v = UINT32_MAX;
-		switch (s->kind) {
-		case S_FOR:
-			v = (uint32_t)s->u.loop.var->scratch;
-			ptrvec_push(&st, s->u.loop.body.first);
-			break;
-		case S_IF:
-			ptrvec_push(&st, s->u.cond.arms[0].first);
-			ptrvec_push(&st, s->u.cond.arms[1].first);
-			break;
-		case S_LET:
-			v = (uint32_t)s->u.let.var->scratch;
-			break;
-		case S_ALLOC: {
-			uint32_t b = (uint32_t)s->u.alloc.buf->scratch;
-			if (b < *b0)
-				*b0 = b;
-			if (b + 1 > *b1)
-				*b1 = b + 1;
-			break;
-		}
-		case S_KERNEL:
-			ptrvec_push(&st, s->u.kernel.body.first);
-			break;
-		default:
-			break;
-		}
-		if (v != UINT32_MAX) {
-			if (v < *s0)
-				*s0 = v;
-			if (v + 1 > *s1)
-				*s1 = v + 1;
-		}
+	for (PStmt *s; (s = next_stmt(&st));) {
+		if (s->kind == S_FOR)
+			widen(s0, s1, (uint32_t)s->u.loop.var->scratch);
+		else if (s->kind == S_LET)
+			widen(s0, s1, (uint32_t)s->u.let.var->scratch);
+		else if (s->kind == S_ALLOC)
+			widen(b0, b1, (uint32_t)s->u.alloc.buf->scratch);
 	}
 	ptrvec_free(&st);
 	if (*b0 > *b1)

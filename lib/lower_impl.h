@@ -104,6 +104,8 @@ typedef struct {
 	int64_t st[2], dil[2], pad[4], groups;
 } ConvAttrs;
 void lower_conv_attrs(const Value *v, ConvAttrs *a);
+/* batch_matmul's transpose_a and transpose_b, with TVM's defaults. */
+void lower_matmul_transposes(const Value *v, bool *ta, bool *tb);
 /* A layout attribute of v ("layout", "data_layout", ...), else dflt. */
 const Layout *lower_layout(const Value *v, const char *key, const char *dflt);
 

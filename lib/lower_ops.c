@@ -639,6 +639,17 @@ mac(GroupCx *c, PVar *acc, PExpr *x, PExpr *w, ElemKind kk)
 }
 
 void
+lower_matmul_transposes(const Value *v, bool *ta, bool *tb)
+{
+	char err[256];
+	RefCx rc = attrs_cx(v, err, sizeof err);
+	*ta = false;
+	*tb = true;
+	ra_bool(&rc, "transpose_a", false, ta);
+	ra_bool(&rc, "transpose_b", true, tb);
+}
+
+void
 lower_conv_attrs(const Value *v, ConvAttrs *a)
 {
 	char err[256];
@@ -730,11 +741,8 @@ static PExpr *
 batch_matmul(GroupCx *c, int k, PExpr *const *idx)
 {
 	const Value *v = c->g->members[k];
-	char err[256];
-	RefCx rc = attrs_cx(v, err, sizeof err);
-	bool ta = false, tb = true;
-	ra_bool(&rc, "transpose_a", false, &ta);
-	ra_bool(&rc, "transpose_b", true, &tb);
+	bool ta, tb;
+	lower_matmul_transposes(v, &ta, &tb);
 	const Type *xt = type_of(v->args[0]), *yt = type_of(v->args[1]);
 	int64_t K = xt->dims[ta ? 1 : 2];
 	ElemKind kk = kind_of(v);

@@ -36,7 +36,6 @@
 #include "layout.h"
 #include "lower_impl.h"
 #include "ops.h"
-#include "ref_impl.h"
 
 static bool
 on_gpu(const GroupCx *c)
@@ -141,12 +140,8 @@ tile_matmul(GroupCx *c, LowerOpenNest open, bool batched)
 	if (xt->n != (batched ? 3u : 2u) || v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
 		return 0;
 	if (batched) {
-		char err[256];
-		RefCx rc = {.op = v->u.op->op->name, .attrs = v->u.op->attrs, .err = err,
-		            .errsz = sizeof err};
-		bool ta = false, tb = true;
-		ra_bool(&rc, "transpose_a", false, &ta);
-		ra_bool(&rc, "transpose_b", true, &tb);
+		bool ta, tb;
+		lower_matmul_transposes(v, &ta, &tb);
 		if (ta || !tb)
 			return 0;
 	}
