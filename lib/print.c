@@ -11,7 +11,7 @@
 
 #include "diag.h"
 #include "ir.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "walk.h"
 
 typedef struct {

@@ -15,7 +15,7 @@
 #include "diag.h"
 #include "ir.h"
 #include "nameset.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "walk.h"
 
 typedef struct {

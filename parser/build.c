@@ -14,7 +14,7 @@
 #include "build.h"
 #include "grammar.h"
 #include "nameset.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "walk.h"
 
 enum { CX_FN, CX_ARM, CX_PRIM, CX_PBLOCK, CX_SKIP };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The command line every ir-* tool shares (lib/driver.c), through ir-parse:
+# The command line every ir-* tool shares (tools/driver.c), through ir-parse:
 # --help/--version, input and output discipline, exit statuses, -o written
 # atomically, colour, --split-input-file and --verify-diagnostics.
 # bats file_tags=cli

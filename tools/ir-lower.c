@@ -1,10 +1,10 @@
 /* ir-lower: lower graph-level operators to loop-level prims (see
- * ir-lower(1) and lib/lower.c). */
+ * ir-lower(1) and lib/lower/lower.c). */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "driver.h"
-#include "lower.h"
+#include "lower/lower.h"
 
 enum { OPT_NO_FUSE = 1000, OPT_NO_TEXTURE, OPT_NO_TILE, OPT_STATS };
 

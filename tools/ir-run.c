@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 
 #include "driver.h"
-#include "interp.h"
-#include "npy.h"
+#include "ref/interp.h"
+#include "ref/npy.h"
 
 enum { OPT_INTERP = 1000, OPT_INPUT, OPT_DATA_DIR };
 

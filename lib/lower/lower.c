@@ -28,7 +28,7 @@
 #include "diag.h"
 #include "lower_impl.h"
 #include "nameset.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "walk.h"
 
 /* ---------------------------------------------------------- pointer map */

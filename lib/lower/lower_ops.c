@@ -18,8 +18,8 @@
 #include "diag.h"
 #include "layout.h"
 #include "lower_impl.h"
-#include "ops.h"
-#include "ref_impl.h"
+#include "ops/ops.h"
+#include "ref/ref_impl.h"
 
 enum {
 	L_ADD, L_SUB, L_MUL, L_DIV, L_MAX, L_MIN, L_POW,

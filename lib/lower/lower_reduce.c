@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "lower_impl.h"
-#include "ops.h"
+#include "ops/ops.h"
 
 /* At most this many results, and at least this long a reduction. */
 enum { ACROSS_MAX_RESULTS = 4096, ACROSS_MIN_LENGTH = 512 };

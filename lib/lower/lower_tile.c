@@ -35,7 +35,7 @@
 
 #include "layout.h"
 #include "lower_impl.h"
-#include "ops.h"
+#include "ops/ops.h"
 
 static bool
 on_gpu(const GroupCx *c)

@@ -21,7 +21,7 @@
 #include "interp.h"
 #include "interp_prim.h"
 #include "npy.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "ref_ops.h"
 #include "walk.h"
 

@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #include "ir.h"
-#include "ops.h"
+#include "ops/ops.h"
 #include "tensor.h"
 
 /* Evaluates one call of op with attributes attrs (may be NULL) on args.

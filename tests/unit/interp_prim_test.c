@@ -1,4 +1,4 @@
-/* interp_prim_test: the loop-level interpreter (lib/interp_prim.c) on
+/* interp_prim_test: the loop-level interpreter (lib/ref/interp_prim.c) on
  * prims parsed with the real parser: thread-bound loops, accumulators in
  * local allocs, lane runs, integer wrap-around, f16, intrinsics, barriers
  * (and the places a barrier cannot go), errors in words, a statement nest
@@ -12,9 +12,9 @@
 #include <time.h>
 
 #include "diag.h"
-#include "interp_prim.h"
+#include "ref/interp_prim.h"
 #include "ir.h"
-#include "tensor.h"
+#include "ref/tensor.h"
 
 #include "check.h"
 

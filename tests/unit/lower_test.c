@@ -1,5 +1,5 @@
 /* lower_test: for every operator and several shapes and attributes,
- * lowering (lib/lower.c) and interpreting the prims (lib/interp_prim.c)
+ * lowering (lib/lower/lower.c) and interpreting the prims (lib/ref/interp_prim.c)
  * gives what the reference kernels (lib/ref_*.c) give on the graph level.
  *
  * Each case is a module; it runs on random inputs once as written and
@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "diag.h"
-#include "interp.h"
+#include "ref/interp.h"
 #include "ir.h"
-#include "lower.h"
-#include "tensor.h"
+#include "lower/lower.h"
+#include "ref/tensor.h"
 
 static int checks, failures;
 
