@@ -5,6 +5,7 @@
 #                        AddressSanitizer+UBSan (build-asan/); ends with
 #                        "N passed, N failed"
 #   make demo | bench    deps, build, then demo/demo.sh | bench/run.sh
+#                        (BENCH_BASELINE_BIN=DIR: another build's tools beside)
 #   make fuzz            libFuzzer on tests/fuzz/fuzz_parse.c (build-fuzz/),
 #                        FUZZ_SECONDS=60
 #   make install | uninstall   PREFIX, BINDIR, MANDIR, DESTDIR

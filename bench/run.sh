@@ -10,6 +10,8 @@
 #   3. ir-lower on residual networks of 1k-100k operators, beside ir-parse.
 #   4. the reference interpreter on conv2d and dense: the lowered prims
 #      (register-tiled, and with --no-tile) beside the direct kernels.
+#   5. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
+#      tools, side by side (a change that should make nothing slower).
 set -eu
 
 BIN=${IRPIPE_BIN:-build/bin}
@@ -132,3 +134,36 @@ for op in conv dense; do
 done
 echo "(ratios: time over the direct kernels'; the loop-level interpreter checks every"
 echo " index and rounds every operation: an oracle for ir-lower, not a runtime)"
+
+# --- against an earlier build -------------------------------------------------
+# BENCH_BASELINE_BIN=DIR: the same tools from another build (for example the
+# commit before a change: git worktree add /tmp/base REV && make -C /tmp/base
+# && BENCH_BASELINE_BIN=/tmp/base/build/bin make bench), run on the same
+# inputs in the same run, interleaved, so that a restructuring can show it
+# made nothing slower.
+if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
+	echo
+	echo "== this build vs $BENCH_BASELINE_BIN (median of $RUNS; ratio = this / baseline)"
+	printf '%-28s %9s %9s %8s %10s %10s\n' "tool input" "base s" "this s" ratio "base KiB" "this KiB"
+	versus() { # label tool args...
+		label=$1 tool=$2; shift 2
+		set -- $(measure "$BENCH_BASELINE_BIN/$tool" "$@") $(measure "$BIN/$tool" "$@")
+		awk -v l="$label" -v bt="$1" -v bk="$2" -v t="$3" -v k="$4" 'BEGIN {
+			printf "%-28s %9.3f %9.3f %7.2fx %10d %10d\n", l, bt, t, (bt > 0 ? t / bt : 0), bk, k }'
+	}
+	for n in $SIZES; do
+		[ -f "$WORK/p$n.ir" ] && versus "ir-parse p$n" ir-parse "$WORK/p$n.ir"
+		[ -f "$WORK/dag$n.ir" ] && versus "ir-plan-devices dag$n" ir-plan-devices "$WORK/dag$n.ir"
+	done
+	for n in ${BENCH_LOWER_SIZES:-1000 10000 100000}; do
+		versus "ir-lower net$n" ir-lower "$WORK/net$n.ir"
+	done
+	for op in conv dense; do
+		if [ $op = conv ]; then
+			set -- --input "x=$WORK/x_conv.npy" --input "w=$WORK/w_conv.npy" --input "b=$WORK/b_conv.npy"
+		else
+			set -- --input "x=$WORK/x_dense.npy" --input "w=$WORK/w_dense.npy"
+		fi
+		versus "ir-run --interp $op.tiled" ir-run --interp "$@" -o "$WORK/$op.out.npy" "$WORK/$op.tiled.ir"
+	done
+fi
