@@ -5,17 +5,7 @@
  * nothing at all on stdout unless the whole run succeeded, so a failing
  * stage never hands half a module to the next one in a pipe.
  *
- * --verify-diagnostics (MLIR's -verify-diagnostics): diagnostics are
- * captured instead of printed and compared with the expected-error,
- * expected-warning and expected-note comments of the input; a mismatch is
- * reported as an error and the exit status is 1, a full match exits 0.
- * What is printed on stdout then: as without the option, the module of
- * every chunk that produced one (including chunks with expected
- * warnings and notes only), and nothing for a chunk that failed as its
- * comments expected; under --split-input-file the chunks stay joined by
- * "// -----" lines, so output chunk N is still input chunk N.  So a test
- * can check both the errors of its bad chunks and the output of its good
- * ones.  On a mismatch nothing is printed.
+ * --verify-diagnostics is in verify_diagnostics.c.
  */
 /* realpath(3) is XSI. */
 #ifndef _XOPEN_SOURCE
@@ -33,6 +23,7 @@
 
 #include "diag.h"
 #include "driver.h"
+#include "verify_diagnostics.h"
 
 /* The inputs we can index: line offsets are 32 bits. */
 #define INPUT_MAX ((size_t)UINT32_MAX - 1)
@@ -363,207 +354,6 @@ split_chunks(const char *text, size_t len, bool split, size_t *n)
 	return c;
 }
 
-/* --------------------------------------------- --verify-diagnostics */
-
-#define LINE_UNKNOWN UINT32_MAX  /* @unknown: a diagnostic with no position */
-
-typedef struct {
-	Severity sev;
-	uint32_t line;            /* the line it is about, or LINE_UNKNOWN */
-	Loc at;                   /* of the comment, for reporting */
-	const char *msg;
-	size_t len;
-	bool matched;
-} Expect;
-
-static const char *
-find_mem(const char *s, const char *e, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; s + n <= e; s++) {
-		s = memchr(s, needle[0], (size_t)(e - s));
-		if (!s || s + n > e)
-			return NULL;
-		if (memcmp(s, needle, n) == 0)
-			return s;
-	}
-	return NULL;
-}
-
-static uint16_t
-col_of(const char *p, const char *bol)
-{
-	size_t c = (size_t)(p - bol) + 1;
-	return (uint16_t)(c > UINT16_MAX ? UINT16_MAX : c);
-}
-
-static void
-push_expect(Expect **ex, size_t *n, size_t *cap, Expect e)
-{
-	if (*n == *cap)
-		*ex = xrealloc(*ex, (*cap = *cap ? 2 * *cap : 8) * sizeof **ex);
-	(*ex)[(*n)++] = e;
-}
-
-/* Reads the directives of one line of a comment (from "//" to e):
- *   expected-error {{text}}          about this line
- *   expected-error@+N {{text}}       N lines below (@-N: above)
- *   expected-error@unknown {{text}}  a diagnostic with no position
- * and the same for expected-warning and expected-note; blanks may come
- * before '@' and '{{'.  A malformed directive is an error; false then. */
-static bool
-line_expects(Ctx *ctx, Loc here, const char *bol, const char *cm, const char *e,
-             uint32_t nlines, Expect **ex, size_t *n, size_t *cap)
-{
-	static const struct { const char *word; Severity sev; } kinds[] = {
-		{"error", SEV_ERROR}, {"warning", SEV_WARNING}, {"note", SEV_NOTE},
-	};
-	bool ok = true;
-	for (const char *p = cm; (p = find_mem(p, e, "expected-")) != NULL;) {
-		const char *w = p + 9;
-		p = w;
-		size_t k = 0, wl = 0;
-		for (; k < sizeof kinds / sizeof *kinds; k++) {
-			wl = strlen(kinds[k].word);
-			if ((size_t)(e - w) >= wl && memcmp(w, kinds[k].word, wl) == 0 &&
-			    (w + wl == e || !(isalnum((unsigned char)w[wl]) || w[wl] == '-' || w[wl] == '_')))
-				break;
-		}
-		if (k == sizeof kinds / sizeof *kinds)
-			continue; /* expected-remark and the like: not ours */
-		Loc at = {here.line, col_of(w - 9, bol), here.file};
-		const char *q = w + wl;
-		int64_t target = here.line;
-		while (q < e && (*q == ' ' || *q == '\t'))
-			q++;
-		if (q < e && *q == '@') {
-			q++;
-			if ((size_t)(e - q) >= 7 && memcmp(q, "unknown", 7) == 0) {
-				target = -1;
-				q += 7;
-			} else if (q < e && (*q == '+' || *q == '-') && q + 1 < e &&
-			           isdigit((unsigned char)q[1])) {
-				int sign = *q++ == '-' ? -1 : 1;
-				int64_t off = 0;
-				while (q < e && isdigit((unsigned char)*q)) {
-					if (off < 100000000)
-						off = off * 10 + (*q - '0');
-					q++;
-				}
-				target += sign * off;
-				if (target < 1 || target > nlines) {
-					error_at(ctx, at, "expected-%s@%c%lld is line %lld, outside the file",
-					         kinds[k].word, sign < 0 ? '-' : '+', (long long)off,
-					         (long long)target);
-					ok = false;
-					continue;
-				}
-			} else {
-				error_at(ctx, at, "expected @+N, @-N or @unknown after 'expected-%s'",
-				         kinds[k].word);
-				ok = false;
-				continue;
-			}
-			while (q < e && (*q == ' ' || *q == '\t'))
-				q++;
-		}
-		if ((size_t)(e - q) < 2 || q[0] != '{' || q[1] != '{') {
-			error_at(ctx, at, "expected '{{' after 'expected-%s'", kinds[k].word);
-			ok = false;
-			continue;
-		}
-		const char *close = find_mem(q + 2, e, "}}");
-		if (!close) {
-			error_at(ctx, at, "expected '}}' to end the message of 'expected-%s'",
-			         kinds[k].word);
-			ok = false;
-			break;
-		}
-		push_expect(ex, n, cap, (Expect){kinds[k].sev,
-		            target < 0 ? LINE_UNKNOWN : (uint32_t)target, at, q + 2,
-		            (size_t)(close - q - 2), false});
-		p = close + 2;
-	}
-	return ok;
-}
-
-/* The directives in the comments of one chunk. */
-static Expect *
-read_expects(Ctx *ctx, uint16_t file, Chunk ch, size_t *n, bool *ok)
-{
-	const SrcFile *sf = &ctx->files[file];
-	const char *text = sf->text, *end = text + ch.end;
-	uint32_t nlines = 1;
-	for (const char *p = text, *e = text + sf->len; (p = memchr(p, '\n', (size_t)(e - p))); p++)
-		nlines++;
-	Expect *ex = NULL;
-	size_t cap = 0;
-	*n = 0;
-	uint32_t line = ch.line;
-	for (const char *s = text + ch.begin; s < end; line++) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *e = nl ? nl : end;
-		const char *cm = find_mem(s, e, "//");
-		if (cm && !line_expects(ctx, (Loc){line, 1, file}, s, cm, e, nlines, &ex, n, &cap))
-			*ok = false;
-		s = nl ? nl + 1 : end;
-	}
-	return ex;
-}
-
-/* Whether the message contains the n bytes at needle. */
-static bool
-contains(const char *hay, const char *needle, size_t n)
-{
-	size_t hl = strlen(hay);
-	if (n == 0)
-		return true;
-	for (size_t i = 0; i + n <= hl; i++)
-		if (hay[i] == needle[0] && memcmp(hay + i, needle, n) == 0)
-			return true;
-	return false;
-}
-
-/* Every diagnostic produced must be expected, and every one expected must
- * be produced (matched in order: same severity, same line, the message
- * contains the text); mismatches are reported as errors.  Consumes the
- * captured diagnostics. */
-static bool
-check_expects(Ctx *ctx, uint16_t file, Chunk ch)
-{
-	bool ok = true;
-	size_t nex, ncap = ctx->ncaptured;
-	ctx->capture = false;
-	ctx->nerrors = 0;
-	Expect *ex = read_expects(ctx, file, ch, &nex, &ok);
-	for (size_t i = 0; i < ncap; i++) {
-		CapturedDiag *d = &ctx->captured[i];
-		uint32_t line = d->loc.line && d->loc.file ? d->loc.line : LINE_UNKNOWN;
-		bool here = d->loc.file == file || line == LINE_UNKNOWN;
-		bool found = false;
-		for (size_t k = 0; here && k < nex && !found; k++) {
-			Expect *e = &ex[k];
-			if (!e->matched && e->sev == d->sev && e->line == line &&
-			    contains(d->msg, e->msg, e->len))
-				e->matched = found = true;
-		}
-		if (!found) {
-			error_at(ctx, d->loc, "unexpected %s: %s", severity_name(d->sev), d->msg);
-			ok = false;
-		}
-	}
-	for (size_t k = 0; k < nex; k++) {
-		if (ex[k].matched)
-			continue;
-		error_at(ctx, ex[k].at, "expected %s \"%.*s\" was not produced",
-		         severity_name(ex[k].sev), (int)(ex[k].len < 1000 ? ex[k].len : 1000), ex[k].msg);
-		ok = false;
-	}
-	free(ex);
-	ctx_clear_captured(ctx);
-	return ok;
-}
-
 /* ----------------------------------------------------------- processing */
 
 static bool
@@ -614,7 +404,7 @@ driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, FILE
 	Chunk *ch = split_chunks(sf->text, sf->len, o->split, &n);
 	if (o->verify_diags) {
 		size_t len;
-		src_line(ctx, file, 1, &len); /* builds the line table read_expects uses */
+		src_line(ctx, file, 1, &len); /* builds the line table verify_diagnostics uses */
 	}
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
@@ -627,7 +417,7 @@ driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, FILE
 		if (good && t->consume)
 			good = t->consume(m, o->input, o->output, st);
 		if (o->verify_diags)
-			good = check_expects(ctx, file, ch[i]);
+			good = verify_diagnostics(ctx, file, ch[i].begin, ch[i].end, ch[i].line);
 		if (i)
 			fputs("// -----\n", out);
 		if (good && m && !t->consume)
