@@ -6,14 +6,14 @@ setup() {
 	load test_helper
 }
 
-# lower_golden NAME [OPTIONS...]: tests/lower/NAME.ir lowered equals
-# tests/lower/NAME.out (UPDATE_GOLDEN=1 rewrites it), re-parses to the
+# lower_golden NAME [OPTIONS...]: tests/ir-lower/NAME.ir lowered equals
+# tests/ir-lower/NAME.out (UPDATE_GOLDEN=1 rewrites it), re-parses to the
 # same bytes, and lowering it again changes nothing.
 lower_golden() {
 	local name=$1
 	shift
-	local in="$BATS_TEST_DIRNAME/lower/$name.ir"
-	local want="$BATS_TEST_DIRNAME/lower/$name.out"
+	local in="$BATS_TEST_DIRNAME/ir-lower/$name.ir"
+	local want="$BATS_TEST_DIRNAME/ir-lower/$name.out"
 	local got="$BATS_TEST_TMPDIR/$name.out"
 	ir-plan-devices "$in" | ir-lower "$@" > "$got"
 	if [ -n "${UPDATE_GOLDEN:-}" ]; then
@@ -39,35 +39,35 @@ lower_golden() {
 }
 
 @test "lower: --no-fuse makes one prim per operator" {
-	run -0 sh -c "ir-lower --no-fuse '$BATS_TEST_DIRNAME/lower/cnn_cpu.ir' | grep -c '^prim '"
+	run -0 sh -c "ir-lower --no-fuse '$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir' | grep -c '^prim '"
 	assert_output 7
-	run -0 sh -c "ir-lower '$BATS_TEST_DIRNAME/lower/cnn_cpu.ir' | grep -c '^prim '"
+	run -0 sh -c "ir-lower '$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir' | grep -c '^prim '"
 	assert_output 5
 }
 
 @test "lower: --no-texture keeps every buffer in global memory" {
-	run -0 ir-lower --no-texture "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	run -0 ir-lower --no-texture "$BATS_TEST_DIRNAME/ir-lower/texture_block.ir"
 	refute_output --partial '@gpu:texture'
 	assert_output --partial '@gpu:global'
 }
 
 @test "lower: dense and conv2d get register tiles; --no-tile computes one element per item" {
-	run -0 ir-lower "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir"
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir"
 	assert_output --partial 'alloc %wt0: f32[3,3,3,4] @cpu:global'
 	assert_output --partial 'unrolled {'
 	assert_output --regexp 'fma\(%a[0-9]+, %p1\[%n[0-9]+ \+ %u[0-9]+, %k[0-9]+ \* 4:4\]'
-	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir"
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir"
 	refute_output --partial 'unrolled'
 	refute_output --partial 'alloc %wt'
 	assert_output --partial '%acc1[0] = %acc1[0] + %p0[0, %r2] * %p1[%i0, %r2]'
 }
 
 @test "lower: a packed result is computed a texel at a time, in 4 lanes" {
-	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/texture_block.ir"
 	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, %gx[0-9]+, 0:4\] = '
 	refute_output --regexp '%out\[[^]]*%i[0-9]+\] ='
 	# tiled: 4 weight texels per tap, each input texel's channels by lane()
-	run -0 ir-lower "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/texture_block.ir"
 	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, %gx[0-9]+, 0:4\] = '
 	assert_output --regexp 'let %w[0-9]+: f32x4 = %p1\[%i[0-9]+, %r[0-9]+ \* 4 \+ 3, %r[0-9]+, %r[0-9]+, 0:4\]'
 	assert_output --regexp 'fma\(broadcast<f32x4>\(lane\(%t[0-9]+, 3\)\), %w[0-9]+, '
@@ -87,13 +87,13 @@ lower_golden() {
 }
 
 @test "lower: images are written in whole texels: gathered when not a vector, else kept a buffer" {
-	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/lower/texel_writes.ir"
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/ir-lower/texel_writes.ir"
 	assert_output --partial 'prim @layout_transform(%p0: f32[1,8,6,6] @gpu:global, %out: f32[1,2,6,6,4] @gpu:texture)'
 	assert_output --regexp 'alloc %texel[0-9]+: f32\[4\] @gpu:local'
 	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, %gx[0-9]+, 0:4\] = %texel[0-9]+\[0:4\]'
 	assert_output --partial 'prim @nn_softmax(%p0: f32[1,2,6,6,4] @gpu:texture, %out: f32[1,2,6,6,4] @gpu:global)'
 	[[ "$stderr" == *"result %s of @nn_softmax is computed an element at a time, and an image is written a texel at a time: kept in global memory"* ]]
-	ir-lower "$BATS_TEST_DIRNAME/lower/texel_writes.ir" | ir-plan-devices > "$BATS_TEST_TMPDIR/planned.ir"
+	ir-lower "$BATS_TEST_DIRNAME/ir-lower/texel_writes.ir" | ir-plan-devices > "$BATS_TEST_TMPDIR/planned.ir"
 	run -0 grep -c device_copy "$BATS_TEST_TMPDIR/planned.ir"
 	assert_output 1
 	run -0 cat "$BATS_TEST_TMPDIR/planned.ir"
@@ -101,10 +101,10 @@ lower_golden() {
 }
 
 @test "lower: a kernel writing an image has 2-d work groups of up to 16x16" {
-	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/texture_block.ir"
 	assert_output --partial 'for %ty2 in 0..16 bind(threadIdx.y) {'
 	assert_output --partial 'for %tx3 in 0..8 bind(threadIdx.x) {'
-	run -0 ir-lower --no-tile --no-texture "$BATS_TEST_DIRNAME/lower/texture_block.ir"
+	run -0 ir-lower --no-tile --no-texture "$BATS_TEST_DIRNAME/ir-lower/texture_block.ir"
 	refute_output --partial 'threadIdx.y'
 	printf 'device @g = gpu(0) {texture=true, max_work_group_size=64}\nfn @main(%%x: f32[1,3,5,40,4]) -> f32[1,3,5,40,4] {\n  %%0 = exp(%%x)\n  return %%0\n}\n' > "$BATS_TEST_TMPDIR/img.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/img.ir"
@@ -117,7 +117,7 @@ lower_golden() {
 
 @test "lower: an image beyond image2d_max falls back to a buffer, and --stats says so" {
 	sed 's/{texture=true}/{texture=true, image2d_max=[16,16]}/' \
-		"$BATS_TEST_DIRNAME/lower/texture_block.ir" > "$BATS_TEST_TMPDIR/small.ir"
+		"$BATS_TEST_DIRNAME/ir-lower/texture_block.ir" > "$BATS_TEST_TMPDIR/small.ir"
 	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_TMPDIR/small.ir"
 	# the weight would be 2 high and 8*3*3 = 72 wide as texture:weight
 	assert_output --partial '%p1: f32[2,8,3,3,4] @gpu:global'
@@ -128,7 +128,7 @@ lower_golden() {
 }
 
 @test "lower: --stats counts operators, prims and fusions" {
-	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir"
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir"
 	[ "$stderr" = "ir-lower: 7 operators in 5 prims (2 fused into a producer, 0 calls of a prim shared with an identical group); 0 buffers in texture memory, 0 kept in global memory for image2d_max" ]
 }
 
@@ -148,7 +148,7 @@ IR
 }
 
 @test "lower: the scopes ir-lower chose are adopted by the second ir-plan-devices" {
-	run -0 sh -c "ir-plan-devices '$BATS_TEST_DIRNAME/lower/texture_block.ir' | ir-lower | ir-plan-devices"
+	run -0 sh -c "ir-plan-devices '$BATS_TEST_DIRNAME/ir-lower/texture_block.ir' | ir-lower | ir-plan-devices"
 	assert_output --partial '%r1: f32[1,2,8,8,4] on @gpu:texture = call_lowered @fused_nn_conv2d_nn_relu(%x, %w1)'
 	# two texture kernels in a row need no copy between them
 	refute_output --partial 'device_copy(%r1'
@@ -191,8 +191,8 @@ IR
 }
 
 @test "lower: output is deterministic" {
-	a=$(ir-lower "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir" | cksum)
-	b=$(ir-lower "$BATS_TEST_DIRNAME/lower/cnn_cpu.ir" | cksum)
+	a=$(ir-lower "$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir" | cksum)
+	b=$(ir-lower "$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir" | cksum)
 	[ "$a" = "$b" ]
 }
 

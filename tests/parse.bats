@@ -1,10 +1,10 @@
 #!/usr/bin/env bats
-# ir-parse: canonical output of the fixtures in tests/parse/, every
+# ir-parse: canonical output of the fixtures in tests/ir-parse/, every
 # parse-time and verifier error pinned to its line, column and message,
 # notes, carets, the error limit, deep nesting, a million bindings, type
 # inference of every binding form and the details of canonical printing.
 #
-# UPDATE_GOLDEN=1 bats tests/parse.bats rewrites tests/parse/*.out.
+# UPDATE_GOLDEN=1 bats tests/parse.bats rewrites tests/ir-parse/*.out.
 
 setup() {
 	load test_helper
@@ -13,11 +13,11 @@ setup() {
 
 # --- helpers ------------------------------------------------------------------
 
-# golden NAME: tests/parse/NAME.ir prints as tests/parse/NAME.out (run in
+# golden NAME: tests/ir-parse/NAME.ir prints as tests/ir-parse/NAME.out (run in
 # that directory, so loc(...) names the file as NAME.ir).
 golden() {
 	local name=$1
-	cd "$BATS_TEST_DIRNAME/parse" || return 1
+	cd "$BATS_TEST_DIRNAME/ir-parse" || return 1
 	ir-parse "$name.ir" > "$BATS_TEST_TMPDIR/$name.out"
 	if [ -n "${UPDATE_GOLDEN:-}" ]; then
 		cp "$BATS_TEST_TMPDIR/$name.out" "$name.out"

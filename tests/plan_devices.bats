@@ -8,8 +8,8 @@ setup() {
 
 plan_golden() {
 	local name=$1
-	local in="$BATS_TEST_DIRNAME/plan/$name.ir"
-	local want="$BATS_TEST_DIRNAME/plan/$name.out"
+	local in="$BATS_TEST_DIRNAME/ir-plan-devices/$name.ir"
+	local want="$BATS_TEST_DIRNAME/ir-plan-devices/$name.out"
 	local got="$BATS_TEST_TMPDIR/$name.out"
 	ir-plan-devices "$in" > "$got"
 	if [ -n "${UPDATE_GOLDEN:-}" ]; then
@@ -76,7 +76,7 @@ plan_golden() {
 }
 
 @test "plan: errors name both conflicting constraints" {
-	run -0 ir-plan-devices --verify-diagnostics "$BATS_TEST_DIRNAME/plan/errors.ir" --split-input-file
+	run -0 ir-plan-devices --verify-diagnostics "$BATS_TEST_DIRNAME/ir-plan-devices/errors.ir" --split-input-file
 }
 
 @test "plan: conflicting annotations exit 1 with nothing on stdout" {
@@ -94,15 +94,15 @@ IR
 }
 
 @test "plan: --default overrides the module's default device" {
-	run -0 ir-plan-devices --default=@cpu "$BATS_TEST_DIRNAME/plan/tvm_plain.ir"
+	run -0 ir-plan-devices --default=@cpu "$BATS_TEST_DIRNAME/ir-plan-devices/tvm_plain.ir"
 	assert_line --partial 'fn @main(%a: f32[5,7] on @cpu, %b: f32[5,7] on @cpu'
-	run -1 --separate-stderr ir-plan-devices --default=@tpu "$BATS_TEST_DIRNAME/plan/tvm_plain.ir"
+	run -1 --separate-stderr ir-plan-devices --default=@tpu "$BATS_TEST_DIRNAME/ir-plan-devices/tvm_plain.ir"
 	assert_output ''
 	assert_equal "${stderr_lines[0]}" "ir-plan-devices: error: --default names '@tpu', which is not a declared device"
 }
 
 @test "plan: --stats counts placements and copies on stderr" {
-	run -0 --separate-stderr ir-plan-devices --stats "$BATS_TEST_DIRNAME/plan/tvm_conflicted_inputs.ir"
+	run -0 --separate-stderr ir-plan-devices --stats "$BATS_TEST_DIRNAME/ir-plan-devices/tvm_conflicted_inputs.ir"
 	assert_equal "${stderr_lines[0]}" "placements: 9"
 	assert_equal "${stderr_lines[1]}" "copies between devices: 2"
 	assert_equal "${stderr_lines[2]}" "copies between scopes: 0"

@@ -52,7 +52,7 @@ roundtrip() {
 		fi
 		cmp -s "$a" "$b" || bad+="$f: printing the output again changes it"$'\n'$(diff -u "$a" "$b" | head -n 20)$'\n'
 	done < <(valid_modules)
-	# the fixtures of tests/parse alone are 20 files
+	# the fixtures of tests/ir-parse alone are 20 files
 	[ "$n" -ge 20 ] || bad+="only $n modules found"$'\n'
 	if [ -n "$bad" ]; then
 		printf '%s' "$bad" >&2
@@ -62,11 +62,11 @@ roundtrip() {
 
 @test "roundtrip: the fixtures are found, and bad inputs are left out" {
 	run valid_modules
-	assert_line tests/parse/decls.ir
-	assert_line tests/parse/prim_kernel.ir
-	assert_line tests/parse/split.ir
+	assert_line tests/ir-parse/decls.ir
+	assert_line tests/ir-parse/prim_kernel.ir
+	assert_line tests/ir-parse/split.ir
 	refute_line --regexp '/bad/|\.bad\.ir$'
-	refute_line tests/plan/errors.ir
+	refute_line tests/ir-plan-devices/errors.ir
 }
 
 @test "roundtrip: every valid module prints to a fixed point" {
@@ -93,12 +93,12 @@ roundtrip() {
 }
 
 @test "roundtrip: --locations output names the input file and its lines" {
-	run -0 ir-parse --locations tests/parse/network.ir
-	assert_line --index 0 'device @cpu = cpu(0) loc("tests/parse/network.ir":3:1)'
-	assert_line '  %0: f32[1,16,30,30] = nn.conv2d(%x, %w1) {channels=16, kernel_size=[3, 3], padding=[0, 0, 0, 0], strides=[1, 1]} loc("tests/parse/network.ir":9:3)'
-	assert_line '  return %7 loc("tests/parse/network.ir":17:3)'
+	run -0 ir-parse --locations tests/ir-parse/network.ir
+	assert_line --index 0 'device @cpu = cpu(0) loc("tests/ir-parse/network.ir":3:1)'
+	assert_line '  %0: f32[1,16,30,30] = nn.conv2d(%x, %w1) {channels=16, kernel_size=[3, 3], padding=[0, 0, 0, 0], strides=[1, 1]} loc("tests/ir-parse/network.ir":9:3)'
+	assert_line '  return %7 loc("tests/ir-parse/network.ir":17:3)'
 	# a later stage keeps the first input's positions, not its own
-	ir-parse --locations tests/parse/network.ir > "$BATS_TEST_TMPDIR/a.ir"
+	ir-parse --locations tests/ir-parse/network.ir > "$BATS_TEST_TMPDIR/a.ir"
 	run -0 ir-parse "$BATS_TEST_TMPDIR/a.ir"
-	assert_line '  return %7 loc("tests/parse/network.ir":17:3)'
+	assert_line '  return %7 loc("tests/ir-parse/network.ir":17:3)'
 }

@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
 # ir-run --interp: inputs and outputs, errors naming parameters, and whole
 # models from the graph level through planning, lowering and planning
-# again, checked against NumPy (tests/models/oracle.py).
+# again, checked against NumPy (tests/ir-run/oracle.py).
 
 setup() {
 	load test_helper
 	PY=/usr/bin/python3
-	M="$BATS_TEST_DIRNAME/models"
+	M="$BATS_TEST_DIRNAME/ir-run"
 }
 
 need_numpy() {
