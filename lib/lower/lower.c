@@ -318,7 +318,7 @@ static bool
 is_packed_weight(const GroupCx *c, const GroupInput *in)
 {
 	Value *m0 = c->g->members[0];
-	if (strcmp(m0->u.op->op->name, "nn.conv2d") != 0 || m0->nargs < 2 || m0->args[1] != in->v)
+	if (m0->u.op->op->id != O_CONV2D || m0->nargs < 2 || m0->args[1] != in->v)
 		return false;
 	const Attr *kl = attr_get(m0->u.op->attrs, "kernel_layout");
 	return kl && kl->kind == AT_STR && strcmp(kl->u.s, "OIHW4o") == 0;
@@ -781,8 +781,8 @@ lower_group(Lower *L, Group *g)
 	 * softmax and split, which write element by element, keep their
 	 * results in buffers.  Every other packed result is written in
 	 * texels (below). */
-	const char *op0 = g->members[0]->u.op->op->name;
-	bool texels = strcmp(op0, "nn.softmax") != 0 && strcmp(op0, "split") != 0;
+	OpId op0 = g->members[0]->u.op->op->id;
+	bool texels = op0 != O_SOFTMAX && op0 != O_SPLIT;
 	for (int i = 0; i < c.nout; i++) {
 		const Type *t = rt->kind == TY_TUPLE ? rt->fields[i] : rt;
 		snprintf(pname, sizeof pname, c.nout == 1 ? "out" : "out%d", i);
@@ -806,10 +806,9 @@ lower_group(Lower *L, Group *g)
 	c.sched = &s;
 	bool ok;
 	int tiled;
-	const char *opname = g->members[0]->u.op->op->name;
-	if (strcmp(opname, "nn.softmax") == 0) {
+	if (op0 == O_SOFTMAX) {
 		ok = lower_softmax(&c, open_nest);
-	} else if (strcmp(opname, "split") == 0) {
+	} else if (op0 == O_SPLIT) {
 		ok = lower_split(&c, open_nest);
 	} else if (!L->o->no_tile && (tiled = lower_tiled(&c, open_nest)) != 0) {
 		ok = tiled > 0;

@@ -8,7 +8,7 @@
  * difference is rounding: accumulations (conv2d, dense, sums, averages,
  * softmax) run in the result's type instead of double, as on a device.
  *
- * Attributes are read with the reference kernels' readers (ref_impl.h),
+ * Operators are told apart by their OpId (ops.def).  Attributes are read with the reference kernels' readers (ref_impl.h),
  * so both sides read them alike; the verifier has already checked them.
  */
 #include <math.h>
@@ -21,52 +21,22 @@
 #include "ops/ops.h"
 #include "ref/ref_impl.h"
 
-enum {
-	L_ADD, L_SUB, L_MUL, L_DIV, L_MAX, L_MIN, L_POW,
-	L_NEG, L_RELU, L_EXP, L_LOG, L_SQRT, L_RSQRT, L_SIGMOID, L_TANH,
-	L_CAST, L_CLIP, L_BIAS_ADD,
-	L_RESHAPE, L_TRANSPOSE, L_LAYOUT, L_CONCAT,
-	L_SUM, L_MEAN, L_MAX_POOL, L_AVG_POOL, L_GLOBAL_AVG_POOL,
-	L_CONV2D, L_DENSE, L_BATCH_MATMUL,
-	L_SOFTMAX, L_SPLIT,
-	L_NONE,
-};
-
-static const struct { const char *name; int code; } codes[] = {
-	{"add", L_ADD}, {"subtract", L_SUB}, {"multiply", L_MUL}, {"divide", L_DIV},
-	{"maximum", L_MAX}, {"minimum", L_MIN}, {"power", L_POW},
-	{"negative", L_NEG}, {"nn.relu", L_RELU}, {"exp", L_EXP}, {"log", L_LOG},
-	{"sqrt", L_SQRT}, {"rsqrt", L_RSQRT}, {"sigmoid", L_SIGMOID}, {"tanh", L_TANH},
-	{"cast", L_CAST}, {"clip", L_CLIP}, {"nn.bias_add", L_BIAS_ADD},
-	{"reshape", L_RESHAPE}, {"squeeze", L_RESHAPE}, {"expand_dims", L_RESHAPE},
-	{"transpose", L_TRANSPOSE}, {"layout_transform", L_LAYOUT}, {"concatenate", L_CONCAT},
-	{"sum", L_SUM}, {"mean", L_MEAN}, {"nn.max_pool2d", L_MAX_POOL},
-	{"nn.avg_pool2d", L_AVG_POOL}, {"nn.global_avg_pool2d", L_GLOBAL_AVG_POOL},
-	{"nn.conv2d", L_CONV2D}, {"nn.dense", L_DENSE}, {"nn.batch_matmul", L_BATCH_MATMUL},
-	{"nn.softmax", L_SOFTMAX}, {"split", L_SPLIT},
-};
-
-static int
-op_code(const OpDef *op)
-{
-	for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
-		if (strcmp(codes[i].name, op->name) == 0)
-			return codes[i].code;
-	return L_NONE;
-}
-
 bool
 lower_is_elementwise_form(const OpDef *op)
 {
-	int c = op_code(op);
-	return c != L_SOFTMAX && c != L_SPLIT && c != L_NONE;
+	return op->id != O_SOFTMAX && op->id != O_SPLIT;
 }
 
 bool
 lower_has_reduction(const OpDef *op)
 {
-	int c = op_code(op);
-	return c >= L_SUM && c <= L_BATCH_MATMUL;
+	switch (op->id) {
+	case O_SUM: case O_MEAN: case O_MAX_POOL2D: case O_AVG_POOL2D: case O_GLOBAL_AVG_POOL2D:
+	case O_CONV2D: case O_DENSE: case O_BATCH_MATMUL:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -297,43 +267,45 @@ int_power(GroupCx *c, PExpr *x, PExpr *y, ElemKind k)
 }
 
 static PExpr *
-binary(GroupCx *c, int code, PExpr *x, PExpr *y, ElemKind k)
+binary(GroupCx *c, OpId code, PExpr *x, PExpr *y, ElemKind k)
 {
 	PBuild *b = c->b;
 	switch (code) {
-	case L_ADD: return pe_add(b, x, y);
-	case L_SUB: return pe_sub(b, x, y);
-	case L_MUL: return pe_mul(b, x, y);
-	case L_DIV: return pe_div(b, x, y);
-	case L_MAX: return pe_call2(b, "max", x, y);
-	case L_MIN: return pe_call2(b, "min", x, y);
-	case L_POW:
+	case O_ADD: return pe_add(b, x, y);
+	case O_SUBTRACT: return pe_sub(b, x, y);
+	case O_MULTIPLY: return pe_mul(b, x, y);
+	case O_DIVIDE: return pe_div(b, x, y);
+	case O_MAXIMUM: return pe_call2(b, "max", x, y);
+	case O_MINIMUM: return pe_call2(b, "min", x, y);
+	case O_POWER:
 		if (elem_is_float(k))
 			return pe_call2(b, "pow", x, y);
 		return int_power(c, x, y, k);
+	default:                /* lower_member calls it for these only */
+		return x;
 	}
-	return x;
 }
 
 static PExpr *
-unary(GroupCx *c, int code, PExpr *x, ElemKind k)
+unary(GroupCx *c, OpId code, PExpr *x, ElemKind k)
 {
 	PBuild *b = c->b;
 	switch (code) {
-	case L_NEG: return pe_neg(b, x);
-	case L_RELU:
+	case O_NEGATIVE: return pe_neg(b, x);
+	case O_RELU:
 		if (!elem_is_signed(k))
 			return x;
 		/* x < 0 ? 0 : x keeps NaN, as the reference does. */
 		return pe_select(b, pe_bin(b, OP_LT, x, pe_like(b, x, 0)), pe_like(b, x, 0), x);
-	case L_EXP: return pe_call1(b, "exp", x);
-	case L_LOG: return pe_call1(b, "log", x);
-	case L_SQRT: return pe_call1(b, "sqrt", x);
-	case L_RSQRT: return pe_call1(b, "rsqrt", x);
-	case L_SIGMOID: return pe_call1(b, "sigmoid", x);
-	case L_TANH: return pe_call1(b, "tanh", x);
+	case O_EXP: return pe_call1(b, "exp", x);
+	case O_LOG: return pe_call1(b, "log", x);
+	case O_SQRT: return pe_call1(b, "sqrt", x);
+	case O_RSQRT: return pe_call1(b, "rsqrt", x);
+	case O_SIGMOID: return pe_call1(b, "sigmoid", x);
+	case O_TANH: return pe_call1(b, "tanh", x);
+	default:                /* lower_member calls it for these only */
+		return x;
 	}
-	return x;
 }
 
 static uint32_t
@@ -534,7 +506,7 @@ reduce_over(GroupCx *c, int k, const bool *red, PExpr **in, bool mean, uint32_t 
 }
 
 static PExpr *
-reduce(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
+reduce(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
 	const Type *it = type_of(v->args[0]);
@@ -548,11 +520,11 @@ reduce(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
 		if (!red[d] || keep)
 			o++;
 	}
-	return reduce_over(c, k, red, in, code == L_MEAN, lanes);
+	return reduce_over(c, k, red, in, code == O_MEAN, lanes);
 }
 
 static PExpr *
-pool2d(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
+pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
 	char err[256];
@@ -563,7 +535,7 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
 	ra_pair(&rc, "strides", st);
 	ra_pair(&rc, "dilation", dil);
 	ra_padding(&rc, "padding", pad);
-	if (code == L_AVG_POOL)
+	if (code == O_AVG_POOL2D)
 		ra_bool(&rc, "count_include_pad", false, &cip);
 	const Layout *l = lower_layout(v, "layout", "NCHW");
 	const Type *it = type_of(v->args[0]);
@@ -571,7 +543,7 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, int code, uint32_t lanes)
 	int hax = (int)(strchr(l->axes, 'H') - l->axes), wax = (int)(strchr(l->axes, 'W') - l->axes);
 	ElemKind kk = kind_of(v);
 	PBuild *b = c->b;
-	bool isavg = code == L_AVG_POOL;
+	bool isavg = code == O_AVG_POOL2D;
 	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, isavg ? pe_float(b, 0, kk) : pe_lowest(b, kk));
 	PVar *cnt = isavg ? accumulator(c, (DType){ET_I32, 1}, pe_i32(b, 0)) : NULL;
 	PExpr *ky = reduce_loop(c, ps[0]);
@@ -769,12 +741,12 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	Value *v = c->g->members[k];
 	if (k == 0 && c->master)
 		return c->master;
-	int code = op_code(v->u.op->op);
+	OpId code = v->u.op->op->id;
 	uint32_t r = type_of(v)->n;
 	ElemKind kk = kind_of(v);
 	PExpr *res = NULL;
 	switch (code) {
-	case L_ADD: case L_SUB: case L_MUL: case L_DIV: case L_MAX: case L_MIN: case L_POW: {
+	case O_ADD: case O_SUBTRACT: case O_MULTIPLY: case O_DIVIDE: case O_MAXIMUM: case O_MINIMUM: case O_POWER: {
 		PExpr *x = broadcast_operand(c, k, 0, idx, lanes);
 		PExpr *y = x ? broadcast_operand(c, k, 1, idx, lanes) : NULL;
 		if (!y)
@@ -782,29 +754,29 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 		res = binary(c, code, x, y, kk);
 		break;
 	}
-	case L_NEG: case L_RELU: case L_EXP: case L_LOG: case L_SQRT: case L_RSQRT:
-	case L_SIGMOID: case L_TANH: {
+	case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT: case O_RSQRT:
+	case O_SIGMOID: case O_TANH: {
 		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		if (!x)
 			return NULL;
 		res = unary(c, code, x, kk);
 		break;
 	}
-	case L_CAST: {
+	case O_CAST: {
 		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		if (!x)
 			return NULL;
 		res = pe_cast(c->b, (DType){kk, (uint8_t)lanes}, x);
 		break;
 	}
-	case L_CLIP: {
+	case O_CLIP: {
 		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		if (!x)
 			return NULL;
 		res = clip(c, v, pb_let(c->b, "v", x));
 		break;
 	}
-	case L_BIAS_ADD: {
+	case O_BIAS_ADD: {
 		uint32_t axis = bias_axis(v);
 		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		PExpr *y = NULL;
@@ -817,17 +789,17 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 		res = pe_add(c->b, x, y);
 		break;
 	}
-	case L_RESHAPE: res = reshape(c, k, idx); break;
-	case L_TRANSPOSE: res = transpose(c, k, idx); break;
-	case L_LAYOUT: res = layout_transform(c, k, idx); break;
-	case L_CONCAT: res = concatenate(c, k, idx); break;
-	case L_SUM: case L_MEAN: res = reduce(c, k, idx, code, lanes); break;
-	case L_MAX_POOL: case L_AVG_POOL: res = pool2d(c, k, idx, code, lanes); break;
-	case L_GLOBAL_AVG_POOL: res = global_avg_pool2d(c, k, idx, lanes); break;
-	case L_CONV2D: res = conv2d(c, k, idx, lanes); break;
-	case L_DENSE: res = dense(c, k, idx); break;
-	case L_BATCH_MATMUL: res = batch_matmul(c, k, idx); break;
-	default:
+	case O_RESHAPE: case O_SQUEEZE: case O_EXPAND_DIMS: res = reshape(c, k, idx); break;
+	case O_TRANSPOSE: res = transpose(c, k, idx); break;
+	case O_LAYOUT_TRANSFORM: res = layout_transform(c, k, idx); break;
+	case O_CONCATENATE: res = concatenate(c, k, idx); break;
+	case O_SUM: case O_MEAN: res = reduce(c, k, idx, code, lanes); break;
+	case O_MAX_POOL2D: case O_AVG_POOL2D: res = pool2d(c, k, idx, code, lanes); break;
+	case O_GLOBAL_AVG_POOL2D: res = global_avg_pool2d(c, k, idx, lanes); break;
+	case O_CONV2D: res = conv2d(c, k, idx, lanes); break;
+	case O_DENSE: res = dense(c, k, idx); break;
+	case O_BATCH_MATMUL: res = batch_matmul(c, k, idx); break;
+	case O_SOFTMAX: case O_SPLIT: case O__COUNT:     /* lowered whole */
 		error_at(c->m->ctx, v->loc, "internal error: %s cannot be lowered as part of a group",
 		         v->u.op->op->name);
 		return NULL;
@@ -861,34 +833,34 @@ member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 	for (; k >= 0 && lanes > 1; k--) {
 		const Value *v = c->g->members[k];
 		const Value *pred = k > 0 ? c->g->members[k - 1] : NULL;
-		int code = op_code(v->u.op->op);
+		OpId code = v->u.op->op->id;
 		switch (code) {
-		case L_POW:
+		case O_POWER:
 			if (!elem_is_float(kind_of(v)))
 				return false;
 			/* fall through */
-		case L_ADD: case L_SUB: case L_MUL: case L_DIV: case L_MAX: case L_MIN:
+		case O_ADD: case O_SUBTRACT: case O_MULTIPLY: case O_DIVIDE: case O_MAXIMUM: case O_MINIMUM:
 			if (pred && flat_along_last(pred))
 				lanes = 1;
 			break;
-		case L_NEG: case L_RELU: case L_EXP: case L_LOG: case L_SQRT: case L_RSQRT:
-		case L_SIGMOID: case L_TANH: case L_CAST: case L_CLIP:
+		case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT: case O_RSQRT:
+		case O_SIGMOID: case O_TANH: case O_CAST: case O_CLIP:
 			break;
-		case L_BIAS_ADD:
+		case O_BIAS_ADD:
 			if (pred && v->args[0] != pred && bias_axis(v) + 1 != type_of(v)->n)
 				lanes = 1;
 			break;
-		case L_SUM: case L_MEAN: {
+		case O_SUM: case O_MEAN: {
 			const Type *it = type_of(v->args[0]);
 			if (it->n == 0 || reduced_axis(v, it->n - 1))
 				return false;
 			break;
 		}
-		case L_MAX_POOL: case L_AVG_POOL: case L_GLOBAL_AVG_POOL:
+		case O_MAX_POOL2D: case O_AVG_POOL2D: case O_GLOBAL_AVG_POOL2D:
 			if (!inner_last(lower_layout(v, "layout", "NCHW"), 'c', lanes))
 				return false;
 			break;
-		case L_CONV2D: {
+		case O_CONV2D: {
 			ConvAttrs ca;
 			lower_conv_attrs(v, &ca);
 			int64_t O = rl_dim(ca.kl, type_of(v->args[1])->dims, 'O');
@@ -898,7 +870,9 @@ member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 			/* conv2d is a group's master: nothing below it. */
 			return true;
 		}
-		default:
+		case O_RESHAPE: case O_SQUEEZE: case O_EXPAND_DIMS: case O_TRANSPOSE:
+		case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_DENSE: case O_BATCH_MATMUL:
+		case O_SOFTMAX: case O_SPLIT: case O__COUNT:
 			return false;
 		}
 	}

@@ -34,9 +34,9 @@ int
 lower_reduce_across(GroupCx *c)
 {
 	const Value *v = c->g->members[c->g->n - 1];
-	const char *op = v->u.op->op->name;
-	bool mean = strcmp(op, "mean") == 0;
-	if (!c->device || c->device->kind == DK_CPU || (!mean && strcmp(op, "sum") != 0) ||
+	OpId op = v->u.op->op->id;
+	bool mean = op == O_MEAN;
+	if (!c->device || c->device->kind == DK_CPU || (!mean && op != O_SUM) ||
 	    v->args[0]->kind == VK_LIT)
 		return 0;
 	const Type *it = v->args[0]->type, *ot = v->type;

@@ -430,16 +430,18 @@ tile_conv2d_packed(GroupCx *c, LowerOpenNest open)
 int
 lower_tiled(GroupCx *c, LowerOpenNest open)
 {
-	const char *name = c->g->members[0]->u.op->op->name;
 	if (c->g->members[0]->type->kind != TY_TENSOR)
 		return 0;
-	if (strcmp(name, "nn.dense") == 0)
+	switch (c->g->members[0]->u.op->op->id) {
+	case O_DENSE:
 		return tile_matmul(c, open, false);
-	if (strcmp(name, "nn.batch_matmul") == 0)
+	case O_BATCH_MATMUL:
 		return tile_matmul(c, open, true);
-	if (strcmp(name, "nn.conv2d") == 0) {
+	case O_CONV2D: {
 		int r = tile_conv2d_packed(c, open);
 		return r ? r : tile_conv2d(c, open);
 	}
-	return 0;
+	default:                /* no tiled schedule */
+		return 0;
+	}
 }

@@ -1,12 +1,14 @@
 /* ops.c: the operator registry and the checks common to every operator.
  *
- * The registry is a constant table sorted by name, so op_lookup is a binary
- * search (the parser calls it once per binding).  op_infer checks what all
+ * The registry is a constant table made from ops.def, indexed by OpId;
+ * op_lookup bisects a copy sorted by name (the parser calls it once per
+ * binding).  op_infer checks what all
  * operators share (arity, tuple operands, literal operands, attribute
  * names) and then hands over to the operator's own rule in ops_*.c.
  */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops_impl.h"
@@ -36,63 +38,45 @@ static const char *const a_reduce[] = {"axis", "exclude", "keepdims", NULL};
 
 /* ------------------------------------------------------------- registry */
 
-#define OP(id, nm, lo, hi, pat, fn, at) \
-	static const OpDef id = {.name = nm, .min_args = lo, .max_args = hi, \
-	                         .pattern = pat, .infer = fn, .attrs = at}
-
-OP(o_add, "add", 2, 2, PAT_BROADCAST, infer_binary, NULL);
-OP(o_cast, "cast", 1, 1, PAT_ELEMWISE, infer_cast, a_cast);
-OP(o_clip, "clip", 1, 1, PAT_ELEMWISE, infer_clip, a_clip);
-OP(o_concatenate, "concatenate", 1, 1, PAT_INJECTIVE, infer_concatenate, a_axis);
-OP(o_divide, "divide", 2, 2, PAT_BROADCAST, infer_binary, NULL);
-OP(o_exp, "exp", 1, 1, PAT_ELEMWISE, infer_unary_float, NULL);
-OP(o_expand_dims, "expand_dims", 1, 1, PAT_INJECTIVE, infer_expand_dims, a_expand_dims);
-OP(o_layout_transform, "layout_transform", 1, 1, PAT_INJECTIVE, infer_layout_transform,
-   a_layout_transform);
-OP(o_log, "log", 1, 1, PAT_ELEMWISE, infer_unary_float, NULL);
-OP(o_maximum, "maximum", 2, 2, PAT_BROADCAST, infer_binary, NULL);
-OP(o_mean, "mean", 1, 1, PAT_REDUCE, infer_reduce, a_reduce);
-OP(o_minimum, "minimum", 2, 2, PAT_BROADCAST, infer_binary, NULL);
-OP(o_multiply, "multiply", 2, 2, PAT_BROADCAST, infer_binary, NULL);
-OP(o_negative, "negative", 1, 1, PAT_ELEMWISE, infer_unary, NULL);
-OP(o_avg_pool2d, "nn.avg_pool2d", 1, 1, PAT_REDUCE, infer_pool2d, a_avg_pool);
-OP(o_batch_matmul, "nn.batch_matmul", 2, 2, PAT_OUT_FUSABLE, infer_batch_matmul, a_batch_matmul);
-OP(o_bias_add, "nn.bias_add", 2, 2, PAT_BROADCAST, infer_bias_add, a_axis);
-OP(o_conv2d, "nn.conv2d", 2, 2, PAT_OUT_FUSABLE, infer_conv2d, a_conv2d);
-OP(o_dense, "nn.dense", 2, 2, PAT_OUT_FUSABLE, infer_dense, a_dense);
-OP(o_global_avg_pool2d, "nn.global_avg_pool2d", 1, 1, PAT_REDUCE, infer_global_pool2d,
-   a_global_pool);
-OP(o_max_pool2d, "nn.max_pool2d", 1, 1, PAT_REDUCE, infer_pool2d, a_max_pool);
-OP(o_relu, "nn.relu", 1, 1, PAT_ELEMWISE, infer_unary, NULL);
-OP(o_softmax, "nn.softmax", 1, 1, PAT_OPAQUE, infer_softmax, a_axis);
-OP(o_power, "power", 2, 2, PAT_BROADCAST, infer_binary, NULL);
-OP(o_reshape, "reshape", 1, 1, PAT_INJECTIVE, infer_reshape, a_reshape);
-OP(o_rsqrt, "rsqrt", 1, 1, PAT_ELEMWISE, infer_unary_float, NULL);
-OP(o_sigmoid, "sigmoid", 1, 1, PAT_ELEMWISE, infer_unary_float, NULL);
-OP(o_split, "split", 1, 1, PAT_OPAQUE, infer_split, a_split);
-OP(o_sqrt, "sqrt", 1, 1, PAT_ELEMWISE, infer_unary_float, NULL);
-OP(o_squeeze, "squeeze", 1, 1, PAT_INJECTIVE, infer_squeeze, a_axis);
-OP(o_subtract, "subtract", 2, 2, PAT_BROADCAST, infer_binary, NULL);
-OP(o_sum, "sum", 1, 1, PAT_REDUCE, infer_reduce, a_reduce);
-OP(o_tanh, "tanh", 1, 1, PAT_ELEMWISE, infer_unary_float, NULL);
-OP(o_transpose, "transpose", 1, 1, PAT_INJECTIVE, infer_transpose, a_transpose);
-
-/* Sorted by strcmp of the name: op_lookup bisects it. */
-static const OpDef *const all_ops[] = {
-	&o_add, &o_cast, &o_clip, &o_concatenate, &o_divide, &o_exp, &o_expand_dims,
-	&o_layout_transform, &o_log, &o_maximum, &o_mean, &o_minimum, &o_multiply,
-	&o_negative, &o_avg_pool2d, &o_batch_matmul, &o_bias_add, &o_conv2d, &o_dense,
-	&o_global_avg_pool2d, &o_max_pool2d, &o_relu, &o_softmax, &o_power, &o_reshape,
-	&o_rsqrt, &o_sigmoid, &o_split, &o_sqrt, &o_squeeze, &o_subtract, &o_sum, &o_tanh,
-	&o_transpose, NULL,
+static const OpDef defs[O__COUNT] = {
+#define OP(id_, nm, lo, hi, pat, fn, at) \
+	[O_##id_] = {.id = O_##id_, .name = nm, .min_args = lo, .max_args = hi, \
+	              .pattern = pat, .infer = fn, .attrs = at},
+#include "ops.def"
+#undef OP
 };
 
-#define NOPS (sizeof all_ops / sizeof all_ops[0] - 1)
+const OpDef *
+op_def(OpId id)
+{
+	return &defs[id];
+}
+
+/* The registry sorted by name (op_lookup bisects it), made from ops.def
+ * the first time it is needed; NULL-terminated for op_all. */
+static const OpDef *by_name[O__COUNT + 1];
+
+static int
+cmp_def(const void *a, const void *b)
+{
+	return strcmp((*(const OpDef *const *)a)->name, (*(const OpDef *const *)b)->name);
+}
+
+static const OpDef *const *
+sorted(void)
+{
+	if (!by_name[0]) {
+		for (size_t i = 0; i < O__COUNT; i++)
+			by_name[i] = &defs[i];
+		qsort(by_name, O__COUNT, sizeof *by_name, cmp_def);
+	}
+	return by_name;
+}
 
 const OpDef *const *
 op_all(void)
 {
-	return all_ops;
+	return sorted();
 }
 
 /* strcmp of the n bytes of name against the NUL-terminated s. */
@@ -110,7 +94,8 @@ cmp_name(const char *name, size_t n, const char *s)
 const OpDef *
 op_lookup(const char *name, size_t n)
 {
-	size_t lo = 0, hi = NOPS;
+	const OpDef *const *all_ops = sorted();
+	size_t lo = 0, hi = O__COUNT;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		int r = cmp_name(name, n, all_ops[mid]->name);
@@ -325,7 +310,7 @@ check_operand_kinds(Module *m, const Value *v)
 		if (a->kind == VK_LIT || !a->type)
 			continue;
 		char buf[256];
-		if (a->type->kind == TY_TUPLE && def != &o_concatenate) {
+		if (a->type->kind == TY_TUPLE && def->id != O_CONCATENATE) {
 			error_at(m->ctx, v->loc, "%s: operand %u ('%%%s') is a tuple %s; "
 			         "project a field first", def->name, (unsigned)i + 1, a->name,
 			         type_text(a->type, buf, sizeof buf));

@@ -1,7 +1,9 @@
 /* ops.h: the graph-level operator registry.
  *
  * Each operator has a name (TVM Relay's), an arity, a fusion pattern (for
- * ir-lower) and a type rule that also checks the call's attributes.
+ * ir-lower) and a type rule that also checks the call's attributes.  They
+ * are listed once, in ops.def; code that treats operators differently
+ * switches on the OpId.
  */
 #ifndef OPS_H
 #define OPS_H
@@ -18,7 +20,16 @@ typedef enum {
 	PAT_OPAQUE,         /* softmax, split: never fused (TVM: split is INJECTIVE) */
 } OpPattern;
 
+/* O_ADD, O_CONV2D, ...: one per line of ops.def, in its order. */
+typedef enum {
+#define OP(id, ...) O_##id,
+#include "ops.def"
+#undef OP
+	O__COUNT
+} OpId;
+
 struct OpDef {
+	OpId id;
 	const char *name;          /* "nn.conv2d" */
 	uint8_t min_args, max_args;
 	uint8_t pattern;           /* OpPattern */
@@ -33,7 +44,10 @@ struct OpDef {
 
 /* NULL if no operator has that name. */
 const OpDef *op_lookup(const char *name, size_t n);
-/* All operators, for documentation and tests; NULL-terminated. */
+/* The operator with that id. */
+const OpDef *op_def(OpId id);
+/* All operators sorted by name, for documentation and tests;
+ * NULL-terminated. */
 const OpDef *const *op_all(void);
 
 /* Type rule entry point used by the verifier: checks arity, gives literal

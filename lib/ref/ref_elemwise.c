@@ -37,14 +37,15 @@ binary_elem(RefCx *c, const Tensor *a, int64_t ia, const Tensor *b, int64_t ib, 
 {
 	if (elem_is_float(out->kind)) {
 		double x = tensor_get(a, ia), y = tensor_get(b, ib), r = 0;
-		switch (c->code) {
-		case RB_ADD: r = x + y; break;
-		case RB_SUB: r = x - y; break;
-		case RB_MUL: r = x * y; break;
-		case RB_DIV: r = x / y; break;
-		case RB_MAX: r = isnan(x) ? x : isnan(y) ? y : x > y ? x : y; break;
-		case RB_MIN: r = isnan(x) ? x : isnan(y) ? y : x < y ? x : y; break;
-		case RB_POW: r = pow(x, y); break;
+		switch (c->id) {
+		case O_ADD: r = x + y; break;
+		case O_SUBTRACT: r = x - y; break;
+		case O_MULTIPLY: r = x * y; break;
+		case O_DIVIDE: r = x / y; break;
+		case O_MAXIMUM: r = isnan(x) ? x : isnan(y) ? y : x > y ? x : y; break;
+		case O_MINIMUM: r = isnan(x) ? x : isnan(y) ? y : x < y ? x : y; break;
+		case O_POWER: r = pow(x, y); break;
+		default: break;         /* ref_binary serves only these */
 		}
 		tensor_set(out, o, r);
 		return true;
@@ -52,11 +53,11 @@ binary_elem(RefCx *c, const Tensor *a, int64_t ia, const Tensor *b, int64_t ib, 
 	bool uns = !elem_is_signed(out->kind);
 	int64_t x = tensor_get_int(a, ia), y = tensor_get_int(b, ib);
 	uint64_t ux = ref_u(x), uy = ref_u(y), r = 0;
-	switch (c->code) {
-	case RB_ADD: r = ux + uy; break;
-	case RB_SUB: r = ux - uy; break;
-	case RB_MUL: r = ux * uy; break;
-	case RB_DIV:
+	switch (c->id) {
+	case O_ADD: r = ux + uy; break;
+	case O_SUBTRACT: r = ux - uy; break;
+	case O_MULTIPLY: r = ux * uy; break;
+	case O_DIVIDE:
 		if (y == 0)
 			return ref_fail(c, "integer division by zero (element %lld of the result)",
 			                (long long)o);
@@ -65,11 +66,13 @@ binary_elem(RefCx *c, const Tensor *a, int64_t ia, const Tensor *b, int64_t ib, 
 		else    /* INT64_MIN / -1 overflows: it wraps to INT64_MIN */
 			r = x == INT64_MIN && y == -1 ? ux : ref_u(x / y);
 		break;
-	case RB_MAX: r = (uns ? ux > uy : x > y) ? ux : uy; break;
-	case RB_MIN: r = (uns ? ux < uy : x < y) ? ux : uy; break;
-	case RB_POW:
+	case O_MAXIMUM: r = (uns ? ux > uy : x > y) ? ux : uy; break;
+	case O_MINIMUM: r = (uns ? ux < uy : x < y) ? ux : uy; break;
+	case O_POWER:
 		if (!int_pow(c, x, y, uns, &r))
 			return false;
+		break;
+	default:
 		break;
 	}
 	tensor_set_int(out, o, ref_s(r));
@@ -156,26 +159,27 @@ ref_unary(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 	if (elem_is_float(x->kind)) {
 		for (int64_t i = 0; i < x->numel; i++) {
 			double v = tensor_get(x, i), r = 0;
-			switch (c->code) {
-			case RU_NEG: r = -v; break;
-			case RU_RELU: r = v < 0 ? 0.0 : v; break;
-			case RU_EXP: r = exp(v); break;
-			case RU_LOG: r = log(v); break;
-			case RU_SQRT: r = sqrt(v); break;
-			case RU_RSQRT: r = 1.0 / sqrt(v); break;
-			case RU_SIGMOID: r = 1.0 / (1.0 + exp(-v)); break;
-			case RU_TANH: r = tanh(v); break;
+			switch (c->id) {
+			case O_NEGATIVE: r = -v; break;
+			case O_RELU: r = v < 0 ? 0.0 : v; break;
+			case O_EXP: r = exp(v); break;
+			case O_LOG: r = log(v); break;
+			case O_SQRT: r = sqrt(v); break;
+			case O_RSQRT: r = 1.0 / sqrt(v); break;
+			case O_SIGMOID: r = 1.0 / (1.0 + exp(-v)); break;
+			case O_TANH: r = tanh(v); break;
+			default: break;     /* ref_unary serves only these */
 			}
 			tensor_set(out, i, r);
 		}
 		return true;
 	}
-	if (c->code != RU_NEG && c->code != RU_RELU)
+	if (c->id != O_NEGATIVE && c->id != O_RELU)
 		return ref_fail(c, "needs a floating-point operand, not %s", elem_name(x->kind));
 	bool uns = !elem_is_signed(x->kind);
 	for (int64_t i = 0; i < x->numel; i++) {
 		int64_t v = tensor_get_int(x, i);
-		if (c->code == RU_NEG)
+		if (c->id == O_NEGATIVE)
 			tensor_set_int(out, i, ref_s(0 - ref_u(v)));   /* wraps */
 		else
 			tensor_set_int(out, i, !uns && v < 0 ? 0 : v);
@@ -271,7 +275,7 @@ ref_bias_add(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint3
 		return true;
 	int64_t n = x->dims[axis], inner = ref_prod(x->dims, (uint32_t)axis + 1, x->rank);
 	RefCx add = *c;
-	add.code = RB_ADD;
+	add.id = O_ADD;
 	for (int64_t i = 0; i < x->numel; i++)
 		if (!binary_elem(&add, x, i, b, (i / inner) % n, out, i))
 			return false;
@@ -373,7 +377,7 @@ ref_reduce(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 		if (!reduce[i])
 			s *= x->dims[i];
 	}
-	if (count == 0 && c->code == RR_MEAN && !elem_is_float(x->kind))
+	if (count == 0 && c->id == O_MEAN && !elem_is_float(x->kind))
 		return ref_fail(c, "mean of zero integer elements (division by zero)");
 	Acc *acc = xmalloc((size_t)out->numel * sizeof *acc);
 	for (int64_t o = 0; o < out->numel; o++)
@@ -390,7 +394,7 @@ ref_reduce(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 		}
 	}
 	for (int64_t j = 0; j < out->numel; j++)
-		if (c->code == RR_SUM)
+		if (c->id == O_SUM)
 			acc_store(&acc[j], out, j);
 		else if (count == 0)
 			tensor_set(out, j, NAN);    /* floats: 0/0 */

@@ -26,7 +26,7 @@
 /* One kernel invocation. */
 typedef struct {
 	const char *op;          /* operator name, for messages */
-	int code;                /* which of the operators a shared kernel serves */
+	OpId id;                 /* which of the operators a shared kernel serves */
 	const AttrMap *attrs;    /* may be NULL */
 	char *err;
 	size_t errsz;
@@ -162,20 +162,12 @@ int64_t ref_prod(const int64_t *dims, uint32_t lo, uint32_t hi);
 
 /* ------------------------------------------------------------- kernels */
 
-/* ref_elemwise.c; code: an enum of that file */
+/* ref_elemwise.c */
 RefKernel ref_binary, ref_unary, ref_clip, ref_cast, ref_bias_add, ref_softmax, ref_reduce;
 /* ref_nn.c */
 RefKernel ref_conv2d, ref_dense, ref_batch_matmul, ref_pool2d, ref_global_avg_pool2d;
 /* ref_shape.c */
 RefKernel ref_reshape, ref_transpose, ref_layout_transform, ref_concatenate, ref_split,
 	ref_squeeze, ref_expand_dims;
-
-/* Codes of the shared kernels. */
-enum {
-	RB_ADD, RB_SUB, RB_MUL, RB_DIV, RB_MAX, RB_MIN, RB_POW,           /* ref_binary */
-	RU_NEG, RU_RELU, RU_EXP, RU_LOG, RU_SQRT, RU_RSQRT, RU_SIGMOID, RU_TANH, /* ref_unary */
-	RR_SUM, RR_MEAN,                                                  /* ref_reduce */
-	RP_MAX, RP_AVG,                                                   /* ref_pool2d */
-};
 
 #endif

@@ -231,7 +231,7 @@ ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	if (!ra_require(c, "pool_size") || !ra_pair(c, "pool_size", ps) ||
 	    !ra_pair(c, "strides", st) || !ra_pair(c, "dilation", dil) ||
 	    !ra_padding(c, "padding", pad) || !ra_bool(c, "ceil_mode", false, &ceil_mode) ||
-	    (c->code == RP_AVG && !ra_bool(c, "count_include_pad", false, &cip)) ||
+	    (c->id == O_AVG_POOL2D && !ra_bool(c, "count_include_pad", false, &cip)) ||
 	    !ra_layout(c, "layout", "NCHW", data_layouts, &l) ||
 	    !ra_layout(c, "out_layout", l->name, data_layouts, &ol))
 		return false;
@@ -278,7 +278,7 @@ ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 								continue;
 							int64_t xi[4] = {n, ch, iy, ix};
 							int64_t at = rl_offset(l, x->dims, "NCHW", xi);
-							if (c->code == RP_AVG) {
+							if (c->id == O_AVG_POOL2D) {
 								acc_add(&acc, x, at);
 							} else if (isfloat) {
 								double v = tensor_get(x, at);
@@ -293,9 +293,9 @@ ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 					}
 					int64_t oi[4] = {n, ch, y, xx};
 					int64_t o = rl_offset(l, out->dims, "NCHW", oi);
-					if (c->code == RP_MAX && isfloat)
+					if (c->id == O_MAX_POOL2D && isfloat)
 						tensor_set(out, o, fmax);
-					else if (c->code == RP_MAX)
+					else if (c->id == O_MAX_POOL2D)
 						tensor_set_int(out, o, imax);
 					else if ((cip ? hp * wp : hd * wd) == 0)
 						tensor_set(out, o, 0.0);

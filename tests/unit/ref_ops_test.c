@@ -1200,6 +1200,19 @@ test_dispatch(void)
 	for (const OpDef *const *d = op_all(); *d; d++, n++)
 		CHECK(ref_supports(*d), "no reference kernel for %s", (*d)->name);
 	CHECK(n == 34, "the registry has %d operators; this test knows 34", n);
+	CHECK(n == O__COUNT, "op_all lists %d of %d operators", n, (int)O__COUNT);
+	/* One table (ops.def): each id names its own definition, op_all is
+	 * sorted by name, and op_lookup finds each name. */
+	const OpDef *prev = NULL;
+	for (const OpDef *const *d = op_all(); *d; prev = *d, d++) {
+		CHECK(op_def((*d)->id) == *d, "op_def(%s's id) is another operator", (*d)->name);
+		CHECK(!prev || strcmp(prev->name, (*d)->name) < 0, "op_all is not sorted at %s",
+		      (*d)->name);
+		CHECK(op_lookup((*d)->name, strlen((*d)->name)) == *d, "op_lookup(%s) failed",
+		      (*d)->name);
+	}
+	CHECK(op_lookup("nn.relux", 7) == op_def(O_RELU) && !op_lookup("nn.relux", 8) &&
+	      !op_lookup("nn.rel", 6), "op_lookup takes exactly n bytes");
 	/* Outputs that disagree with the result type; too many outputs. */
 	Tensor *x[1] = {mk(ET_F32, SHAPE(2), NULL)};
 	const OpDef *relu = op_lookup("nn.relu", 7);
