@@ -98,6 +98,10 @@ void dtype_str(DType d, char *buf);
 
 typedef enum { TY_TENSOR, TY_TUPLE } TypeKind;
 
+/* The format's rank limit (ir(5)): the parser refuses more, so every pass
+ * may keep one tensor's dimensions or indices in a fixed array. */
+#define IR_MAX_RANK 64
+
 /* Hash-consed: two equal types are the same pointer within a module. */
 typedef struct Type Type;
 struct Type {

@@ -541,11 +541,11 @@ b_tensor_type(Parser *p, Slice elem, Loc at, uint32_t mark)
 {
 	uint32_t n = scratch_count(p, mark);
 	void **items = scratch_items(p, mark);
-	int64_t dims[64];
+	int64_t dims[IR_MAX_RANK];
 	DType dt = {ET_F32, 1};
 	bool ok = elem_type(p, elem, at, &dt);
-	if (n > 64) {
-		parser_error(p, at, "tensor rank %u exceeds the limit of 64", n);
+	if (n > IR_MAX_RANK) {
+		parser_error(p, at, "tensor rank %u exceeds the limit of %d", n, IR_MAX_RANK);
 		ok = false;
 	}
 	int64_t numel = 1;

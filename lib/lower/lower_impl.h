@@ -22,7 +22,8 @@
 #include "pbuild.h"
 
 #define LOWER_MAX_GROUP 32
-#define LOWER_MAX_RANK 16
+/* Every rank the format allows: nests keep one index per axis on the stack. */
+#define LOWER_MAX_RANK IR_MAX_RANK
 
 typedef struct {
 	Value *members[LOWER_MAX_GROUP];

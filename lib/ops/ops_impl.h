@@ -22,7 +22,7 @@
 
 /* Ranks above this are refused, so rules can keep dimensions in fixed
  * arrays on the stack instead of allocating per binding. */
-#define OPS_MAX_RANK 64
+#define OPS_MAX_RANK IR_MAX_RANK
 
 /* One type-rule invocation. */
 typedef struct {

@@ -18,7 +18,7 @@
 
 #include "ir.h"
 
-#define TENSOR_MAX_RANK 64
+#define TENSOR_MAX_RANK IR_MAX_RANK
 
 typedef struct {
 	ElemKind kind;
