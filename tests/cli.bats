@@ -433,6 +433,23 @@ IR
 	run -0 ir-parse --verify-diagnostics v.ir
 }
 
+@test "cli: --verify-diagnostics: a column after ':' must match too" {
+	printf 'fn @main(%%x: f32[4]) {\n  // expected-error@+1:16 {{undefined}}\n  %%0 = add(%%x, %%y)\n  return %%0\n}\n' > v.ir
+	run -0 ir-parse --verify-diagnostics v.ir
+	printf 'fn @main(%%x: f32[4]) {\n  %%0 = add(%%x, %%y) // expected-error:16 {{undefined}}\n  return %%0\n}\n' > v.ir
+	run -0 ir-parse --verify-diagnostics v.ir
+	printf 'fn @main(%%x: f32[4]) {\n  // expected-error@+1:15 {{undefined}}\n  %%0 = add(%%x, %%y)\n  return %%0\n}\n' > v.ir
+	run -1 --separate-stderr ir-parse --verify-diagnostics v.ir
+	assert_equal "${stderr_lines[0]}" "v.ir:3:16: error: unexpected error: use of undefined value '%y'"
+	stderr_has 'v.ir:2:6: error: expected error "undefined" at column 15 was not produced'
+	printf 'device @cpu = cpu(0) // expected-error:x {{oops}}\n' > v.ir
+	run -1 --separate-stderr ir-parse --verify-diagnostics v.ir
+	assert_equal "${stderr_lines[0]}" "v.ir:1:25: error: expected a column from 1 after ':' in 'expected-error'"
+	printf 'device @cpu = cpu(0) // expected-error@unknown:1 {{oops}}\n' > v.ir
+	run -1 --separate-stderr ir-parse --verify-diagnostics v.ir
+	assert_equal "${stderr_lines[0]}" "v.ir:1:25: error: '@unknown' has no column, in 'expected-error'"
+}
+
 @test "cli: --verify-diagnostics: notes must be expected too" {
 	# an empty {{}} matches any message
 	cat > v.ir <<'IR'

@@ -27,6 +27,7 @@
 typedef struct {
 	Severity sev;
 	uint32_t line;            /* the line it is about, or LINE_UNKNOWN */
+	uint32_t col;             /* its column, or 0: any */
 	Loc at;                   /* of the comment, for reporting */
 	const char *msg;
 	size_t len;
@@ -66,8 +67,12 @@ push_expect(Expect **ex, size_t *n, size_t *cap, Expect e)
  *   expected-error {{text}}          about this line
  *   expected-error@+N {{text}}       N lines below (@-N: above)
  *   expected-error@unknown {{text}}  a diagnostic with no position
+ *   expected-error:C {{text}}        at column C of this line; also
+ *   expected-error@+N:C {{text}}     after @+N or @-N
  * and the same for expected-warning and expected-note; blanks may come
- * before '@' and '{{'.  A malformed directive is an error; false then. */
+ * before '@', ':' and '{{'.  The column pins a diagnostic's place as its
+ * file:line:col does, so an error test fails when either moves.  A
+ * malformed directive is an error; false then. */
 static bool
 line_expects(Ctx *ctx, Loc here, const char *bol, const char *cm, const char *e,
              uint32_t nlines, Expect **ex, size_t *n, size_t *cap)
@@ -124,6 +129,24 @@ line_expects(Ctx *ctx, Loc here, const char *bol, const char *cm, const char *e,
 			while (q < e && (*q == ' ' || *q == '\t'))
 				q++;
 		}
+		uint32_t col = 0;
+		if (q < e && *q == ':') {
+			q++;
+			while (q < e && isdigit((unsigned char)*q)) {
+				if (col < 100000)
+					col = col * 10 + (uint32_t)(*q - '0');
+				q++;
+			}
+			if (col == 0 || target < 0) {
+				error_at(ctx, at, target < 0 ? "'@unknown' has no column, in 'expected-%s'"
+				                             : "expected a column from 1 after ':' in 'expected-%s'",
+				         kinds[k].word);
+				ok = false;
+				continue;
+			}
+			while (q < e && (*q == ' ' || *q == '\t'))
+				q++;
+		}
 		if ((size_t)(e - q) < 2 || q[0] != '{' || q[1] != '{') {
 			error_at(ctx, at, "expected '{{' after 'expected-%s'", kinds[k].word);
 			ok = false;
@@ -137,7 +160,7 @@ line_expects(Ctx *ctx, Loc here, const char *bol, const char *cm, const char *e,
 			break;
 		}
 		push_expect(ex, n, cap, (Expect){kinds[k].sev,
-		            target < 0 ? LINE_UNKNOWN : (uint32_t)target, at, q + 2,
+		            target < 0 ? LINE_UNKNOWN : (uint32_t)target, col, at, q + 2,
 		            (size_t)(close - q - 2), false});
 		p = close + 2;
 	}
@@ -198,7 +221,7 @@ verify_diagnostics(Ctx *ctx, uint16_t file, size_t begin, size_t end, uint32_t f
 		for (size_t k = 0; here && k < nex && !found; k++) {
 			Expect *e = &ex[k];
 			if (!e->matched && e->sev == d->sev && e->line == line &&
-			    contains(d->msg, e->msg, e->len))
+			    (!e->col || e->col == d->loc.col) && contains(d->msg, e->msg, e->len))
 				e->matched = found = true;
 		}
 		if (!found) {
@@ -209,8 +232,12 @@ verify_diagnostics(Ctx *ctx, uint16_t file, size_t begin, size_t end, uint32_t f
 	for (size_t k = 0; k < nex; k++) {
 		if (ex[k].matched)
 			continue;
-		error_at(ctx, ex[k].at, "expected %s \"%.*s\" was not produced",
-		         severity_name(ex[k].sev), (int)(ex[k].len < 1000 ? ex[k].len : 1000), ex[k].msg);
+		char where[32] = "";
+		if (ex[k].col)
+			snprintf(where, sizeof where, " at column %u", (unsigned)ex[k].col);
+		error_at(ctx, ex[k].at, "expected %s \"%.*s\"%s was not produced",
+		         severity_name(ex[k].sev), (int)(ex[k].len < 1000 ? ex[k].len : 1000), ex[k].msg,
+		         where);
 		ok = false;
 	}
 	free(ex);
