@@ -103,7 +103,7 @@ for n in ${BENCH_LOWER_SIZES:-1000 10000 100000}; do
 	awk -v n="$n" -v pt="$pt" -v pk="$pk" -v t="$1" -v k="$2" 'BEGIN {
 		printf "%9d %9.3f %9.3f %7.2fx %10d %10d\n", n, pt, t, (pt > 0 ? t / pt : 0), pk, k }'
 done
-echo "(each block is built as a prim, printed to compare, and given back: identical blocks share one prim)"
+echo "(identical blocks share one prim, found by a key made from the group before building it)"
 
 echo
 echo "== reference interpreter: lowered prims vs the direct kernels (median of $RUNS)"

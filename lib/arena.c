@@ -76,25 +76,6 @@ arena_free(Arena *a)
 	free(a);
 }
 
-ArenaMark
-arena_mark(const Arena *a)
-{
-	return (ArenaMark){a->cur, a->cur ? a->cur->used : 0};
-}
-
-void
-arena_release(Arena *a, ArenaMark m)
-{
-	while (a->cur && a->cur != m.chunk) {
-		Chunk *p = a->cur->prev;
-		a->total -= a->cur->size;
-		free(a->cur);
-		a->cur = p;
-	}
-	if (a->cur)
-		a->cur->used = m.used;
-}
-
 /* align: 8 for nodes, 1 for strings, which then pack without padding in
  * an arena of their own (a million names like "123456": 4 MB less). */
 static void *
@@ -143,14 +124,22 @@ arena_bytes(const Arena *a)
 	return a->total;
 }
 
+size_t
+vec_cap(size_t cap, size_t need, size_t sz)
+{
+	if (cap < 16)
+		cap = 16;
+	while (cap < need)
+		cap *= 2;
+	if (cap > SIZE_MAX / 2 / sz)
+		die_oom();
+	return cap;
+}
+
 void
 ptrvec_push(PtrVec *pv, void *p)
 {
-	if (pv->n == pv->cap) {
-		pv->cap = pv->cap ? 2 * pv->cap : 16;
-		pv->v = xrealloc(pv->v, pv->cap * sizeof *pv->v);
-	}
-	pv->v[pv->n++] = p;
+	VEC_PUSH(pv->v, pv->n, pv->cap) = p;
 }
 
 void

@@ -28,12 +28,20 @@ Arena *arena_new(void);
 void arena_free(Arena *a);
 void *arena_alloc(Arena *a, size_t n);        /* zeroed, 8-byte aligned */
 char *arena_strndup(Arena *a, const char *s, size_t n);
-/* A point in an arena to go back to: arena_release frees everything
- * allocated after arena_mark, for work that is built and then dropped. */
-typedef struct { void *chunk; size_t used; } ArenaMark;
-ArenaMark arena_mark(const Arena *a);
-void arena_release(Arena *a, ArenaMark m);
 size_t arena_bytes(const Arena *a);           /* bytes obtained from malloc */
+
+/* The one growable array: T *a with counts n (used) and cap (held), of
+ * any integer type.  VEC_PUSH(a, n, cap) = x appends x, doubling the
+ * allocation (from 16) when full; VEC_RESERVE makes room for one more.
+ * The arguments are evaluated more than once: pass plain lvalues. */
+#define VEC_RESERVE(a, n, cap)                                                   \
+	((size_t)(n) < (size_t)(cap) ? (void)0                                    \
+	 : (void)((cap) = vec_cap((size_t)(cap), (size_t)(n) + 1, sizeof *(a)),   \
+	          (a) = xrealloc((a), (size_t)(cap) * sizeof *(a))))
+#define VEC_PUSH(a, n, cap) (*(VEC_RESERVE(a, n, cap), &(a)[(n)++]))
+/* The capacity to grow cap to for need elements of size sz: doubled (at
+ * least 16), dying rather than overflowing. */
+size_t vec_cap(size_t cap, size_t need, size_t sz);
 
 /* Growable array of pointers, malloc-backed, for builders and walks. */
 typedef struct {
@@ -442,7 +450,6 @@ struct Module {
 	Ctx *ctx;
 	Arena *arena;         /* nodes */
 	Arena *names;         /* local names, packed without alignment */
-	Arena *bodies;        /* prims built by tools (ir-lower); NULL if none */
 	SymTab *syms;
 	/* hash-consing tables (private to types.c / module.c) */
 	Type **type_tab; uint32_t type_cap, type_n;
@@ -509,9 +516,6 @@ typedef struct {
 	bool locations;       /* print loc(...) on every node */
 } PrintOpts;
 void ir_print(const Module *m, FILE *out, const PrintOpts *opts);
-/* One prim as ir_print writes it (no locations), in a malloc'd string
- * of *len bytes. */
-char *ir_prim_text(const Module *m, const Prim *p, size_t *len);
 /* d as the printer writes floats: the shortest decimal that reads back to
  * d, always with a '.' or an exponent ("10.0", "1e-07", "nan", "-inf"). */
 void ir_print_double(FILE *f, double d);

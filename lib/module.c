@@ -59,7 +59,6 @@ module_free(Module *m)
 	free(m->vdev_tab);
 	arena_free(m->arena);
 	arena_free(m->names);
-	arena_free(m->bodies);
 	free(m);
 }
 

@@ -12,7 +12,7 @@ pb_start(PBuild *b, Module *m, Prim *p)
 	memset(b, 0, sizeof *b);
 	b->m = m;
 	b->p = p;
-	b->arena = m->bodies ? m->bodies : m->arena;
+	b->arena = m->arena;
 	b->blk[b->n++] = &p->body;
 }
 

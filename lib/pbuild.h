@@ -22,7 +22,7 @@ typedef struct {
 	PBlock *blk[PB_MAX_NEST];    /* open blocks, innermost last */
 	int n;
 	uint32_t nvars;              /* for unique names */
-	Arena *arena;                /* m->bodies if set, else m->arena */
+	Arena *arena;                /* m->arena */
 } PBuild;
 
 /* Starts prim `name` with no parameters; its body is the open block. */

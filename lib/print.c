@@ -606,20 +606,6 @@ print_prim(Printer *pr, const Prim *p)
 	fputs("}\n", f);
 }
 
-char *
-ir_prim_text(const Module *m, const Prim *p, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	if (!f)
-		die_oom();
-	Printer pr = {f, m, false};
-	print_prim(&pr, p);
-	if (fclose(f) != 0)
-		die_oom();
-	return buf;
-}
-
 /* ---------------------------------------------------------------- module */
 
 void

@@ -13,10 +13,11 @@
  *    for packed 5-d activations and texture:weight for packed conv2d
  *    weights on a device with texture=true, while the image fits its
  *    image2d_max; global otherwise), and one kernel per result.
- * 3. A prim identical to an earlier one but for its name is dropped and
- *    the earlier one called instead, as TVM's compile engine caches
- *    lowered functions by structure: a network of repeated blocks gets
- *    one prim per distinct block.
+ * 3. A group equal to an earlier one in everything its prim is built
+ *    from (a key made before building, see group_key) calls the earlier
+ *    prim instead, as TVM's compile engine caches lowered functions by
+ *    structure: a network of repeated blocks gets one prim per distinct
+ *    block, and builds each once.
  * 4. The group's last binding becomes `call_lowered @prim(inputs)` under
  *    its own name; the other members disappear.
  */
@@ -27,6 +28,7 @@
 
 #include "diag.h"
 #include "lower_impl.h"
+#include "map.h"
 #include "nameset.h"
 #include "ops/ops.h"
 #include "walk.h"
@@ -112,11 +114,9 @@ typedef struct {
 	size_t ngroups, capgroups;
 	NameSet names;        /* the function's local names, for new bindings */
 	PtrMap suffix;        /* prim name -> the last _N given */
-	int *suffix_slot;     /* what prim_name changed, to undo it */
-	int suffix_was;
-	/* the prims so far by the hash of their text (see prim_key) */
-	struct SharedPrim { uint64_t hash; Prim *p; char *key; size_t len; } *shared;
-	size_t scap, sn;
+	Map shared;           /* the prims so far (SharedPrim) by their keys */
+	uint64_t *key;        /* the group key being built (see group_key) */
+	size_t keyn, keycap;
 	/* statistics */
 	unsigned nops, nprims, nfused, ntexture, nfallback, nshared;
 } Lower;
@@ -511,9 +511,16 @@ open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx, bool inner_v
 
 /* --------------------------------------------------------- the prims */
 
+/* A name for a group's prim, not yet taken: name_take takes it. */
+typedef struct {
+	Sym name;
+	int *slot;            /* the suffix counter of its base name */
+	int last;             /* the suffix in name */
+} PrimName;
+
 /* "fused_nn_conv2d_nn_bias_add_nn_relu" (TVM's naming), or the operator
  * alone ("nn_softmax") for a group of one, unique in the module. */
-static Sym
+static PrimName
 prim_name(Lower *L, const Group *g)
 {
 	size_t cap = 16;
@@ -530,25 +537,25 @@ prim_name(Lower *L, const Group *g)
 			s[n++] = *p == '.' ? '_' : *p;
 	}
 	s[n] = 0;
-	Sym base = sym_intern(L->m, s, n), name = base;
+	PrimName pn = {.name = sym_intern(L->m, s, n)};
 	/* Many groups share a name: start from the last suffix given. */
-	int *next = pm_slot(&L->suffix, base);
-	L->suffix_slot = next;
-	L->suffix_was = *next;
-	while (sym_global(name, NULL)) {
-		sprintf(s + n, "_%d", ++*next);
-		name = sym_intern_cstr(L->m, s);
+	pn.slot = pm_slot(&L->suffix, pn.name);
+	pn.last = *pn.slot;
+	while (sym_global(pn.name, NULL)) {
+		sprintf(s + n, "_%d", ++pn.last);
+		pn.name = sym_intern_cstr(L->m, s);
 	}
 	free(s);
-	return name;
+	return pn;
 }
 
 static Prim *
-new_prim(Module *m, Sym name)
+new_prim(Module *m, PrimName pn)
 {
-	Prim *p = arena_alloc(m->bodies, sizeof *p);
-	p->name = name;
-	sym_set_global(name, GK_PRIM, p);
+	Prim *p = arena_alloc(m->arena, sizeof *p);
+	p->name = pn.name;
+	*pn.slot = pn.last;
+	sym_set_global(pn.name, GK_PRIM, p);
 	if (m->prims_last)
 		m->prims_last->next = p;
 	else
@@ -559,89 +566,138 @@ new_prim(Module *m, Sym name)
 
 /* ------------------------------------------------------- shared prims */
 
-/* p's text with its own name blanked where it names p and p's kernels
- * ("prim @(", "kernel @_k0"): equal keys, equal prims. */
-static char *
-prim_key(const Module *m, const Prim *p, size_t *len)
-{
-	size_t n, o = 0, nl = strlen(p->name);
-	char *t = ir_prim_text(m, p, &n);
-	for (size_t i = 0; i < n;) {
-		t[o++] = t[i];
-		if (t[i++] == '@' && i + nl < n && memcmp(t + i, p->name, nl) == 0 &&
-		    (t[i + nl] == '(' || t[i + nl] == '_'))
-			i += nl;
-	}
-	*len = o;
-	return t;
-}
+/* Two groups get the same prim when they agree on everything its
+ * building reads: the device, the buffers' types and scopes, and per
+ * member the operator, its attributes, its type, and for each operand
+ * whether it is a literal (its type and value), the chain predecessor,
+ * or which buffer.  So the key is made from the group before the prim
+ * is built, and a group that finds an earlier prim builds nothing, as
+ * TVM's compile engine caches lowered functions by structure.  The key
+ * is a string of 64-bit words; pointers stand for what is interned or
+ * hash-consed (operators, types, symbols, devices). */
+typedef struct {
+	uint64_t *key;
+	size_t n;
+	Prim *p;
+} SharedPrim;
 
-static uint64_t
-key_hash(const char *s, size_t n)
+static void
+key_put(Lower *L, uint64_t w)
 {
-	uint64_t h = 1469598103934665603u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-	return h | 1; /* 0 marks an empty slot */
+	VEC_PUSH(L->key, L->keyn, L->keycap) = w;
 }
 
 static void
-shared_insert(Lower *L, struct SharedPrim sp)
+key_ptr(Lower *L, const void *p)
 {
-	if (2 * (L->sn + 1) > L->scap) {
-		size_t cap = L->scap ? 2 * L->scap : 256;
-		struct SharedPrim *t = xcalloc(cap, sizeof *t);
-		for (size_t i = 0; i < L->scap; i++)
-			if (L->shared[i].hash) {
-				size_t j = L->shared[i].hash & (cap - 1);
-				while (t[j].hash)
-					j = (j + 1) & (cap - 1);
-				t[j] = L->shared[i];
-			}
-		free(L->shared);
-		L->shared = t;
-		L->scap = cap;
-	}
-	size_t j = sp.hash & (L->scap - 1);
-	while (L->shared[j].hash)
-		j = (j + 1) & (L->scap - 1);
-	L->shared[j] = sp;
-	L->sn++;
+	key_put(L, (uint64_t)(uintptr_t)p);
 }
 
-/* An earlier prim equal to p, or NULL after recording p as new. */
-static Prim *
-shared_find(Lower *L, Prim *p)
+static void
+key_bytes(Lower *L, const void *s, size_t n)
 {
-	struct SharedPrim sp = {.p = p};
-	sp.key = prim_key(L->m, p, &sp.len);
-	sp.hash = key_hash(sp.key, sp.len);
-	for (size_t j = L->scap ? sp.hash & (L->scap - 1) : 0; L->scap && L->shared[j].hash;
-	     j = (j + 1) & (L->scap - 1)) {
-		const struct SharedPrim *e = &L->shared[j];
-		if (e->hash == sp.hash && e->len == sp.len && memcmp(e->key, sp.key, sp.len) == 0) {
-			free(sp.key);
-			return e->p;
+	key_put(L, n);
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t w = 0;
+		memcpy(&w, (const char *)s + i, n - i < 8 ? n - i : 8);
+		key_put(L, w);
+	}
+}
+
+/* Attribute lists nest only as deep as the lexer's bracket limit. */
+static void
+key_attr(Lower *L, const Attr *a)
+{
+	key_put(L, (uint64_t)a->kind << 32 | a->n);
+	switch (a->kind) {
+	case AT_INT:
+	case AT_BOOL: key_put(L, (uint64_t)a->u.i); break;
+	case AT_FLOAT: {
+		uint64_t w;
+		memcpy(&w, &a->u.f, sizeof w);
+		key_put(L, w);
+		break;
+	}
+	case AT_STR: key_bytes(L, a->u.s, a->n); break;
+	case AT_SYM: key_ptr(L, a->u.sym); break;
+	case AT_LIST:
+		for (uint32_t i = 0; i < a->n; i++)
+			key_attr(L, &a->u.list[i]);
+		break;
+	}
+}
+
+/* The key of group c->g on dev with the given buffer scopes, in L->key. */
+static void
+group_key(Lower *L, const GroupCx *c, const Device *dev, Sym const *in_scope,
+          Sym const *out_scope)
+{
+	const Group *g = c->g;
+	L->keyn = 0;
+	key_ptr(L, dev);
+	key_put(L, (uint64_t)g->n << 32 | (uint32_t)c->nin);
+	for (int i = 0; i < c->nin; i++) {
+		key_ptr(L, input_type(&c->in[i]));
+		key_ptr(L, in_scope[i]);
+	}
+	for (int i = 0; i < c->nout; i++)
+		key_ptr(L, out_scope[i]);
+	for (int k = 0; k < g->n; k++) {
+		const Value *v = g->members[k];
+		const AttrMap *am = v->u.op->attrs;
+		key_ptr(L, v->u.op->op);
+		key_ptr(L, v->type);
+		key_put(L, (uint64_t)v->nargs << 32 | (am ? am->n : 0));
+		for (uint32_t i = 0; am && i < am->n; i++) {
+			key_ptr(L, am->e[i].key);
+			key_attr(L, &am->e[i].val);
+		}
+		for (uint32_t j = 0; j < v->nargs; j++) {
+			const Value *a = v->args[j];
+			if (a->kind == VK_LIT) {
+				uint64_t w;
+				memcpy(&w, &a->u.i, sizeof w);
+				key_put(L, 1 | (uint64_t)(a->flags & (VF_LIT_FLOAT | VF_LIT_BOOL)) << 8);
+				key_ptr(L, a->type);
+				key_put(L, w);
+			} else if (k > 0 && a == g->members[k - 1]) {
+				key_put(L, 2);
+			} else {
+				int i = 0;
+				while (c->in[i].v != a)
+					i++;
+				key_put(L, 3 | (uint64_t)i << 8);
+			}
 		}
 	}
-	shared_insert(L, sp);
+}
+
+static uint32_t
+key_hash(const Lower *L)
+{
+	return map_hash(L->key, L->keyn * sizeof *L->key);
+}
+
+/* The prim of an earlier group with the key in L->key, or NULL. */
+static Prim *
+shared_find(const Lower *L, uint32_t h)
+{
+	MapProbe it;
+	for (SharedPrim *e = map_first(&L->shared, h, &it); e; e = map_next(&it))
+		if (e->n == L->keyn && memcmp(e->key, L->key, L->keyn * sizeof *L->key) == 0)
+			return e->p;
 	return NULL;
 }
 
-/* Takes back the prim just made: off the module's list, its name free
- * for the next group, its memory (all in m->bodies since mark) too. */
 static void
-drop_prim(Lower *L, Prim *p, Prim *prev_last, ArenaMark mark)
+shared_add(Lower *L, uint32_t h, Prim *p)
 {
-	Module *m = L->m;
-	arena_release(m->bodies, mark);
-	m->prims_last = prev_last;
-	if (prev_last)
-		prev_last->next = NULL;
-	else
-		m->prims = NULL;
-	sym_set_global(p->name, GK_NONE, NULL);
-	*L->suffix_slot = L->suffix_was;
+	SharedPrim *e = xmalloc(sizeof *e);
+	e->n = L->keyn;
+	e->key = xmalloc(L->keyn * sizeof *e->key);
+	memcpy(e->key, L->key, L->keyn * sizeof *e->key);
+	e->p = p;
+	map_add(&L->shared, h, e);
 }
 
 static const Device *
@@ -737,6 +793,67 @@ gather_texel(GroupCx *c, PExpr **idx)
 	return true;
 }
 
+/* Builds p, the prim of group c->g, with the buffer scopes chosen. */
+static bool
+lower_body(Lower *L, GroupCx *c, Prim *p, Sym const *scopes)
+{
+	Module *m = L->m;
+	const Group *g = c->g;
+	const Type *rt = g->members[g->n - 1]->type;
+	PBuild b;
+	pb_start(&b, m, p);
+	c->b = &b;
+	c->local = vdev_get(m, c->dev, sym_intern_cstr(m, "local"));
+	char pname[32];
+	for (int i = 0; i < c->nin; i++) {
+		snprintf(pname, sizeof pname, "p%d", i);
+		c->in[i].buf = pb_param_buffer(&b, pname, input_type(&c->in[i]),
+		                               vdev_get(m, c->dev, scopes[i]));
+	}
+	c->out = xcalloc((size_t)c->nout, sizeof *c->out);
+	for (int i = 0; i < c->nout; i++) {
+		snprintf(pname, sizeof pname, c->nout == 1 ? "out" : "out%d", i);
+		c->out[i] = pb_param_buffer(&b, pname, rt->kind == TY_TUPLE ? rt->fields[i] : rt,
+		                            vdev_get(m, c->dev, scopes[c->nin + i]));
+	}
+	/* The parameters are p0.., out..; the body's names count from 0. */
+	b.nvars = 0;
+	Sched s = {.L = L, .dev = c->device, .prim = p->name};
+	s.image = c->nout == 1 && c->out[0]->vd->scope &&
+	          strncmp(c->out[0]->vd->scope, "texture", 7) == 0;
+	for (int k = 0; k < g->n; k++)
+		s.reduction |= lower_has_reduction(g->members[k]->u.op->op);
+	c->sched = &s;
+	bool ok;
+	int tiled;
+	OpId op0 = g->members[0]->u.op->op->id;
+	if (op0 == O_SOFTMAX) {
+		ok = lower_softmax(c, open_nest);
+	} else if (op0 == O_SPLIT) {
+		ok = lower_split(c, open_nest);
+	} else if (!L->o->no_tile && (tiled = lower_tiled(c, open_nest)) != 0) {
+		ok = tiled > 0;
+	} else if (!L->o->no_tile && (tiled = lower_reduce_across(c)) != 0) {
+		ok = tiled > 0;
+	} else {
+		/* A packed result is computed a texel (4 lanes) at a time: the
+		 * loops cover the other axes, the last index is 0. */
+		uint32_t lanes = lower_group_lanes(c);
+		bool gather = lanes == 1 && lower_packed_result(c);
+		int64_t dims[LOWER_MAX_RANK];
+		memcpy(dims, rt->dims, rt->n * sizeof *dims);
+		if (lanes > 1 || gather)
+			dims[rt->n - 1] = 1;
+		PExpr *idx[LOWER_MAX_RANK];
+		int close = open_nest(c, dims, rt->n, idx, !gather);
+		ok = gather ? gather_texel(c, idx) : store_value(c, idx, lanes);
+		while (close--)
+			pb_close(&b);
+	}
+	free(c->out);
+	return ok;
+}
+
 static bool
 lower_group(Lower *L, Group *g)
 {
@@ -756,37 +873,31 @@ lower_group(Lower *L, Group *g)
 	}
 	const Device *dev = group_device(L, g);
 	Sym devname = dev ? dev->name : sym_intern_cstr(m, "cpu");
-	Prim *prev_last = m->prims_last;
-	ArenaMark mark = arena_mark(m->bodies);
-	Prim *p = new_prim(m, prim_name(L, g));
-	PBuild b;
-	pb_start(&b, m, p);
-	GroupCx c = {.m = m, .b = &b, .g = g, .dev = devname, .device = dev};
-	c.local = vdev_get(m, devname, sym_intern_cstr(m, "local"));
+	PrimName pn = prim_name(L, g);
+	GroupCx c = {.m = m, .g = g, .dev = devname, .device = dev};
 	collect_inputs(&c);
-	char pname[32], what[300];
-	for (int i = 0; i < c.nin; i++) {
-		const Type *t = input_type(&c.in[i]);
-		snprintf(pname, sizeof pname, "p%d", i);
-		snprintf(what, sizeof what, "operand %%%s of @%s", c.in[i].v->name, p->name);
-		const char *scope = choose_scope(L, dev, t, is_packed_weight(&c, &c.in[i]), what);
-		c.in[i].buf = pb_param_buffer(&b, pname, t, vdev_get(m, devname, sym_intern_cstr(m, scope)));
-	}
 	Value *tail = g->members[g->n - 1];
 	const Type *rt = tail->type;
 	c.nout = rt->kind == TY_TUPLE ? (int)rt->n : 1;
-	c.out = xcalloc((size_t)c.nout, sizeof *c.out);
+	/* The buffers' scopes first (they are part of the key); the
+	 * messages name the prim the group would get. */
+	Sym *scopes = xcalloc((size_t)(c.nin + c.nout), sizeof *scopes);
+	char what[300];
+	for (int i = 0; i < c.nin; i++) {
+		snprintf(what, sizeof what, "operand %%%s of @%s", c.in[i].v->name, pn.name);
+		scopes[i] = sym_intern_cstr(m, choose_scope(L, dev, input_type(&c.in[i]),
+		                                            is_packed_weight(&c, &c.in[i]), what));
+	}
 	/* An image is written a whole texel at a time (write_imagef has no
 	 * one-channel form, and a kernel cannot read back what it writes):
 	 * softmax and split, which write element by element, keep their
 	 * results in buffers.  Every other packed result is written in
-	 * texels (below). */
+	 * texels (lower_body). */
 	OpId op0 = g->members[0]->u.op->op->id;
 	bool texels = op0 != O_SOFTMAX && op0 != O_SPLIT;
 	for (int i = 0; i < c.nout; i++) {
 		const Type *t = rt->kind == TY_TUPLE ? rt->fields[i] : rt;
-		snprintf(pname, sizeof pname, c.nout == 1 ? "out" : "out%d", i);
-		snprintf(what, sizeof what, "result %%%s of @%s", tail->name, p->name);
+		snprintf(what, sizeof what, "result %%%s of @%s", tail->name, pn.name);
 		const char *scope = choose_scope(L, dev, t, false, what);
 		if (strcmp(scope, "global") != 0 && !texels) {
 			L->ntexture--;
@@ -795,49 +906,22 @@ lower_group(Lower *L, Group *g)
 				        "image is written a texel at a time: kept in global memory\n", what);
 			scope = "global";
 		}
-		c.out[i] = pb_param_buffer(&b, pname, t, vdev_get(m, devname, sym_intern_cstr(m, scope)));
+		scopes[c.nin + i] = sym_intern_cstr(m, scope);
 	}
-	/* The parameters are p0.., out..; the body's names count from 0. */
-	b.nvars = 0;
-	Sched s = {.L = L, .dev = dev, .prim = p->name};
-	s.image = c.nout == 1 && c.out[0]->vd->scope && strncmp(c.out[0]->vd->scope, "texture", 7) == 0;
-	for (int k = 0; k < g->n; k++)
-		s.reduction |= lower_has_reduction(g->members[k]->u.op->op);
-	c.sched = &s;
-	bool ok;
-	int tiled;
-	if (op0 == O_SOFTMAX) {
-		ok = lower_softmax(&c, open_nest);
-	} else if (op0 == O_SPLIT) {
-		ok = lower_split(&c, open_nest);
-	} else if (!L->o->no_tile && (tiled = lower_tiled(&c, open_nest)) != 0) {
-		ok = tiled > 0;
-	} else if (!L->o->no_tile && (tiled = lower_reduce_across(&c)) != 0) {
-		ok = tiled > 0;
+	group_key(L, &c, dev, scopes, scopes + c.nin);
+	uint32_t h = key_hash(L);
+	Prim *p = shared_find(L, h);
+	bool ok = true;
+	if (p) {
+		L->nshared++;
 	} else {
-		/* A packed result is computed a texel (4 lanes) at a time: the
-		 * loops cover the other axes, the last index is 0. */
-		uint32_t lanes = lower_group_lanes(&c);
-		bool gather = lanes == 1 && lower_packed_result(&c);
-		int64_t dims[LOWER_MAX_RANK];
-		memcpy(dims, rt->dims, rt->n * sizeof *dims);
-		if (lanes > 1 || gather)
-			dims[rt->n - 1] = 1;
-		PExpr *idx[LOWER_MAX_RANK];
-		int close = open_nest(&c, dims, rt->n, idx, !gather);
-		ok = gather ? gather_texel(&c, idx) : store_value(&c, idx, lanes);
-		while (close--)
-			pb_close(&b);
+		p = new_prim(m, pn);
+		shared_add(L, h, p);
+		ok = lower_body(L, &c, p, scopes);
+		L->nprims++;
 	}
+	free(scopes);
 	if (ok) {
-		Prim *same = shared_find(L, p);
-		if (same) {
-			drop_prim(L, p, prev_last, mark);
-			p = same;
-			L->nshared++;
-		} else {
-			L->nprims++;
-		}
 		/* The last member becomes the call; the others go. */
 		Value *call = value_new(m, VK_BIND, (uint32_t)c.nin);
 		for (int i = 0; i < c.nin; i++)
@@ -859,7 +943,6 @@ lower_group(Lower *L, Group *g)
 		g->members[g->n - 1] = call;
 	}
 	free(c.in);
-	free(c.out);
 	return ok;
 }
 
@@ -972,18 +1055,19 @@ bool
 lower_module(Module *m, const LowerOpts *o)
 {
 	Lower L = {.m = m, .o = o};
-	/* Prim bodies go to an arena of their own, so that one identical to
-	 * an earlier prim can be given back whole. */
-	if (!m->bodies)
-		m->bodies = arena_new();
 	bool ok = true;
 	for (Func *f = m->funcs; f && ok; f = f->next)
 		ok = lower_func(&L, f);
 	free(L.groups);
 	pm_free(&L.suffix);
-	for (size_t i = 0; i < L.scap; i++)
-		free(L.shared[i].key);
-	free(L.shared);
+	for (uint32_t i = 0; i < L.shared.cap; i++)
+		if (L.shared.slot[i]) {
+			SharedPrim *e = L.shared.slot[i];
+			free(e->key);
+			free(e);
+		}
+	map_free(&L.shared);
+	free(L.key);
 	if (ok && o->stats)
 		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer, "
 		        "%u call%s of a prim shared with an identical group); "
