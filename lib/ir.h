@@ -362,7 +362,7 @@ typedef enum {
 	E_UN,          /* -a, !a */
 	E_SELECT,      /* select(c, a, b) */
 	E_CAST,        /* cast<T>(a) */
-	E_CALL,        /* intrinsic: min max exp log sqrt rsqrt tanh sigmoid fma abs pow floor ceil ... */
+	E_CALL,        /* an intrinsic (intrin.def): min(a, b), exp(a), lane(v, 2), ... */
 	E_BROADCAST,   /* broadcast<f32x4>(a) */
 } PExprKind;
 
@@ -372,6 +372,26 @@ typedef enum {
 	OP_AND, OP_OR,
 	OP_NEG, OP_NOT,
 } PBinOp;
+
+/* The intrinsics, one per line of intrin.def; I__COUNT: no intrinsic has
+ * that name (the verifier reports it). */
+typedef enum {
+#define INTRIN(id, ...) I_##id,
+#include "intrin.def"
+#undef INTRIN
+	I__COUNT
+} IntrinId;
+
+typedef struct {
+	const char *name;     /* "fma" */
+	uint8_t nargs;
+	bool float_only;      /* else integers too (never bool) */
+	const char *opencl;   /* the OpenCL C built-in for floats; NULL: none */
+} IntrinDef;
+
+/* The intrinsic named by the n bytes at name, or I__COUNT. */
+IntrinId intrin_lookup(const char *name, size_t n);
+const IntrinDef *intrin_def(IntrinId id);   /* id < I__COUNT */
 
 #define IR_MAX_EXPR_DEPTH 256
 
@@ -394,7 +414,7 @@ typedef struct {
 
 struct PExpr {
 	uint8_t kind;         /* PExprKind */
-	uint8_t op;           /* PBinOp for E_BIN/E_UN */
+	uint8_t op;           /* PBinOp for E_BIN/E_UN; IntrinId for E_CALL */
 	DType dt;             /* result element type; set by the verifier */
 	uint16_t depth;       /* 1 + deepest operand, <= IR_MAX_EXPR_DEPTH */
 	uint32_t n;           /* E_LOAD: indices; E_CALL: args */

@@ -318,11 +318,12 @@ pe_broadcast(PBuild *b, uint8_t lanes, PExpr *x)
 }
 
 PExpr *
-pe_call(PBuild *b, const char *fn, uint32_t n, PExpr *const *args)
+pe_call(PBuild *b, IntrinId fn, uint32_t n, PExpr *const *args)
 {
 	PExpr *e = new_expr(b, E_CALL, args[0]->dt);
 	e->n = n;
-	e->u.call.fn = sym_intern_cstr(b->m, fn);
+	e->op = (uint8_t)fn;
+	e->u.call.fn = sym_intern_cstr(b->m, intrin_def(fn)->name);
 	e->u.call.args = arena_alloc(b->arena, n * sizeof *e->u.call.args);
 	for (uint32_t i = 0; i < n; i++) {
 		e->u.call.args[i] = args[i];
@@ -341,19 +342,19 @@ PExpr *
 pe_lane(PBuild *b, PExpr *v, uint32_t k)
 {
 	PExpr *args[2] = {v, pe_i32(b, k)};
-	PExpr *e = pe_call(b, "lane", 2, args);
+	PExpr *e = pe_call(b, I_LANE, 2, args);
 	e->dt = (DType){v->dt.kind, 1};
 	return e;
 }
 
 PExpr *
-pe_call1(PBuild *b, const char *fn, PExpr *x)
+pe_call1(PBuild *b, IntrinId fn, PExpr *x)
 {
 	return pe_call(b, fn, 1, &x);
 }
 
 PExpr *
-pe_call2(PBuild *b, const char *fn, PExpr *x, PExpr *y)
+pe_call2(PBuild *b, IntrinId fn, PExpr *x, PExpr *y)
 {
 	PExpr *a[2] = {x, y};
 	return pe_call(b, fn, 2, a);

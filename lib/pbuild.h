@@ -56,11 +56,11 @@ PExpr *pe_select(PBuild *b, PExpr *c, PExpr *x, PExpr *y);
 PExpr *pe_cast(PBuild *b, DType to, PExpr *x);
 PExpr *pe_broadcast(PBuild *b, uint8_t lanes, PExpr *x);
 /* An intrinsic ("max", "exp", "fma", ...) of n operands. */
-PExpr *pe_call(PBuild *b, const char *fn, uint32_t n, PExpr *const *args);
+PExpr *pe_call(PBuild *b, IntrinId fn, uint32_t n, PExpr *const *args);
 /* lane(v, k): lane k of the vector v. */
 PExpr *pe_lane(PBuild *b, PExpr *v, uint32_t k);
-PExpr *pe_call1(PBuild *b, const char *fn, PExpr *x);
-PExpr *pe_call2(PBuild *b, const char *fn, PExpr *x, PExpr *y);
+PExpr *pe_call1(PBuild *b, IntrinId fn, PExpr *x);
+PExpr *pe_call2(PBuild *b, IntrinId fn, PExpr *x, PExpr *y);
 /* A literal of x's type (lanes broadcast): 0 + x's type, and so on. */
 PExpr *pe_like(PBuild *b, const PExpr *x, double v);
 /* The integer value of a folded literal, for the simplifier. */

@@ -547,13 +547,6 @@ check_index(Verifier *vf, const PExpr *at, PVar *buf, PIndex *idx, uint32_t n, u
 	return true;
 }
 
-static const struct { const char *name; int nargs; bool float_only; } intrinsics[] = {
-	{"min", 2, false}, {"max", 2, false}, {"abs", 1, false},
-	{"exp", 1, true}, {"log", 1, true}, {"sqrt", 1, true}, {"rsqrt", 1, true},
-	{"tanh", 1, true}, {"sigmoid", 1, true}, {"floor", 1, true}, {"ceil", 1, true},
-	{"pow", 2, true}, {"fma", 3, true},
-};
-
 /* lane(V, K): lane K (an integer literal) of the vector V, a scalar. */
 static bool
 type_lane(Verifier *vf, PExpr *e)
@@ -704,14 +697,13 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 		e->dt = e->u.cast.to;
 		return true;
 	case E_CALL: {
-		if (strcmp(e->u.call.fn, "lane") == 0)
+		if (e->op == I_LANE)
 			return type_lane(vf, e);
-		for (size_t i = 0; i < sizeof intrinsics / sizeof *intrinsics; i++) {
-			if (strcmp(intrinsics[i].name, e->u.call.fn) != 0)
-				continue;
-			if ((int)e->n != intrinsics[i].nargs) {
+		if (e->op < I__COUNT) {
+			const IntrinDef *in = intrin_def((IntrinId)e->op);
+			if (e->n != in->nargs) {
 				ERR(vf, e->loc, "'%s' takes %d argument%s, %u given", e->u.call.fn,
-				    intrinsics[i].nargs, intrinsics[i].nargs == 1 ? "" : "s", e->n);
+				    in->nargs, in->nargs == 1 ? "" : "s", e->n);
 				return false;
 			}
 			PExpr **args = e->u.call.args;
@@ -731,7 +723,7 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 				ERR(vf, e->loc, "'%s' on a bool", e->u.call.fn);
 				return false;
 			}
-			if (intrinsics[i].float_only && !elem_is_float(lead->dt.kind)) {
+			if (in->float_only && !elem_is_float(lead->dt.kind)) {
 				ERR(vf, e->loc, "'%s' needs floating-point operands", e->u.call.fn);
 				return false;
 			}

@@ -1595,6 +1595,7 @@ b_e_call(Parser *p, Slice fn, Loc at, uint32_t mark)
 	} else {
 		e = new_expr(p, E_CALL, at);
 		e->n = n;
+		e->op = (uint8_t)intrin_lookup(fn.s, fn.n);   /* I__COUNT: the verifier reports it */
 		e->u.call.fn = intern(p, fn);
 		e->u.call.args = arena_alloc(p->m->arena, n * sizeof *args + 1);
 		scratch_copy(p, mark, e->u.call.args);

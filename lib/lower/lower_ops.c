@@ -8,8 +8,9 @@
  * difference is rounding: accumulations (conv2d, dense, sums, averages,
  * softmax) run in the result's type instead of double, as on a device.
  *
- * Operators are told apart by their OpId (ops.def).  Attributes are read with the reference kernels' readers (ref_impl.h),
- * so both sides read them alike; the verifier has already checked them.
+ * Operators are told apart by their OpId (ops.def).  Attributes are read
+ * with the reference kernels' readers (ref_impl.h), so both sides read
+ * them alike; the verifier has already checked them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -275,11 +276,11 @@ binary(GroupCx *c, OpId code, PExpr *x, PExpr *y, ElemKind k)
 	case O_SUBTRACT: return pe_sub(b, x, y);
 	case O_MULTIPLY: return pe_mul(b, x, y);
 	case O_DIVIDE: return pe_div(b, x, y);
-	case O_MAXIMUM: return pe_call2(b, "max", x, y);
-	case O_MINIMUM: return pe_call2(b, "min", x, y);
+	case O_MAXIMUM: return pe_call2(b, I_MAX, x, y);
+	case O_MINIMUM: return pe_call2(b, I_MIN, x, y);
 	case O_POWER:
 		if (elem_is_float(k))
-			return pe_call2(b, "pow", x, y);
+			return pe_call2(b, I_POW, x, y);
 		return int_power(c, x, y, k);
 	default:                /* lower_member calls it for these only */
 		return x;
@@ -297,12 +298,12 @@ unary(GroupCx *c, OpId code, PExpr *x, ElemKind k)
 			return x;
 		/* x < 0 ? 0 : x keeps NaN, as the reference does. */
 		return pe_select(b, pe_bin(b, OP_LT, x, pe_like(b, x, 0)), pe_like(b, x, 0), x);
-	case O_EXP: return pe_call1(b, "exp", x);
-	case O_LOG: return pe_call1(b, "log", x);
-	case O_SQRT: return pe_call1(b, "sqrt", x);
-	case O_RSQRT: return pe_call1(b, "rsqrt", x);
-	case O_SIGMOID: return pe_call1(b, "sigmoid", x);
-	case O_TANH: return pe_call1(b, "tanh", x);
+	case O_EXP: return pe_call1(b, I_EXP, x);
+	case O_LOG: return pe_call1(b, I_LOG, x);
+	case O_SQRT: return pe_call1(b, I_SQRT, x);
+	case O_RSQRT: return pe_call1(b, I_RSQRT, x);
+	case O_SIGMOID: return pe_call1(b, I_SIGMOID, x);
+	case O_TANH: return pe_call1(b, I_TANH, x);
 	default:                /* lower_member calls it for these only */
 		return x;
 	}
@@ -572,7 +573,7 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 		if (!cip)
 			acc_put(c, cnt, pe_add(b, acc_get(c, cnt), pe_i32(b, 1)));
 	} else {
-		acc_put(c, acc, pe_call2(b, "max", acc_get(c, acc), x));
+		acc_put(c, acc, pe_call2(b, I_MAX, acc_get(c, acc), x));
 	}
 	pb_close(b); /* if */
 	pb_close(b); /* kx */
@@ -583,7 +584,7 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 	 * defined where select evaluates both sides. */
 	PExpr *n = pb_let(b, "n", acc_get(c, cnt));
 	PExpr *div = pe_div(b, acc_get(c, acc),
-	                    splat(c, pe_cast(b, (DType){kk, 1}, pe_call2(b, "max", n, pe_i32(b, 1))), lanes));
+	                    splat(c, pe_cast(b, (DType){kk, 1}, pe_call2(b, I_MAX, n, pe_i32(b, 1))), lanes));
 	return pe_select(b, pe_bin(b, OP_EQ, n, pe_i32(b, 0)), splat(c, pe_float(b, 0, kk), lanes), div);
 }
 
@@ -919,16 +920,16 @@ lower_softmax(GroupCx *c, LowerOpenNest open)
 	PVar *in = lower_input(c, 0, 0, -1)->buf;
 	PVar *mx = accumulator(c, (DType){kk, 1}, pe_lowest(b, kk));
 	idx[axis] = reduce_loop(c, n);
-	acc_put(c, mx, pe_call2(b, "max", acc_get(c, mx), pe_load(b, in, idx, 1)));
+	acc_put(c, mx, pe_call2(b, I_MAX, acc_get(c, mx), pe_load(b, in, idx, 1)));
 	pb_close(b);
 	PExpr *m = pb_let(b, "m", acc_get(c, mx));
 	PVar *sum = accumulator(c, (DType){kk, 1}, pe_float(b, 0, kk));
 	idx[axis] = reduce_loop(c, n);
-	acc_put(c, sum, pe_add(b, acc_get(c, sum), pe_call1(b, "exp", pe_sub(b, pe_load(b, in, idx, 1), m))));
+	acc_put(c, sum, pe_add(b, acc_get(c, sum), pe_call1(b, I_EXP, pe_sub(b, pe_load(b, in, idx, 1), m))));
 	pb_close(b);
 	PExpr *s = pb_let(b, "s", acc_get(c, sum));
 	idx[axis] = reduce_loop(c, n);
-	pb_store(b, c->out[0], idx, 1, pe_div(b, pe_call1(b, "exp", pe_sub(b, pe_load(b, in, idx, 1), m)), s));
+	pb_store(b, c->out[0], idx, 1, pe_div(b, pe_call1(b, I_EXP, pe_sub(b, pe_load(b, in, idx, 1), m)), s));
 	pb_close(b);
 	while (close--)
 		pb_close(b);

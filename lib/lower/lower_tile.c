@@ -90,7 +90,7 @@ mac(GroupCx *c, PExpr *acc, PExpr *x, PExpr *w)
 {
 	if (elem_is_float(acc->dt.kind)) {
 		PExpr *args[3] = {x, w, acc};
-		return pe_call(c->b, "fma", 3, args);
+		return pe_call(c->b, I_FMA, 3, args);
 	}
 	return pe_add(c->b, acc, pe_mul(c->b, x, w));
 }
@@ -273,8 +273,8 @@ tile_conv2d(GroupCx *c, LowerOpenNest open)
 		                       pe_bin(b, OP_AND, pe_bin(b, OP_GE, xx, pe_i32(b, 0)),
 		                              pe_bin(b, OP_LT, xx, pe_i32(b, W))));
 		/* Clamped, the load stays in bounds where select drops it. */
-		PExpr *cy = pe_call2(b, "min", pe_call2(b, "max", y, pe_i32(b, 0)), pe_i32(b, H - 1));
-		PExpr *cx = pe_call2(b, "min", pe_call2(b, "max", xx, pe_i32(b, 0)), pe_i32(b, W - 1));
+		PExpr *cy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, y, pe_i32(b, 0)), pe_i32(b, H - 1));
+		PExpr *cx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, xx, pe_i32(b, 0)), pe_i32(b, W - 1));
 		PExpr *xi[4] = {pi[0], pi[1], cy, cx};
 		PExpr *val = pe_load(b, x, xi, 1);
 		pb_store(b, src, pi, 1, pe_select(b, inside, val, pe_like(b, val, 0)));
@@ -394,8 +394,8 @@ tile_conv2d_packed(GroupCx *c, LowerOpenNest open)
 	bool padded = pad[0] || pad[1] || pad[2] || pad[3];
 	PExpr *yy = iy, *xx = ix;
 	if (padded) {
-		yy = pe_call2(b, "min", pe_call2(b, "max", iy, pe_i32(b, 0)), pe_i32(b, H - 1));
-		xx = pe_call2(b, "min", pe_call2(b, "max", ix, pe_i32(b, 0)), pe_i32(b, W - 1));
+		yy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, iy, pe_i32(b, 0)), pe_i32(b, H - 1));
+		xx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, ix, pe_i32(b, 0)), pe_i32(b, W - 1));
 	}
 	PExpr *xi[5] = {g[0], pe_add(b, gbase, icb), yy, xx, pe_i32(b, 0)};
 	PExpr *texel = as_type(c, kk, pe_load(b, x, xi, 4));

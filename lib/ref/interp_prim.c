@@ -219,54 +219,36 @@ as_count(ElemKind k, int64_t v)
 	return k == ET_U64 && v < 0 ? INT64_MAX : v;
 }
 
-typedef enum {
-	FN_MIN, FN_MAX, FN_ABS, FN_EXP, FN_LOG, FN_SQRT, FN_RSQRT, FN_TANH,
-	FN_SIGMOID, FN_FLOOR, FN_CEIL, FN_POW, FN_FMA, FN__COUNT
-} Fn;
-
-static const char *const fn_names[FN__COUNT] = {
-	"min", "max", "abs", "exp", "log", "sqrt", "rsqrt", "tanh",
-	"sigmoid", "floor", "ceil", "pow", "fma",
-};
-
-static Fn
-fn_of(Sym name)
-{
-	for (int f = 0; f < FN__COUNT; f++)
-		if (strcmp(name, fn_names[f]) == 0)
-			return (Fn)f;
-	return FN__COUNT;
-}
-
 static double
-intrinsic_f(Fn fn, double a, double b, double c)
+intrinsic_f(IntrinId fn, double a, double b, double c)
 {
 	switch (fn) {
-	case FN_MIN: return isnan(a) ? a : isnan(b) ? b : a < b ? a : b;
-	case FN_MAX: return isnan(a) ? a : isnan(b) ? b : a > b ? a : b;
-	case FN_ABS: return fabs(a);
-	case FN_EXP: return exp(a);
-	case FN_LOG: return log(a);
-	case FN_SQRT: return sqrt(a);
-	case FN_RSQRT: return 1.0 / sqrt(a);
-	case FN_TANH: return tanh(a);
-	case FN_SIGMOID: return 1.0 / (1.0 + exp(-a));
-	case FN_FLOOR: return floor(a);
-	case FN_CEIL: return ceil(a);
-	case FN_POW: return pow(a, b);
-	case FN_FMA: return fma(a, b, c);
-	default: return NAN;
+	case I_MIN: return isnan(a) ? a : isnan(b) ? b : a < b ? a : b;
+	case I_MAX: return isnan(a) ? a : isnan(b) ? b : a > b ? a : b;
+	case I_ABS: return fabs(a);
+	case I_EXP: return exp(a);
+	case I_LOG: return log(a);
+	case I_SQRT: return sqrt(a);
+	case I_RSQRT: return 1.0 / sqrt(a);
+	case I_TANH: return tanh(a);
+	case I_SIGMOID: return 1.0 / (1.0 + exp(-a));
+	case I_FLOOR: return floor(a);
+	case I_CEIL: return ceil(a);
+	case I_POW: return pow(a, b);
+	case I_FMA: return fma(a, b, c);
+	case I_LANE: case I__COUNT: break;      /* eval handles lane; the verifier the rest */
 	}
+	return NAN;
 }
 
 /* min, max and abs on integers (the verifier allows no others). */
 static int64_t
-intrinsic_i(Fn fn, int64_t a, int64_t b, bool uns)
+intrinsic_i(IntrinId fn, int64_t a, int64_t b, bool uns)
 {
 	switch (fn) {
-	case FN_MIN: return (uns ? (uint64_t)a < (uint64_t)b : a < b) ? a : b;
-	case FN_MAX: return (uns ? (uint64_t)a > (uint64_t)b : a > b) ? a : b;
-	case FN_ABS: return uns || a >= 0 ? a : (int64_t)(0 - (uint64_t)a);
+	case I_MIN: return (uns ? (uint64_t)a < (uint64_t)b : a < b) ? a : b;
+	case I_MAX: return (uns ? (uint64_t)a > (uint64_t)b : a > b) ? a : b;
+	case I_ABS: return uns || a >= 0 ? a : (int64_t)(0 - (uint64_t)a);
 	default: return a;
 	}
 }
@@ -481,7 +463,8 @@ eval(Run *r, const PExpr *e, Val *out)
 			out->l[l] = out->l[0];
 		return true;
 	case E_CALL: {
-		if (strcmp(e->u.call.fn, "lane") == 0) {
+		IntrinId fn = (IntrinId)e->op;
+		if (fn == I_LANE) {
 			/* the verifier made the lane number a literal within range */
 			Val v;
 			if (!eval(r, e->u.call.args[0], &v))
@@ -489,8 +472,7 @@ eval(Run *r, const PExpr *e, Val *out)
 			out->l[0] = v.l[e->u.call.args[1]->u.i];
 			return true;
 		}
-		Fn fn = fn_of(e->u.call.fn);
-		if (fn == FN__COUNT || e->n < 1 || e->n > 3)
+		if (fn >= I__COUNT || e->n < 1 || e->n > 3)
 			return fail(r, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
 		Val v[3];
 		for (uint32_t i = 0; i < e->n; i++)

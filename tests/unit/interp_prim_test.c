@@ -639,6 +639,21 @@ test_f16(void)
 	mod_free(&md);
 }
 
+/* intrin.def is the one table: every name finds its own id, an unknown
+ * or truncated name finds none. */
+static void
+test_intrinsic_table(void)
+{
+	for (int i = 0; i < I__COUNT; i++) {
+		const char *nm = intrin_def((IntrinId)i)->name;
+		CHECK(intrin_lookup(nm, strlen(nm)) == (IntrinId)i, "intrin_lookup(%s)", nm);
+	}
+	CHECK(intrin_lookup("fmax", 4) == I__COUNT && intrin_lookup("ma", 2) == I__COUNT &&
+	      intrin_lookup("maxi", 3) == I_MAX, "intrin_lookup takes exactly n bytes");
+	CHECK(intrin_def(I_FMA)->nargs == 3 && intrin_def(I_EXP)->float_only &&
+	      !intrin_def(I_ABS)->float_only, "intrin_def");
+}
+
 static void
 test_intrinsics(void)
 {
@@ -829,6 +844,7 @@ main(void)
 	test_bounds();
 	test_barriers();
 	test_f16();
+	test_intrinsic_table();
 	test_intrinsics();
 	test_deep();
 	test_conv_speed();
