@@ -121,3 +121,204 @@ model() {
 	run -0 ir-run --interp "$BATS_TEST_TMPDIR/pl1.ir"
 	assert_output 'i32[3] [0, -1, 1]'
 }
+
+# --- the runner's contracts (issue 10, items 7-11) ---------------------------------
+
+# npy FILE DESCR SHAPE DATABYTES: a .npy file by hand (no NumPy needed),
+# its data zero bytes.
+npy() {
+	local d="{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
+	local n=${#d}
+	{
+		printf '\x93NUMPY\x01\x00'
+		printf "\\x$(printf %02x $((n & 255)))\\x$(printf %02x $((n >> 8)))"
+		printf '%s' "$d"
+		head -c "$4" /dev/zero
+	} > "$1"
+}
+
+@test "run: a write error on stdout exits 1 as every tool does" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'fn @main(%%x: f32[200000]) -> f32[200000] {\n  return %%x\n}\n' > big.ir
+	npy x.npy '<f4' '(200000,)' 800000
+	printf 'fn @main() -> f32[2] {\n  %%0 = const f32[2] [1, 2]\n  return %%0\n}\n' > c.ir
+	if [ -w /dev/full ]; then
+		run -1 --separate-stderr bash -c 'ir-run --interp c.ir > /dev/full'
+		assert_equal "$stderr" 'ir-run: write error: No space left on device'
+	fi
+	run -1 --separate-stderr bash -c 'ir-run --interp c.ir >&-'
+	assert_equal "$stderr" 'ir-run: write error: Bad file descriptor'
+	# 1.6 MB of text into a pipe whose reader leaves after one byte
+	run -1 --separate-stderr bash -c 'trap "" PIPE; ir-run --interp --input x=x.npy big.ir | head -c 1 >/dev/null; exit ${PIPESTATUS[0]}'
+	assert_equal "$stderr" 'ir-run: write error: Broken pipe'
+}
+
+@test "run: -o writes through a symlink, a FIFO and a device instead of replacing them" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'fn @main() -> f32[2] {\n  %%0 = const f32[2] [1, 2]\n  return %%0\n}\n' > c.ir
+	ir-run --interp -o want.npy c.ir
+	echo old > target.npy
+	ln -s target.npy link.npy
+	run -0 ir-run --interp -o link.npy c.ir
+	assert [ -L link.npy ]
+	cmp want.npy target.npy
+	mkfifo fifo.npy
+	timeout 10 cat fifo.npy > got.npy &
+	run -0 timeout 10 ir-run --interp -o fifo.npy c.ir
+	wait
+	assert [ -p fifo.npy ]
+	cmp want.npy got.npy
+	# root could replace /dev/null itself: a null device of our own then
+	dev=/dev/null
+	if [ "$(id -u)" -eq 0 ]; then
+		mknod null c 1 3
+		dev=$PWD/null
+	fi
+	run -0 ir-run --interp -o "$dev" c.ir
+	assert [ -c "$dev" ]
+	# a tuple's element files likewise
+	printf 'fn @main() -> (f32[2], f32[2]) {\n  %%0 = const f32[2] [1, 2]\n  %%t = (%%0, %%0)\n  return %%t\n}\n' > t.ir
+	mkdir d
+	echo old > target1.npy
+	ln -s ../target1.npy d/1.npy
+	run -0 ir-run --interp -o d t.ir
+	assert [ -L d/1.npy ]
+	cmp want.npy target1.npy
+	cmp want.npy d/0.npy
+}
+
+@test "run: a tuple result is written all or nothing" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'fn @main() -> (f32[2], (f32[2], f32[2])) {\n  %%0 = const f32[2] [1, 2]\n  %%u = (%%0, %%0)\n  %%t = (%%0, %%u)\n  return %%t\n}\n' > t.ir
+	mkdir d
+	echo old0 > d/0.npy
+	echo old10 > d/1.0.npy
+	mkdir d/1.1.npy    # the last element cannot be written
+	run -1 --separate-stderr ir-run --interp -o d t.ir
+	[[ "$stderr" == "ir-run: cannot open 'd/1.1.npy': Is a directory" ]]
+	assert_equal "$(cat d/0.npy)" old0
+	assert_equal "$(cat d/1.0.npy)" old10
+	assert_equal "$(ls -A d)" "$(printf '0.npy\n1.0.npy\n1.1.npy')"
+	rmdir d/1.1.npy
+	run -0 ir-run --interp -o d t.ir
+	assert_equal "$(ls -A d)" "$(printf '0.npy\n1.0.npy\n1.1.npy')"
+}
+
+@test "run: a tensor too large for memory is refused, located and named, before it is allocated" {
+	cd "$BATS_TEST_TMPDIR"
+	# a broadcast of f32[2^20,1] and f32[1,2^20]
+	npy a.npy '<f4' '(1048576, 1)' 4194304
+	npy b.npy '<f4' '(1, 1048576)' 4194304
+	printf 'fn @main(%%a: f32[1048576,1], %%b: f32[1,1048576]) -> f32[1048576,1048576] {\n  %%0 = add(%%a, %%b)\n  return %%0\n}\n' > bc.ir
+	run -1 --separate-stderr ir-run --interp --input a=a.npy --input b=b.npy bc.ir
+	[[ "$stderr" == "bc.ir:2:3: error: the result '%0' is f32[1048576,1048576], 4398046511104 bytes: more than the "*" bytes left of the "*" that --max-memory allows"* ]]
+	# conv2d with padding 2^20
+	printf 'fn @main() -> f32[1,1,2097153,2097153] {\n  %%x = const f32[1,1,1,1] [1]\n  %%0 = nn.conv2d(%%x, %%x) {padding=[1048576]}\n  return %%0\n}\n' > cv.ir
+	run -1 --separate-stderr ir-run --interp cv.ir
+	[[ "$stderr" == "cv.ir:3:3: error: the result '%0' is f32[1,1,2097153,2097153], 17592202821636 bytes: more than"* ]]
+	# a call_lowered result, and an alloc, of f32[2^40]
+	cat > res.ir <<'IR'
+device @cpu = cpu(0)
+
+prim @k(%out: f32[1099511627776] @cpu:global) {
+  kernel @k0 {
+    for %i0 in 0..4 parallel {
+      %out[%i0] = 1.0
+    }
+  }
+}
+
+fn @main() -> f32[1099511627776] {
+  %0: f32[1099511627776] = call_lowered @k()
+  return %0
+}
+IR
+	run -1 --separate-stderr ir-run --interp res.ir
+	[[ "$stderr" == "res.ir:12:3: error: the result '%0' is f32[1099511627776], 4398046511104 bytes: more than"* ]]
+	cat > alloc.ir <<'IR'
+device @cpu = cpu(0)
+
+prim @k(%out: f32[4] @cpu:global) {
+  kernel @k0 {
+    alloc %t: f32[1099511627776] @cpu:global
+    for %i0 in 0..4 parallel {
+      %out[%i0] = 1.0
+    }
+  }
+}
+
+fn @main() -> f32[4] {
+  %0: f32[4] = call_lowered @k()
+  return %0
+}
+IR
+	run -1 --separate-stderr ir-run --interp alloc.ir
+	[[ "$stderr" == "alloc.ir:5:5: error: in @k: cannot allocate '%t', f32[1099511627776], 4398046511104 bytes: more than"* ]]
+	[[ "$stderr" == *"alloc.ir:13:3: note: in the call of @k here"* ]]
+}
+
+@test "run: a .npy file is checked against its length and its parameter before its data is read" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'fn @main(%%x: f32[4]) -> f32[4] {\n  return %%x\n}\n' > p.ir
+	npy big.npy '<f4' '(1099511627776,)' 16
+	run -1 --separate-stderr ir-run --interp --input x=big.npy p.ir
+	[[ "$stderr" == "p.ir:1:10: error: cannot read the input for '%x': big.npy: truncated: shape (1099511627776,) of '<f4' needs 4398046511104 bytes of data, the file has 16"* ]]
+	# the same as a constant file
+	printf 'fn @main() -> f32[1099511627776] {\n  %%w = const f32[1099511627776] file="big.npy"\n  return %%w\n}\n' > c.ir
+	run -1 --separate-stderr ir-run --interp c.ir
+	[[ "$stderr" == "c.ir:2:3: error: cannot load the constant '%w': big.npy: truncated: shape (1099511627776,) of '<f4' needs 4398046511104 bytes of data, the file has 16"* ]]
+	# a shape that differs is told before the data is read
+	npy x8.npy '<f4' '(8,)' 32
+	run -1 --separate-stderr ir-run --interp --input x=x8.npy p.ir
+	[[ "$stderr" == "p.ir:1:10: error: parameter '%x' is f32[4], but 'x8.npy' holds f32[8]"* ]]
+}
+
+@test "run: --max-memory limits the tensors a run holds" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'fn @main() -> f32[2] {\n  %%0 = const f32[2] [1, 2]\n  %%1 = add(%%0, %%0)\n  return %%1\n}\n' > c.ir
+	run -0 ir-run --interp --max-memory=20 c.ir
+	assert_output 'f32[2] [2.0, 4.0]'
+	# 8 bytes for %0, 4 for the literal... the result does not fit
+	run -1 --separate-stderr ir-run --interp --max-memory=12 c.ir
+	[[ "$stderr" == "c.ir:3:3: error: the result '%1' is f32[2], 8 bytes: more than the 4 bytes left of the 12 that --max-memory allows"* ]]
+	run -0 ir-run --interp --max-memory=1K c.ir
+	for bad in 0 -1 1X 1KB '' 99999999999999999999 16777216T; do
+		run -2 --separate-stderr ir-run --interp --max-memory="$bad" c.ir
+		[[ "$stderr" == "ir-run: --max-memory takes a number of bytes above 0"*"not '$bad'"* ]]
+	done
+}
+
+@test "run: result buffers start poisoned, so an element a kernel forgets shows" {
+	cat > "$BATS_TEST_TMPDIR/forget.ir" <<'IR'
+device @cpu = cpu(0)
+
+prim @k(%out: f32[4] @cpu:global, %iout: i32[4] @cpu:global) {
+  kernel @k0 {
+    for %i0 in 0..3 parallel {
+      %out[%i0] = 1.0
+      %iout[%i0] = 7
+    }
+  }
+}
+
+fn @main() -> (f32[4], i32[4]) {
+  %0: (f32[4], i32[4]) = call_lowered @k()
+  return %0
+}
+IR
+	run -0 ir-run --interp "$BATS_TEST_TMPDIR/forget.ir"
+	assert_line -n 0 '0: f32[4] [1.0, 1.0, 1.0, nan]'
+	assert_line -n 1 '1: i32[4] [7, 7, 7, 1515870810]'
+}
+
+@test "run: option abbreviations are getopt's, --interp checked once all are read" {
+	printf 'fn @main() -> f32[2] {\n  %%0 = const f32[2] [1, 2]\n  return %%0\n}\n' > "$BATS_TEST_TMPDIR/c.ir"
+	run -0 ir-run --inter "$BATS_TEST_TMPDIR/c.ir"
+	assert_output 'f32[2] [1.0, 2.0]'
+	run -2 --separate-stderr ir-run --in "$BATS_TEST_TMPDIR/c.ir"
+	assert_equal "$stderr" "$(printf "ir-run: option '--in' is ambiguous\nTry 'ir-run --help'.")"
+	run -2 --separate-stderr ir-run --max-memory=1K "$BATS_TEST_TMPDIR/c.ir"
+	assert_equal "$stderr" "$(printf "ir-run: running on OpenCL devices needs ir-codegen-ocl, not built yet; use --interp\nTry 'ir-run --help'.")"
+	run -0 ir-run --help
+	assert_line --partial '--max-memory=BYTES'
+}

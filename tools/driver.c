@@ -7,10 +7,6 @@
  *
  * --verify-diagnostics is in verify_diagnostics.c.
  */
-/* realpath(3) is XSI. */
-#ifndef _XOPEN_SOURCE
-#define _XOPEN_SOURCE 700
-#endif
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +19,7 @@
 
 #include "diag.h"
 #include "driver.h"
+#include "outfile.h"
 #include "verify_diagnostics.h"
 
 /* The inputs we can index: line offsets are 32 bits. */
@@ -240,6 +237,10 @@ parse_args(Args *a, int argc, char **argv)
 	free(lo);
 	if (rc >= 0)
 		return rc;
+	if (t->check_opts && t->check_opts(a->st) != 0) {
+		fprintf(stderr, "Try '%s --help'.\n", t->name);
+		return 2;
+	}
 	if (t->consume && a->o.split)
 		return usage_error(t, "%s", "--split-input-file does not apply: this tool runs one module");
 	if (optind < argc) {
@@ -434,18 +435,15 @@ driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, FILE
 
 typedef struct {
 	const char *path;         /* as given; NULL: stdout */
-	char *tmp;                /* the temporary renamed over the target, or NULL */
-	char *target;             /* what tmp is renamed to (symlinks resolved) */
-	FILE *dest;               /* stdout, the temporary, or a device */
+	OutFile file;             /* -o's, unless path is NULL */
+	FILE *dest;               /* stdout or file.f */
 	FILE *f;                  /* where modules are printed: dest or mem */
 	FILE *mem;                /* --split-input-file: all chunks first */
 	char *buf;
 	size_t len;
 } Output;
 
-/* -o FILE: a temporary beside FILE, renamed over it once complete, with
- * the mode a new file would get (0666 less the umask).  A FILE that exists
- * and is not a regular file (/dev/null, a FIFO) is written directly. */
+/* -o FILE: as outfile.h says, replaced once complete. */
 static bool
 out_open(Output *out, const Tool *t, const char *path, bool buffered)
 {
@@ -453,46 +451,13 @@ out_open(Output *out, const Tool *t, const char *path, bool buffered)
 	out->path = path;
 	out->dest = stdout;
 	if (path) {
-		struct stat sb;
-		int fd;
-		if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-			fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY);
-			if (fd < 0) {
-				fprintf(stderr, "%s: cannot open '%s': %s\n", t->name, path, strerror(errno));
-				return false;
-			}
-		} else {
-			if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
-				out->target = realpath(path, NULL);
-			if (!out->target) {
-				out->target = xmalloc(strlen(path) + 1);
-				strcpy(out->target, path);
-			}
-			size_t n = strlen(out->target);
-			out->tmp = xmalloc(n + 11);
-			memcpy(out->tmp, out->target, n);
-			memcpy(out->tmp + n, ".tmpXXXXXX", 11);
-			fd = mkstemp(out->tmp);
-			if (fd < 0) {
-				fprintf(stderr, "%s: cannot create '%s': %s\n", t->name, path, strerror(errno));
-				free(out->tmp);
-				free(out->target);
-				return false;
-			}
-			mode_t mask = umask(0);
-			umask(mask);
-			(void)fchmod(fd, 0666 & ~mask);
-		}
-		out->dest = fdopen(fd, "w");
-		if (!out->dest) {
-			fprintf(stderr, "%s: cannot open '%s': %s\n", t->name, path, strerror(errno));
-			close(fd);
-			if (out->tmp)
-				unlink(out->tmp);
-			free(out->tmp);
-			free(out->target);
+		int err = outfile_open(&out->file, path);
+		if (err) {
+			fprintf(stderr, "%s: cannot %s '%s': %s\n", t->name,
+			        out->file.direct ? "open" : "create", path, strerror(err));
 			return false;
 		}
+		out->dest = out->file.f;
 	}
 	out->f = out->dest;
 	if (buffered) {
@@ -522,18 +487,12 @@ out_close(Output *out, const Tool *t, bool ok)
 	}
 	if (!out->path)
 		return ok ? finish_stdout(t) == 0 : true;
-	int err = 0;
-	if (ferror(out->dest) || fflush(out->dest) != 0)
-		err = errno ? errno : EIO;
-	if (fclose(out->dest) != 0 && !err)
-		err = errno;
-	if (ok && !err && out->tmp && rename(out->tmp, out->target) != 0)
-		err = errno;
-	if (out->tmp && (!ok || err))
-		unlink(out->tmp);
-	free(out->tmp);
-	free(out->target);
-	if (ok && err) {
+	if (!ok) {
+		outfile_discard(&out->file);
+		return true;
+	}
+	int err = outfile_commit(&out->file);
+	if (err) {
 		fprintf(stderr, "%s: write error: '%s': %s\n", t->name, out->path, strerror(err));
 		return false;
 	}
@@ -576,6 +535,8 @@ driver_main(const Tool *t, int argc, char **argv, void *st)
 		a.o.output = a.output;
 		bool ok = driver_process(t, &a.o, ctx, file, stdout, st);
 		ctx_free(ctx);
+		if (ok && !a.output)
+			ok = finish_stdout(t) == 0;
 		return ok ? 0 : 1;
 	}
 	Output out;

@@ -28,6 +28,10 @@ typedef struct Tool {
 	/* One extra option: 0 if fine, 2 after printing a usage error
 	 * ("ir-x: ..." on stderr; the driver adds the "Try" line). */
 	int (*on_opt)(int code, const char *arg, void *st);
+	/* Once every option is read (not after --help or --version), before
+	 * the input is: 0 if they go together, 2 after printing a usage
+	 * error as on_opt does.  NULL: any combination goes. */
+	int (*check_opts)(void *st);
 	/* The tool's work on a parsed, verified module; false after reporting
 	 * errors.  NULL: the module is printed as parsed. */
 	bool (*run)(Module *m, void *st);
@@ -36,8 +40,9 @@ typedef struct Tool {
 	/* A tool that consumes the module instead of printing it (ir-run):
 	 * called on the parsed, verified module (after run, if any) with the
 	 * input's path (NULL: stdin) and -o's (NULL: none); it writes its own
-	 * output and returns false after reporting errors.  --split-input-file
-	 * is then a usage error. */
+	 * output and returns false after reporting errors.  What it prints to
+	 * stdout is flushed by the driver, which reports a write error as for
+	 * every tool.  --split-input-file is then a usage error. */
 	bool (*consume)(Module *m, const char *input, const char *output, void *st);
 } Tool;
 

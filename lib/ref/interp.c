@@ -29,6 +29,7 @@ struct Interp {
 	Module *m;
 	PtrVec tensors;       /* every Tensor made, freed at the end */
 	PtrVec vals;          /* every RtVal made (with its fields array) */
+	MemBudget mem;        /* what those tensors hold, against --max-memory */
 };
 
 typedef struct {
@@ -94,25 +95,43 @@ val_tuple(Interp *in, const Type *ty, uint32_t n)
 	return r;
 }
 
-/* A zeroed tensor of a tensor type; types the verifier accepted always
- * fit, but a shape too large for memory arithmetic is reported. */
-static Tensor *
-new_tensor(Interp *in, const Type *ty, Loc loc)
+/* Takes the bytes of a tensor of type text `type` for `what` ("the result
+ * '%0'") from the memory budget; false after reporting at loc. */
+static bool
+reserve(Interp *in, uint64_t bytes, const char *what, const char *type, Loc loc)
 {
-	Tensor *t = ty && ty->kind == TY_TENSOR ? tensor_like_type(ty) : NULL;
-	if (!t) {
-		char buf[128];
+	char why[160];
+	if (mem_take(&in->mem, bytes, why, sizeof why))
+		return true;
+	error_at(in->m->ctx, loc, "%s is %s, %llu bytes: %s", what, type,
+	         (unsigned long long)bytes, why);
+	return false;
+}
+
+/* A tensor of a tensor type for `what`, within the memory limit; types
+ * the verifier accepted always fit, but a shape too large for memory
+ * arithmetic is reported. */
+static Tensor *
+new_tensor(Interp *in, const Type *ty, const char *what, Loc loc)
+{
+	char buf[128];
+	uint64_t bytes;
+	if (!ty || ty->kind != TY_TENSOR || ty->dt.lanes != 1 || ty->dt.kind >= ET__COUNT ||
+	    !tensor_bytes((ElemKind)ty->dt.kind, ty->n, ty->dims, &bytes) || bytes > SIZE_MAX) {
 		error_at(in->m->ctx, loc, "cannot hold a value of type %s in the interpreter",
 		         ty ? type_text(ty, buf, sizeof buf) : "?");
+		return NULL;
 	}
-	return t;
+	if (!reserve(in, bytes, what, type_text(ty, buf, sizeof buf), loc))
+		return NULL;
+	return tensor_like_type(ty);
 }
 
 /* A literal operand as a rank-0 tensor of the type the verifier gave it. */
 static RtVal *
 literal(Interp *in, const Value *a)
 {
-	Tensor *t = new_tensor(in, a->type, a->loc);
+	Tensor *t = new_tensor(in, a->type, "a literal", a->loc);
 	if (!t)
 		return NULL;
 	if (a->flags & VF_LIT_FLOAT)
@@ -212,12 +231,43 @@ interp_resolve_path(const char *path, const char *data_dir, const char *input_pa
 	return s;
 }
 
+/* The tensor in the .npy file path for `what` of type ty: its header is
+ * checked against ty (reported at loc) and its size against the memory
+ * limit before the data is read.  NULL with the file's problem in err, or
+ * with err empty after reporting. */
+static Tensor *
+load_npy(Interp *in, const char *path, const Type *ty, const char *what, Loc loc, char *err,
+         size_t errsz)
+{
+	NpyFile nf;
+	err[0] = 0;
+	if (!npy_open(&nf, path, err, errsz))
+		return NULL;
+	char a[128], b[128];
+	if (!tensor_fits(&nf.head, ty)) {
+		error_at(in->m->ctx, loc, "%s is %s, but '%s' holds %s", what,
+		         type_text(ty, a, sizeof a), path, tensor_type_text(&nf.head, b, sizeof b));
+		npy_close(&nf);
+		return NULL;
+	}
+	if (!reserve(in, nf.bytes, what, type_text(ty, a, sizeof a), loc)) {
+		npy_close(&nf);
+		return NULL;
+	}
+	Tensor *t = npy_load(&nf, err, errsz);
+	if (!t)
+		mem_give(&in->mem, nf.bytes);
+	return t;
+}
+
 static RtVal *
 eval_const(Interp *in, const InterpOpts *o, const Value *v)
 {
 	const ConstData *cd = v->u.cdata;
+	char what[160];
+	snprintf(what, sizeof what, "the constant '%%%s'", v->name);
 	if (!(v->flags & VF_CONST_FILE)) {
-		Tensor *t = new_tensor(in, v->type, v->loc);
+		Tensor *t = new_tensor(in, v->type, what, v->loc);
 		if (!t)
 			return NULL;
 		bool fl = elem_is_float(t->kind);
@@ -231,22 +281,11 @@ eval_const(Interp *in, const InterpOpts *o, const Value *v)
 	}
 	char *path = interp_resolve_path(cd->path, o->data_dir, o->input_path);
 	char err[512];
-	Tensor *t = npy_read(path, err, sizeof err);
-	if (!t) {
+	Tensor *t = load_npy(in, path, v->type, what, v->loc, err, sizeof err);
+	if (!t && err[0])
 		error_at(in->m->ctx, v->loc, "cannot load the constant '%%%s': %s", v->name, err);
-		free(path);
-		return NULL;
-	}
-	if (!tensor_fits(t, v->type)) {
-		char a[128], b[128];
-		error_at(in->m->ctx, v->loc, "the constant '%%%s' is %s, but '%s' holds %s", v->name,
-		         type_text(v->type, a, sizeof a), path, tensor_type_text(t, b, sizeof b));
-		tensor_free(t);
-		free(path);
-		return NULL;
-	}
 	free(path);
-	return val_tensor(in, v->type, t);
+	return t ? val_tensor(in, v->type, t) : NULL;
 }
 
 /* ------------------------------------------------------------ calls */
@@ -282,9 +321,15 @@ call_buffers(Interp *in, Frame *fr, const Value *v, PtrVec *bufs, uint32_t *nin,
 	RtVal *r = ty->kind == TY_TUPLE ? val_tuple(in, ty, nouts) : NULL;
 	for (uint32_t i = 0; i < nouts; i++) {
 		const Type *fty = ty->kind == TY_TUPLE ? ty->fields[i] : ty;
-		Tensor *t = new_tensor(in, fty, v->loc);
+		char what[160];
+		if (ty->kind == TY_TUPLE)
+			snprintf(what, sizeof what, "result %u of '%%%s'", (unsigned)i, v->name);
+		else
+			snprintf(what, sizeof what, "the result '%%%s'", v->name);
+		Tensor *t = new_tensor(in, fty, what, v->loc);
 		if (!t)
 			return false;
+		tensor_poison(t);
 		RtVal *o = val_tensor(in, fty, t);
 		if (r)
 			r->fields[i] = o;
@@ -328,7 +373,7 @@ eval_call_lowered(Interp *in, Frame *fr, const Value *v)
 		         p->name, bufs.n, (unsigned)p->nparams);
 		ok = false;
 	}
-	if (ok && !prim_exec(in->m->ctx, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n)) {
+	if (ok && !prim_exec(in->m->ctx, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n, &in->mem)) {
 		note_at(in->m->ctx, v->loc, "in the call of @%s here", p->name);
 		ok = false;
 	}
@@ -372,28 +417,35 @@ bind_inputs(Interp *in, const InterpOpts *o, Func *main, Frame *fr)
 			ok = false;
 			continue;
 		}
-		char err[512];
-		Tensor *t = o->inputs[k].tensor ? tensor_copy(o->inputs[k].tensor)
-		          : npy_read(o->inputs[k].path, err, sizeof err);
-		if (!t) {
-			error_at(ctx, p->loc, "cannot read the input for '%%%s': %s", name, err);
-			ok = false;
-			continue;
-		}
-		if (!tensor_fits(t, p->type)) {
+		char err[512], what[160];
+		snprintf(what, sizeof what, "parameter '%%%s'", name);
+		Tensor *t;
+		if (o->inputs[k].tensor) {
+			const Tensor *given = o->inputs[k].tensor;
 			char a[128], b[128];
-			error_at(ctx, p->loc, "parameter '%%%s' is %s, but '%s' holds %s", name,
-			         type_text(p->type, a, sizeof a),
-			         o->inputs[k].path ? o->inputs[k].path : "the input",
-			         tensor_type_text(t, b, sizeof b));
-			tensor_free(t);
+			uint64_t bytes = 0;
+			t = NULL;
+			if (!tensor_fits(given, p->type))
+				error_at(ctx, p->loc, "%s is %s, but 'the input' holds %s", what,
+				         type_text(p->type, a, sizeof a), tensor_type_text(given, b, sizeof b));
+			else if (tensor_bytes(given->kind, given->rank, given->dims, &bytes) &&
+			         reserve(in, bytes, what, type_text(p->type, a, sizeof a), p->loc))
+				t = tensor_copy(given);
+		} else {
+			t = load_npy(in, o->inputs[k].path, p->type, what, p->loc, err, sizeof err);
+			if (!t && err[0])
+				error_at(ctx, p->loc, "cannot read the input for '%%%s': %s", name, err);
+		}
+		if (!t) {
 			ok = false;
 			continue;
 		}
-		if (!fr->env[p->scratch])
+		if (!fr->env[p->scratch]) {
 			fr->env[p->scratch] = val_tensor(in, p->type, t);
-		else
+		} else {
+			mem_give(&in->mem, (uint64_t)t->numel * elem_size(t->kind));
 			tensor_free(t);
+		}
 	}
 	for (uint32_t i = 0; i < main->nparams && ok; i++) {
 		Value *p = main->params[i];
@@ -418,6 +470,8 @@ interp_run_main(Interp *in, const InterpOpts *o)
 		return NULL;
 	}
 	uint32_t max_depth = o->max_call_depth ? o->max_call_depth : 10000;
+	in->mem.limit = o->max_memory == UINT64_MAX ? 0
+	              : o->max_memory ? o->max_memory : mem_default_limit();
 	PtrVec stack = {0};
 	Frame *top = new_frame(main, NULL);
 	ptrvec_push(&stack, top);

@@ -41,6 +41,10 @@ typedef struct {
 	const InterpInput *inputs;
 	uint32_t ninputs;
 	uint32_t max_call_depth;  /* nested graph-level calls; 0: 10000 */
+	/* Bytes of tensor data the run may hold at once (--max-memory); a
+	 * tensor that would pass it is refused before it is allocated.  0:
+	 * mem_default_limit(), UINT64_MAX: no limit. */
+	uint64_t max_memory;
 } InterpOpts;
 
 typedef struct Interp Interp;
@@ -52,7 +56,10 @@ void interp_free(Interp *in);
 /* Runs @main with the inputs of o.  Returns its result, owned by the
  * interpreter, or NULL after reporting errors through m->ctx: a missing,
  * unknown or mismatched input (naming the parameter), an unreadable
- * constant file, an error of a reference kernel or of a prim. */
+ * constant file, a tensor over the memory limit (naming it and its size),
+ * an error of a reference kernel or of a prim.  Fresh result buffers are
+ * poisoned (tensor_poison) before a kernel or prim fills them, so an
+ * element it forgets shows. */
 const RtVal *interp_run_main(Interp *in, const InterpOpts *o);
 
 /* The path of a constant file as DESIGN.md resolves it: absolute paths as

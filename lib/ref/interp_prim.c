@@ -62,6 +62,8 @@ typedef struct {
 	bool phased;          /* inside a barrier run */
 	uint64_t phase_run;   /* counts barrier runs, for AllocCache.poisoned */
 	size_t item;          /* the work item running, in a barrier run */
+	MemBudget *mem;       /* the run's memory limit, for allocs; or NULL */
+	uint64_t mem_taken;   /* what the allocs took from it */
 } Run;
 
 static bool fail(Run *r, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -537,9 +539,21 @@ alloc(Run *r, const PStmt *s)
 		ptrvec_push(&c->t, NULL);
 	Tensor *t = c->t.v[at];
 	if (!t) {
-		t = tensor_like_type(b->type);
-		if (!t)
+		const Type *ty = b->type;
+		char tt[128], why[160];
+		uint64_t bytes;
+		if (ty->kind != TY_TENSOR || ty->dt.kind >= ET__COUNT ||
+		    !tensor_bytes((ElemKind)ty->dt.kind, ty->n, ty->dims, &bytes))
 			return fail(r, s->loc, "cannot allocate '%%%s'", b->name);
+		if (!mem_take(r->mem, bytes, why, sizeof why))
+			return fail(r, s->loc, "cannot allocate '%%%s', %s, %llu bytes: %s", b->name,
+			            type_text(ty, tt, sizeof tt), (unsigned long long)bytes, why);
+		t = tensor_like_type(ty);
+		if (!t) {
+			mem_give(r->mem, bytes);
+			return fail(r, s->loc, "cannot allocate '%%%s'", b->name);
+		}
+		r->mem_taken += bytes;
 		c->t.v[at] = t;
 	}
 	r->buf[b->scratch] = t;
@@ -548,11 +562,7 @@ alloc(Run *r, const PStmt *s)
 			return true;
 		c->poisoned = r->phase_run;
 	}
-	if (is_float(t->kind))
-		for (int64_t i = 0; i < t->numel; i++)
-			tensor_set(t, i, NAN);
-	else if (t->numel)
-		memset(t->data, 0x5a, (size_t)t->numel * elem_size(t->kind));
+	tensor_poison(t);
 	return true;
 }
 
@@ -880,14 +890,14 @@ bind_args(Run *r, Tensor *const *args)
 }
 
 bool
-prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs)
+prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, MemBudget *mem)
 {
 	if (nargs != p->nparams) {
 		error_at(ctx, p->loc, "prim @%s takes %u argument%s, %u given", p->name,
 		         (unsigned)p->nparams, p->nparams == 1 ? "" : "s", (unsigned)nargs);
 		return false;
 	}
-	Run r = {.ctx = ctx, .p = p};
+	Run r = {.ctx = ctx, .p = p, .mem = mem};
 	uint32_t ns = 0, nb = 0;
 	for (uint32_t i = 0; i < p->nparams; i++)
 		p->params[i]->scratch = p->params[i]->kind == PV_BUFFER ? nb++ : ns++;
@@ -902,6 +912,7 @@ prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs)
 			tensor_free(r.cache[i].t.v[j]);
 		ptrvec_free(&r.cache[i].t);
 	}
+	mem_give(mem, r.mem_taken);
 	free(r.cache);
 	free(r.st);
 	free(r.slot);

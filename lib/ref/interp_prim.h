@@ -10,7 +10,8 @@
  *     select evaluates both of its values;
  *   - every load and store is bounds-checked (an error naming the buffer,
  *     the axis and the index), and fresh allocations hold NaN (floats) or
- *     0x5a bytes, so code that reads before it writes shows;
+ *     0x5a bytes (tensor_poison), so code that reads before it writes
+ *     shows; the interpreter poisons call_lowered's result buffers alike;
  *   - loops of every kind run in order, each once from LO to HI-1, with
  *     LO and HI evaluated at its entry;
  *   - a barrier directly in the body of a threadIdx loop, or of the
@@ -36,7 +37,9 @@
  * in place; for a scalar parameter a rank-0 tensor holding its value.
  * Returns false after reporting an error through ctx, at the statement or
  * expression at fault ("in @k: index 7 is out of bounds for axis 1 of
- * '%A' (size 4)").  p's PVar.scratch fields are overwritten. */
-bool prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs);
+ * '%A' (size 4)").  Allocs take their bytes from mem (NULL: no limit)
+ * while p runs; one that does not fit is an error.  p's PVar.scratch
+ * fields are overwritten. */
+bool prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, MemBudget *mem);
 
 #endif

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "npy.h"
+#include "outfile.h"
 
 /* numpy refuses headers above 10000 bytes by default; ours hold at most 64
  * dimensions, but a hand-made file may pad generously. */
@@ -305,49 +307,42 @@ le32(const unsigned char *b)
 	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-/* The body of npy_read once f is open; false with the message in err. */
-static Tensor *
-read_open(FILE *f, const char *path, char *err, size_t errsz)
+/* The header of nf->f into nf; false with the message in err. */
+static bool
+read_header(NpyFile *nf, char *err, size_t errsz)
 {
+	FILE *f = nf->f;
+	const char *path = nf->path;
 	unsigned char pre[12];
 	size_t got = fread(pre, 1, 10, f);
-	if (ferror(f)) {
-		fail(err, errsz, path, "read error: %s", strerror(errno));
-		return NULL;
-	}
+	if (ferror(f))
+		return fail(err, errsz, path, "read error: %s", strerror(errno));
 	size_t cmp = got < 6 ? got : 6;
-	if (memcmp(pre, npy_magic, cmp) != 0 || got == 0) {
-		fail(err, errsz, path, "not a .npy file (bad magic)");
-		return NULL;
-	}
-	if (got < 10) {
-		fail(err, errsz, path, "truncated .npy header");
-		return NULL;
-	}
+	if (memcmp(pre, npy_magic, cmp) != 0 || got == 0)
+		return fail(err, errsz, path, "not a .npy file (bad magic)");
+	if (got < 10)
+		return fail(err, errsz, path, "truncated .npy header");
 	unsigned major = pre[6], minor = pre[7];
 	uint32_t hlen;
+	long start = 10;
 	if (major == 1 && minor == 0) {
 		hlen = (uint32_t)pre[8] | (uint32_t)pre[9] << 8;
 	} else if ((major == 2 || major == 3) && minor == 0) {
-		if (fread(pre + 10, 1, 2, f) != 2) {
-			fail(err, errsz, path, "truncated .npy header");
-			return NULL;
-		}
+		if (fread(pre + 10, 1, 2, f) != 2)
+			return fail(err, errsz, path, "truncated .npy header");
 		hlen = le32(pre + 8);
+		start = 12;
 	} else {
-		fail(err, errsz, path, "unsupported .npy format version %u.%u (1.0, 2.0 and 3.0 "
-		     "are read)", major, minor);
-		return NULL;
+		return fail(err, errsz, path, "unsupported .npy format version %u.%u (1.0, 2.0 and "
+		            "3.0 are read)", major, minor);
 	}
-	if (hlen > NPY_MAX_HEADER) {
-		fail(err, errsz, path, "the .npy header is too large (%lu bytes)", (unsigned long)hlen);
-		return NULL;
-	}
+	if (hlen > NPY_MAX_HEADER)
+		return fail(err, errsz, path, "the .npy header is too large (%lu bytes)",
+		            (unsigned long)hlen);
 	char *text = xmalloc(hlen + 1);
 	if (fread(text, 1, hlen, f) != hlen) {
 		free(text);
-		fail(err, errsz, path, "truncated .npy header");
-		return NULL;
+		return fail(err, errsz, path, "truncated .npy header");
 	}
 	text[hlen] = 0;
 	NpyHeader h;
@@ -355,60 +350,101 @@ read_open(FILE *f, const char *path, char *err, size_t errsz)
 	char msg[256];
 	bool ok = parse_header(text, hlen, &h, msg, sizeof msg);
 	free(text);
-	if (!ok) {
-		fail(err, errsz, path, "%s", msg);
-		return NULL;
-	}
+	if (!ok)
+		return fail(err, errsz, path, "%s", msg);
 	ElemKind k;
-	if (!descr_kind(h.descr, &k, msg, sizeof msg)) {
-		fail(err, errsz, path, "%s", msg);
-		return NULL;
-	}
-	if (h.fortran) {
-		fail(err, errsz, path, "Fortran-ordered arrays are not supported (save a C-ordered "
-		     "copy: numpy.ascontiguousarray)");
-		return NULL;
-	}
+	if (!descr_kind(h.descr, &k, msg, sizeof msg))
+		return fail(err, errsz, path, "%s", msg);
+	if (h.fortran)
+		return fail(err, errsz, path, "Fortran-ordered arrays are not supported (save a "
+		            "C-ordered copy: numpy.ascontiguousarray)");
 	char st[1600];
 	shape_text(h.dims, h.rank, st, sizeof st);
-	int64_t numel = 1, bytes;
-	size_t es = elem_size(k);
-	for (uint32_t i = 0; i < h.rank; i++)
-		if (__builtin_mul_overflow(numel, h.dims[i], &numel)) {
-			fail(err, errsz, path, "shape %s is too large", st);
-			return NULL;
-		}
-	if (__builtin_mul_overflow(numel, (int64_t)es, &bytes) || (uint64_t)bytes > SIZE_MAX) {
-		fail(err, errsz, path, "shape %s is too large", st);
-		return NULL;
+	uint64_t bytes;
+	if (!tensor_bytes(k, h.rank, h.dims, &bytes) || bytes > SIZE_MAX || bytes > INT64_MAX)
+		return fail(err, errsz, path, "shape %s is too large", st);
+	memcpy(nf->descr, h.descr, sizeof nf->descr);
+	nf->head.kind = k;
+	nf->head.rank = h.rank;
+	memcpy(nf->head.dims, h.dims, sizeof h.dims);
+	nf->head.numel = (int64_t)(bytes / elem_size(k));
+	nf->bytes = bytes;
+	/* A regular file says its length: check it before anything is
+	 * allocated for the data (a 16-byte file may claim a terabyte). */
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode)) {
+		uint64_t have = (uint64_t)sb.st_size > (uint64_t)start + hlen
+		              ? (uint64_t)sb.st_size - (uint64_t)start - hlen : 0;
+		if (have < bytes)
+			return fail(err, errsz, path, "truncated: shape %s of '%s' needs %llu bytes of data, "
+			            "the file has %llu", st, h.descr, (unsigned long long)bytes,
+			            (unsigned long long)have);
+		if (have > bytes)
+			return fail(err, errsz, path, "the file is longer than shape %s of '%s' needs "
+			            "(%llu bytes of data)", st, h.descr, (unsigned long long)bytes);
 	}
-	Tensor *t = tensor_new(k, h.rank, h.dims);
+	return true;
+}
+
+bool
+npy_open(NpyFile *nf, const char *path, char *err, size_t errsz)
+{
+	memset(nf, 0, sizeof *nf);
+	nf->path = path;
+	nf->f = fopen(path, "rb");
+	if (!nf->f)
+		return fail(err, errsz, path, "%s", strerror(errno));
+	if (!read_header(nf, err, errsz)) {
+		npy_close(nf);
+		return false;
+	}
+	return true;
+}
+
+void
+npy_close(NpyFile *nf)
+{
+	if (nf->f)
+		fclose(nf->f);
+	nf->f = NULL;
+}
+
+Tensor *
+npy_load(NpyFile *nf, char *err, size_t errsz)
+{
+	FILE *f = nf->f;
+	const char *path = nf->path;
+	char st[1600];
+	shape_text(nf->head.dims, nf->head.rank, st, sizeof st);
+	Tensor *t = tensor_new(nf->head.kind, nf->head.rank, nf->head.dims);
 	if (!t) {
 		fail(err, errsz, path, "shape %s is too large", st);
+		npy_close(nf);
 		return NULL;
 	}
-	size_t n = bytes ? fread(t->data, 1, (size_t)bytes, f) : 0;
-	if (ferror(f)) {
+	size_t bytes = (size_t)nf->bytes;
+	size_t n = bytes ? fread(t->data, 1, bytes, f) : 0;
+	bool ok = false;
+	if (ferror(f))
 		fail(err, errsz, path, "read error: %s", strerror(errno));
+	else if (n < bytes)
+		fail(err, errsz, path, "truncated: shape %s of '%s' needs %zu bytes of data, the "
+		     "file has %zu", st, nf->descr, bytes, n);
+	else if (fgetc(f) != EOF)
+		fail(err, errsz, path, "the file is longer than shape %s of '%s' needs (%zu bytes "
+		     "of data)", st, nf->descr, bytes);
+	else
+		ok = true;
+	npy_close(nf);
+	if (!ok) {
 		tensor_free(t);
 		return NULL;
 	}
-	if (n < (size_t)bytes) {
-		fail(err, errsz, path, "truncated: shape %s of '%s' needs %lld bytes of data, the "
-		     "file has %zu", st, h.descr, (long long)bytes, n);
-		tensor_free(t);
-		return NULL;
-	}
-	if (fgetc(f) != EOF) {
-		fail(err, errsz, path, "the file is longer than shape %s of '%s' needs (%lld bytes "
-		     "of data)", st, h.descr, (long long)bytes);
-		tensor_free(t);
-		return NULL;
-	}
+	size_t es = elem_size(t->kind);
 	if (es > 1 && !host_little_endian())
-		swap_bytes(t->data, (size_t)numel, es);
-	if (k == ET_BOOL)
-		for (int64_t i = 0; i < numel; i++)
+		swap_bytes(t->data, (size_t)t->numel, es);
+	if (t->kind == ET_BOOL)
+		for (int64_t i = 0; i < t->numel; i++)
 			((uint8_t *)t->data)[i] = ((uint8_t *)t->data)[i] != 0;
 	return t;
 }
@@ -416,22 +452,29 @@ read_open(FILE *f, const char *path, char *err, size_t errsz)
 Tensor *
 npy_read(const char *path, char *err, size_t errsz)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fail(err, errsz, path, "%s", strerror(errno));
-		return NULL;
-	}
-	Tensor *t = read_open(f, path, err, errsz);
-	fclose(f);
-	return t;
+	NpyFile nf;
+	return npy_open(&nf, path, err, errsz) ? npy_load(&nf, err, errsz) : NULL;
 }
 
 /* -------------------------------------------------------------- write */
 
-/* Writes the whole file to f; false on a write error (errno set). */
-static bool
-write_all(FILE *f, const Tensor *t, const char *descr)
+static const char *
+descr_of(const Tensor *t)
 {
+	for (size_t i = 0; i < N_NPY_TYPES; i++)
+		if (t && npy_types[i].k == t->kind)
+			return npy_types[i].descr;
+	return NULL;
+}
+
+bool
+npy_write_stream(FILE *f, const Tensor *t)
+{
+	const char *descr = descr_of(t);
+	if (!descr || t->rank > TENSOR_MAX_RANK || (t->numel > 0 && !t->data)) {
+		errno = EINVAL;
+		return false;
+	}
 	char shape[1600], dict[1800];
 	shape_text(t->dims, t->rank, shape, sizeof shape);
 	int hl = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, "
@@ -477,54 +520,20 @@ write_all(FILE *f, const Tensor *t, const char *descr)
 bool
 npy_write(const char *path, const Tensor *t, char *err, size_t errsz)
 {
-	const char *descr = NULL;
-	for (size_t i = 0; i < N_NPY_TYPES; i++)
-		if (t && npy_types[i].k == t->kind)
-			descr = npy_types[i].descr;
-	if (!descr || t->rank > TENSOR_MAX_RANK || (t->numel > 0 && !t->data))
+	if (!descr_of(t) || t->rank > TENSOR_MAX_RANK || (t->numel > 0 && !t->data))
 		return fail(err, errsz, path, "not a valid tensor");
-	/* A fresh name next to the target (same directory, so rename is
-	 * atomic): path.tmp.PID.N, created exclusively. */
-	size_t plen = strlen(path);
-	char *tmp = xmalloc(plen + 48);
-	int fd = -1;
-	for (unsigned n = 0; n < 1000 && fd < 0; n++) {
-		snprintf(tmp, plen + 48, "%s.tmp.%ld.%u", path, (long)getpid(), n);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST) {
-			fail(err, errsz, path, "cannot create a temporary file next to it: %s",
-			     strerror(errno));
-			free(tmp);
-			return false;
-		}
+	OutFile o;
+	int e = outfile_open(&o, path);
+	if (e)
+		return o.direct ? fail(err, errsz, path, "%s", strerror(e))
+		       : fail(err, errsz, path, "cannot create a temporary file next to it: %s",
+		              strerror(e));
+	errno = 0;
+	if (!npy_write_stream(o.f, t)) {
+		e = errno ? errno : EIO;
+		outfile_discard(&o);
+	} else {
+		e = outfile_commit(&o);
 	}
-	if (fd < 0) {
-		fail(err, errsz, path, "cannot create a temporary file next to it");
-		free(tmp);
-		return false;
-	}
-	FILE *f = fdopen(fd, "wb");
-	if (!f) {
-		fail(err, errsz, path, "%s", strerror(errno));
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return false;
-	}
-	bool ok = write_all(f, t, descr) && fflush(f) == 0;
-	int e = errno;
-	if (fclose(f) != 0 && ok) {
-		ok = false;
-		e = errno;
-	}
-	if (ok && rename(tmp, path) != 0) {
-		ok = false;
-		e = errno;
-	}
-	if (!ok) {
-		fail(err, errsz, path, "write failed: %s", strerror(e));
-		unlink(tmp);
-	}
-	free(tmp);
-	return ok;
+	return e ? fail(err, errsz, path, "write failed: %s", strerror(e)) : true;
 }

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "tensor.h"
 
@@ -18,18 +20,28 @@ elem_size(ElemKind k)
 	}
 }
 
+bool
+tensor_bytes(ElemKind k, uint32_t rank, const int64_t *dims, uint64_t *bytes)
+{
+	int64_t n = 1, b;
+	for (uint32_t i = 0; i < rank; i++)
+		if (dims[i] < 0 || __builtin_mul_overflow(n, dims[i], &n))
+			return false;
+	if (__builtin_mul_overflow(n, (int64_t)elem_size(k), &b))
+		return false;
+	*bytes = (uint64_t)b;
+	return true;
+}
+
 Tensor *
 tensor_new(ElemKind k, uint32_t rank, const int64_t *dims)
 {
 	size_t es = elem_size(k);
-	if (es == 0 || rank > TENSOR_MAX_RANK)
+	uint64_t bytes;
+	if (es == 0 || rank > TENSOR_MAX_RANK || !tensor_bytes(k, rank, dims, &bytes) ||
+	    bytes > SIZE_MAX)
 		return NULL;
-	int64_t n = 1, bytes;
-	for (uint32_t i = 0; i < rank; i++)
-		if (dims[i] < 0 || __builtin_mul_overflow(n, dims[i], &n))
-			return NULL;
-	if (__builtin_mul_overflow(n, (int64_t)es, &bytes) || (uint64_t)bytes > SIZE_MAX)
-		return NULL;
+	int64_t n = (int64_t)(bytes / es);
 	Tensor *t = xcalloc(1, sizeof *t);
 	t->kind = k;
 	t->rank = rank;
@@ -55,6 +67,62 @@ tensor_free(Tensor *t)
 		return;
 	free(t->data);
 	free(t);
+}
+
+void
+tensor_poison(Tensor *t)
+{
+	if (!t->numel)
+		return;
+	size_t es = elem_size(t->kind), n = (size_t)t->numel * es;
+	if (!elem_is_float(t->kind)) {
+		memset(t->data, 0x5a, n);
+		return;
+	}
+	/* One NaN, then copies of what is done, doubling. */
+	tensor_set(t, 0, NAN);
+	for (size_t done = es; done < n; done *= 2)
+		memcpy((char *)t->data + done, t->data, done < n - done ? done : n - done);
+}
+
+/* ------------------------------------------------------------ memory */
+
+bool
+mem_take(MemBudget *mb, uint64_t bytes, char *why, size_t n)
+{
+	if (!mb || !mb->limit)
+		return true;
+	uint64_t left = mb->used < mb->limit ? mb->limit - mb->used : 0;
+	if (bytes > left) {
+		snprintf(why, n, "more than the %llu bytes left of the %llu that --max-memory allows",
+		         (unsigned long long)left, (unsigned long long)mb->limit);
+		return false;
+	}
+	mb->used += bytes;
+	return true;
+}
+
+void
+mem_give(MemBudget *mb, uint64_t bytes)
+{
+	if (mb && mb->limit)
+		mb->used -= bytes < mb->used ? bytes : mb->used;
+}
+
+uint64_t
+mem_default_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t lim = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size
+	             : (uint64_t)4 << 30;   /* unknown: 4 GiB */
+	static const int res[] = {RLIMIT_AS, RLIMIT_DATA};
+	for (size_t i = 0; i < sizeof res / sizeof *res; i++) {
+		struct rlimit rl;
+		if (getrlimit(res[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		    (uint64_t)rl.rlim_cur < lim)
+			lim = (uint64_t)rl.rlim_cur;
+	}
+	return lim;
 }
 
 /* ------------------------------------------------------------- half */

@@ -47,6 +47,32 @@ const char *tensor_type_text(const Tensor *t, char *buf, size_t n);
 /* A copy of t, data included. */
 Tensor *tensor_copy(const Tensor *t);
 
+/* Fills t with a poison that code reading what it never wrote shows:
+ * NaN for floats, 0x5a bytes for integers and bool. */
+void tensor_poison(Tensor *t);
+
+/* The bytes of the data of a tensor of kind k and shape dims, into *bytes;
+ * false if a dimension is negative or the size overflows 64 bits. */
+bool tensor_bytes(ElemKind k, uint32_t rank, const int64_t *dims, uint64_t *bytes);
+
+/* A limit on the bytes of tensor data a run holds at once (ir-run
+ * --max-memory), checked before each allocation so a tensor too large is
+ * refused with a message instead of exhausting the machine. */
+typedef struct {
+	uint64_t limit;      /* bytes; 0: none */
+	uint64_t used;
+} MemBudget;
+
+/* Takes bytes from mb (NULL: no limit); false, taking nothing, if they do
+ * not fit, with "more than the N bytes left of the M that --max-memory
+ * allows" in why (n bytes). */
+bool mem_take(MemBudget *mb, uint64_t bytes, char *why, size_t n);
+/* Gives back bytes taken. */
+void mem_give(MemBudget *mb, uint64_t bytes);
+/* The default limit: the machine's physical memory, or less where a
+ * resource limit (RLIMIT_AS, RLIMIT_DATA) says so. */
+uint64_t mem_default_limit(void);
+
 /* Element i (0 <= i < numel) as a double; f16 is converted exactly, bool
  * is 0 or 1. */
 double tensor_get(const Tensor *t, int64_t i);

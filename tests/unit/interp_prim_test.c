@@ -72,7 +72,7 @@ run_prim(int line, Mod *md, const char *name, Tensor *const *args, uint32_t narg
 		return false;
 	}
 	md->ctx->capture = true;
-	bool ok = prim_exec(md->ctx, p, args, nargs);
+	bool ok = prim_exec(md->ctx, p, args, nargs, NULL);
 	md->ctx->capture = false;
 	const char *msg = md->ctx->ncaptured ? md->ctx->captured[0].msg : "";
 	if (!want_err && !ok) {

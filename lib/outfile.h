@@ -1,0 +1,43 @@
+/* outfile.h: an output file that readers never see half written.
+ *
+ * The policy of every irpipe tool's -o: a regular file (or a path that
+ * does not exist yet) is written to a temporary beside it, with the mode
+ * a new file would get (0666 less the umask), and renamed over it once
+ * complete; a symlink to a regular file has the file it points to
+ * replaced, the link kept.  Anything else that exists (/dev/null, a FIFO,
+ * a terminal, or a symlink to one) cannot be replaced without destroying
+ * it, so it is opened and written directly.
+ *
+ * Several outputs that must change together (ir-run's tuple results)
+ * are all written and finished before any is committed: a failure before
+ * the commits leaves every target as it was.
+ */
+#ifndef OUTFILE_H
+#define OUTFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct {
+	const char *path;     /* as given */
+	char *tmp;            /* the temporary renamed over target; NULL: direct */
+	char *target;         /* what tmp becomes (symlinks resolved) */
+	FILE *f;              /* where to write; NULL once finished */
+	bool direct;          /* written in place: not a regular file */
+} OutFile;
+
+/* Opens path for writing (see above).  0, or an errno: then nothing is
+ * left behind, and o->direct tells whether the file was being opened
+ * directly ("cannot open") or a temporary created ("cannot create"). */
+int outfile_open(OutFile *o, const char *path);
+/* Flushes and closes o->f: 0, or the errno of the first write error. */
+int outfile_finish(OutFile *o);
+/* Renames the finished temporary over the target (nothing for a direct
+ * write): 0 or an errno.  Frees o either way; the temporary is removed
+ * if the rename fails. */
+int outfile_commit(OutFile *o);
+/* Closes o if open, removes its temporary, frees o: the target is left
+ * as it was (a direct write keeps what was written). */
+void outfile_discard(OutFile *o);
+
+#endif
