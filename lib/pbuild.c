@@ -7,11 +7,13 @@
 #include "pbuild.h"
 
 void
-pb_start(PBuild *b, Module *m, Prim *p)
+pb_start(PBuild *b, Module *m, Prim *p, Loc at)
 {
 	memset(b, 0, sizeof *b);
 	b->m = m;
 	b->p = p;
+	b->loc = at;
+	p->loc = at;
 	b->arena = m->arena;
 	b->blk[b->n++] = &p->body;
 }
@@ -22,6 +24,7 @@ new_var(PBuild *b, int kind, const char *name)
 	PVar *v = arena_alloc(b->arena, sizeof *v);
 	v->kind = (uint8_t)kind;
 	v->name = module_name(b->m, name, strlen(name));
+	v->loc = b->loc;
 	return v;
 }
 
@@ -373,6 +376,7 @@ append(PBuild *b, int kind)
 {
 	PStmt *s = arena_alloc(b->arena, sizeof *s);
 	s->kind = (uint8_t)kind;
+	s->loc = b->loc;
 	PBlock *blk = b->blk[b->n - 1];
 	if (blk->last)
 		blk->last->next = s;

@@ -23,10 +23,15 @@ typedef struct {
 	int n;
 	uint32_t nvars;              /* for unique names */
 	Arena *arena;                /* m->arena */
+	Loc loc;                     /* of every statement and parameter made, and
+	                              * of the prim (pb_start): the operator lowered,
+	                              * so that a module read with loc(...) prints
+	                              * one on every line of its new prims too */
 } PBuild;
 
-/* Starts prim `name` with no parameters; its body is the open block. */
-void pb_start(PBuild *b, Module *m, Prim *p);
+/* Starts prim `name` with no parameters; its body is the open block.
+ * Everything made is at `at` (line 0: unknown). */
+void pb_start(PBuild *b, Module *m, Prim *p, Loc at);
 PVar *pb_param_buffer(PBuild *b, const char *name, const Type *ty, const VDev *vd);
 
 /* A fresh scalar name "<prefix><N>" with element type dt (lanes

@@ -87,7 +87,7 @@ int irparse(Parser *p);
 
 %type <mark> params params_opt pparams pparams_opt operands operands_opt
 %type <mark> dims dims_opt types attr_entries attr_values attr_values_opt
-%type <mark> nums nums_opt pexprs pexprs_opt pindices
+%type <mark> nums nums_opt pexprs pexprs_opt pindices pindices_opt
 %type <ty> type ptype
 %type <tyon> tyon ret_opt
 %type <val> param operand rhs literal
@@ -143,7 +143,7 @@ item
 	| LET LOCAL '=' pexpr       { b_let(p, $2, @2, NULL, $4, @1); }
 	| LET LOCAL ':' ptype '=' pexpr
 	                            { b_let(p, $2, @2, $4, $6, @1); }
-	| LOCAL '[' pindices ']' '=' pexpr
+	| LOCAL '[' pindices_opt ']' '=' pexpr
 	                            { b_store(p, $1, @1, $3, $6); }
 	| ALLOC LOCAL ':' type vdev attrs_opt
 	                            { b_alloc(p, $2, @2, $4, $5, $6, @1); }
@@ -371,7 +371,8 @@ pexpr
 	| TRUE                      { $$ = b_e_bool(p, true, @1); }
 	| FALSE                     { $$ = b_e_bool(p, false, @1); }
 	| LOCAL                     { $$ = b_e_var(p, $1, @1); }
-	| LOCAL '[' pindices ']'    { $$ = b_e_load(p, $1, @1, $3); }
+	| LOCAL '[' pindices_opt ']'
+	                            { $$ = b_e_load(p, $1, @1, $3); }
 	| IDENT '(' pexprs_opt ')'  { $$ = b_e_call(p, $1, @1, $3); }
 	| IDENT '<' IDENT '>' '(' pexpr ')'
 	                            { $$ = b_e_cast(p, $1, @1, $3, @3, $6); }
@@ -401,6 +402,12 @@ pexprs_opt
 pexprs
 	: pexpr                     { $$ = scratch_mark(p); scratch_push(p, $1); }
 	| pexprs ',' pexpr          { $$ = $1; scratch_push(p, $3); }
+	;
+
+/* `%b[]`: the one element of a rank-0 buffer. */
+pindices_opt
+	: %empty                    { $$ = scratch_mark(p); }
+	| pindices
 	;
 
 pindices

@@ -108,3 +108,28 @@ IR
 		[[ "$stderr" == *"m.ir:1:14: error: tensor rank 65 exceeds the limit of 64"* ]]
 	done
 }
+
+@test "ranks: a rank-0 buffer is indexed as %p[], which every tool reads back" {
+	cat > "$BATS_TEST_TMPDIR/m.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[4], %s: f32[]) {
+  %0 = add(%x, %s)
+  %1 = sum(%0)
+  %c = const f32[] 2.5
+  %2 = multiply(%1, %c)
+  return %2
+}
+IR
+	ir-plan-devices "$BATS_TEST_TMPDIR/m.ir" | ir-lower > "$BATS_TEST_TMPDIR/l.ir"
+	run -0 cat "$BATS_TEST_TMPDIR/l.ir"
+	assert_line --partial '= %p0[%r1] + %p1[]'
+	assert_line --partial '= %p0[] * %p1[]'
+	assert_line --regexp '^ +%out\[\] = '
+	ir-parse "$BATS_TEST_TMPDIR/l.ir" | diff -u "$BATS_TEST_TMPDIR/l.ir" -
+	ir-plan-devices "$BATS_TEST_TMPDIR/l.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	ir-lower "$BATS_TEST_TMPDIR/p.ir" | diff -u "$BATS_TEST_TMPDIR/p.ir" -
+	# a rank-0 buffer has no index; any other still needs one per axis
+	printf 'prim @k(%%a: f32[] @cpu, %%b: f32[2] @cpu) {\n  %%b[] = %%a[]\n}\n' > "$BATS_TEST_TMPDIR/k.ir"
+	run -1 --separate-stderr ir-parse "$BATS_TEST_TMPDIR/k.ir"
+	[[ "$stderr" == *"k.ir:2:3: error: '%b' has rank 1 but is indexed with 0 indices"* ]]
+}

@@ -801,7 +801,7 @@ lower_body(Lower *L, GroupCx *c, Prim *p, Sym const *scopes)
 	const Group *g = c->g;
 	const Type *rt = g->members[g->n - 1]->type;
 	PBuild b;
-	pb_start(&b, m, p);
+	pb_start(&b, m, p, g->members[g->n - 1]->loc);
 	c->b = &b;
 	c->local = vdev_get(m, c->dev, sym_intern_cstr(m, "local"));
 	char pname[32];
