@@ -214,7 +214,7 @@ typedef enum {
 	B_IF,           /* %r = if %c { ... yield %a } else { ... yield %b } */
 } BindForm;
 
-/* Flags on a Value. */
+/* Flags on a Value: what the text said, kept from pass to pass. */
 enum {
 	VF_TYPED = 1,        /* the input wrote ": TYPE" */
 	VF_ON = 2,           /* the input wrote "on VDEV": a hard constraint */
@@ -224,11 +224,15 @@ enum {
 	VF_RESULT = 32,      /* B_ON_DEVICE: constrain_result (default false) */
 	VF_LOC = 64,         /* loc(...) was written for this node */
 	VF_CONST_FILE = 128, /* B_CONST: data in a .npy file */
-	VF_DEAD = 256,       /* parser scratch: name out of scope */
-	VF_SEEN = 512,       /* verifier scratch: defined and in scope */
-	VF_REMOVED = 1024,   /* pass scratch: binding to be unlinked */
-	VF_NEWCOPY = 2048,   /* pass scratch: a copy ir-plan-devices made */
-	VF_RESULT_COPY = 4096, /* pass scratch: a call_lowered whose result is copied */
+	/* Pass-owned bits: a pass (the parser, the verifier, a tool's pass)
+	 * names them for its own use in its own file and clears them before
+	 * it ends (or unlinks the value), so they are zero between passes;
+	 * the verifier checks that, and no pass reads another's. */
+	VF_PASS_A = 1 << 12,
+	VF_PASS_B = 1 << 13,
+	VF_PASS_C = 1 << 14,
+	VF_PASS_D = 1 << 15,
+	VF_PASS_MASK = 0xf000,
 };
 
 typedef struct Value Value;

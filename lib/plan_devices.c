@@ -33,6 +33,15 @@
 #include "plan_devices.h"
 #include "walk.h"
 
+/* The planner's own Value flags (see VF_PASS_A); settle and rewrite clear
+ * them, or the value leaves the function. */
+enum {
+	VF_USED = VF_PASS_A,        /* a binding something reads */
+	VF_REMOVED = VF_PASS_B,     /* a binding to be unlinked */
+	VF_NEWCOPY = VF_PASS_C,     /* a copy made here */
+	VF_RESULT_COPY = VF_PASS_D, /* a call_lowered whose result is copied */
+};
+
 typedef struct {
 	uint32_t parent, size;
 	Sym dev, scope;
@@ -580,8 +589,8 @@ use(Rewriter *rw, Value *val, const VDev *want, Block *blk, Loc at)
 static void
 mark_used(Value *v)
 {
-	if (v)
-		v->flags |= VF_SEEN;
+	if (v && v->kind == VK_BIND)
+		v->flags |= VF_USED;
 }
 
 /* Sets every value's final placement (the domain is no longer needed),
@@ -664,8 +673,8 @@ rewrite(Planner *P, Func *f)
 		/* An on_device nobody reads (a projection was moved before it,
 		 * or it was written for its constraint alone) has done its work:
 		 * it is dropped, not turned into a copy to nowhere. */
-		bool used = v->flags & VF_SEEN;
-		v->flags &= (uint16_t)~VF_SEEN;
+		bool used = v->flags & VF_USED;
+		v->flags &= (uint16_t)~VF_USED;
 		if (v->form == B_ON_DEVICE && !used)
 			v->flags |= VF_REMOVED;
 		if (v->flags & (VF_NEWCOPY | VF_REMOVED))

@@ -30,6 +30,19 @@ typedef struct {
 #define ERR(vf, loc, ...) ((vf)->ok = false, error_at((vf)->ctx, (loc), __VA_ARGS__))
 #define NOTE(vf, loc, ...) note_at((vf)->ctx, (loc), __VA_ARGS__)
 
+/* The verifier's own Value flag (see VF_PASS_A): defined and in scope. */
+enum { VF_SEEN = VF_PASS_A };
+
+/* A pass that left its own flags on a value broke the rule that they are
+ * zero between passes (ir.h): the next pass would misread them. */
+static void
+check_pass_bits(Verifier *vf, const Value *v)
+{
+	if (v->flags & VF_PASS_MASK)
+		ERR(vf, v->loc, "internal error: a pass left its scratch flags (0x%x) on %s%s",
+		    (unsigned)(v->flags & VF_PASS_MASK), v->name ? "%" : "a literal", v->name ? v->name : "");
+}
+
 /* ---------------------------------------------------------------- names */
 
 static void
@@ -121,8 +134,10 @@ operand_ok(Verifier *vf, Value *user, Value *a)
 		ERR(vf, user->loc, "missing operand");
 		return false;
 	}
-	if (a->kind == VK_LIT)
+	if (a->kind == VK_LIT) {
+		check_pass_bits(vf, a);
 		return true;
+	}
 	if (!(a->flags & VF_SEEN)) {
 		ERR(vf, user->loc, "'%%%s' is used before its definition or outside its block", a->name);
 		NOTE(vf, a->loc, "'%%%s' is defined here", a->name);
@@ -322,6 +337,7 @@ check_binding(Verifier *vf, Func *fn, Value *v, bool nested)
 		ERR(vf, v->loc, "malformed binding");
 		return;
 	}
+	check_pass_bits(vf, v);
 	if (!names_add(vf, v->name))
 		ERR(vf, v->loc, "redefinition of '%%%s'", v->name);
 	if (v->vd)
@@ -393,6 +409,7 @@ verify_func(Verifier *vf, Func *fn)
 			ERR(vf, p->loc, "parameter '%%%s' has no type", p->name);
 		graph_type_ok(vf, p->type, p->loc);
 		check_vdev(vf, p->vd, p->loc);
+		check_pass_bits(vf, p);
 		p->flags |= VF_SEEN;
 	}
 	check_vdev(vf, fn->ret_vd, fn->loc);

@@ -19,6 +19,9 @@
 
 enum { CX_FN, CX_ARM, CX_PRIM, CX_PBLOCK, CX_SKIP };
 
+/* The parser's own Value flag (see VF_PASS_A): the name is out of scope. */
+enum { VF_DEAD = VF_PASS_A };
+
 struct Cx {
 	uint8_t kind;
 	uint8_t arm;          /* CX_ARM / if in CX_PBLOCK: 0 then, 1 else */
@@ -169,6 +172,15 @@ names_close(Parser *p)
 {
 	if (!p->names)
 		return;
+	/* The out-of-scope marks are the parser's scratch: gone with the
+	 * table, as the verifier checks. */
+	for (size_t i = 0; i < p->dead.n; i++) {
+		if (p->names->prim)
+			((PVar *)p->dead.v[i])->dead = 0;
+		else
+			((Value *)p->dead.v[i])->flags &= (uint16_t)~VF_DEAD;
+	}
+	p->dead.n = 0;
 	free(p->names->slot);
 	free(p->names->tag);
 	free(p->names);
@@ -260,6 +272,7 @@ kill_defs(Parser *p, uint32_t mark)
 			((PVar *)p->defs.v[i])->dead = 1;
 		else
 			((Value *)p->defs.v[i])->flags |= VF_DEAD;
+		ptrvec_push(&p->dead, p->defs.v[i]);
 	}
 	p->defs.n = mark;
 }
@@ -1734,6 +1747,7 @@ ir_parse(Ctx *ctx, uint16_t file, size_t begin, size_t end)
 	free(p.scratch.v);
 	free(p.nums);
 	ptrvec_free(&p.defs);
+	ptrvec_free(&p.dead);
 	if (ctx->nerrors == errors_before)
 		resolve_calls(&p);
 	/* The builder already checked that names are unique and defined

@@ -57,6 +57,7 @@ typedef struct Parser {
 	uint32_t ncx, capcx;
 	NameTab *names;         /* locals of the open function or prim */
 	PtrVec defs;            /* names defined, in order, for scoping */
+	PtrVec dead;            /* names gone out of scope (VF_DEAD, PVar.dead) */
 	int nerrors_at_start;
 	Loc *line_loc;          /* the node of this line a trailing loc() sets */
 	Loc pending_loc;        /* loc(...) written at the end of this line */

@@ -33,6 +33,10 @@
 #include "ops/ops.h"
 #include "walk.h"
 
+/* ir-lower's own Value flag (see VF_PASS_A): a group member that goes,
+ * unlinked by unlink_removed. */
+enum { VF_REMOVED = VF_PASS_A };
+
 /* ---------------------------------------------------------- pointer map */
 
 /* Value* -> int, open addressing; values only grow. */
