@@ -13,6 +13,37 @@
 #include "ir.h"
 #include "outfile.h"
 
+/* The file a dangling symlink names, following links as open(2) would
+ * (40 hops at most), so writing through it creates that file; NULL if
+ * the chain cannot be read. */
+static char *
+dangling_target(const char *path)
+{
+	size_t n = strlen(path);
+	char *cur = xmalloc(n + 1);
+	memcpy(cur, path, n + 1);
+	for (int hops = 0; hops < 40; hops++) {
+		struct stat sb;
+		if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode))
+			return cur;
+		char link[4096];
+		ssize_t k = readlink(cur, link, sizeof link - 1);
+		if (k <= 0)
+			break;
+		link[k] = 0;
+		/* A relative link is relative to the folder of the link. */
+		const char *slash = link[0] == '/' ? NULL : strrchr(cur, '/');
+		size_t dn = slash ? (size_t)(slash - cur) + 1 : 0;
+		char *next = xmalloc(dn + (size_t)k + 1);
+		memcpy(next, cur, dn);
+		memcpy(next + dn, link, (size_t)k + 1);
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	return NULL;
+}
+
 int
 outfile_open(OutFile *o, const char *path)
 {
@@ -26,8 +57,11 @@ outfile_open(OutFile *o, const char *path)
 		if (fd < 0)
 			return errno;
 	} else {
-		if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+		if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
 			o->target = realpath(path, NULL);
+			if (!o->target && errno == ENOENT)
+				o->target = dangling_target(path);
+		}
 		if (!o->target) {
 			o->target = xmalloc(strlen(path) + 1);
 			strcpy(o->target, path);

@@ -4,7 +4,7 @@
  * does not exist yet) is written to a temporary beside it, with the mode
  * a new file would get (0666 less the umask), and renamed over it once
  * complete; a symlink to a regular file has the file it points to
- * replaced, the link kept.  Anything else that exists (/dev/null, a FIFO,
+ * replaced, the link kept, and a dangling one has the file it names made.  Anything else that exists (/dev/null, a FIFO,
  * a terminal, or a symlink to one) cannot be replaced without destroying
  * it, so it is opened and written directly.
  *

@@ -279,6 +279,16 @@ stderr_has() {
 	diff -u ok.want target.ir
 }
 
+@test "cli: -o through a dangling symlink makes the file it names" {
+	mkdir sub
+	ln -s ../made.ir sub/link.ir
+	ln -s sub/link.ir top.ir
+	run -0 ir-parse -o top.ir ok.ir
+	assert [ -L top.ir ]
+	assert [ -L sub/link.ir ]
+	diff -u ok.want made.ir
+}
+
 @test "cli: -o /dev/null is written, not replaced" {
 	run -0 ir-parse -o /dev/null ok.ir
 	assert_output ''
