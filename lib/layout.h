@@ -1,6 +1,7 @@
 /* layout.h: the tensor layouts irpipe knows (NCHW, NCHW4c, NHWC, OIHW,
- * OIHW4o), shared by the type rules (ops_*.c) and the reference kernels
- * (ref_*.c), so both read a layout the same way. */
+ * OIHW4o) and their arithmetic, shared by the type rules (lib/ops/), the
+ * reference kernels (lib/ref/) and lowering (lib/lower/), so all read a
+ * layout the same way. */
 #ifndef LAYOUT_H
 #define LAYOUT_H
 
@@ -23,5 +24,26 @@ extern const char *const layout_names[];
 const Layout *layout_find(const char *s);
 /* The upper-case letters of l, in order: its logical axes ("NCHW"). */
 void layout_logical_axes(const Layout *l, char *out);
+
+/* Do dims (rank n) fit l?  0 if so; else LAYOUT_RANK (n differs),
+ * LAYOUT_INNER (dimension *axis, an inner one, is not the factor) or
+ * LAYOUT_TOO_LARGE (the axis at *axis, multiplied back together with its
+ * inner part, overflows int64). */
+enum { LAYOUT_FITS, LAYOUT_RANK, LAYOUT_INNER, LAYOUT_TOO_LARGE };
+int layout_fit(const Layout *l, const int64_t *dims, uint32_t n, uint32_t *axis);
+/* The logical size of upper-case axis ax of dims laid out as l. */
+int64_t layout_dim(const Layout *l, const int64_t *dims, char ax);
+/* dims laid out as l from logical sizes: size[i] is the size of letters[i]
+ * (1 for a letter not there).  Returns the letter whose size the factor
+ * does not divide, or 0. */
+char layout_shape(const Layout *l, const char *letters, const int64_t *size, int64_t *dims);
+/* The C-order element offset in dims laid out as l of the logical index
+ * idx (idx[i] for letters[i]). */
+int64_t layout_offset(const Layout *l, const int64_t *dims, const char *letters,
+                      const int64_t *idx);
+/* The inverse: the logical index (idx[i] for letters[i], which name every
+ * upper-case axis of l) of element offset off in dims laid out as l. */
+void layout_index(const Layout *l, const int64_t *dims, int64_t off, const char *letters,
+                  int64_t *idx);
 
 #endif

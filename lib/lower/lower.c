@@ -324,8 +324,9 @@ is_packed_weight(const GroupCx *c, const GroupInput *in)
 	Value *m0 = c->g->members[0];
 	if (m0->u.op->op->id != O_CONV2D || m0->nargs < 2 || m0->args[1] != in->v)
 		return false;
-	const Attr *kl = attr_get(m0->u.op->attrs, "kernel_layout");
-	return kl && kl->kind == AT_STR && strcmp(kl->u.s, "OIHW4o") == 0;
+	ConvAttrs ca;
+	lower_conv_attrs(m0, &ca);
+	return ca.kl->factor != 0;      /* OIHW4o, the one packed kernel layout */
 }
 
 /* ---------------------------------------------------------- schedules */

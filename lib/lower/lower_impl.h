@@ -19,6 +19,7 @@
 #include "ir.h"
 #include "layout.h"
 #include "lower.h"
+#include "ops/attrs.h"
 #include "pbuild.h"
 
 #define LOWER_MAX_GROUP 32
@@ -88,8 +89,9 @@ void lower_unflatten(PBuild *b, PExpr *q, const int64_t *dims, const bool *sel, 
                      PExpr **idx);
 /* Opens a kernel named after the prim (@prim_k0, @prim_k1, ...). */
 void lower_kernel(GroupCx *c);
-/* Which of the n input axes the sum or mean v reduces. */
-void lower_reduced_axes(const Value *v, uint32_t n, bool *red);
+/* The attributes of a sum or mean binding: the axes of its operand it
+ * reduces, keepdims. */
+void lower_reduce_attrs(const Value *v, ReduceAttrs *a);
 /* A group ending in a large sum or mean on a gpu, reduced across the work
  * items of a work group (lower_reduce.c): 1 when it lowered the group, 0
  * when it does not apply, -1 after an error. */
@@ -99,16 +101,11 @@ int lower_reduce_across(GroupCx *c);
 int lower_tiled(GroupCx *c, LowerOpenNest open);
 bool lower_split(GroupCx *c, LowerOpenNest open);
 
-/* The attributes of a conv2d binding, with TVM's defaults. */
-typedef struct {
-	const Layout *dl, *kl, *ol;  /* data, kernel, out */
-	int64_t st[2], dil[2], pad[4], groups;
-} ConvAttrs;
+/* The attributes of a verified binding, through ops/attrs.h's decoders. */
 void lower_conv_attrs(const Value *v, ConvAttrs *a);
+void lower_pool_attrs(const Value *v, PoolAttrs *a);
 /* batch_matmul's transpose_a and transpose_b, with TVM's defaults. */
 void lower_matmul_transposes(const Value *v, bool *ta, bool *tb);
-/* A layout attribute of v ("layout", "data_layout", ...), else dflt. */
-const Layout *lower_layout(const Value *v, const char *key, const char *dflt);
 
 /* True if the operator is one lower_member handles (all but softmax and
  * split, which are lowered whole). */

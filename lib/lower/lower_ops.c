@@ -9,8 +9,9 @@
  * softmax) run in the result's type instead of double, as on a device.
  *
  * Operators are told apart by their OpId (ops.def).  Attributes are read
- * with the reference kernels' readers (ref_impl.h), so both sides read
- * them alike; the verifier has already checked them.
+ * with the decoders the type rules and the reference kernels use
+ * (ops/attrs.h), so all three read them alike; the verifier has already
+ * checked them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,8 +20,9 @@
 #include "diag.h"
 #include "layout.h"
 #include "lower_impl.h"
+#include "ops/attrs.h"
 #include "ops/ops.h"
-#include "ref/ref_impl.h"
+#include "ref/tensor.h"      /* elem_int_from_double */
 
 bool
 lower_is_elementwise_form(const OpDef *op)
@@ -48,11 +50,23 @@ type_of(const Value *v)
 	return v->type;
 }
 
-static RefCx
-attrs_cx(const Value *v, char *err, size_t errsz)
+/* A reading of v's attributes: verified, so errors go nowhere. */
+static OpCx
+attrs_of(const Value *v)
 {
-	RefCx c = {.op = v->u.op->op->name, .attrs = v->u.op->attrs, .err = err, .errsz = errsz};
+	OpCx c;
+	opcx_init_msg(&c, v->u.op->op, v->u.op->attrs, NULL, 0);
 	return c;
+}
+
+/* An integer attribute that names an axis of a rank-r operand, dflt when
+ * absent, normalized. */
+static int64_t
+axis_attr(const Value *v, const char *key, int64_t dflt, int64_t r)
+{
+	OpCx c = attrs_of(v);
+	int64_t axis = oa_int(&c, key, dflt, INT64_MIN, INT64_MAX);
+	return axis < 0 ? axis + r : axis;
 }
 
 static ElemKind
@@ -221,14 +235,6 @@ physical_index(GroupCx *c, const Layout *l, PExpr *const *lg, const char *letter
 	}
 }
 
-const Layout *
-lower_layout(const Value *v, const char *key, const char *dflt)
-{
-	const Attr *a = attr_get(v->u.op->attrs, key);
-	const Layout *l = a && a->kind == AT_STR && a->n ? layout_find(a->u.s) : NULL;
-	return l ? l : layout_find(dflt);
-}
-
 /* --------------------------------------------------------- elementwise */
 
 /* Integer power as the reference computes it: square and multiply,
@@ -312,11 +318,7 @@ unary(GroupCx *c, OpId code, PExpr *x, ElemKind k)
 static uint32_t
 bias_axis(const Value *v)
 {
-	int64_t axis = 1, r = type_of(v)->n;
-	const Attr *a = attr_get(v->u.op->attrs, "axis");
-	if (a && a->kind == AT_INT)
-		axis = a->u.i < 0 ? a->u.i + r : a->u.i;
-	return (uint32_t)axis;
+	return (uint32_t)axis_attr(v, "axis", 1, type_of(v)->n);
 }
 
 static PExpr *
@@ -324,9 +326,8 @@ clip(GroupCx *c, const Value *v, PExpr *x)
 {
 	PBuild *b = c->b;
 	ElemKind k = kind_of(v);
-	const Attr *lo = attr_get(v->u.op->attrs, "a_min"), *hi = attr_get(v->u.op->attrs, "a_max");
-	double dl = lo->kind == AT_FLOAT ? lo->u.f : (double)lo->u.i;
-	double dh = hi->kind == AT_FLOAT ? hi->u.f : (double)hi->u.i;
+	OpCx ac = attrs_of(v);
+	double dl = oa_num(&ac, "a_min", 0), dh = oa_num(&ac, "a_max", 0);
 	PExpr *el, *eh;
 	if (elem_is_float(k)) {
 		el = pe_float(b, dl, k);
@@ -389,15 +390,15 @@ transpose(GroupCx *c, int k, PExpr *const *idx)
 {
 	const Value *v = c->g->members[k];
 	uint32_t r = type_of(v)->n;
-	const Attr *a = attr_get(v->u.op->attrs, "axes");
+	OpCx ac = attrs_of(v);
+	int64_t axes[OPS_MAX_RANK];
+	uint32_t n = 0;
+	bool given = oa_ints(&ac, "axes", 0, OPS_MAX_RANK, INT64_MIN, axes, &n, "") == 1 && n == r;
 	PExpr *in[LOWER_MAX_RANK];
 	for (uint32_t d = 0; d < r; d++) {
-		int64_t ax = r - 1 - d;
-		if (a && a->kind == AT_LIST && a->n == r) {
-			ax = a->u.list[d].u.i;
-			if (ax < 0)
-				ax += r;
-		}
+		int64_t ax = given ? axes[d] : r - 1 - d;   /* default: reversed */
+		if (ax < 0)
+			ax += r;
 		in[ax] = idx[d];
 	}
 	return lower_operand(c, k, 0, in, 1);
@@ -407,8 +408,9 @@ static PExpr *
 layout_transform(GroupCx *c, int k, PExpr *const *idx)
 {
 	const Value *v = c->g->members[k];
-	const Layout *src = lower_layout(v, "src_layout", "NCHW");
-	const Layout *dst = lower_layout(v, "dst_layout", "NCHW");
+	OpCx ac = attrs_of(v);
+	const Layout *src = oa_layout(&ac, "src_layout", "NCHW", layout_names);
+	const Layout *dst = oa_layout(&ac, "dst_layout", "NCHW", layout_names);
 	char letters[8];
 	layout_logical_axes(dst, letters);
 	PExpr *lg[8], *in[8];
@@ -426,10 +428,7 @@ concatenate(GroupCx *c, int k, PExpr *const *idx)
 {
 	const Value *v = c->g->members[k];
 	const Type *ot = type_of(v), *tt = type_of(v->args[0]);
-	int64_t axis = 0;
-	const Attr *a = attr_get(v->u.op->attrs, "axis");
-	if (a && a->kind == AT_INT)
-		axis = a->u.i < 0 ? a->u.i + ot->n : a->u.i;
+	int64_t axis = axis_attr(v, "axis", 0, ot->n);
 	PVar *tmp = accumulator(c, (DType){ot->dt.kind, 1}, pe_float(c->b, 0, kind_of(v)));
 	int64_t off = 0;
 	for (uint32_t f = 0; f < tt->n; f++) {
@@ -450,30 +449,18 @@ concatenate(GroupCx *c, int k, PExpr *const *idx)
 /* ---------------------------------------------------------- reductions */
 
 void
-lower_reduced_axes(const Value *v, uint32_t n, bool *red)
+lower_reduce_attrs(const Value *v, ReduceAttrs *a)
 {
-	const Attr *ax = attr_get(v->u.op->attrs, "axis");
-	const Attr *ex = attr_get(v->u.op->attrs, "exclude");
-	bool exclude = ex && ex->u.i;
-	bool mark[LOWER_MAX_RANK] = {false};
-	if (ax && ax->kind == AT_LIST) {
-		for (uint32_t i = 0; i < ax->n; i++) {
-			int64_t a = ax->u.list[i].u.i;
-			mark[a < 0 ? a + n : a] = true;
-		}
-	} else if (ax && ax->kind == AT_INT) {
-		mark[ax->u.i < 0 ? ax->u.i + n : ax->u.i] = true;
-	}
-	for (uint32_t d = 0; d < n; d++)
-		red[d] = !ax || mark[d] != exclude;
+	OpCx c = attrs_of(v);
+	reduce_attrs(&c, type_of(v->args[0])->n, a);
 }
 
 static bool
 reduced_axis(const Value *v, uint32_t d)
 {
-	bool red[LOWER_MAX_RANK];
-	lower_reduced_axes(v, type_of(v->args[0])->n, red);
-	return red[d];
+	ReduceAttrs a;
+	lower_reduce_attrs(v, &a);
+	return a.red[d];
 }
 
 /* The mean (or sum) of member k's operand over the axes red marks, each
@@ -511,9 +498,9 @@ reduce(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
 	const Type *it = type_of(v->args[0]);
-	const Attr *kd = attr_get(v->u.op->attrs, "keepdims");
-	bool keep = kd && kd->u.i, red[LOWER_MAX_RANK];
-	lower_reduced_axes(v, it->n, red);
+	ReduceAttrs a;
+	lower_reduce_attrs(v, &a);
+	bool keep = a.keepdims, *red = a.red;
 	PExpr *in[LOWER_MAX_RANK];
 	for (uint32_t d = 0, o = 0; d < it->n; d++) {
 		if (!red[d])
@@ -528,19 +515,13 @@ static PExpr *
 pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
-	char err[256];
-	RefCx rc = attrs_cx(v, err, sizeof err);
-	int64_t ps[2] = {1, 1}, st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0};
-	bool cip = false;
-	ra_pair(&rc, "pool_size", ps);
-	ra_pair(&rc, "strides", st);
-	ra_pair(&rc, "dilation", dil);
-	ra_padding(&rc, "padding", pad);
-	if (code == O_AVG_POOL2D)
-		ra_bool(&rc, "count_include_pad", false, &cip);
-	const Layout *l = lower_layout(v, "layout", "NCHW");
+	PoolAttrs pa;
+	lower_pool_attrs(v, &pa);
+	const int64_t *ps = pa.ps, *st = pa.st, *dil = pa.dil, *pad = pa.pad;
+	bool cip = code == O_AVG_POOL2D && pa.count_include_pad;
+	const Layout *l = pa.l;
 	const Type *it = type_of(v->args[0]);
-	int64_t H = rl_dim(l, it->dims, 'H'), W = rl_dim(l, it->dims, 'W');
+	int64_t H = layout_dim(l, it->dims, 'H'), W = layout_dim(l, it->dims, 'W');
 	int hax = (int)(strchr(l->axes, 'H') - l->axes), wax = (int)(strchr(l->axes, 'W') - l->axes);
 	ElemKind kk = kind_of(v);
 	PBuild *b = c->b;
@@ -591,7 +572,9 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 static PExpr *
 global_avg_pool2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
-	const Layout *l = lower_layout(c->g->members[k], "layout", "NCHW");
+	PoolAttrs pa;
+	lower_pool_attrs(c->g->members[k], &pa);
+	const Layout *l = pa.l;
 	bool red[LOWER_MAX_RANK];
 	PExpr *in[LOWER_MAX_RANK];
 	for (int d = 0; d < l->rank; d++) {
@@ -614,27 +597,25 @@ mac(GroupCx *c, PVar *acc, PExpr *x, PExpr *w, ElemKind kk)
 void
 lower_matmul_transposes(const Value *v, bool *ta, bool *tb)
 {
-	char err[256];
-	RefCx rc = attrs_cx(v, err, sizeof err);
-	*ta = false;
-	*tb = true;
-	ra_bool(&rc, "transpose_a", false, ta);
-	ra_bool(&rc, "transpose_b", true, tb);
+	OpCx c = attrs_of(v);
+	MatmulAttrs a;
+	matmul_attrs(&c, &a);
+	*ta = a.ta;
+	*tb = a.tb;
 }
 
 void
 lower_conv_attrs(const Value *v, ConvAttrs *a)
 {
-	char err[256];
-	RefCx rc = attrs_cx(v, err, sizeof err);
-	*a = (ConvAttrs){.st = {1, 1}, .dil = {1, 1}, .groups = 1};
-	ra_pair(&rc, "strides", a->st);
-	ra_pair(&rc, "dilation", a->dil);
-	ra_padding(&rc, "padding", a->pad);
-	ra_int(&rc, "groups", 1, 1, INT64_MAX, &a->groups);
-	a->dl = lower_layout(v, "data_layout", "NCHW");
-	a->kl = lower_layout(v, "kernel_layout", "OIHW");
-	a->ol = lower_layout(v, "out_layout", a->dl->name);
+	OpCx c = attrs_of(v);
+	conv2d_attrs(&c, a);
+}
+
+void
+lower_pool_attrs(const Value *v, PoolAttrs *a)
+{
+	OpCx c = attrs_of(v);
+	pool2d_attrs(&c, a);
 }
 
 /* With lanes > 1 (the packed NCHWc/OIHWo case, see lanes_ok), the lanes
@@ -649,9 +630,9 @@ conv2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	const int64_t *st = ca.st, *dil = ca.dil, *pad = ca.pad, groups = ca.groups;
 	const Layout *dl = ca.dl, *kl = ca.kl, *ol = ca.ol;
 	const Type *xt = type_of(v->args[0]), *wt = type_of(v->args[1]);
-	int64_t H = rl_dim(dl, xt->dims, 'H'), W = rl_dim(dl, xt->dims, 'W');
-	int64_t O = rl_dim(kl, wt->dims, 'O'), I = rl_dim(kl, wt->dims, 'I');
-	int64_t KH = rl_dim(kl, wt->dims, 'H'), KW = rl_dim(kl, wt->dims, 'W');
+	int64_t H = layout_dim(dl, xt->dims, 'H'), W = layout_dim(dl, xt->dims, 'W');
+	int64_t O = layout_dim(kl, wt->dims, 'O'), I = layout_dim(kl, wt->dims, 'I');
+	int64_t KH = layout_dim(kl, wt->dims, 'H'), KW = layout_dim(kl, wt->dims, 'W');
 	PBuild *b = c->b;
 	PExpr *o4[4];
 	logical_index(c, ol, idx, "NCHW", o4);
@@ -858,13 +839,17 @@ member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 			break;
 		}
 		case O_MAX_POOL2D: case O_AVG_POOL2D: case O_GLOBAL_AVG_POOL2D:
-			if (!inner_last(lower_layout(v, "layout", "NCHW"), 'c', lanes))
+		{
+			PoolAttrs pa;
+			lower_pool_attrs(v, &pa);
+			if (!inner_last(pa.l, 'c', lanes))
 				return false;
+		}
 			break;
 		case O_CONV2D: {
 			ConvAttrs ca;
 			lower_conv_attrs(v, &ca);
-			int64_t O = rl_dim(ca.kl, type_of(v->args[1])->dims, 'O');
+			int64_t O = layout_dim(ca.kl, type_of(v->args[1])->dims, 'O');
 			if (!inner_last(ca.ol, 'c', lanes) || !inner_last(ca.kl, 'o', lanes) ||
 			    (O / ca.groups) % (int64_t)lanes != 0)
 				return false;
@@ -903,12 +888,7 @@ lower_softmax(GroupCx *c, LowerOpenNest open)
 	Value *v = c->g->members[0];
 	const Type *t = type_of(v);
 	uint32_t r = t->n;
-	int64_t axis = -1;
-	const Attr *a = attr_get(v->u.op->attrs, "axis");
-	if (a && a->kind == AT_INT)
-		axis = a->u.i;
-	if (axis < 0)
-		axis += r;
+	int64_t axis = axis_attr(v, "axis", -1, r);
 	int64_t dims[LOWER_MAX_RANK];
 	memcpy(dims, t->dims, r * sizeof *dims);
 	int64_t n = dims[axis];
@@ -942,10 +922,7 @@ lower_split(GroupCx *c, LowerOpenNest open)
 {
 	Value *v = c->g->members[0];
 	const Type *t = type_of(v), *it = type_of(v->args[0]);
-	int64_t axis = 0;
-	const Attr *a = attr_get(v->u.op->attrs, "axis");
-	if (a && a->kind == AT_INT)
-		axis = a->u.i < 0 ? a->u.i + it->n : a->u.i;
+	int64_t axis = axis_attr(v, "axis", 0, it->n);
 	PVar *in = lower_input(c, 0, 0, -1)->buf;
 	int64_t off = 0;
 	for (uint32_t f = 0; f < t->n; f++) {

@@ -40,8 +40,9 @@ lower_reduce_across(GroupCx *c)
 	    v->args[0]->kind == VK_LIT)
 		return 0;
 	const Type *it = v->args[0]->type, *ot = v->type;
-	bool red[LOWER_MAX_RANK];
-	lower_reduced_axes(v, it->n, red);
+	ReduceAttrs ra;
+	lower_reduce_attrs(v, &ra);
+	const bool *red = ra.red;
 	int64_t R = 1, outs = type_numel(ot);
 	for (uint32_t d = 0; d < it->n; d++)
 		if (red[d])
@@ -55,8 +56,7 @@ lower_reduce_across(GroupCx *c)
 		WG *= 2;
 	if (WG < 2)
 		return 0;
-	const Attr *kd = attr_get(v->u.op->attrs, "keepdims");
-	bool keep = kd && kd->u.i;
+	bool keep = ra.keepdims;
 	ElemKind kk = (ElemKind)ot->dt.kind;
 	PBuild *b = c->b;
 	int64_t one = 1;

@@ -17,11 +17,36 @@
 void
 opcx_init(OpCx *c, Module *m, Value *v)
 {
+	memset(c, 0, sizeof *c);
 	c->m = m;
 	c->v = v;
 	c->op = v->u.op->op->name;
+	c->id = v->u.op->op->id;
 	c->attrs = v->u.op->attrs;
 	c->ok = true;
+}
+
+void
+opcx_init_msg(OpCx *c, const OpDef *op, const AttrMap *attrs, char *err, size_t errsz)
+{
+	memset(c, 0, sizeof *c);
+	c->op = op ? op->name : "?";
+	c->id = op ? op->id : O__COUNT;
+	c->attrs = attrs;
+	c->err = errsz ? err : NULL;
+	c->errsz = errsz;
+	c->ok = true;
+	if (c->err)
+		c->err[0] = 0;
+}
+
+/* Without a module: "op: message" into c->err, the first error only. */
+static void
+to_string(OpCx *c, const char *msg)
+{
+	if (c->ok && c->err)
+		snprintf(c->err, c->errsz, "%s: %s", c->op, msg);
+	c->ok = false;
 }
 
 void
@@ -32,6 +57,8 @@ op_error(OpCx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	if (!c->m)
+		return to_string(c, buf);
 	error_at(c->m->ctx, c->v->loc, "%s: %s", c->op, buf);
 	c->ok = false;
 }
@@ -44,6 +71,8 @@ op_error_at(OpCx *c, Loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	if (!c->m)
+		return to_string(c, buf);
 	error_at(c->m->ctx, loc, "%s", buf);
 	c->ok = false;
 }
@@ -161,7 +190,7 @@ Loc
 oa_loc(const OpCx *c, const char *key)
 {
 	const Attr *a = oa_get(c, key);
-	return a ? a->loc : c->v->loc;
+	return a ? a->loc : c->v ? c->v->loc : (Loc){0};
 }
 
 bool
@@ -379,6 +408,29 @@ axis_norm(OpCx *c, const char *key, int64_t axis, int64_t rank)
 	return -1;
 }
 
+int
+oa_axes(OpCx *c, const char *key, uint32_t rank, bool *mark)
+{
+	int64_t ax[OPS_MAX_RANK];
+	uint32_t n = 0;
+	memset(mark, 0, rank * sizeof *mark);
+	int r = oa_ints(c, key, 0, OPS_MAX_RANK, INT64_MIN, ax, &n, "a list of axes (integers)");
+	if (r != 1)
+		return r;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t a = axis_norm(c, key, ax[i], rank);
+		if (a < 0)
+			return -1;
+		if (mark[a]) {
+			op_error_at(c, oa_loc(c, key), "'%s' of %s names axis %lld twice", key, c->op,
+			            (long long)a);
+			return -1;
+		}
+		mark[a] = true;
+	}
+	return 1;
+}
+
 /* --------------------------------------------------------------- layouts */
 
 
@@ -413,70 +465,20 @@ bool
 layout_check(OpCx *c, const Layout *l, const Type *t, const char *what)
 {
 	char buf[256];
-	if (t->n != l->rank) {
+	uint32_t i = 0;
+	switch (layout_fit(l, t->dims, t->n, &i)) {
+	case LAYOUT_RANK:
 		op_error(c, "%s has type %s, but layout %s needs rank %u", what,
 		         type_text(t, buf, sizeof buf), l->name, (unsigned)l->rank);
 		return false;
-	}
-	for (uint32_t i = 0; i < l->rank; i++)
-		if (l->axes[i] >= 'a' && l->axes[i] <= 'z' && t->dims[i] != l->factor) {
-			op_error(c, "%s has type %s, but layout %s needs dimension %u to be %u", what,
-			         type_text(t, buf, sizeof buf), l->name, (unsigned)i,
-			         (unsigned)l->factor);
-			return false;
-		}
-	/* layout_dim multiplies split axes back together: keep that in range. */
-	for (uint32_t i = 0; i < l->rank; i++) {
-		int64_t n = 1;
-		for (uint32_t j = 0; j < l->rank; j++)
-			if ((l->axes[j] | 0x20) == (l->axes[i] | 0x20) && !ck_mul(n, t->dims[j], &n)) {
-				op_error(c, "%s has type %s, whose axis %c is too large", what,
-				         type_text(t, buf, sizeof buf), l->axes[i]);
-				return false;
-			}
+	case LAYOUT_INNER:
+		op_error(c, "%s has type %s, but layout %s needs dimension %u to be %u", what,
+		         type_text(t, buf, sizeof buf), l->name, (unsigned)i, (unsigned)l->factor);
+		return false;
+	case LAYOUT_TOO_LARGE:
+		op_error(c, "%s has type %s, whose axis %c is too large", what,
+		         type_text(t, buf, sizeof buf), l->axes[i]);
+		return false;
 	}
 	return true;
-}
-
-int64_t
-layout_dim(const Layout *l, const int64_t *dims, char ax)
-{
-	int64_t size = 1;
-	char inner = (char)(ax - 'A' + 'a');
-	for (uint32_t i = 0; i < l->rank; i++)
-		if (l->axes[i] == ax || l->axes[i] == inner)
-			size *= dims[i];
-	return size;
-}
-
-/* The size given for upper-case axis ax. */
-static int64_t
-size_of(const char *letters, const int64_t *size, char ax)
-{
-	const char *p = strchr(letters, ax);
-	return p ? size[p - letters] : 1;
-}
-
-char
-layout_shape(const Layout *l, const char *letters, const int64_t *size, int64_t *dims)
-{
-	char split = 0;         /* the upper-case axis the lower-case one splits */
-	for (uint32_t i = 0; i < l->rank; i++)
-		if (l->axes[i] >= 'a' && l->axes[i] <= 'z')
-			split = (char)(l->axes[i] - 'a' + 'A');
-	for (uint32_t i = 0; i < l->rank; i++) {
-		char ax = l->axes[i];
-		if (ax >= 'a' && ax <= 'z') {
-			dims[i] = l->factor;
-			continue;
-		}
-		int64_t s = size_of(letters, size, ax);
-		if (ax == split) {
-			if (s % l->factor != 0)
-				return ax;
-			s /= l->factor;
-		}
-		dims[i] = s;
-	}
-	return 0;
 }

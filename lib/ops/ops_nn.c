@@ -10,8 +10,6 @@
 
 #include "ops_impl.h"
 
-static const char *const data_layouts[] = {"NCHW", "NCHW4c", NULL};
-static const char *const kernel_layouts[] = {"OIHW", "OIHW4o", NULL};
 
 /* The output size of one spatial axis of a window of size k, dilation d,
  * stride s over n elements padded by p0 and p1; -1 after an error. */
@@ -36,33 +34,6 @@ window_out(OpCx *c, const char *axis, int64_t n, int64_t k, int64_t d, int64_t s
 }
 
 /* --------------------------------------------------------------- conv2d */
-
-typedef struct {
-	int64_t strides[2], dilation[2], pad[4], kernel_size[2];
-	int64_t groups, channels;
-	const Layout *dl, *kl, *ol;
-	DType out_dt;
-	bool has_out_dt;
-} ConvAttrs;
-
-static bool
-conv_attrs(OpCx *c, ConvAttrs *a)
-{
-	memset(a, 0, sizeof *a);
-	a->strides[0] = a->strides[1] = 1;
-	a->dilation[0] = a->dilation[1] = 1;
-	oa_pair(c, "strides", 1, a->strides);
-	oa_pair(c, "dilation", 1, a->dilation);
-	oa_pair(c, "kernel_size", 1, a->kernel_size);   /* 0: not given */
-	oa_padding(c, "padding", a->pad);
-	a->groups = oa_int(c, "groups", 1, 1, INT64_MAX);
-	a->channels = oa_int(c, "channels", 0, 1, INT64_MAX);   /* 0: not given */
-	a->dl = oa_layout(c, "data_layout", "NCHW", data_layouts);
-	a->kl = oa_layout(c, "kernel_layout", "OIHW", kernel_layouts);
-	a->ol = oa_layout(c, "out_layout", a->dl ? a->dl->name : "NCHW", data_layouts);
-	a->has_out_dt = oa_dtype(c, "out_dtype", &a->out_dt);
-	return c->ok;
-}
 
 /* Channel counts against groups, channels and kernel_size. */
 static bool
@@ -92,10 +63,10 @@ conv_check_channels(OpCx *c, const ConvAttrs *a, int64_t C, int64_t O, int64_t I
 		            "weight has %lld output channels", (long long)a->channels, (long long)O);
 		return false;
 	}
-	if (a->kernel_size[0] && (a->kernel_size[0] != KH || a->kernel_size[1] != KW)) {
+	if (a->ks[0] && (a->ks[0] != KH || a->ks[1] != KW)) {
 		op_error_at(c, oa_loc(c, "kernel_size"), "'kernel_size' of nn.conv2d is [%lld, %lld], "
-		            "but the weight's window is [%lld, %lld]", (long long)a->kernel_size[0],
-		            (long long)a->kernel_size[1], (long long)KH, (long long)KW);
+		            "but the weight's window is [%lld, %lld]", (long long)a->ks[0],
+		            (long long)a->ks[1], (long long)KH, (long long)KW);
 		return false;
 	}
 	return true;
@@ -107,7 +78,7 @@ infer_conv2d(Module *m, Value *v)
 	OpCx c;
 	opcx_init(&c, m, v);
 	ConvAttrs a;
-	if (!conv_attrs(&c, &a))
+	if (!conv2d_attrs(&c, &a))
 		return NULL;
 	const Type *x = op_arg(&c, 0), *w = op_arg(&c, 1);
 	if (!layout_check(&c, a.dl, x, "data") || !layout_check(&c, a.kl, w, "weight") ||
@@ -119,10 +90,10 @@ infer_conv2d(Module *m, Value *v)
 	int64_t KH = layout_dim(a.kl, w->dims, 'H'), KW = layout_dim(a.kl, w->dims, 'W');
 	if (!conv_check_channels(&c, &a, C, O, I, KH, KW))
 		return NULL;
-	int64_t OH = window_out(&c, "height", H, KH, a.dilation[0], a.strides[0], a.pad[0],
-	                        a.pad[2], false);
-	int64_t OW = OH < 0 ? -1 : window_out(&c, "width", W, KW, a.dilation[1], a.strides[1],
-	                                      a.pad[1], a.pad[3], false);
+	int64_t OH = window_out(&c, "height", H, KH, a.dil[0], a.st[0], a.pad[0], a.pad[2],
+	                        false);
+	int64_t OW = OH < 0 ? -1 : window_out(&c, "width", W, KW, a.dil[1], a.st[1], a.pad[1],
+	                                      a.pad[3], false);
 	if (OW < 0)
 		return NULL;
 	int64_t size[4] = {N, O, OH, OW}, dims[5];
@@ -141,11 +112,10 @@ infer_dense(Module *m, Value *v)
 {
 	OpCx c;
 	opcx_init(&c, m, v);
-	int64_t units = oa_int(&c, "units", 0, 1, INT64_MAX);   /* 0: not given */
-	DType odt;
-	bool has_odt = oa_dtype(&c, "out_dtype", &odt);
-	if (!c.ok)
+	MatmulAttrs a;
+	if (!matmul_attrs(&c, &a))
 		return NULL;
+	int64_t units = a.units;
 	const Type *x = op_arg(&c, 0), *w = op_arg(&c, 1);
 	char xs[256], ws[256];
 	if (x->n < 1 || w->n != 2) {
@@ -169,7 +139,7 @@ infer_dense(Module *m, Value *v)
 	int64_t dims[OPS_MAX_RANK];
 	memcpy(dims, x->dims, x->n * sizeof dims[0]);
 	dims[x->n - 1] = w->dims[0];
-	return type_tensor(m, has_odt ? odt : x->dt, x->n, dims);
+	return type_tensor(m, a.has_out_dt ? a.out_dt : x->dt, x->n, dims);
 }
 
 /* --------------------------------------------------------- batch_matmul */
@@ -179,12 +149,10 @@ infer_batch_matmul(Module *m, Value *v)
 {
 	OpCx c;
 	opcx_init(&c, m, v);
-	bool ta = oa_bool(&c, "transpose_a", false);
-	bool tb = oa_bool(&c, "transpose_b", true);
-	DType odt;
-	bool has_odt = oa_dtype(&c, "out_dtype", &odt);
-	if (!c.ok)
+	MatmulAttrs a;
+	if (!matmul_attrs(&c, &a))
 		return NULL;
+	bool ta = a.ta, tb = a.tb;
 	const Type *x = op_arg(&c, 0), *y = op_arg(&c, 1);
 	char xs[256], ys[256];
 	if (x->n != 3 || y->n != 3) {
@@ -209,7 +177,7 @@ infer_batch_matmul(Module *m, Value *v)
 		return NULL;
 	}
 	int64_t dims[3] = {B == 1 ? y->dims[0] : B, M, N};
-	return type_tensor(m, has_odt ? odt : x->dt, 3, dims);
+	return type_tensor(m, a.has_out_dt ? a.out_dt : x->dt, 3, dims);
 }
 
 /* --------------------------------------------------------------- pooling */
@@ -219,23 +187,12 @@ infer_pool2d(Module *m, Value *v)
 {
 	OpCx c;
 	opcx_init(&c, m, v);
-	int64_t ps[2] = {1, 1}, st[2] = {1, 1}, dl[2] = {1, 1}, pad[4] = {0, 0, 0, 0};
-	bool have = oa_require(&c, "pool_size", "pool_size=[2, 2]");
-	oa_pair(&c, "pool_size", 1, ps);
-	oa_pair(&c, "strides", 1, st);
-	oa_pair(&c, "dilation", 1, dl);
-	oa_padding(&c, "padding", pad);
-	bool ceil_mode = oa_bool(&c, "ceil_mode", false);
-	(void)oa_bool(&c, "count_include_pad", false);  /* avg only; no effect on the type */
-	const Layout *l = oa_layout(&c, "layout", "NCHW", data_layouts);
-	const Layout *ol = oa_layout(&c, "out_layout", l ? l->name : "NCHW", data_layouts);
-	if (!have || !c.ok)
+	PoolAttrs a;
+	if (!pool2d_attrs(&c, &a))
 		return NULL;
-	if (ol != l) {
-		op_error_at(&c, oa_loc(&c, "out_layout"), "'out_layout' of %s must be the same as "
-		            "'layout' (%s)", c.op, l->name);
-		return NULL;
-	}
+	const int64_t *ps = a.ps, *st = a.st, *dl = a.dil, *pad = a.pad;
+	bool ceil_mode = a.ceil_mode;
+	const Layout *l = a.l;
 	const Type *x = op_arg(&c, 0);
 	if (!layout_check(&c, l, x, "data") || !check_not_bool(&c, x))
 		return NULL;
@@ -256,15 +213,10 @@ infer_global_pool2d(Module *m, Value *v)
 {
 	OpCx c;
 	opcx_init(&c, m, v);
-	const Layout *l = oa_layout(&c, "layout", "NCHW", data_layouts);
-	const Layout *ol = oa_layout(&c, "out_layout", l ? l->name : "NCHW", data_layouts);
-	if (!c.ok)
+	PoolAttrs a;
+	if (!pool2d_attrs(&c, &a))
 		return NULL;
-	if (ol != l) {
-		op_error_at(&c, oa_loc(&c, "out_layout"), "'out_layout' of %s must be the same as "
-		            "'layout' (%s)", c.op, l->name);
-		return NULL;
-	}
+	const Layout *l = a.l;
 	const Type *x = op_arg(&c, 0);
 	if (!layout_check(&c, l, x, "data") || !check_not_bool(&c, x))
 		return NULL;

@@ -22,32 +22,6 @@ numel(const Type *t)
 	return n;
 }
 
-/* Reads an optional list of axes (may be negative) of a rank-`rank`
- * operand into mark[] (true = named).  Returns 1 if given, 0 if absent,
- * -1 after an error. */
-static int
-read_axes(OpCx *c, const char *key, uint32_t rank, bool *mark)
-{
-	int64_t ax[OPS_MAX_RANK];
-	uint32_t n = 0;
-	memset(mark, 0, rank * sizeof *mark);
-	int r = oa_ints(c, key, 0, OPS_MAX_RANK, INT64_MIN, ax, &n, "a list of axes (integers)");
-	if (r != 1)
-		return r;
-	for (uint32_t i = 0; i < n; i++) {
-		int64_t a = axis_norm(c, key, ax[i], rank);
-		if (a < 0)
-			return -1;
-		if (mark[a]) {
-			op_error_at(c, oa_loc(c, key), "'%s' of %s names axis %lld twice", key, c->op,
-			            (long long)a);
-			return -1;
-		}
-		mark[a] = true;
-	}
-	return 1;
-}
-
 /* -------------------------------------------------------------- reshape */
 
 /* One entry of newshape: 0 copies input dimension i, -1 is inferred
@@ -340,7 +314,7 @@ infer_squeeze(Module *m, Value *v)
 	opcx_init(&c, m, v);
 	const Type *x = op_arg(&c, 0);
 	bool mark[OPS_MAX_RANK];
-	int r = read_axes(&c, "axis", x->n, mark);
+	int r = oa_axes(&c, "axis", x->n, mark);
 	if (r < 0)
 		return NULL;
 	int64_t dims[OPS_MAX_RANK];
@@ -395,20 +369,15 @@ infer_reduce(Module *m, Value *v)
 	OpCx c;
 	opcx_init(&c, m, v);
 	const Type *x = op_arg(&c, 0);
-	bool mark[OPS_MAX_RANK];
-	int r = read_axes(&c, "axis", x->n, mark);
-	bool keep = oa_bool(&c, "keepdims", false);
-	bool exclude = oa_bool(&c, "exclude", false);
-	if (r < 0 || !c.ok || !check_not_bool(&c, x))
+	ReduceAttrs a;
+	if (!reduce_attrs(&c, x->n, &a) || !check_not_bool(&c, x))
 		return NULL;
 	int64_t dims[OPS_MAX_RANK];
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < x->n; i++) {
-		/* TVM: no axis list reduces every axis, whatever exclude says. */
-		bool reduce = r == 0 || mark[i] != exclude;
-		if (!reduce)
+		if (!a.red[i])
 			dims[n++] = x->dims[i];
-		else if (keep)
+		else if (a.keepdims)
 			dims[n++] = 1;
 	}
 	return type_tensor(m, x->dt, n, dims);

@@ -192,9 +192,10 @@ ref_clip(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t 
 {
 	(void)nargs;
 	(void)nouts;
-	double lo, hi;
-	if (!ra_require(c, "a_min") || !ra_require(c, "a_max") || !ra_num(c, "a_min", 0, &lo) ||
-	    !ra_num(c, "a_max", 0, &hi))
+	bool have = oa_require(c, "a_min", "a_min=0.0");
+	have = oa_require(c, "a_max", "a_max=6.0") && have;
+	double lo = oa_num(c, "a_min", 0), hi = oa_num(c, "a_max", 0);
+	if (!have || !c->ok)
 		return false;
 	if (isnan(lo) || isnan(hi) || lo > hi)
 		return ref_fail(c, "'a_min' (%g) must not be greater than 'a_max' (%g)", lo, hi);
@@ -231,7 +232,7 @@ ref_cast(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t 
 	(void)nargs;
 	(void)nouts;
 	/* The target type is the output's (the registry made it from dtype). */
-	if (!ra_require(c, "dtype"))
+	if (!oa_require(c, "dtype", "dtype=\"f16\""))
 		return false;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
@@ -256,9 +257,8 @@ ref_bias_add(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint3
 	(void)nouts;
 	const Tensor *x = args[0], *b = args[1];
 	Tensor *out = outs[0];
-	int64_t axis;
-	if (!ra_int(c, "axis", 1, INT64_MIN, INT64_MAX, &axis) ||
-	    !ra_axis_norm(c, "axis", axis, x->rank, &axis))
+	int64_t axis = oa_int(c, "axis", 1, INT64_MIN, INT64_MAX);
+	if (!c->ok || (axis = axis_norm(c, "axis", axis, x->rank)) < 0)
 		return false;
 	if (!ref_same_kind(c, x, b, "data", "bias") ||
 	    !ref_same_kind(c, x, out, "data", "the result"))
@@ -291,9 +291,8 @@ ref_softmax(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32
 	(void)nouts;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
-	int64_t axis;
-	if (!ra_int(c, "axis", -1, INT64_MIN, INT64_MAX, &axis) ||
-	    !ra_axis_norm(c, "axis", axis, x->rank, &axis))
+	int64_t axis = oa_int(c, "axis", -1, INT64_MIN, INT64_MAX);
+	if (!c->ok || (axis = axis_norm(c, "axis", axis, x->rank)) < 0)
 		return false;
 	if (!elem_is_float(x->kind))
 		return ref_fail(c, "needs a floating-point operand, not %s", elem_name(x->kind));
@@ -335,30 +334,15 @@ ref_reduce(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	(void)nouts;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
-	int64_t ax[TENSOR_MAX_RANK];
-	uint32_t nax;
-	bool keep, exclude, mark[TENSOR_MAX_RANK] = {false};
-	int given = ra_ints(c, "axis", TENSOR_MAX_RANK, INT64_MIN, ax, &nax);
-	if (given < 0 || !ra_bool(c, "keepdims", false, &keep) ||
-	    !ra_bool(c, "exclude", false, &exclude))
+	ReduceAttrs a;
+	if (!reduce_attrs(c, x->rank, &a) ||
+	    !ref_same_kind(c, x, out, "the operand", "the result"))
 		return false;
-	for (uint32_t i = 0; i < nax; i++) {
-		int64_t a;
-		if (!ra_axis_norm(c, "axis", ax[i], x->rank, &a))
-			return false;
-		if (mark[a])
-			return ref_fail(c, "'axis' names axis %lld twice", (long long)a);
-		mark[a] = true;
-	}
-	if (!ref_same_kind(c, x, out, "the operand", "the result"))
-		return false;
-	/* As the registry (TVM): no axis list reduces every axis, whatever
-	 * exclude says. */
-	bool reduce[TENSOR_MAX_RANK];
+	const bool *reduce = a.red;
+	bool keep = a.keepdims;
 	int64_t dims[TENSOR_MAX_RANK], ostride[TENSOR_MAX_RANK], count = 1;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < x->rank; i++) {
-		reduce[i] = given == 0 || mark[i] != exclude;
 		if (!reduce[i])
 			dims[n++] = x->dims[i];
 		else if (keep)

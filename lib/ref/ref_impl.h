@@ -1,7 +1,8 @@
 /* ref_impl.h: private to lib/ref_*.c, the reference kernels.
  *
- * ref_ops.c holds ref_eval (checks, dispatch), the attribute readers, the
- * layout helpers and the accumulators; ref_elemwise.c the elementwise and
+ * ref_ops.c holds ref_eval (checks, dispatch), the layout check and the
+ * accumulators (attributes are read by ops/attrs.h, layouts computed by
+ * layout.h); ref_elemwise.c the elementwise and
  * broadcasting operators, softmax and the reductions; ref_nn.c conv2d,
  * dense, batch_matmul and the pools; ref_shape.c the data-movement
  * operators.
@@ -20,17 +21,14 @@
 
 #include "ir.h"
 #include "layout.h"
+#include "ops/attrs.h"
 #include "ref_ops.h"
 #include "tensor.h"
 
-/* One kernel invocation. */
-typedef struct {
-	const char *op;          /* operator name, for messages */
-	OpId id;                 /* which of the operators a shared kernel serves */
-	const AttrMap *attrs;    /* may be NULL */
-	char *err;
-	size_t errsz;
-} RefCx;
+/* One kernel invocation: the operator (op, id), its attributes, and
+ * where its error goes (c->err, "op: message"), read with the type rules'
+ * readers and decoders (ops/attrs.h). */
+typedef OpCx RefCx;
 
 typedef bool RefKernel(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs,
                        uint32_t nouts);
@@ -45,50 +43,10 @@ bool ref_check_out(RefCx *c, const Tensor *out, uint32_t rank, const int64_t *di
 /* a and b have the same element type. */
 bool ref_same_kind(RefCx *c, const Tensor *a, const Tensor *b, const char *an, const char *bn);
 
-/* ------------------------------------------------------------ attributes */
-
-/* The readers take what the registry's type rules take (ops_attr.c), with
- * the same defaults; each reports a bad value and returns false. */
-const Attr *ra_get(const RefCx *c, const char *key);
-bool ra_require(RefCx *c, const char *key);
-bool ra_int(RefCx *c, const char *key, int64_t dflt, int64_t lo, int64_t hi, int64_t *out);
-bool ra_num(RefCx *c, const char *key, double dflt, double *out);
-bool ra_bool(RefCx *c, const char *key, bool dflt, bool *out);
-/* A string; dflt when absent or "". */
-bool ra_str(RefCx *c, const char *key, const char *dflt, const char **out);
-/* A list of at most max integers, each >= lo: 1 if present, 0 if absent,
- * -1 after an error. */
-int ra_ints(RefCx *c, const char *key, uint32_t max, int64_t lo, int64_t *out, uint32_t *n);
-/* Two integers >= 1 (strides, dilation, pool_size); out keeps its defaults
- * when absent. */
-bool ra_pair(RefCx *c, const char *key, int64_t out[2]);
-/* 1, 2 or 4 non-negative integers into top, left, bottom, right. */
-bool ra_padding(RefCx *c, const char *key, int64_t pad[4]);
-/* axis (-rank..rank-1) normalized into *out. */
-bool ra_axis_norm(RefCx *c, const char *key, int64_t axis, int64_t rank, int64_t *out);
-
 /* --------------------------------------------------------------- layouts */
 
-
-/* A layout attribute among allowed (NULL-terminated); dflt when absent
- * or "". */
-bool ra_layout(RefCx *c, const char *key, const char *dflt, const char *const *allowed,
-               const Layout **out);
 /* t is laid out as l: its rank, and the inner axis of size factor. */
 bool rl_check(RefCx *c, const Layout *l, const Tensor *t, const char *what);
-/* The logical size of upper-case axis ax of dims laid out as l. */
-int64_t rl_dim(const Layout *l, const int64_t *dims, char ax);
-/* dims laid out as l from logical sizes (size[i] of letters[i]); false if
- * the factor does not divide the split axis. */
-bool rl_shape(const Layout *l, const char *letters, const int64_t *size, int64_t *dims);
-/* The C-order element offset in dims laid out as l of the logical index
- * idx (idx[i] for letters[i]). */
-int64_t rl_offset(const Layout *l, const int64_t *dims, const char *letters,
-                  const int64_t *idx);
-/* The inverse: the logical index (idx[i] for letters[i], which name every
- * upper-case axis of l) of element offset off in dims laid out as l. */
-void rl_index(const Layout *l, const int64_t *dims, int64_t off, const char *letters,
-              int64_t *idx);
 
 /* ---------------------------------------------------------- arithmetic */
 

@@ -3,15 +3,12 @@
  * nn.avg_pool2d and nn.global_avg_pool2d.
  *
  * Window operators loop over logical indices (N, C, H, W; O, I, KH, KW)
- * and map each to an element offset through its layout (rl_offset), so
+ * and map each to an element offset through its layout (layout_offset), so
  * every pairing of the NCHW/NCHW4c and OIHW/OIHW4o layouts is one loop.
  */
 #include <math.h>
 
 #include "ref_impl.h"
-
-static const char *const data_layouts[] = {"NCHW", "NCHW4c", NULL};
-static const char *const kernel_layouts[] = {"OIHW", "OIHW4o", NULL};
 
 /* The output size of one spatial axis as the registry computes it
  * (ops_nn.c): a window of k taps spaced d apart, moved by s over n
@@ -46,27 +43,22 @@ ref_conv2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 {
 	(void)nargs;
 	(void)nouts;
-	int64_t st[2] = {1, 1}, dil[2] = {1, 1}, ks[2] = {0, 0}, pad[4] = {0, 0, 0, 0};
-	int64_t groups, channels;
-	const Layout *dl, *kl, *ol;
-	if (!ra_pair(c, "strides", st) || !ra_pair(c, "dilation", dil) ||
-	    !ra_pair(c, "kernel_size", ks) || !ra_padding(c, "padding", pad) ||
-	    !ra_int(c, "groups", 1, 1, INT64_MAX, &groups) ||
-	    !ra_int(c, "channels", 0, 1, INT64_MAX, &channels) ||
-	    !ra_layout(c, "data_layout", "NCHW", data_layouts, &dl) ||
-	    !ra_layout(c, "kernel_layout", "OIHW", kernel_layouts, &kl) ||
-	    !ra_layout(c, "out_layout", dl->name, data_layouts, &ol))
+	ConvAttrs a;
+	if (!conv2d_attrs(c, &a))
 		return false;
+	const int64_t *st = a.st, *dil = a.dil, *ks = a.ks, *pad = a.pad;
+	int64_t groups = a.groups, channels = a.channels;
+	const Layout *dl = a.dl, *kl = a.kl, *ol = a.ol;
 	/* out_dtype is the output tensor's element type. */
 	const Tensor *x = args[0], *w = args[1];
 	Tensor *out = outs[0];
 	if (!rl_check(c, dl, x, "data") || !rl_check(c, kl, w, "weight") ||
 	    !ref_same_kind(c, x, w, "data", "weight"))
 		return false;
-	int64_t N = rl_dim(dl, x->dims, 'N'), C = rl_dim(dl, x->dims, 'C');
-	int64_t H = rl_dim(dl, x->dims, 'H'), W = rl_dim(dl, x->dims, 'W');
-	int64_t O = rl_dim(kl, w->dims, 'O'), I = rl_dim(kl, w->dims, 'I');
-	int64_t KH = rl_dim(kl, w->dims, 'H'), KW = rl_dim(kl, w->dims, 'W');
+	int64_t N = layout_dim(dl, x->dims, 'N'), C = layout_dim(dl, x->dims, 'C');
+	int64_t H = layout_dim(dl, x->dims, 'H'), W = layout_dim(dl, x->dims, 'W');
+	int64_t O = layout_dim(kl, w->dims, 'O'), I = layout_dim(kl, w->dims, 'I');
+	int64_t KH = layout_dim(kl, w->dims, 'H'), KW = layout_dim(kl, w->dims, 'W');
 	int64_t IG;
 	if (C % groups != 0 || O % groups != 0 || __builtin_mul_overflow(I, groups, &IG) ||
 	    IG != C)
@@ -80,7 +72,7 @@ ref_conv2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	    !window_out(c, "width", W, KW, dil[1], st[1], pad[1], pad[3], false, &OW))
 		return false;
 	int64_t size[4] = {N, O, OH, OW}, dims[5];
-	if (!rl_shape(ol, "NCHW", size, dims))
+	if (layout_shape(ol, "NCHW", size, dims))
 		return ref_fail(c, "out_layout %s needs the output channels (%lld) to be a multiple "
 		                "of %u", ol->name, (long long)O, (unsigned)ol->factor);
 	if (!ref_check_out(c, out, ol->rank, dims))
@@ -105,12 +97,12 @@ ref_conv2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 									continue;
 								int64_t xi[4] = {n, g * I + i, iy, ix};
 								int64_t wi[4] = {o, i, ky, kx};
-								acc_mac(&acc, x, rl_offset(dl, x->dims, "NCHW", xi), w,
-								        rl_offset(kl, w->dims, "OIHW", wi));
+								acc_mac(&acc, x, layout_offset(dl, x->dims, "NCHW", xi), w,
+								        layout_offset(kl, w->dims, "OIHW", wi));
 							}
 						}
 					int64_t oi[4] = {n, o, y, xx};
-					acc_store(&acc, out, rl_offset(ol, out->dims, "NCHW", oi));
+					acc_store(&acc, out, layout_offset(ol, out->dims, "NCHW", oi));
 				}
 	return true;
 }
@@ -122,9 +114,10 @@ ref_dense(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 {
 	(void)nargs;
 	(void)nouts;
-	int64_t units;
-	if (!ra_int(c, "units", 0, 1, INT64_MAX, &units))
+	MatmulAttrs a;
+	if (!matmul_attrs(c, &a))
 		return false;
+	int64_t units = a.units;
 	const Tensor *x = args[0], *w = args[1];
 	Tensor *out = outs[0];
 	char xs[256], ws[256];
@@ -162,9 +155,10 @@ ref_batch_matmul(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, u
 {
 	(void)nargs;
 	(void)nouts;
-	bool ta, tb;
-	if (!ra_bool(c, "transpose_a", false, &ta) || !ra_bool(c, "transpose_b", true, &tb))
+	MatmulAttrs a;
+	if (!matmul_attrs(c, &a))
 		return false;
+	bool ta = a.ta, tb = a.tb;
 	const Tensor *x = args[0], *y = args[1];
 	Tensor *out = outs[0];
 	char xs[256], ys[256];
@@ -225,30 +219,24 @@ ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 {
 	(void)nargs;
 	(void)nouts;
-	int64_t ps[2] = {1, 1}, st[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {0, 0, 0, 0};
-	bool ceil_mode, cip = false;
-	const Layout *l, *ol;
-	if (!ra_require(c, "pool_size") || !ra_pair(c, "pool_size", ps) ||
-	    !ra_pair(c, "strides", st) || !ra_pair(c, "dilation", dil) ||
-	    !ra_padding(c, "padding", pad) || !ra_bool(c, "ceil_mode", false, &ceil_mode) ||
-	    (c->id == O_AVG_POOL2D && !ra_bool(c, "count_include_pad", false, &cip)) ||
-	    !ra_layout(c, "layout", "NCHW", data_layouts, &l) ||
-	    !ra_layout(c, "out_layout", l->name, data_layouts, &ol))
+	PoolAttrs a;
+	if (!pool2d_attrs(c, &a))
 		return false;
-	if (ol != l)
-		return ref_fail(c, "'out_layout' must be the same as 'layout' (%s)", l->name);
+	const int64_t *ps = a.ps, *st = a.st, *dil = a.dil, *pad = a.pad;
+	bool ceil_mode = a.ceil_mode, cip = a.count_include_pad;
+	const Layout *l = a.l;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
 	if (!rl_check(c, l, x, "data") || !ref_same_kind(c, x, out, "data", "the result"))
 		return false;
-	int64_t N = rl_dim(l, x->dims, 'N'), C = rl_dim(l, x->dims, 'C');
-	int64_t H = rl_dim(l, x->dims, 'H'), W = rl_dim(l, x->dims, 'W');
+	int64_t N = layout_dim(l, x->dims, 'N'), C = layout_dim(l, x->dims, 'C');
+	int64_t H = layout_dim(l, x->dims, 'H'), W = layout_dim(l, x->dims, 'W');
 	int64_t OH, OW;
 	if (!window_out(c, "height", H, ps[0], dil[0], st[0], pad[0], pad[2], ceil_mode, &OH) ||
 	    !window_out(c, "width", W, ps[1], dil[1], st[1], pad[1], pad[3], ceil_mode, &OW))
 		return false;
 	int64_t size[4] = {N, C, OH, OW}, dims[5];
-	rl_shape(l, "NCHW", size, dims);        /* C came from l: divisible */
+	layout_shape(l, "NCHW", size, dims);        /* C came from l: divisible */
 	if (!ref_check_out(c, out, l->rank, dims))
 		return false;
 	if (out->numel == 0)
@@ -277,7 +265,7 @@ ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 							if (ix < 0 || ix >= W)
 								continue;
 							int64_t xi[4] = {n, ch, iy, ix};
-							int64_t at = rl_offset(l, x->dims, "NCHW", xi);
+							int64_t at = layout_offset(l, x->dims, "NCHW", xi);
 							if (c->id == O_AVG_POOL2D) {
 								acc_add(&acc, x, at);
 							} else if (isfloat) {
@@ -292,7 +280,7 @@ ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 						}
 					}
 					int64_t oi[4] = {n, ch, y, xx};
-					int64_t o = rl_offset(l, out->dims, "NCHW", oi);
+					int64_t o = layout_offset(l, out->dims, "NCHW", oi);
 					if (c->id == O_MAX_POOL2D && isfloat)
 						tensor_set(out, o, fmax);
 					else if (c->id == O_MAX_POOL2D)
@@ -311,18 +299,16 @@ ref_global_avg_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **ou
 {
 	(void)nargs;
 	(void)nouts;
-	const Layout *l, *ol;
-	if (!ra_layout(c, "layout", "NCHW", data_layouts, &l) ||
-	    !ra_layout(c, "out_layout", l->name, data_layouts, &ol))
+	PoolAttrs a;
+	if (!pool2d_attrs(c, &a))
 		return false;
-	if (ol != l)
-		return ref_fail(c, "'out_layout' must be the same as 'layout' (%s)", l->name);
+	const Layout *l = a.l;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
 	if (!rl_check(c, l, x, "data") || !ref_same_kind(c, x, out, "data", "the result"))
 		return false;
-	int64_t N = rl_dim(l, x->dims, 'N'), C = rl_dim(l, x->dims, 'C');
-	int64_t H = rl_dim(l, x->dims, 'H'), W = rl_dim(l, x->dims, 'W');
+	int64_t N = layout_dim(l, x->dims, 'N'), C = layout_dim(l, x->dims, 'C');
+	int64_t H = layout_dim(l, x->dims, 'H'), W = layout_dim(l, x->dims, 'W');
 	int64_t dims[5];
 	memcpy(dims, x->dims, l->rank * sizeof dims[0]);
 	for (uint32_t i = 0; i < l->rank; i++)
@@ -340,10 +326,10 @@ ref_global_avg_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **ou
 			for (int64_t h = 0; h < H; h++)
 				for (int64_t w = 0; w < W; w++) {
 					int64_t xi[4] = {n, ch, h, w};
-					acc_add(&acc, x, rl_offset(l, x->dims, "NCHW", xi));
+					acc_add(&acc, x, layout_offset(l, x->dims, "NCHW", xi));
 				}
 			int64_t oi[4] = {n, ch, 0, 0};
-			int64_t o = rl_offset(l, out->dims, "NCHW", oi);
+			int64_t o = layout_offset(l, out->dims, "NCHW", oi);
 			if (H * W == 0)
 				tensor_set(out, o, NAN);
 			else

@@ -88,9 +88,8 @@ bool
 ref_eval(const OpDef *op, const AttrMap *attrs, Tensor *const *args, uint32_t nargs,
          const Type *result, Tensor **outs, uint32_t nouts, char *err, size_t errsz)
 {
-	RefCx c = {op ? op->name : "?", op ? op->id : O__COUNT, attrs, err, errsz};
-	if (err && errsz)
-		err[0] = 0;
+	RefCx c;
+	opcx_init_msg(&c, op, attrs, err, errsz);
 	RefKernel *fn = op ? kernel_of(op->id) : NULL;
 	if (!fn)
 		return ref_fail(&c, "no reference kernel for this operator");
@@ -114,15 +113,12 @@ ref_eval(const OpDef *op, const AttrMap *attrs, Tensor *const *args, uint32_t na
 bool
 ref_fail(RefCx *c, const char *fmt, ...)
 {
-	if (!c->err || c->errsz == 0)
-		return false;
-	int n = snprintf(c->err, c->errsz, "%s: ", c->op);
-	if (n >= 0 && (size_t)n < c->errsz) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(c->err + n, c->errsz - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	char buf[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	op_error(c, "%s", buf);
 	return false;
 }
 
@@ -174,282 +170,27 @@ ref_prod(const int64_t *dims, uint32_t lo, uint32_t hi)
 	return n;
 }
 
-/* ------------------------------------------------------------ attributes */
-
-const Attr *
-ra_get(const RefCx *c, const char *key)
-{
-	return attr_get(c->attrs, key);
-}
-
-bool
-ra_require(RefCx *c, const char *key)
-{
-	return ra_get(c, key) ? true : ref_fail(c, "missing attribute '%s'", key);
-}
-
-bool
-ra_int(RefCx *c, const char *key, int64_t dflt, int64_t lo, int64_t hi, int64_t *out)
-{
-	const Attr *a = ra_get(c, key);
-	*out = dflt;
-	if (!a)
-		return true;
-	if (a->kind != AT_INT || a->u.i < lo || a->u.i > hi)
-		return ref_fail(c, "bad attribute '%s' (an integer from %lld to %lld expected)", key,
-		                (long long)lo, (long long)hi);
-	*out = a->u.i;
-	return true;
-}
-
-bool
-ra_num(RefCx *c, const char *key, double dflt, double *out)
-{
-	const Attr *a = ra_get(c, key);
-	*out = dflt;
-	if (!a)
-		return true;
-	if (a->kind == AT_FLOAT)
-		*out = a->u.f;
-	else if (a->kind == AT_INT)
-		*out = (double)a->u.i;
-	else
-		return ref_fail(c, "bad attribute '%s' (a number expected)", key);
-	return true;
-}
-
-bool
-ra_bool(RefCx *c, const char *key, bool dflt, bool *out)
-{
-	const Attr *a = ra_get(c, key);
-	*out = dflt;
-	if (!a)
-		return true;
-	/* As oa_bool: true/false, or TVM's 0/1. */
-	if (a->kind == AT_BOOL || (a->kind == AT_INT && (a->u.i == 0 || a->u.i == 1))) {
-		*out = a->u.i != 0;
-		return true;
-	}
-	return ref_fail(c, "bad attribute '%s' (true or false expected)", key);
-}
-
-bool
-ra_str(RefCx *c, const char *key, const char *dflt, const char **out)
-{
-	const Attr *a = ra_get(c, key);
-	*out = dflt;
-	if (!a)
-		return true;
-	if (a->kind != AT_STR || memchr(a->u.s, 0, a->n))
-		return ref_fail(c, "bad attribute '%s' (a string expected)", key);
-	if (a->n)
-		*out = a->u.s;
-	return true;
-}
-
-int
-ra_ints(RefCx *c, const char *key, uint32_t max, int64_t lo, int64_t *out, uint32_t *n)
-{
-	const Attr *a = ra_get(c, key);
-	*n = 0;
-	if (!a)
-		return 0;
-	bool ok = a->kind == AT_LIST && a->n <= max;
-	for (uint32_t i = 0; ok && i < a->n; i++) {
-		ok = a->u.list[i].kind == AT_INT && a->u.list[i].u.i >= lo;
-		if (ok)
-			out[i] = a->u.list[i].u.i;
-	}
-	if (!ok) {
-		ref_fail(c, "bad attribute '%s' (a list of at most %u integers expected)", key,
-		         (unsigned)max);
-		return -1;
-	}
-	*n = a->n;
-	return 1;
-}
-
-bool
-ra_pair(RefCx *c, const char *key, int64_t out[2])
-{
-	int64_t v[2];
-	uint32_t n;
-	int r = ra_ints(c, key, 2, 1, v, &n);
-	if (r < 0 || (r == 1 && n != 2))
-		return r < 0 ? false : ref_fail(c, "bad attribute '%s' (2 positive integers "
-		                                "expected)", key);
-	if (r == 1) {
-		out[0] = v[0];
-		out[1] = v[1];
-	}
-	return true;
-}
-
-bool
-ra_padding(RefCx *c, const char *key, int64_t pad[4])
-{
-	int64_t v[4];
-	uint32_t n;
-	int r = ra_ints(c, key, 4, 0, v, &n);
-	if (r < 0)
-		return false;
-	if (r == 0)
-		return true;
-	switch (n) {
-	case 1:     /* all sides */
-		pad[0] = pad[1] = pad[2] = pad[3] = v[0];
-		return true;
-	case 2:     /* [height, width]: both sides of each */
-		pad[0] = pad[2] = v[0];
-		pad[1] = pad[3] = v[1];
-		return true;
-	case 4:     /* top, left, bottom, right */
-		memcpy(pad, v, sizeof v);
-		return true;
-	default:
-		return ref_fail(c, "bad attribute '%s' (1, 2 or 4 non-negative integers expected)",
-		                key);
-	}
-}
-
-bool
-ra_axis_norm(RefCx *c, const char *key, int64_t axis, int64_t rank, int64_t *out)
-{
-	if (axis >= -rank && axis < rank) {
-		*out = axis < 0 ? axis + rank : axis;
-		return true;
-	}
-	return ref_fail(c, "'%s' is %lld, out of range for rank %lld", key, (long long)axis,
-	                (long long)rank);
-}
-
 /* --------------------------------------------------------------- layouts */
-
-
-bool
-ra_layout(RefCx *c, const char *key, const char *dflt, const char *const *allowed,
-          const Layout **out)
-{
-	const char *s;
-	if (!ra_str(c, key, dflt, &s))
-		return false;
-	for (size_t i = 0; allowed[i]; i++)
-		if (strcmp(s, allowed[i]) == 0) {
-			*out = layout_find(s);
-			return true;
-		}
-	return ref_fail(c, "'%s' is \"%s\", which this operator does not take", key, s);
-}
-
-static bool
-is_lower(char ch)
-{
-	return ch >= 'a' && ch <= 'z';
-}
-
-static char
-upper(char ch)
-{
-	return is_lower(ch) ? (char)(ch - 'a' + 'A') : ch;
-}
-
-/* Is upper-case axis ax of l split (does its lower-case part appear)? */
-static bool
-is_split(const Layout *l, char ax)
-{
-	return l->factor && memchr(l->axes, ax - 'A' + 'a', l->rank) != NULL;
-}
 
 bool
 rl_check(RefCx *c, const Layout *l, const Tensor *t, const char *what)
 {
 	char buf[256];
-	if (t->rank != l->rank)
+	uint32_t i = 0;
+	switch (layout_fit(l, t->dims, t->rank, &i)) {
+	case LAYOUT_RANK:
 		return ref_fail(c, "%s has shape %s, but layout %s needs rank %u", what,
 		                ref_dims_text(t->dims, t->rank, buf, sizeof buf), l->name,
 		                (unsigned)l->rank);
-	for (uint32_t i = 0; i < l->rank; i++)
-		if (is_lower(l->axes[i]) && t->dims[i] != l->factor)
-			return ref_fail(c, "%s has shape %s, but layout %s needs dimension %u to be %u",
-			                what, ref_dims_text(t->dims, t->rank, buf, sizeof buf), l->name,
-			                (unsigned)i, (unsigned)l->factor);
-	/* rl_dim multiplies a split axis back together: keep that in range. */
-	for (uint32_t i = 0; i < l->rank; i++) {
-		int64_t n;
-		if (!is_lower(l->axes[i]) && is_split(l, l->axes[i]) &&
-		    __builtin_mul_overflow(t->dims[i], (int64_t)l->factor, &n))
-			return ref_fail(c, "%s has shape %s, whose axis %c is too large", what,
-			                ref_dims_text(t->dims, t->rank, buf, sizeof buf), l->axes[i]);
+	case LAYOUT_INNER:
+		return ref_fail(c, "%s has shape %s, but layout %s needs dimension %u to be %u",
+		                what, ref_dims_text(t->dims, t->rank, buf, sizeof buf), l->name,
+		                (unsigned)i, (unsigned)l->factor);
+	case LAYOUT_TOO_LARGE:
+		return ref_fail(c, "%s has shape %s, whose axis %c is too large", what,
+		                ref_dims_text(t->dims, t->rank, buf, sizeof buf), l->axes[i]);
 	}
 	return true;
-}
-
-int64_t
-rl_dim(const Layout *l, const int64_t *dims, char ax)
-{
-	int64_t size = 1;
-	for (uint32_t i = 0; i < l->rank; i++)
-		if (upper(l->axes[i]) == ax)
-			size *= dims[i];
-	return size;
-}
-
-bool
-rl_shape(const Layout *l, const char *letters, const int64_t *size, int64_t *dims)
-{
-	for (uint32_t i = 0; i < l->rank; i++) {
-		char ax = l->axes[i];
-		if (is_lower(ax)) {
-			dims[i] = l->factor;
-			continue;
-		}
-		const char *p = strchr(letters, ax);
-		int64_t s = p ? size[p - letters] : 1;
-		if (is_split(l, ax)) {
-			if (s % l->factor != 0)
-				return false;
-			s /= l->factor;
-		}
-		dims[i] = s;
-	}
-	return true;
-}
-
-int64_t
-rl_offset(const Layout *l, const int64_t *dims, const char *letters, const int64_t *idx)
-{
-	int64_t off = 0;
-	for (uint32_t i = 0; i < l->rank; i++) {
-		char ax = l->axes[i];
-		const char *p = strchr(letters, upper(ax));
-		int64_t v = p ? idx[p - letters] : 0;
-		if (is_lower(ax))
-			v %= l->factor;
-		else if (is_split(l, ax))
-			v /= l->factor;
-		off = off * dims[i] + v;
-	}
-	return off;
-}
-
-void
-rl_index(const Layout *l, const int64_t *dims, int64_t off, const char *letters,
-         int64_t *idx)
-{
-	for (size_t i = 0; letters[i]; i++)
-		idx[i] = 0;
-	/* From the last (fastest) axis: its index is the remainder. */
-	for (uint32_t i = l->rank; i-- > 0;) {
-		int64_t v = off % dims[i];
-		off /= dims[i];
-		char ax = l->axes[i];
-		const char *p = strchr(letters, upper(ax));
-		if (!p)
-			continue;
-		if (!is_lower(ax) && is_split(l, ax))
-			v *= l->factor;     /* outer part; the inner one adds its own */
-		idx[p - letters] += v;
-	}
 }
 
 /* ---------------------------------------------------------- arithmetic */

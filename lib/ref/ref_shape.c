@@ -23,28 +23,6 @@ copy_all(Tensor *out, const Tensor *x)
 		memcpy(out->data, x->data, (size_t)x->numel * elem_size(x->kind));
 }
 
-/* Reads an optional list of axes of a rank-`rank` operand into mark[].
- * Returns 1 if given, 0 if absent, -1 after an error. */
-static int
-read_axes(RefCx *c, const char *key, uint32_t rank, bool *mark)
-{
-	int64_t ax[TENSOR_MAX_RANK];
-	uint32_t n;
-	memset(mark, 0, TENSOR_MAX_RANK * sizeof *mark);
-	int r = ra_ints(c, key, TENSOR_MAX_RANK, INT64_MIN, ax, &n);
-	for (uint32_t i = 0; r == 1 && i < n; i++) {
-		int64_t a;
-		if (!ra_axis_norm(c, key, ax[i], rank, &a))
-			return -1;
-		if (mark[a]) {
-			ref_fail(c, "'%s' names axis %lld twice", key, (long long)a);
-			return -1;
-		}
-		mark[a] = true;
-	}
-	return r;
-}
-
 /* -------------------------------------------------------------- reshape */
 
 bool
@@ -56,8 +34,8 @@ ref_reshape(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32
 	Tensor *out = outs[0];
 	int64_t ns[TENSOR_MAX_RANK], dims[TENSOR_MAX_RANK], known = 1;
 	uint32_t n;
-	if (!ra_require(c, "newshape") || ra_ints(c, "newshape", TENSOR_MAX_RANK, INT64_MIN, ns,
-	                                          &n) < 0)
+	if (!oa_require(c, "newshape", "newshape=[1, -1]") ||
+	    oa_ints(c, "newshape", 0, TENSOR_MAX_RANK, INT64_MIN, ns, &n, "a list of integers") != 1)
 		return false;
 	/* 0 copies the input dimension at that position, -1 is inferred. */
 	int infer = -1;
@@ -104,7 +82,8 @@ ref_transpose(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint
 	Tensor *out = outs[0];
 	int64_t ax[TENSOR_MAX_RANK], perm[TENSOR_MAX_RANK], dims[TENSOR_MAX_RANK];
 	uint32_t n, r = x->rank;
-	int given = ra_ints(c, "axes", TENSOR_MAX_RANK, INT64_MIN, ax, &n);
+	int given = oa_ints(c, "axes", 0, TENSOR_MAX_RANK, INT64_MIN, ax, &n,
+	                    "a list of axes (integers)");
 	if (given < 0)
 		return false;
 	if (given && n != r)
@@ -114,7 +93,7 @@ ref_transpose(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint
 	for (uint32_t j = 0; j < r; j++) {
 		if (!given)
 			perm[j] = r - 1 - j;        /* default: reversed */
-		else if (!ra_axis_norm(c, "axes", ax[j], r, &perm[j]))
+		else if ((perm[j] = axis_norm(c, "axes", ax[j], r)) < 0)
 			return false;
 		if (seen[perm[j]])
 			return ref_fail(c, "'axes' is not a permutation");
@@ -154,10 +133,11 @@ ref_layout_transform(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **out
 {
 	(void)nargs;
 	(void)nouts;
-	const Layout *src, *dst;
-	if (!ra_require(c, "src_layout") || !ra_require(c, "dst_layout") ||
-	    !ra_layout(c, "src_layout", "NCHW", layout_names, &src) ||
-	    !ra_layout(c, "dst_layout", "NCHW", layout_names, &dst))
+	bool have = oa_require(c, "src_layout", "src_layout=\"NCHW\"");
+	have = oa_require(c, "dst_layout", "dst_layout=\"NCHW4c\"") && have;
+	const Layout *src = oa_layout(c, "src_layout", "NCHW", layout_names);
+	const Layout *dst = oa_layout(c, "dst_layout", "NCHW", layout_names);
+	if (!have || !c->ok)
 		return false;
 	char sa[8], da[8];
 	layout_logical_axes(src, sa);
@@ -174,8 +154,8 @@ ref_layout_transform(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **out
 		return false;
 	int64_t size[8], dims[8], idx[8];
 	for (size_t i = 0; sa[i]; i++)
-		size[i] = rl_dim(src, x->dims, sa[i]);
-	if (!rl_shape(dst, sa, size, dims))
+		size[i] = layout_dim(src, x->dims, sa[i]);
+	if (layout_shape(dst, sa, size, dims))
 		return ref_fail(c, "%s needs its split axis to be a multiple of %u", dst->name,
 		                (unsigned)dst->factor);
 	if (!same_kind_out(c, x, out) || !ref_check_out(c, out, dst->rank, dims))
@@ -183,8 +163,8 @@ ref_layout_transform(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **out
 	/* Each output element: its logical index, then where that lies in x. */
 	size_t es = elem_size(x->kind);
 	for (int64_t o = 0; o < out->numel; o++) {
-		rl_index(dst, out->dims, o, sa, idx);
-		int64_t in = rl_offset(src, x->dims, sa, idx);
+		layout_index(dst, out->dims, o, sa, idx);
+		int64_t in = layout_offset(src, x->dims, sa, idx);
 		memcpy((char *)out->data + o * (int64_t)es, (const char *)x->data + in * (int64_t)es, es);
 	}
 	return true;
@@ -198,9 +178,8 @@ ref_concatenate(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, ui
 	(void)nouts;
 	const Tensor *x0 = args[0];
 	Tensor *out = outs[0];
-	int64_t axis;
-	if (!ra_int(c, "axis", 0, INT64_MIN, INT64_MAX, &axis) ||
-	    !ra_axis_norm(c, "axis", axis, x0->rank, &axis))
+	int64_t axis = oa_int(c, "axis", 0, INT64_MIN, INT64_MAX);
+	if (!c->ok || (axis = axis_norm(c, "axis", axis, x0->rank)) < 0)
 		return false;
 	int64_t dims[TENSOR_MAX_RANK];
 	memcpy(dims, x0->dims, x0->rank * sizeof dims[0]);
@@ -248,12 +227,12 @@ ref_split(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 {
 	(void)nargs;
 	const Tensor *x = args[0];
-	int64_t axis;
-	if (!ra_require(c, "indices_or_sections") ||
-	    !ra_int(c, "axis", 0, INT64_MIN, INT64_MAX, &axis) ||
-	    !ra_axis_norm(c, "axis", axis, x->rank, &axis))
+	if (!oa_require(c, "indices_or_sections", "indices_or_sections=2"))
 		return false;
-	const Attr *ios = ra_get(c, "indices_or_sections");
+	int64_t axis = oa_int(c, "axis", 0, INT64_MIN, INT64_MAX);
+	if (!c->ok || (axis = axis_norm(c, "axis", axis, x->rank)) < 0)
+		return false;
+	const Attr *ios = oa_get(c, "indices_or_sections");
 	int64_t dim = x->dims[axis];
 	/* The number of pieces first, then their sizes. */
 	uint32_t count;
@@ -325,7 +304,7 @@ ref_squeeze(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
 	bool mark[TENSOR_MAX_RANK];
-	int given = read_axes(c, "axis", x->rank, mark);
+	int given = oa_axes(c, "axis", x->rank, mark);
 	if (given < 0)
 		return false;
 	int64_t dims[TENSOR_MAX_RANK];
@@ -353,9 +332,11 @@ ref_expand_dims(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, ui
 	(void)nouts;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
-	int64_t r = x->rank, axis, k;
-	if (!ra_require(c, "axis") || !ra_int(c, "axis", 0, -r - 1, r, &axis) ||
-	    !ra_int(c, "num_newaxis", 1, 0, TENSOR_MAX_RANK - r, &k))
+	int64_t r = x->rank;
+	bool have = oa_require(c, "axis", "axis=0");
+	int64_t axis = oa_int(c, "axis", 0, -r - 1, r);
+	int64_t k = oa_int(c, "num_newaxis", 1, 0, TENSOR_MAX_RANK - r);
+	if (!have || !c->ok)
 		return false;
 	if (axis < 0)
 		axis += r + 1;
