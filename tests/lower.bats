@@ -37,6 +37,12 @@ lower_golden() {
 @test "lower: split has two result buffers, concatenate takes a tuple's fields" {
 	lower_golden tuples
 }
+@test "lower: a split into one section is a call of a one-result prim, wrapped in a tuple" {
+	lower_golden split_one
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/split_one.ir"
+	assert_line '  %s_0: f32[2,3] = call_lowered @split(%x)'
+	assert_line '  %s: (f32[2,3],) = (%s_0,)'
+}
 
 @test "lower: --no-fuse makes one prim per operator" {
 	run -0 sh -c "ir-lower --no-fuse '$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir' | grep -c '^prim '"

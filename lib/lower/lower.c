@@ -717,6 +717,21 @@ group_device(Lower *L, const Group *g)
 /* The call's operands: the inputs, a tuple's fields as its projections
  * (new bindings before the call when the tuple is not written as one;
  * queued on g->pre, spliced in by unlink_removed). */
+/* A name for field `field` of value `base` that the function does not
+ * have yet: "base_F", else "base_F_2", ... */
+static Sym
+field_name(Lower *L, Sym base, int field)
+{
+	char name[256];
+	snprintf(name, sizeof name, "%s_%d", base, field);
+	size_t n = strlen(name);
+	for (int k = 2; nameset_has(&L->names, name); k++)
+		snprintf(name + n, sizeof name - n, "_%d", k);
+	Sym s = module_name(L->m, name, strlen(name));
+	nameset_add(&L->names, s);
+	return s;
+}
+
 static Value *
 input_arg(Lower *L, Group *g, Value *call, const GroupInput *in)
 {
@@ -725,15 +740,9 @@ input_arg(Lower *L, Group *g, Value *call, const GroupInput *in)
 	Value *t = in->v;
 	if (t->kind == VK_BIND && t->form == B_TUPLE)
 		return t->args[in->field];
-	char name[256];
-	snprintf(name, sizeof name, "%s_%d", t->name, in->field);
-	size_t n = strlen(name);
-	for (int k = 2; nameset_has(&L->names, name); k++)
-		snprintf(name + n, sizeof name - n, "_%d", k);
 	Value *p = value_new(L->m, VK_BIND, 1);
 	p->form = B_PROJ;
-	p->name = module_name(L->m, name, strlen(name));
-	nameset_add(&L->names, p->name);
+	p->name = field_name(L, t->name, in->field);
 	p->args[0] = t;
 	p->u.index = (uint32_t)in->field;
 	p->type = input_type(in);
@@ -746,6 +755,39 @@ input_arg(Lower *L, Group *g, Value *call, const GroupInput *in)
 		g->pre = p;
 	g->pre_last = p;
 	return p;
+}
+
+/* A call of a prim with one result has that result's tensor type, so a
+ * one-field tuple result (a split into one section) is the call, under
+ * a name of its own, wrapped in a tuple that takes the tail's name:
+ *     %s_0 = call_lowered @split(%x)
+ *     %s = (%s_0,)
+ * The call goes last in the group's queue; the tuple is what replaces
+ * the tail.  Any other call is returned as it is. */
+static Value *
+one_tuple(Lower *L, Group *g, Value *call)
+{
+	const Type *t = call->type;
+	if (t->kind != TY_TUPLE || t->n != 1)
+		return call;
+	Value *tup = value_new(L->m, VK_BIND, 1);
+	tup->form = B_TUPLE;
+	tup->name = call->name;
+	tup->type = t;
+	tup->vd = call->vd;
+	tup->loc = call->loc;
+	tup->flags = call->flags;
+	tup->args[0] = call;
+	call->name = field_name(L, call->name, 0);
+	call->type = t->fields[0];
+	call->next = NULL;
+	if (g->pre_last)
+		g->pre_last->next = call;
+	else
+		g->pre = call;
+	g->pre_last = call;
+	*pm_slot(&L->group_of, tup) = pm_get(&L->group_of, call);
+	return tup;
 }
 
 /* Loop-level indices are i32: a tensor of more elements cannot be
@@ -945,7 +987,7 @@ lower_group(Lower *L, Group *g)
 		*pm_slot(&L->group_of, call) = pm_get(&L->group_of, tail);
 		for (int k = 0; k + 1 < g->n; k++)
 			g->members[k]->flags |= VF_REMOVED;
-		g->members[g->n - 1] = call;
+		g->members[g->n - 1] = one_tuple(L, g, call);
 	}
 	free(c.in);
 	return ok;
