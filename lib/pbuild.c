@@ -81,6 +81,8 @@ deeper(PExpr *e, const PExpr *child)
 PExpr *
 pe_int(PBuild *b, int64_t v, ElemKind k)
 {
+	if (k == ET_BOOL) /* an integer literal is never a bool (0 reads back as i32) */
+		return pe_bool(b, v != 0);
 	PExpr *e = new_expr(b, E_INT, (DType){(uint8_t)k, 1});
 	e->u.i = v;
 	return e;

@@ -1,0 +1,184 @@
+"""Runs random models (tests/gen/gen.py) through the whole pipeline.
+
+    check.py [--seed S] [--count N] [--bin DIR] [--jobs J] [--keep DIR]
+
+For the models of seeds S .. S+N-1, each in a folder of its own:
+
+    s1 = ir-parse [--locations] model.ir
+    s2 = ir-plan-devices s1
+    s3 = ir-lower [--no-fuse] [--no-tile] [--no-texture] s2   (flags per seed)
+    s4 = ir-plan-devices s3
+
+and checks that every tool exits 0; that each stage re-parses to the same
+bytes (ir-parse s == s); that planning is idempotent (ir-plan-devices of
+s2 and of s4 changes nothing); and that ir-run --interp gives, on the same
+random inputs, the same bits for s1 and s2 and for s3 and s4 (placement
+changes no value), and for s4 what it gives for s1: the same bits where
+the generator's error bound is 0, within the bound elsewhere.
+
+A failure prints the seed, what broke and the commands that reproduce it,
+and the exit status is 1.  IRPIPE_BIN (or --bin) names the tools' folder.
+"""
+import argparse
+import concurrent.futures as cf
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gen  # noqa: E402
+
+TIMEOUT = 120
+
+
+class Failure(Exception):
+    pass
+
+
+def tool(bindir, name, args, stdin, cwd, what):
+    cmd = [os.path.join(bindir, name)] + args
+    try:
+        p = subprocess.run(cmd, input=stdin, cwd=cwd, capture_output=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise Failure("%s: timed out after %d s" % (what, TIMEOUT))
+    if p.returncode != 0:
+        raise Failure("%s: %s exited %d\n%s" % (what, name, p.returncode,
+                                               p.stderr.decode(errors="replace")[-3000:]))
+    return p.stdout
+
+
+def same(what, a, b):
+    if a != b:
+        al, bl = a.decode(errors="replace").splitlines(), b.decode(errors="replace").splitlines()
+        for i, (x, y) in enumerate(zip(al, bl)):
+            if x != y:
+                raise Failure("%s: line %d differs:\n  - %s\n  + %s" % (what, i + 1, x, y))
+        raise Failure("%s: %d lines against %d" % (what, len(al), len(bl)))
+
+
+def compare(m, ref, out, exact=False, what="lowered"):
+    """Compares the outputs of the graph level (ref) and the lowered module
+    (or, exact, of two stages that must give the same bits)."""
+    files = ["%d.npy" % i for i in range(len(m.outputs))] if m.tuple_result else [""]
+    for i, ((dt, shape, err), f) in enumerate(zip(m.outputs, files)):
+        a = np.load(os.path.join(ref, f) if f else ref)
+        b = np.load(os.path.join(out, f) if f else out)
+        where = "output %d" % i
+        if a.shape != tuple(shape) or b.shape != a.shape or a.dtype != b.dtype:
+            raise Failure("%s: graph level %s %s, %s %s %s, expected %s" % (
+                where, a.dtype, a.shape, what, b.dtype, b.shape, shape))
+        if exact or err == 0 or a.dtype.kind in "biu":
+            bad = (a != b) & ~(np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else a != b
+            tol = 0.0
+        else:
+            af, bf = a.astype(np.float64), b.astype(np.float64)
+            tol = 2 * err + 1e-30
+            bad = ~(np.abs(af - bf) <= tol) & ~(np.isnan(af) & np.isnan(bf))
+        if bad.any():
+            idx = tuple(int(j) for j in np.argwhere(bad)[0])
+            raise Failure("%s: %d of %d elements differ; at %s: graph level %r, %s %r "
+                          "(tolerance %g)" % (where, int(bad.sum()), a.size, list(idx),
+                                              a[idx].item(), what, b[idx].item(), tol))
+
+
+def pipeline(m, args):
+    """The shell commands check() runs, for the reproducer."""
+    loc = " --locations" if m.locations else ""
+    low = "".join(" " + f for f in m.lower_flags)
+    inp = " ".join(args)
+    ext = "" if m.tuple_result else ".npy"
+    return ("ir-parse%s model.ir > s1.ir\n"
+            "ir-plan-devices s1.ir > s2.ir\n"
+            "ir-lower%s s2.ir > s3.ir\n"
+            "ir-plan-devices s3.ir > s4.ir\n"
+            "for s in s1 s2 s3 s4; do ir-parse $s.ir | cmp - $s.ir; done\n"
+            "for s in s2 s4; do ir-plan-devices $s.ir | cmp - $s.ir; done\n"
+            "for s in s1 s2 s3 s4; do ir-run --interp --data-dir=. %s -o $s%s $s.ir; done\n"
+            "# s1 = s2 and s3 = s4 exactly, s1 = s4 within the generator's error bound\n"
+            % (loc, low, inp, ext))
+
+
+def check(seed, bindir, keep):
+    d = tempfile.mkdtemp(prefix="irpipe-random-%d." % seed)
+    ok = False
+    try:
+        try:
+            m, args = gen.write(seed, d)
+        except Exception:
+            import traceback
+            raise Failure("the generator failed:\n" + traceback.format_exc())
+        with open(os.path.join(d, "repro.sh"), "w") as f:
+            f.write("# seed %d: cd here and run with the tools on PATH\nset -e\n" % seed)
+            f.write(pipeline(m, args))
+        with open(os.path.join(d, "model.ir"), "rb") as f:
+            text = f.read()
+        T = lambda name, a, s, what: tool(bindir, name, a, s, d, what)  # noqa: E731
+        s1 = T("ir-parse", ["--locations"] if m.locations else [], text, "ir-parse of the model")
+        s2 = T("ir-plan-devices", [], s1, "ir-plan-devices")
+        s3 = T("ir-lower", m.lower_flags, s2, "ir-lower " + " ".join(m.lower_flags))
+        s4 = T("ir-plan-devices", [], s3, "ir-plan-devices after ir-lower")
+        for k, s in (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4)):
+            same("%s re-parsed" % k, s, T("ir-parse", [], s, "ir-parse of " + k))
+        for k, s in (("s2", s2), ("s4", s4)):
+            same("%s planned again" % k, s, T("ir-plan-devices", [], s, "ir-plan-devices of " + k))
+        res = {}
+        for k, s in (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4)):
+            with open(os.path.join(d, k + ".ir"), "wb") as f:
+                f.write(s)
+            res[k] = os.path.join(d, k + ("" if m.tuple_result else ".npy"))
+            T("ir-run", ["--interp", "--data-dir=."] + args + ["-o", res[k], k + ".ir"], b"",
+              "ir-run of %s" % k)
+        # placement changes no value: s2 is s1, s4 is s3, to the bit
+        compare(m, res["s1"], res["s2"], exact=True, what="planned (s2)")
+        compare(m, res["s3"], res["s4"], exact=True, what="planned again (s4)")
+        compare(m, res["s1"], res["s4"], what="lowered (s4)")
+        ok = True
+        return None
+    except Failure as e:
+        return str(e)
+    finally:
+        if ok and not keep:
+            shutil.rmtree(d, ignore_errors=True)
+        elif not ok:
+            check.dirs[seed] = d
+
+
+check.dirs = {}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--bin", default=os.environ.get("IRPIPE_BIN", "build/bin"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--keep", action="store_true", help="keep the folders of passing models too")
+    ap.add_argument("--max-failures", type=int, default=10)
+    a = ap.parse_args()
+    bindir = os.path.abspath(a.bin)
+    seeds = range(a.seed, a.seed + a.count)
+    failed = 0
+    with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        for seed, msg in zip(seeds, ex.map(lambda s: check(s, bindir, a.keep), seeds)):
+            if msg is None:
+                continue
+            failed += 1
+            if failed <= a.max_failures:
+                d = check.dirs.get(seed, "")
+                print("random: FAIL seed %d: %s" % (seed, msg))
+                print("  reproduce: %s %s/check.py --seed %d --count 1 --bin %s" % (
+                    sys.executable, os.path.relpath(HERE), seed, bindir))
+                print("  or: cd %s && PATH=%s:$PATH sh repro.sh   (model, inputs, commands)" % (
+                    d, bindir))
+                sys.stdout.flush()
+    print("random: %d models from seed %d, %d failed" % (a.count, a.seed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
