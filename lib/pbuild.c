@@ -443,6 +443,19 @@ pb_close(PBuild *b)
 		b->n--;
 }
 
+int
+pb_depth(const PBuild *b)
+{
+	return b->n;
+}
+
+void
+pb_close_to(PBuild *b, int depth)
+{
+	while (b->n > depth && b->n > 1)
+		b->n--;
+}
+
 PExpr *
 pb_let(PBuild *b, const char *prefix, PExpr *e)
 {

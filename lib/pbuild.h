@@ -80,6 +80,11 @@ PStmt *pb_if(PBuild *b, PExpr *cond);
 /* kernel @name { ... }: opens the body. */
 PStmt *pb_kernel(PBuild *b, const char *name);
 void pb_close(PBuild *b);
+/* How many blocks are open (the prim's body alone: 1).  Taken before
+ * opening a nest, it is what pb_close_to closes back to. */
+int pb_depth(const PBuild *b);
+/* Closes the innermost blocks until `depth` are open. */
+void pb_close_to(PBuild *b, int depth);
 /* barrier: the work items of a work group meet. */
 void pb_barrier(PBuild *b);
 /* let %<prefix>N = e; returns its variable, or e itself when it is a

@@ -20,6 +20,16 @@
  *    block, and builds each once.
  * 4. The group's last binding becomes `call_lowered @prim(inputs)` under
  *    its own name; the other members disappear.
+ *
+ * Layering: each file calls only the files below it, never up (no
+ * callbacks):
+ *   lower.c         fusion, a group's parameters and scopes, prim sharing,
+ *                   the schedule by operator id (schedule), the calls
+ *   lower_tile.c    register-tiled dense, batch_matmul and conv2d
+ *   lower_reduce.c  a sum or mean across the work items of a work group
+ *   lower_ops.c     each operator's value at an index; softmax and split
+ *   lower_nest.c    a group's inputs, kernels, loop nests over a device
+ *   pbuild.c        statements and expressions (lib/)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -225,48 +235,6 @@ group_binding(Lower *L, Value *v, Block *blk)
 		g->closed = true;
 }
 
-/* ------------------------------------------------------------- inputs */
-
-GroupInput *
-lower_input(GroupCx *c, int k, uint32_t j, int field)
-{
-	Value *a = c->g->members[k]->args[j];
-	for (int i = 0; i < c->nin; i++)
-		if (c->in[i].v == a && (field < 0 || c->in[i].field == field))
-			return &c->in[i];
-	return NULL;
-}
-
-static void
-add_input(GroupCx *c, Value *a, int field)
-{
-	for (int i = 0; i < c->nin; i++)
-		if (c->in[i].v == a && c->in[i].field == field)
-			return;
-	c->in = xrealloc(c->in, (size_t)(c->nin + 1) * sizeof *c->in);
-	c->in[c->nin++] = (GroupInput){a, field, NULL};
-}
-
-static void
-collect_inputs(GroupCx *c)
-{
-	Group *g = c->g;
-	for (int k = 0; k < g->n; k++) {
-		Value *v = g->members[k];
-		for (uint32_t j = 0; j < v->nargs; j++) {
-			Value *a = v->args[j];
-			if (a->kind == VK_LIT || (k > 0 && a == g->members[k - 1]))
-				continue;
-			if (a->type->kind == TY_TUPLE) {
-				for (uint32_t f = 0; f < a->type->n; f++)
-					add_input(c, a, (int)f);
-			} else {
-				add_input(c, a, -1);
-			}
-		}
-	}
-}
-
 /* ------------------------------------------------------------- scopes */
 
 static const Type *
@@ -327,191 +295,6 @@ is_packed_weight(const GroupCx *c, const GroupInput *in)
 	ConvAttrs ca;
 	lower_conv_attrs(m0, &ca);
 	return ca.kl->factor != 0;      /* OIHW4o, the one packed kernel layout */
-}
-
-/* ---------------------------------------------------------- schedules */
-
-typedef struct {
-	Lower *L;
-	const Device *dev;
-	const char *prim;     /* name, for kernel names */
-	int nkernels;
-	bool reduction;       /* the group has reduction loops per element */
-	bool image;           /* the result is an image: 2-d work groups */
-} Sched;
-
-void
-lower_kernel(GroupCx *c)
-{
-	Sched *s = c->sched;
-	char kname[300];
-	snprintf(kname, sizeof kname, "%s_k%d", s->prim, s->nkernels++);
-	pb_kernel(c->b, kname);
-}
-
-void
-lower_unflatten(PBuild *b, PExpr *q, const int64_t *dims, const bool *sel, uint32_t n, PExpr **idx)
-{
-	int64_t total = 1, stride = 1;
-	for (uint32_t d = 0; d < n; d++)
-		if (!sel || sel[d])
-			total *= dims[d];
-	for (uint32_t d = n; d-- > 0;) {
-		if (sel && !sel[d])
-			continue;
-		if (dims[d] == 1) {
-			idx[d] = pe_i32(b, 0);
-			continue;
-		}
-		PExpr *e = stride == 1 ? q : pe_div(b, q, pe_i32(b, stride));
-		if (stride * dims[d] != total)
-			e = pe_mod(b, e, pe_i32(b, dims[d]));
-		idx[d] = pb_let(b, "i", e);
-		stride *= dims[d];
-	}
-}
-
-/* A gpu kernel writing an image: work items in 2-d work groups of up to
- * 16x16 (within max_work_group_size), x along the last axis longer than
- * 1 (the image's columns), y over the axes before it.  On the H100 a 1-d
- * work group halves image-write bandwidth (research/perf.md §8). */
-static int
-open_nest_2d(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx)
-{
-	Sched *s = c->sched;
-	PBuild *b = c->b;
-	uint32_t xa = n;
-	while (xa > 0 && dims[xa - 1] == 1)
-		xa--;
-	xa = xa ? xa - 1 : 0;
-	int64_t X = n ? dims[xa] : 1, Y = 1;
-	for (uint32_t d = 0; d < xa; d++)
-		Y *= dims[d];
-	int64_t mwgs = s->dev->max_work_group_size < 256 ? s->dev->max_work_group_size : 256;
-	int64_t lx = X < 16 ? X : 16;
-	if (lx > mwgs)
-		lx = mwgs;
-	if (lx < 1)
-		lx = 1;
-	int64_t ly = mwgs / lx < 16 ? mwgs / lx : 16;
-	if (ly > Y)
-		ly = Y;
-	if (ly < 1)
-		ly = 1;
-	int64_t bxn = (X + lx - 1) / lx, byn = (Y + ly - 1) / ly;
-	int opened = 4;
-	PVar *by = pb_scalar(b, "by", (DType){ET_I32, 1});
-	pb_for(b, by, pe_i32(b, 0), pe_i32(b, byn ? byn : 1), FK_THREAD, "blockIdx.y");
-	PVar *bx = pb_scalar(b, "bx", (DType){ET_I32, 1});
-	pb_for(b, bx, pe_i32(b, 0), pe_i32(b, bxn ? bxn : 1), FK_THREAD, "blockIdx.x");
-	PVar *ty = pb_scalar(b, "ty", (DType){ET_I32, 1});
-	pb_for(b, ty, pe_i32(b, 0), pe_i32(b, ly), FK_THREAD, "threadIdx.y");
-	PVar *tx = pb_scalar(b, "tx", (DType){ET_I32, 1});
-	pb_for(b, tx, pe_i32(b, 0), pe_i32(b, lx), FK_THREAD, "threadIdx.x");
-	PExpr *gx = pb_let(b, "gx", pe_add(b, pe_mul(b, pe_var(b, bx), pe_i32(b, lx)), pe_var(b, tx)));
-	PExpr *gy = pb_let(b, "gy", pe_add(b, pe_mul(b, pe_var(b, by), pe_i32(b, ly)), pe_var(b, ty)));
-	PExpr *in = pe_bool(b, true);
-	if (bxn * lx != X)
-		in = pe_bin(b, OP_LT, gx, pe_i32(b, X));
-	if (byn * ly != Y)
-		in = pe_bin(b, OP_AND, in, pe_bin(b, OP_LT, gy, pe_i32(b, Y)));
-	if (in->kind != E_BOOL) {
-		pb_if(b, in);
-		opened++;
-	}
-	for (uint32_t d = xa + 1; d < n; d++)
-		idx[d] = pe_i32(b, 0);
-	if (n)
-		idx[xa] = gx;
-	lower_unflatten(b, gy, dims, NULL, xa, idx);
-	return opened;
-}
-
-/* Opens a kernel and the loops over dims; idx gets each axis's index.
- * cpu: the outer axes as one parallel loop, the inner one vectorized
- * when the body is straight-line.  gpu: the elements spread over work
- * items, at most max_work_group_size (and 256) per work group, in 2-d
- * groups when the result is an image. */
-static int
-open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx, bool inner_vector)
-{
-	Sched *s = c->sched;
-	PBuild *b = c->b;
-	lower_kernel(c);
-	int opened = 1;
-	int64_t total = 1;
-	for (uint32_t d = 0; d < n; d++)
-		total *= dims[d];
-	bool gpu = s->dev && s->dev->kind != DK_CPU;
-	if (!gpu) {
-		/* Loops over the axes longer than 1: the outer ones as one
-		 * parallel loop of at least CPU_PARALLEL_MIN iterations where
-		 * the shape allows (a 4 x 56 x 7 tile grid is 224 tasks, not
-		 * 4: on POCL the conv2d tile ran 1.4x faster so), the
-		 * innermost vectorized when the body is straight-line. */
-		enum { CPU_PARALLEL_MIN = 64 };
-		int last = -1, first = -1;
-		for (uint32_t d = 0; d < n; d++)
-			if (dims[d] != 1) {
-				if (first < 0)
-					first = (int)d;
-				last = (int)d;
-			}
-		int vec = last != first && inner_vector && !s->reduction ? last : -1;
-		uint32_t d = 0;
-		for (; d < n && (int)d < first; d++)
-			idx[d] = pe_i32(b, 0);
-		if (first >= 0) {
-			/* the parallel axes: first..par_end-1 */
-			uint32_t par_end = (uint32_t)first + 1;
-			int64_t tasks = dims[first];
-			while (tasks < CPU_PARALLEL_MIN && par_end < n && (int)par_end != vec) {
-				tasks *= dims[par_end];
-				par_end++;
-			}
-			PVar *pv = pb_scalar(b, "i", (DType){ET_I32, 1});
-			pb_for(b, pv, pe_i32(b, 0), pe_i32(b, tasks), FK_PARALLEL, NULL);
-			opened++;
-			if (par_end == (uint32_t)first + 1)
-				idx[first] = pe_var(b, pv);
-			else
-				lower_unflatten(b, pe_var(b, pv), dims + first, NULL, par_end - (uint32_t)first,
-				                idx + first);
-			d = par_end;
-		}
-		for (; d < n; d++) {
-			if (dims[d] == 1) {
-				idx[d] = pe_i32(b, 0);
-				continue;
-			}
-			PVar *iv = pb_scalar(b, "i", (DType){ET_I32, 1});
-			pb_for(b, iv, pe_i32(b, 0), pe_i32(b, dims[d]), (int)d == vec ? FK_VECTORIZED : FK_SERIAL,
-			       NULL);
-			opened++;
-			idx[d] = pe_var(b, iv);
-		}
-		return opened;
-	}
-	if (s->image)
-		return opened + open_nest_2d(c, dims, n, idx);
-	int64_t wg = s->dev->max_work_group_size < 256 ? s->dev->max_work_group_size : 256;
-	if (wg < 1)
-		wg = 1;
-	if (total < wg)
-		wg = total > 0 ? total : 1;
-	int64_t blocks = (total + wg - 1) / wg;
-	PVar *bx = pb_scalar(b, "bx", (DType){ET_I32, 1});
-	pb_for(b, bx, pe_i32(b, 0), pe_i32(b, blocks), FK_THREAD, "blockIdx.x");
-	PVar *tx = pb_scalar(b, "tx", (DType){ET_I32, 1});
-	pb_for(b, tx, pe_i32(b, 0), pe_i32(b, wg), FK_THREAD, "threadIdx.x");
-	opened += 2;
-	PExpr *gid = pb_let(b, "gid", pe_add(b, pe_mul(b, pe_var(b, bx), pe_i32(b, wg)), pe_var(b, tx)));
-	if (blocks * wg != total) {
-		pb_if(b, pe_bin(b, OP_LT, gid, pe_i32(b, total)));
-		opened++;
-	}
-	lower_unflatten(b, gid, dims, NULL, n, idx);
-	return opened;
 }
 
 /* --------------------------------------------------------- the prims */
@@ -840,6 +623,52 @@ gather_texel(GroupCx *c, PExpr **idx)
 	return true;
 }
 
+/* The schedule of every group no other one takes: an element per work
+ * item (a cpu: per loop iteration); a packed result a texel (4 lanes) at
+ * a time, the loops covering the other axes, the last index 0. */
+static bool
+schedule_elementwise(GroupCx *c)
+{
+	const Type *rt = c->g->members[c->g->n - 1]->type;
+	uint32_t lanes = lower_group_lanes(c);
+	bool gather = lanes == 1 && lower_packed_result(c);
+	int64_t dims[LOWER_MAX_RANK];
+	memcpy(dims, rt->dims, rt->n * sizeof *dims);
+	if (lanes > 1 || gather)
+		dims[rt->n - 1] = 1;
+	PExpr *idx[LOWER_MAX_RANK];
+	int depth = pb_depth(c->b);
+	lower_open_nest(c, dims, rt->n, idx, !gather);
+	bool ok = gather ? gather_texel(c, idx) : store_value(c, idx, lanes);
+	pb_close_to(c->b, depth);
+	return ok;
+}
+
+/* The group's schedule, by its master operator: softmax and split are
+ * lowered whole; dense, batch_matmul and conv2d register-tiled where a
+ * tiling fits (lower_tile.c); a long sum or mean at the end of a group
+ * across a work group (lower_reduce.c); the rest an element per item. */
+static bool
+schedule(Lower *L, GroupCx *c)
+{
+	int r;
+	switch (c->g->members[0]->u.op->op->id) {
+	case O_SOFTMAX:
+		return lower_softmax(c);
+	case O_SPLIT:
+		return lower_split(c);
+	case O_DENSE: case O_BATCH_MATMUL: case O_CONV2D:
+		if (!L->o->no_tile && (r = lower_tiled(c)) != 0)
+			return r > 0;
+		break;
+	default:
+		break;
+	}
+	if (!L->o->no_tile && (r = lower_reduce_across(c)) != 0)
+		return r > 0;
+	return schedule_elementwise(c);
+}
+
 /* Builds p, the prim of group c->g, with the buffer scopes chosen. */
 static bool
 lower_body(Lower *L, GroupCx *c, Prim *p, Sym const *scopes)
@@ -865,46 +694,21 @@ lower_body(Lower *L, GroupCx *c, Prim *p, Sym const *scopes)
 	}
 	/* The parameters are p0.., out..; the body's names count from 0. */
 	b.nvars = 0;
-	Sched s = {.L = L, .dev = c->device, .prim = p->name};
+	LowerSched s = {.dev = c->device, .prim = p->name};
 	s.image = c->nout == 1 && c->out[0]->vd->scope &&
 	          strncmp(c->out[0]->vd->scope, "texture", 7) == 0;
 	for (int k = 0; k < g->n; k++)
 		s.reduction |= lower_has_reduction(g->members[k]->u.op->op);
 	c->sched = &s;
-	bool ok;
-	int tiled;
-	OpId op0 = g->members[0]->u.op->op->id;
-	if (op0 == O_SOFTMAX) {
-		ok = lower_softmax(c, open_nest);
-	} else if (op0 == O_SPLIT) {
-		ok = lower_split(c, open_nest);
-	} else if (!L->o->no_tile && (tiled = lower_tiled(c, open_nest)) != 0) {
-		ok = tiled > 0;
-	} else if (!L->o->no_tile && (tiled = lower_reduce_across(c)) != 0) {
-		ok = tiled > 0;
-	} else {
-		/* A packed result is computed a texel (4 lanes) at a time: the
-		 * loops cover the other axes, the last index is 0. */
-		uint32_t lanes = lower_group_lanes(c);
-		bool gather = lanes == 1 && lower_packed_result(c);
-		int64_t dims[LOWER_MAX_RANK];
-		memcpy(dims, rt->dims, rt->n * sizeof *dims);
-		if (lanes > 1 || gather)
-			dims[rt->n - 1] = 1;
-		PExpr *idx[LOWER_MAX_RANK];
-		int close = open_nest(c, dims, rt->n, idx, !gather);
-		ok = gather ? gather_texel(c, idx) : store_value(c, idx, lanes);
-		while (close--)
-			pb_close(&b);
-	}
+	bool ok = schedule(L, c);
 	free(c->out);
 	return ok;
 }
 
+/* Every tensor of the group (results and operands) can be indexed. */
 static bool
-lower_group(Lower *L, Group *g)
+check_group_indexable(Lower *L, const Group *g)
 {
-	Module *m = L->m;
 	for (int k = 0; k < g->n; k++) {
 		const Value *v = g->members[k];
 		const Type *rt = v->type;
@@ -918,33 +722,36 @@ lower_group(Lower *L, Group *g)
 					return false;
 		}
 	}
-	const Device *dev = group_device(L, g);
-	Sym devname = dev ? dev->name : sym_intern_cstr(m, "cpu");
-	PrimName pn = prim_name(L, g);
-	GroupCx c = {.m = m, .g = g, .dev = devname, .device = dev};
-	collect_inputs(&c);
+	return true;
+}
+
+/* The parameters: the memory scope of each input, then of each result
+ * (malloc'd; they are part of the key).  The messages name `prim`, the
+ * prim the group would get. */
+static Sym *
+group_scopes(Lower *L, GroupCx *c, const Device *dev, const char *prim)
+{
+	Module *m = L->m;
+	const Group *g = c->g;
 	Value *tail = g->members[g->n - 1];
 	const Type *rt = tail->type;
-	c.nout = rt->kind == TY_TUPLE ? (int)rt->n : 1;
-	/* The buffers' scopes first (they are part of the key); the
-	 * messages name the prim the group would get. */
-	Sym *scopes = xcalloc((size_t)(c.nin + c.nout), sizeof *scopes);
+	Sym *scopes = xcalloc((size_t)(c->nin + c->nout), sizeof *scopes);
 	char what[300];
-	for (int i = 0; i < c.nin; i++) {
-		snprintf(what, sizeof what, "operand %%%s of @%s", c.in[i].v->name, pn.name);
-		scopes[i] = sym_intern_cstr(m, choose_scope(L, dev, input_type(&c.in[i]),
-		                                            is_packed_weight(&c, &c.in[i]), what));
+	for (int i = 0; i < c->nin; i++) {
+		snprintf(what, sizeof what, "operand %%%s of @%s", c->in[i].v->name, prim);
+		scopes[i] = sym_intern_cstr(m, choose_scope(L, dev, input_type(&c->in[i]),
+		                                            is_packed_weight(c, &c->in[i]), what));
 	}
 	/* An image is written a whole texel at a time (write_imagef has no
 	 * one-channel form, and a kernel cannot read back what it writes):
 	 * softmax and split, which write element by element, keep their
 	 * results in buffers.  Every other packed result is written in
-	 * texels (lower_body). */
+	 * texels (schedule_elementwise). */
 	OpId op0 = g->members[0]->u.op->op->id;
 	bool texels = op0 != O_SOFTMAX && op0 != O_SPLIT;
-	for (int i = 0; i < c.nout; i++) {
+	for (int i = 0; i < c->nout; i++) {
 		const Type *t = rt->kind == TY_TUPLE ? rt->fields[i] : rt;
-		snprintf(what, sizeof what, "result %%%s of @%s", tail->name, pn.name);
+		snprintf(what, sizeof what, "result %%%s of @%s", tail->name, prim);
 		const char *scope = choose_scope(L, dev, t, false, what);
 		if (strcmp(scope, "global") != 0 && !texels) {
 			L->ntexture--;
@@ -953,8 +760,54 @@ lower_group(Lower *L, Group *g)
 				        "image is written a texel at a time: kept in global memory\n", what);
 			scope = "global";
 		}
-		scopes[c.nin + i] = sym_intern_cstr(m, scope);
+		scopes[c->nin + i] = sym_intern_cstr(m, scope);
 	}
+	return scopes;
+}
+
+/* The group's last member becomes `call_lowered @p(inputs)` (wrapped in a
+ * tuple by one_tuple where need be); the others go (unlink_removed takes
+ * them out of the block). */
+static void
+replace_with_call(Lower *L, Group *g, GroupCx *c, Prim *p)
+{
+	Value *tail = g->members[g->n - 1];
+	Value *call = value_new(L->m, VK_BIND, (uint32_t)c->nin);
+	for (int i = 0; i < c->nin; i++)
+		call->args[i] = input_arg(L, g, tail, &c->in[i]);
+	/* Operands are stored inline, so the call is a new value that
+	 * takes tail's name and place; uses of tail are retargeted. */
+	call->form = B_CALL_LOWERED;
+	call->name = tail->name;
+	call->type = tail->type;
+	call->vd = tail->vd;
+	call->loc = tail->loc;
+	call->flags = tail->flags & (VF_TYPED | VF_ON | VF_LOC);
+	call->u.prim = p;
+	g->replaced = tail;
+	tail->flags |= VF_REMOVED;
+	*pm_slot(&L->group_of, call) = pm_get(&L->group_of, tail);
+	for (int k = 0; k + 1 < g->n; k++)
+		g->members[k]->flags |= VF_REMOVED;
+	g->members[g->n - 1] = one_tuple(L, g, call);
+}
+
+/* One group: its parameters, then its prim (an earlier identical one, or
+ * built by its schedule), then the call that replaces it. */
+static bool
+lower_group(Lower *L, Group *g)
+{
+	Module *m = L->m;
+	if (!check_group_indexable(L, g))
+		return false;
+	const Device *dev = group_device(L, g);
+	Sym devname = dev ? dev->name : sym_intern_cstr(m, "cpu");
+	PrimName pn = prim_name(L, g);
+	GroupCx c = {.m = m, .g = g, .dev = devname, .device = dev};
+	lower_collect_inputs(&c);
+	const Type *rt = g->members[g->n - 1]->type;
+	c.nout = rt->kind == TY_TUPLE ? (int)rt->n : 1;
+	Sym *scopes = group_scopes(L, &c, dev, pn.name);
 	group_key(L, &c, dev, scopes, scopes + c.nin);
 	uint32_t h = key_hash(L);
 	Prim *p = shared_find(L, h);
@@ -968,27 +821,8 @@ lower_group(Lower *L, Group *g)
 		L->nprims++;
 	}
 	free(scopes);
-	if (ok) {
-		/* The last member becomes the call; the others go. */
-		Value *call = value_new(m, VK_BIND, (uint32_t)c.nin);
-		for (int i = 0; i < c.nin; i++)
-			call->args[i] = input_arg(L, g, tail, &c.in[i]);
-		/* Operands are stored inline, so the call is a new value that
-		 * takes tail's name and place; uses of tail are retargeted. */
-		call->form = B_CALL_LOWERED;
-		call->name = tail->name;
-		call->type = tail->type;
-		call->vd = tail->vd;
-		call->loc = tail->loc;
-		call->flags = tail->flags & (VF_TYPED | VF_ON | VF_LOC);
-		call->u.prim = p;
-		g->replaced = tail;
-		tail->flags |= VF_REMOVED;
-		*pm_slot(&L->group_of, call) = pm_get(&L->group_of, tail);
-		for (int k = 0; k + 1 < g->n; k++)
-			g->members[k]->flags |= VF_REMOVED;
-		g->members[g->n - 1] = one_tuple(L, g, call);
-	}
+	if (ok)
+		replace_with_call(L, g, &c, p);
 	free(c.in);
 	return ok;
 }

@@ -43,6 +43,16 @@ typedef struct {
 	PVar *buf;
 } GroupInput;
 
+/* The schedule state of the prim being built, set by lower.c and read by
+ * the nests (lower_nest.c). */
+typedef struct {
+	const Device *dev;
+	const char *prim;         /* name, for kernel names */
+	int nkernels;
+	bool reduction;           /* the group has reduction loops per element */
+	bool image;               /* the result is an image: 2-d work groups */
+} LowerSched;
+
 typedef struct {
 	Module *m;
 	PBuild *b;
@@ -54,13 +64,13 @@ typedef struct {
 	Sym dev;                  /* the group's device */
 	const Device *device;     /* its declaration, or NULL */
 	const VDev *local;        /* @dev:local, for accumulators */
-	void *sched;              /* lower.c's schedule state */
+	LowerSched *sched;
 	PExpr *master;            /* when set, member 0's value (tiled schedules) */
 } GroupCx;
 
-/* The buffer of operand j of member k: an outside input (field -1, or
- * the first field of a tuple operand) or NULL for the chain predecessor
- * and literals. */
+/* The buffer of operand j of member k (lower_nest.c): an outside input
+ * (field -1, or the first field of a tuple operand) or NULL for the chain
+ * predecessor and literals. */
 GroupInput *lower_input(GroupCx *c, int k, uint32_t j, int field);
 
 /* Member k's value at idx (its result's rank); NULL after reporting an
@@ -75,20 +85,38 @@ bool lower_packed_result(const GroupCx *c);
  * texel as a 4-lane vector; else 1. */
 uint32_t lower_group_lanes(GroupCx *c);
 
-/* Whole-group lowerings for the operators that are not one value per
- * output element: they write the result buffers themselves.  `open` opens
- * the schedule's loops over dims (rank n, the index of each axis into
- * idx) and returns how many blocks to close. */
-typedef int (*LowerOpenNest)(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx,
-                             bool inner_vector);
-bool lower_softmax(GroupCx *c, LowerOpenNest open);
+/* ------------------------------------------- lower_nest.c: the bottom */
+
+/* Fills c->in with the group's outside operands (a tuple: each field). */
+void lower_collect_inputs(GroupCx *c);
+/* Opens a kernel named after the prim (@prim_k0, @prim_k1, ...). */
+void lower_kernel(GroupCx *c);
+/* Opens a kernel and the schedule's loops over dims (rank n); idx gets
+ * each axis's index.  Close with pb_close_to(c->b, depth) for a
+ * pb_depth taken before. */
+void lower_open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx,
+                     bool inner_vector);
 /* The index of each axis of dims (rank n) that sel marks (all if sel is
  * NULL) from q, their flat index in C order; let-bound where not
  * trivial.  The other entries of idx are left alone. */
 void lower_unflatten(PBuild *b, PExpr *q, const int64_t *dims, const bool *sel, uint32_t n,
                      PExpr **idx);
-/* Opens a kernel named after the prim (@prim_k0, @prim_k1, ...). */
-void lower_kernel(GroupCx *c);
+/* The most work items a gpu work group gets: max_work_group_size, at
+ * most 256. */
+int64_t lower_wg_limit(const Device *dev);
+/* lo <= e < hi. */
+PExpr *lower_in_range(PBuild *b, PExpr *e, int64_t lo, int64_t hi);
+/* The padded-window test: (y, x) lies in [ylo, yhi) x [xlo, xhi). */
+PExpr *lower_inside(PBuild *b, PExpr *y, PExpr *x, int64_t ylo, int64_t yhi, int64_t xlo,
+                    int64_t xhi);
+
+/* ------------------------------------------------ whole-group schedules */
+
+/* Whole-group lowerings for the operators that are not one value per
+ * output element (lower_ops.c): they write the result buffers
+ * themselves. */
+bool lower_softmax(GroupCx *c);
+bool lower_split(GroupCx *c);
 /* The attributes of a sum or mean binding: the axes of its operand it
  * reduces, keepdims. */
 void lower_reduce_attrs(const Value *v, ReduceAttrs *a);
@@ -98,8 +126,7 @@ void lower_reduce_attrs(const Value *v, ReduceAttrs *a);
 int lower_reduce_across(GroupCx *c);
 /* Register-tiled dense and conv2d (lower_tile.c): 1 when it lowered the
  * group, 0 when the group has no tiled schedule, -1 after an error. */
-int lower_tiled(GroupCx *c, LowerOpenNest open);
-bool lower_split(GroupCx *c, LowerOpenNest open);
+int lower_tiled(GroupCx *c);
 
 /* The attributes of a verified binding, through ops/attrs.h's decoders. */
 void lower_conv_attrs(const Value *v, ConvAttrs *a);

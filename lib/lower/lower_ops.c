@@ -186,14 +186,6 @@ reduce_loop(GroupCx *c, int64_t n)
 	return pe_var(c->b, r);
 }
 
-/* lo <= e < hi, folded where it is known. */
-static PExpr *
-in_range(GroupCx *c, PExpr *e, int64_t lo, int64_t hi)
-{
-	return pe_bin(c->b, OP_AND, pe_bin(c->b, OP_GE, e, pe_i32(c->b, lo)),
-	              pe_bin(c->b, OP_LT, e, pe_i32(c->b, hi)));
-}
-
 /* ---------------------------------------------------------- layouts */
 
 /* The logical index (letters, e.g. "NCHW") of physical index idx of a
@@ -435,7 +427,7 @@ concatenate(GroupCx *c, int k, PExpr *const *idx)
 		int64_t size = tt->fields[f]->dims[axis];
 		if (size == 0)
 			continue;
-		pb_if(c->b, in_range(c, idx[axis], off, off + size));
+		pb_if(c->b, lower_in_range(c->b, idx[axis], off, off + size));
 		PExpr *in[LOWER_MAX_RANK];
 		for (uint32_t d = 0; d < ot->n; d++)
 			in[d] = d == (uint32_t)axis ? pe_sub(c->b, idx[d], pe_i32(c->b, off)) : idx[d];
@@ -528,6 +520,7 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 	bool isavg = code == O_AVG_POOL2D;
 	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, isavg ? pe_float(b, 0, kk) : pe_lowest(b, kk));
 	PVar *cnt = isavg ? accumulator(c, (DType){ET_I32, 1}, pe_i32(b, 0)) : NULL;
+	int depth = pb_depth(b);
 	PExpr *ky = reduce_loop(c, ps[0]);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, idx[hax], pe_i32(b, st[0])),
 	                                              pe_i32(b, pad[0])),
@@ -537,12 +530,11 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 	                                              pe_i32(b, pad[1])),
 	                                  pe_mul(b, kx, pe_i32(b, dil[1]))));
 	if (cip) {
-		pb_if(b, pe_bin(b, OP_AND, in_range(c, iy, -pad[0], H + pad[2]),
-		                in_range(c, ix, -pad[1], W + pad[3])));
+		pb_if(b, lower_inside(b, iy, ix, -pad[0], H + pad[2], -pad[1], W + pad[3]));
 		acc_put(c, cnt, pe_add(b, acc_get(c, cnt), pe_i32(b, 1)));
 		pb_close(b);
 	}
-	pb_if(b, pe_bin(b, OP_AND, in_range(c, iy, 0, H), in_range(c, ix, 0, W)));
+	pb_if(b, lower_inside(b, iy, ix, 0, H, 0, W));
 	PExpr *in[LOWER_MAX_RANK];
 	for (int d = 0; d < l->rank; d++)
 		in[d] = d == hax ? iy : d == wax ? ix : idx[d];
@@ -556,9 +548,7 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 	} else {
 		acc_put(c, acc, pe_call2(b, I_MAX, acc_get(c, acc), x));
 	}
-	pb_close(b); /* if */
-	pb_close(b); /* kx */
-	pb_close(b); /* ky */
+	pb_close_to(b, depth);  /* if, kx, ky */
 	if (!isavg)
 		return acc_get(c, acc);
 	/* No element in the window gives 0; max(n, 1) keeps the division
@@ -643,6 +633,7 @@ conv2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, pe_float(b, 0, kk));
 	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
 	             : pb_let(b, "g", pe_mul(b, pe_div(b, oc, pe_i32(b, O / groups)), pe_i32(b, I)));
+	int depth = pb_depth(b);
 	PExpr *ic = reduce_loop(c, I);
 	PExpr *ky = reduce_loop(c, KH);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, oy, pe_i32(b, st[0])), pe_i32(b, pad[0])),
@@ -652,7 +643,7 @@ conv2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	                                  pe_mul(b, kx, pe_i32(b, dil[1]))));
 	bool padded = pad[0] || pad[1] || pad[2] || pad[3];
 	if (padded)
-		pb_if(b, pe_bin(b, OP_AND, in_range(c, iy, 0, H), in_range(c, ix, 0, W)));
+		pb_if(b, lower_inside(b, iy, ix, 0, H, 0, W));
 	PExpr *xl[4] = {n, pe_add(b, gbase, ic), iy, ix}, *wl[4] = {oc, ic, ky, kx};
 	PExpr *xi[8], *wi[8];
 	physical_index(c, dl, xl, "NCHW", xi);
@@ -661,11 +652,7 @@ conv2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	if (!w)
 		return NULL;
 	mac(c, acc, x, w, kk);
-	if (padded)
-		pb_close(b);
-	pb_close(b);
-	pb_close(b);
-	pb_close(b);
+	pb_close_to(b, depth);  /* if padded, kx, ky, ic */
 	return acc_get(c, acc);
 }
 
@@ -883,7 +870,7 @@ lower_group_lanes(GroupCx *c)
 /* softmax along axis: per position of the other axes, the maximum, the
  * sum of exp(x - max), then exp(x - max) / sum. */
 bool
-lower_softmax(GroupCx *c, LowerOpenNest open)
+lower_softmax(GroupCx *c)
 {
 	Value *v = c->g->members[0];
 	const Type *t = type_of(v);
@@ -894,8 +881,9 @@ lower_softmax(GroupCx *c, LowerOpenNest open)
 	int64_t n = dims[axis];
 	dims[axis] = 1;
 	PExpr *idx[LOWER_MAX_RANK];
-	int close = open(c, dims, r, idx, false);
 	PBuild *b = c->b;
+	int depth = pb_depth(b);
+	lower_open_nest(c, dims, r, idx, false);
 	ElemKind kk = kind_of(v);
 	PVar *in = lower_input(c, 0, 0, -1)->buf;
 	PVar *mx = accumulator(c, (DType){kk, 1}, pe_lowest(b, kk));
@@ -911,14 +899,13 @@ lower_softmax(GroupCx *c, LowerOpenNest open)
 	idx[axis] = reduce_loop(c, n);
 	pb_store(b, c->out[0], idx, 1, pe_div(b, pe_call1(b, I_EXP, pe_sub(b, pe_load(b, in, idx, 1), m)), s));
 	pb_close(b);
-	while (close--)
-		pb_close(b);
+	pb_close_to(b, depth);
 	return true;
 }
 
 /* split: each piece is its own loop nest reading the input at an offset. */
 bool
-lower_split(GroupCx *c, LowerOpenNest open)
+lower_split(GroupCx *c)
 {
 	Value *v = c->g->members[0];
 	const Type *t = type_of(v), *it = type_of(v->args[0]);
@@ -928,12 +915,12 @@ lower_split(GroupCx *c, LowerOpenNest open)
 	for (uint32_t f = 0; f < t->n; f++) {
 		const Type *ft = t->fields[f];
 		PExpr *idx[LOWER_MAX_RANK], *src[LOWER_MAX_RANK];
-		int close = open(c, ft->dims, ft->n, idx, true);
+		int depth = pb_depth(c->b);
+		lower_open_nest(c, ft->dims, ft->n, idx, true);
 		for (uint32_t d = 0; d < ft->n; d++)
 			src[d] = d == (uint32_t)axis ? pe_add(c->b, idx[d], pe_i32(c->b, off)) : idx[d];
 		pb_store(c->b, c->out[f], idx, 1, pe_load(c->b, in, src, 1));
-		while (close--)
-			pb_close(c->b);
+		pb_close_to(c->b, depth);
 		off += ft->dims[axis];
 	}
 	return true;

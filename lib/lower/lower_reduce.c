@@ -50,7 +50,7 @@ lower_reduce_across(GroupCx *c)
 	/* A packed result is computed a texel at a time (it may be an image). */
 	if (R < ACROSS_MIN_LENGTH || outs > ACROSS_MAX_RESULTS || outs < 1 || lower_packed_result(c))
 		return 0;
-	int64_t limit = c->device->max_work_group_size < 256 ? c->device->max_work_group_size : 256;
+	int64_t limit = lower_wg_limit(c->device);
 	int64_t WG = 1;
 	while (2 * WG <= limit && 2 * WG <= R)
 		WG *= 2;
@@ -61,6 +61,7 @@ lower_reduce_across(GroupCx *c)
 	PBuild *b = c->b;
 	int64_t one = 1;
 
+	int depth = pb_depth(b);
 	lower_kernel(c);
 	PVar *bx = pb_scalar(b, "bx", (DType){ET_I32, 1});
 	pb_for(b, bx, pe_i32(b, 0), pe_i32(b, outs), FK_THREAD, "blockIdx.x");
@@ -85,6 +86,7 @@ lower_reduce_across(GroupCx *c)
 	PVar *acc = pb_alloc(b, "acc", type_tensor(c->m, (DType){kk, 1}, 1, &one), c->local);
 	PExpr *zero = pe_i32(b, 0);
 	pb_store(b, acc, &zero, 1, pe_float(b, 0, kk));
+	int items = pb_depth(b);
 	PVar *r = pb_scalar(b, "r", (DType){ET_I32, 1});
 	pb_for(b, r, pe_i32(b, 0), pe_i32(b, (R + WG - 1) / WG), FK_SERIAL, NULL);
 	PExpr *f = pb_let(b, "f", pe_add(b, pe_mul(b, pe_var(b, r), pe_i32(b, WG)), t));
@@ -96,9 +98,7 @@ lower_reduce_across(GroupCx *c)
 	if (!x)
 		return -1;
 	pb_store(b, acc, &zero, 1, pe_add(b, pe_load(b, acc, &zero, 1), x));
-	if (ragged)
-		pb_close(b);
-	pb_close(b); /* r */
+	pb_close_to(b, items);  /* if ragged, r */
 
 	/* The shares, halved to one through shared memory. */
 	pb_store(b, part, &t, 1, pe_load(b, acc, &zero, 1));
@@ -116,9 +116,6 @@ lower_reduce_across(GroupCx *c)
 	if (mean)
 		res = pe_div(b, res, pe_float(b, (double)R, kk));
 	pb_store(b, c->out[0], oidx, 1, res);
-	pb_close(b); /* if */
-	pb_close(b); /* tx */
-	pb_close(b); /* bx */
-	pb_close(b); /* kernel */
+	pb_close_to(b, depth);  /* if, tx, bx, kernel */
 	return 1;
 }

@@ -53,35 +53,27 @@ largest_divisor(int64_t n, const int64_t *cand)
 }
 
 /* `for %<prefix>N in 0..n KIND {`, or nothing for n == 1 (the index is
- * 0).  *opened counts the loops to close. */
+ * 0).  Callers close back to a pb_depth taken before. */
 static PExpr *
-loop(GroupCx *c, const char *prefix, int64_t n, ForKind kind, int *opened)
+loop(GroupCx *c, const char *prefix, int64_t n, ForKind kind)
 {
 	if (n == 1)
 		return pe_i32(c->b, 0);
 	PVar *v = pb_scalar(c->b, prefix, (DType){ET_I32, 1});
 	pb_for(c->b, v, pe_i32(c->b, 0), pe_i32(c->b, n), kind, NULL);
-	(*opened)++;
 	return pe_var(c->b, v);
 }
 
 static PExpr *
-unrolled(GroupCx *c, const char *prefix, int64_t n, int *opened)
+unrolled(GroupCx *c, const char *prefix, int64_t n)
 {
-	return loop(c, prefix, n, FK_UNROLLED, opened);
+	return loop(c, prefix, n, FK_UNROLLED);
 }
 
 static PExpr *
-serial(GroupCx *c, const char *prefix, int64_t n, int *opened)
+serial(GroupCx *c, const char *prefix, int64_t n)
 {
-	return loop(c, prefix, n, FK_SERIAL, opened);
-}
-
-static void
-close_n(GroupCx *c, int n)
-{
-	while (n-- > 0)
-		pb_close(c->b);
+	return loop(c, prefix, n, FK_SERIAL);
 }
 
 /* acc + x * w, as one fma for floats; x, w and acc have acc's type. */
@@ -133,7 +125,7 @@ static const int64_t dense_rows[] = {4, 2, 1};
  * only without transposes other than the default one of y, so that both
  * operands are contiguous along k). */
 static int
-tile_matmul(GroupCx *c, LowerOpenNest open, bool batched)
+tile_matmul(GroupCx *c, bool batched)
 {
 	const Value *v = c->g->members[0];
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type;
@@ -158,7 +150,8 @@ tile_matmul(GroupCx *c, LowerOpenNest open, bool batched)
 
 	int64_t grid[3] = {B, M / RM, N / RN};
 	PExpr *t[3] = {NULL, NULL, NULL};
-	int close = open(c, grid + !batched, 2 + o, t + !batched, false);
+	int close = pb_depth(b);
+	lower_open_nest(c, grid + !batched, 2 + o, t + !batched, false);
 	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[1], pe_i32(b, RM)));
 	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[2], pe_i32(b, RN)));
 	/* a batch of 1 is broadcast */
@@ -166,31 +159,31 @@ tile_matmul(GroupCx *c, LowerOpenNest open, bool batched)
 	PExpr *bw = batched && wt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
 	int64_t tdims[3] = {RM, RN, V};
 	PVar *acc = local_tile(c, kk, 3, tdims);
-	int op = 0;
-	PExpr *u = unrolled(c, "u", RM, &op), *q = unrolled(c, "u", RN, &op);
+	int op = pb_depth(b);
+	PExpr *u = unrolled(c, "u", RM), *q = unrolled(c, "u", RN);
 	PExpr *ai[3] = {u, q, pe_i32(b, 0)};
 	pb_store(b, acc, ai, (uint32_t)V, pe_broadcast(b, (uint8_t)V, pe_float(b, 0, kk)));
-	close_n(c, op);
+	pb_close_to(b, op);
 
-	int kop = 0;
-	PExpr *r = serial(c, "k", K / V, &kop);
+	int kop = pb_depth(b);
+	PExpr *r = serial(c, "k", K / V);
 	PExpr *k0 = pe_mul(b, r, pe_i32(b, V));
-	op = 0;
-	u = unrolled(c, "u", RM, &op);
+	op = pb_depth(b);
+	u = unrolled(c, "u", RM);
 	PExpr *xi[3] = {bx, pe_add(b, i0, u), k0};
 	PExpr *a = pb_let(b, "a", as_type(c, kk, pe_load(b, x, xi + !batched, (uint32_t)V)));
-	q = unrolled(c, "u", RN, &op);
+	q = unrolled(c, "u", RN);
 	PExpr *wi[3] = {bw, pe_add(b, j0, q), k0};
 	PExpr *acci[3] = {u, q, pe_i32(b, 0)};
 	pb_store(b, acc, acci, (uint32_t)V,
 	         mac(c, pe_load(b, acc, acci, (uint32_t)V), a,
 	             as_type(c, kk, pe_load(b, w, wi + !batched, (uint32_t)V))));
-	close_n(c, op);
-	close_n(c, kop);
+	pb_close_to(b, op);
+	pb_close_to(b, kop);
 
-	op = 0;
-	u = unrolled(c, "u", RM, &op);
-	q = unrolled(c, "u", RN, &op);
+	op = pb_depth(b);
+	u = unrolled(c, "u", RM);
+	q = unrolled(c, "u", RN);
 	/* The V partial sums, added pairwise: a tree of depth log2(V). */
 	PExpr *part[16];
 	for (int64_t l = 0; l < V; l++) {
@@ -203,8 +196,8 @@ tile_matmul(GroupCx *c, LowerOpenNest open, bool batched)
 	PExpr *sum = part[0];
 	PExpr *oi[3] = {t[0], pe_add(b, i0, u), pe_add(b, j0, q)};
 	bool ok = store_through_consumers(c, sum, oi + !batched, 1);
-	close_n(c, op);
-	close_n(c, close);
+	pb_close_to(b, op);
+	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }
 
@@ -220,7 +213,7 @@ is_layout(const Layout *l, const char *name)
 }
 
 static int
-tile_conv2d(GroupCx *c, LowerOpenNest open)
+tile_conv2d(GroupCx *c)
 {
 	const Value *v = c->g->members[0];
 	/* Measured on the H100 (64->64 channels, 56x56, 3x3, translated by
@@ -254,10 +247,11 @@ tile_conv2d(GroupCx *c, LowerOpenNest open)
 	int64_t tdims[4] = {I, KH, KW, O};
 	PVar *wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 4, tdims), global);
 	PExpr *ti[4];
-	int close = open(c, tdims, 4, ti, true);
+	int close = pb_depth(b);
+	lower_open_nest(c, tdims, 4, ti, true);
 	PExpr *wsrc[4] = {ti[3], ti[0], ti[1], ti[2]};
 	pb_store(b, wT, ti, 1, pe_load(b, w, wsrc, 1));
-	close_n(c, close);
+	pb_close_to(b, close);
 
 	/* Stage 2: the input with its padding written out as zeros. */
 	PVar *src = x;
@@ -265,62 +259,60 @@ tile_conv2d(GroupCx *c, LowerOpenNest open)
 		int64_t pdims[4] = {N, C, H + pad[0] + pad[2], W + pad[1] + pad[3]};
 		src = pb_alloc(b, "xp", type_tensor(c->m, xt->dt, 4, pdims), global);
 		PExpr *pi[4];
-		close = open(c, pdims, 4, pi, true);
+		close = pb_depth(b);
+		lower_open_nest(c, pdims, 4, pi, true);
 		PExpr *y = pe_sub(b, pi[2], pe_i32(b, pad[0])), *xx = pe_sub(b, pi[3], pe_i32(b, pad[1]));
-		PExpr *inside = pe_bin(b, OP_AND,
-		                       pe_bin(b, OP_AND, pe_bin(b, OP_GE, y, pe_i32(b, 0)),
-		                              pe_bin(b, OP_LT, y, pe_i32(b, H))),
-		                       pe_bin(b, OP_AND, pe_bin(b, OP_GE, xx, pe_i32(b, 0)),
-		                              pe_bin(b, OP_LT, xx, pe_i32(b, W))));
+		PExpr *inside = lower_inside(b, y, xx, 0, H, 0, W);
 		/* Clamped, the load stays in bounds where select drops it. */
 		PExpr *cy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, y, pe_i32(b, 0)), pe_i32(b, H - 1));
 		PExpr *cx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, xx, pe_i32(b, 0)), pe_i32(b, W - 1));
 		PExpr *xi[4] = {pi[0], pi[1], cy, cx};
 		PExpr *val = pe_load(b, x, xi, 1);
 		pb_store(b, src, pi, 1, pe_select(b, inside, val, pe_like(b, val, 0)));
-		close_n(c, close);
+		pb_close_to(b, close);
 	}
 
 	/* Stage 3: the convolution, a tile of V channels x RX columns. */
 	int64_t grid[4] = {N, O / V, OH, OW / RX};
 	PExpr *g[4];
-	close = open(c, grid, 4, g, false);
+	close = pb_depth(b);
+	lower_open_nest(c, grid, 4, g, false);
 	PExpr *oc0 = pb_let(b, "oc", pe_mul(b, g[1], pe_i32(b, V)));
 	PExpr *ox0 = pb_let(b, "ox", pe_mul(b, g[3], pe_i32(b, RX)));
 	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
 	             : pb_let(b, "g", pe_mul(b, pe_div(b, oc0, pe_i32(b, O / groups)), pe_i32(b, I)));
 	int64_t adims[2] = {RX, V};
 	PVar *acc = local_tile(c, kk, 2, adims);
-	int op = 0;
-	PExpr *q = unrolled(c, "u", RX, &op);
+	int op = pb_depth(b);
+	PExpr *q = unrolled(c, "u", RX);
 	PExpr *ai[2] = {q, pe_i32(b, 0)};
 	pb_store(b, acc, ai, (uint32_t)V, pe_broadcast(b, (uint8_t)V, pe_float(b, 0, kk)));
-	close_n(c, op);
-	int rop = 0;
-	PExpr *ic = serial(c, "r", I, &rop);
-	PExpr *ky = serial(c, "r", KH, &rop);
+	pb_close_to(b, op);
+	int rop = pb_depth(b);
+	PExpr *ic = serial(c, "r", I);
+	PExpr *ky = serial(c, "r", KH);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_mul(b, g[2], pe_i32(b, st[0])), pe_mul(b, ky, pe_i32(b, dil[0]))));
-	PExpr *kx = serial(c, "r", KW, &rop);
+	PExpr *kx = serial(c, "r", KW);
 	PExpr *wi[4] = {ic, ky, kx, oc0};
 	PExpr *wv = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi, (uint32_t)V)));
-	op = 0;
-	q = unrolled(c, "u", RX, &op);
+	op = pb_depth(b);
+	q = unrolled(c, "u", RX);
 	PExpr *ix = pe_add(b, pe_mul(b, pe_add(b, ox0, q), pe_i32(b, st[1])), pe_mul(b, kx, pe_i32(b, dil[1])));
 	PExpr *xi[4] = {g[0], pe_add(b, gbase, ic), iy, ix};
 	PExpr *xv = pe_broadcast(b, (uint8_t)V, as_type(c, kk, pe_load(b, src, xi, 1)));
 	PExpr *acci[2] = {q, pe_i32(b, 0)};
 	pb_store(b, acc, acci, (uint32_t)V, mac(c, pe_load(b, acc, acci, (uint32_t)V), xv, wv));
-	close_n(c, op);
-	close_n(c, rop); /* kx, ky, ic */
+	pb_close_to(b, op);
+	pb_close_to(b, rop); /* kx, ky, ic */
 
-	op = 0;
-	q = unrolled(c, "u", RX, &op);
-	PExpr *l = unrolled(c, "u", V, &op);
+	op = pb_depth(b);
+	q = unrolled(c, "u", RX);
+	PExpr *l = unrolled(c, "u", V);
 	PExpr *li[2] = {q, l};
 	PExpr *oi[4] = {g[0], pe_add(b, oc0, l), g[2], pe_add(b, ox0, q)};
 	bool ok = store_through_consumers(c, pe_load(b, acc, li, 1), oi, 1);
-	close_n(c, op);
-	close_n(c, close);
+	pb_close_to(b, op);
+	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }
 
@@ -333,7 +325,7 @@ tile_conv2d(GroupCx *c, LowerOpenNest open)
  * Padding reads a clamped texel and selects zero, so that control flow
  * stays uniform across work items. */
 static int
-tile_conv2d_packed(GroupCx *c, LowerOpenNest open)
+tile_conv2d_packed(GroupCx *c)
 {
 	const Value *v = c->g->members[0];
 	if (v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
@@ -362,32 +354,33 @@ tile_conv2d_packed(GroupCx *c, LowerOpenNest open)
 
 	int64_t grid[5] = {N, O / 4, OH, OW / RX, 1};
 	PExpr *g[5];
-	int close = open(c, grid, 5, g, false);
+	int close = pb_depth(b);
+	lower_open_nest(c, grid, 5, g, false);
 	PExpr *ox0 = pb_let(b, "ox", pe_mul(b, g[3], pe_i32(b, RX)));
 	/* the first input texel of the output channels' group */
 	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
 	             : pb_let(b, "g", pe_mul(b, pe_div(b, g[1], pe_i32(b, O / groups / 4)), pe_i32(b, I / 4)));
 	int64_t adims[2] = {RX, 4};
 	PVar *acc = local_tile(c, kk, 2, adims);
-	int op = 0;
-	PExpr *q = unrolled(c, "u", RX, &op);
+	int op = pb_depth(b);
+	PExpr *q = unrolled(c, "u", RX);
 	PExpr *ai[2] = {q, pe_i32(b, 0)};
 	pb_store(b, acc, ai, 4, pe_broadcast(b, 4, pe_float(b, 0, kk)));
-	close_n(c, op);
-	int rop = 0;
-	PExpr *icb = serial(c, "r", I / 4, &rop);
-	PExpr *ky = serial(c, "r", KH, &rop);
+	pb_close_to(b, op);
+	int rop = pb_depth(b);
+	PExpr *icb = serial(c, "r", I / 4);
+	PExpr *ky = serial(c, "r", KH);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, g[2], pe_i32(b, st[0])), pe_i32(b, pad[0])),
 	                                  pe_mul(b, ky, pe_i32(b, dil[0]))));
-	PExpr *kx = serial(c, "r", KW, &rop);
+	PExpr *kx = serial(c, "r", KW);
 	PExpr *wv[4];
 	for (int i = 0; i < 4; i++) {
 		PExpr *wi[5] = {g[1], pe_add(b, pe_mul(b, icb, pe_i32(b, 4)), pe_i32(b, i)), ky, kx,
 		                pe_i32(b, 0)};
 		wv[i] = pb_let(b, "w", as_type(c, kk, pe_load(b, w, wi, 4)));
 	}
-	op = 0;
-	q = unrolled(c, "u", RX, &op);
+	op = pb_depth(b);
+	q = unrolled(c, "u", RX);
 	PExpr *ix = pb_let(b, "x", pe_add(b, pe_sub(b, pe_mul(b, pe_add(b, ox0, q), pe_i32(b, st[1])),
 	                                             pe_i32(b, pad[1])),
 	                                  pe_mul(b, kx, pe_i32(b, dil[1]))));
@@ -400,11 +393,7 @@ tile_conv2d_packed(GroupCx *c, LowerOpenNest open)
 	PExpr *xi[5] = {g[0], pe_add(b, gbase, icb), yy, xx, pe_i32(b, 0)};
 	PExpr *texel = as_type(c, kk, pe_load(b, x, xi, 4));
 	if (padded) {
-		PExpr *inside = pe_bin(b, OP_AND,
-		                       pe_bin(b, OP_AND, pe_bin(b, OP_GE, iy, pe_i32(b, 0)),
-		                              pe_bin(b, OP_LT, iy, pe_i32(b, H))),
-		                       pe_bin(b, OP_AND, pe_bin(b, OP_GE, ix, pe_i32(b, 0)),
-		                              pe_bin(b, OP_LT, ix, pe_i32(b, W))));
+		PExpr *inside = lower_inside(b, iy, ix, 0, H, 0, W);
 		texel = pe_select(b, inside, texel, pe_like(b, texel, 0));
 	}
 	texel = pb_let(b, "t", texel);
@@ -414,32 +403,32 @@ tile_conv2d_packed(GroupCx *c, LowerOpenNest open)
 		sum = mac(c, sum, pe_broadcast(b, 4, pe_lane(b, texel, (uint32_t)i)), wv[i]);
 	}
 	pb_store(b, acc, acci, 4, sum);
-	close_n(c, op);
-	close_n(c, rop); /* kx, ky, icb */
+	pb_close_to(b, op);
+	pb_close_to(b, rop); /* kx, ky, icb */
 
-	op = 0;
-	q = unrolled(c, "u", RX, &op);
+	op = pb_depth(b);
+	q = unrolled(c, "u", RX);
 	PExpr *li[2] = {q, pe_i32(b, 0)};
 	PExpr *oi[5] = {g[0], g[1], g[2], pe_add(b, ox0, q), pe_i32(b, 0)};
 	bool ok = store_through_consumers(c, pe_load(b, acc, li, 4), oi, 4);
-	close_n(c, op);
-	close_n(c, close);
+	pb_close_to(b, op);
+	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }
 
 int
-lower_tiled(GroupCx *c, LowerOpenNest open)
+lower_tiled(GroupCx *c)
 {
 	if (c->g->members[0]->type->kind != TY_TENSOR)
 		return 0;
 	switch (c->g->members[0]->u.op->op->id) {
 	case O_DENSE:
-		return tile_matmul(c, open, false);
+		return tile_matmul(c, false);
 	case O_BATCH_MATMUL:
-		return tile_matmul(c, open, true);
+		return tile_matmul(c, true);
 	case O_CONV2D: {
-		int r = tile_conv2d_packed(c, open);
-		return r ? r : tile_conv2d(c, open);
+		int r = tile_conv2d_packed(c);
+		return r ? r : tile_conv2d(c);
 	}
 	default:                /* no tiled schedule */
 		return 0;

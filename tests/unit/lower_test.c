@@ -17,6 +17,7 @@
 #include "ref/interp.h"
 #include "ir.h"
 #include "lower/lower.h"
+#include "pbuild.h"
 #include "ref/tensor.h"
 
 static int checks, failures;
@@ -347,9 +348,47 @@ run_case(size_t ci, const char *dev, int mode)
 	ctx_free(ctx);
 }
 
+/* pb_close_to closes back to a pb_depth, never the prim's body. */
+static void
+test_close_to(void)
+{
+	Ctx *ctx = ctx_new("lower_test");
+	Module *m = module_new(ctx);
+	Prim *p = xcalloc(1, sizeof *p);
+	p->name = sym_intern_cstr(m, "t");
+	PBuild b;
+	pb_start(&b, m, p, (Loc){0});
+	int d0 = pb_depth(&b);
+	pb_kernel(&b, "k");
+	PVar *i = pb_scalar(&b, "i", (DType){ET_I32, 1});
+	pb_for(&b, i, pe_i32(&b, 0), pe_i32(&b, 4), FK_SERIAL, NULL);
+	pb_if(&b, pe_bool(&b, true));
+	checks++;
+	if (d0 != 1 || pb_depth(&b) != 4) {
+		failures++;
+		fprintf(stderr, "FAIL: pb_depth %d then %d, want 1 then 4\n", d0, pb_depth(&b));
+	}
+	pb_close_to(&b, d0 + 1);
+	checks++;
+	if (pb_depth(&b) != 2) {
+		failures++;
+		fprintf(stderr, "FAIL: pb_close_to(2) left %d open\n", pb_depth(&b));
+	}
+	pb_close_to(&b, 0);
+	checks++;
+	if (pb_depth(&b) != 1) {
+		failures++;
+		fprintf(stderr, "FAIL: pb_close_to(0) left %d open, want the body\n", pb_depth(&b));
+	}
+	free(p);
+	module_free(m);
+	ctx_free(ctx);
+}
+
 int
 main(void)
 {
+	test_close_to();
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
 		for (size_t d = 0; d < sizeof devices / sizeof *devices; d++)
 			for (int mode = 0; mode < 3; mode++)
