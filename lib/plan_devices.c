@@ -19,8 +19,8 @@
  *
  * Then the module is rewritten: on_device disappears (or becomes the copy
  * it implies, keeping its name), same-placement device_copies disappear,
- * and each use whose placement differs from its value's reads a copy made
- * right after the value, one per value and destination.
+ * and each use whose placement differs from its value's reads a copy, one
+ * per value and destination, in the innermost block holding its uses.
  *
  * Walks over blocks use explicit stacks; union-find is iterative.
  */
@@ -36,7 +36,8 @@
 /* The planner's own Value flags (see VF_PASS_A); settle and rewrite clear
  * them, or the value leaves the function. */
 enum {
-	VF_USED = VF_PASS_A,        /* a binding something reads */
+	VF_USED = VF_PASS_A,        /* a binding something reads; after the
+	                             * rewrite walk: one with copies after it */
 	VF_REMOVED = VF_PASS_B,     /* a binding to be unlinked */
 	VF_NEWCOPY = VF_PASS_C,     /* a copy made here */
 	VF_RESULT_COPY = VF_PASS_D, /* a call_lowered whose result is copied */
@@ -408,24 +409,48 @@ dom_vdev(Planner *P, uint32_t x)
 	return vdev_get(P->m, r->dev, r->scope);
 }
 
-/* Copies made for one function, so each value is copied once per
- * destination: (value, destination) -> copy, hashed, since a large DAG
- * can need a copy for a good share of its values.  A record with dst NULL
- * keeps the last copy made of a value, after which the next one goes. */
+/* Copies are made while the rewrite walks a function and placed after it
+ * (DESIGN.md): at most one per value and destination, in the innermost
+ * block that holds every use asking for it.  A use or an annotation that
+ * asks for one is a request; the copy goes
+ *   - where the first request was, when that was an annotation and the
+ *     other requests are in its block (the copy takes its place, name and
+ *     all: a program planned once keeps its copies where they are);
+ *   - right after the value, when that block is the value's own;
+ *   - else first in that block (an if arm, or the body for a parameter).
+ * An annotation that asks for a copy already asked for reads it; the copy
+ * takes the name of the first annotation that asked.
+ *
+ * The innermost block holding all requests so far is found as Tarjan's
+ * offline LCA: blocks are numbered as the walk opens them, a block that
+ * closes is linked to its parent, so the root of the link chain from the
+ * last answer is the innermost still open block holding it, and so holds
+ * the current request too.  Near-linear, no recursion. */
 typedef struct {
-	Value *val;
-	const VDev *dst;
-	Value *copy;
+	const void *key;      /* a value; for dst NULL a value or a block */
+	const VDev *dst;      /* NULL: the record of key itself */
+	Value *copy;          /* (val, dst): the copy */
+	Value *annot;         /* (val, dst): the annotation that asked first, if one did */
+	uint32_t lca, ablk;   /* (val, dst): the requests' block, the annotation's */
+	uint32_t head, tail;  /* (key, NULL): records of copies placed after key or
+	                       * first in block key, chained by next (1-based) */
+	uint32_t next;
 } CopyRec;
 
 typedef struct {
 	Planner *P;
 	Func *f;
-	CopyRec *r;           /* open addressing; val NULL = empty */
-	size_t n, cap;
+	CopyRec *rec;         /* records in creation order */
+	uint32_t nrec, caprec;
+	uint32_t *slot;       /* open addressing: record index + 1, 0 = empty */
+	uint32_t cap;
+	/* blocks: id -> Block, id -> parent once closed (itself while open),
+	 * and the open ones, innermost last */
+	PtrVec blocks;
+	uint32_t *up, *open;
+	uint32_t nopen, capb;
 	NameSet names;        /* of the function, so new names are unique */
 	bool have_names;
-	Value *param_copies_last; /* copies of parameters go first in the body */
 } Rewriter;
 
 /* A copy's name contains "_to_" (a call whose result is copied, "_in_"),
@@ -490,80 +515,135 @@ count_copy(Planner *P, const Value *c)
 	P->bytes += (uint64_t)type_bytes(c->type);
 }
 
-static size_t
-copy_slot(const Rewriter *rw, const Value *val, const VDev *dst)
+static uint32_t
+rec_hash(const Rewriter *rw, const void *key, const VDev *dst)
 {
-	uint64_t h = (uint64_t)(uintptr_t)val * 0x9e3779b97f4a7c15u ^ (uint64_t)(uintptr_t)dst * 0xc2b2ae3d27d4eb4fu;
-	size_t i = (size_t)(h >> 17) & (rw->cap - 1);
-	while (rw->r[i].val && (rw->r[i].val != val || rw->r[i].dst != dst))
-		i = (i + 1) & (rw->cap - 1);
-	return i;
+	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15u ^ (uint64_t)(uintptr_t)dst * 0xc2b2ae3d27d4eb4fu;
+	return (uint32_t)(h >> 17) & (rw->cap - 1);
 }
 
-static CopyRec *
-copy_rec(Rewriter *rw, Value *val, const VDev *dst)
+/* The record of (key, dst), made when make is set; 0 when there is none,
+ * else its index + 1.  Pointers into rw->rec go stale when one is made. */
+static uint32_t
+rec_find(Rewriter *rw, const void *key, const VDev *dst, bool make)
 {
-	if ((rw->n + 1) * 2 > rw->cap) {
-		CopyRec *old = rw->r;
-		size_t ocap = rw->cap;
+	if (make && (rw->nrec + 1) * 2 > rw->cap) {
+		free(rw->slot);
 		rw->cap = rw->cap ? 2 * rw->cap : 64;
-		rw->r = xcalloc(rw->cap, sizeof *rw->r);
-		for (size_t i = 0; i < ocap; i++)
-			if (old[i].val)
-				rw->r[copy_slot(rw, old[i].val, old[i].dst)] = old[i];
-		free(old);
+		rw->slot = xcalloc(rw->cap, sizeof *rw->slot);
+		for (uint32_t k = 0; k < rw->nrec; k++) {
+			uint32_t i = rec_hash(rw, rw->rec[k].key, rw->rec[k].dst);
+			while (rw->slot[i])
+				i = (i + 1) & (rw->cap - 1);
+			rw->slot[i] = k + 1;
+		}
 	}
-	CopyRec *r = &rw->r[copy_slot(rw, val, dst)];
-	if (!r->val) {
-		r->val = val;
-		r->dst = dst;
-		rw->n++;
+	if (!rw->cap)
+		return 0;
+	uint32_t i = rec_hash(rw, key, dst);
+	for (; rw->slot[i]; i = (i + 1) & (rw->cap - 1)) {
+		CopyRec *r = &rw->rec[rw->slot[i] - 1];
+		if (r->key == key && r->dst == dst)
+			return rw->slot[i];
 	}
-	return r;
+	if (!make)
+		return 0;
+	if (rw->nrec == rw->caprec) {
+		rw->caprec = rw->caprec ? 2 * rw->caprec : 64;
+		rw->rec = xrealloc(rw->rec, rw->caprec * sizeof *rw->rec);
+	}
+	memset(&rw->rec[rw->nrec], 0, sizeof *rw->rec);
+	rw->rec[rw->nrec].key = key;
+	rw->rec[rw->nrec].dst = dst;
+	rw->slot[i] = ++rw->nrec;
+	return rw->nrec;
 }
 
-/* The copy of val to dst, made once, right after val's definition (its
- * block: blk when val is the last binding there). */
-static Value *
-get_copy(Rewriter *rw, Value *val, const VDev *dst, Block *blk, Loc at)
+/* Appends record r (1-based) to the chain of (key, NULL). */
+static void
+chain_push(Rewriter *rw, const void *key, uint32_t r)
 {
-	CopyRec *rec = copy_rec(rw, val, dst);
-	if (rec->copy)
-		return rec->copy;
-	Planner *P = rw->P;
-	Value *c = value_new(P->m, VK_BIND, 1);
-	c->args[0] = val;
-	c->type = val->type;
-	c->vd = dst;
-	value_set_copy(P->m, c, val->vd, dst);
-	c->loc = at;
-	c->flags = VF_NEWCOPY;
-	c->name = derived_name(rw, val, "_to_", val->vd, dst);
-	count_copy(P, c);
-	rec->copy = c;
-	/* after val, and after copies of val made before */
-	CopyRec *last = copy_rec(rw, val, NULL);
-	Value *after = last->copy ? last->copy : val;
-	last->copy = c;
-	if (val->kind == VK_PARAM) {
-		Block *body = &rw->f->body;
-		Value *prev = after != val ? after : rw->param_copies_last;
-		if (prev) {
-			c->next = prev->next;
-			prev->next = c;
-		} else {
-			c->next = body->first;
-			body->first = c;
-		}
-		if (!c->next)
-			body->last = c;
-		if (!rw->param_copies_last || prev == rw->param_copies_last)
-			rw->param_copies_last = c;
+	uint32_t k = rec_find(rw, key, NULL, true);
+	CopyRec *kr = &rw->rec[k - 1];
+	if (kr->tail)
+		rw->rec[kr->tail - 1].next = r;
+	else
+		kr->head = r;
+	kr->tail = r;
+}
+
+/* ---- blocks */
+
+static uint32_t
+block_open(Rewriter *rw, Block *b)
+{
+	uint32_t id = (uint32_t)rw->blocks.n;
+	ptrvec_push(&rw->blocks, b);
+	if (id >= rw->capb) {
+		rw->capb = rw->capb ? 2 * rw->capb : 64;
+		rw->up = xrealloc(rw->up, rw->capb * sizeof *rw->up);
+		rw->open = xrealloc(rw->open, rw->capb * sizeof *rw->open);
+	}
+	rw->up[id] = id;
+	rw->open[rw->nopen++] = id;
+	return id;
+}
+
+static void
+block_close(Rewriter *rw)
+{
+	uint32_t id = rw->open[--rw->nopen];
+	rw->up[id] = rw->open[rw->nopen - 1];
+}
+
+static uint32_t
+block_cur(const Rewriter *rw)
+{
+	return rw->open[rw->nopen - 1];
+}
+
+/* The innermost open block holding block b (path halving). */
+static uint32_t
+block_find(Rewriter *rw, uint32_t b)
+{
+	while (rw->up[b] != b) {
+		rw->up[b] = rw->up[rw->up[b]];
+		b = rw->up[b];
+	}
+	return b;
+}
+
+/* ---- requests */
+
+/* The copy of val to dst that a use (annot NULL) or an annotation in the
+ * current block asks for. */
+static Value *
+request(Rewriter *rw, Value *val, const VDev *dst, Value *annot, Loc at)
+{
+	uint32_t cur = block_cur(rw);
+	uint32_t k = rec_find(rw, val, dst, true);
+	CopyRec *r = &rw->rec[k - 1];
+	Value *c = r->copy;
+	if (!c) {
+		Planner *P = rw->P;
+		c = value_new(P->m, VK_BIND, 1);
+		c->args[0] = val;
+		c->type = val->type;
+		c->vd = dst;
+		value_set_copy(P->m, c, val->vd, dst);
+		c->loc = at;
+		c->flags = VF_NEWCOPY;
+		count_copy(P, c);
+		r->copy = c;
+		r->annot = annot;
+		r->lca = r->ablk = cur;
 	} else {
-		c->next = after->next;
-		after->next = c;
-		if (!c->next)
-			blk->last = c;
+		r->lca = block_find(rw, r->lca);
+	}
+	if (annot && !c->name) {
+		c->name = annot->name;
+		c->loc = annot->loc;
+		c->flags |= (uint16_t)(annot->flags & VF_LOC);
 	}
 	return c;
 }
@@ -578,12 +658,12 @@ resolve(Value *v)
 }
 
 static Value *
-use(Rewriter *rw, Value *val, const VDev *want, Block *blk, Loc at)
+use(Rewriter *rw, Value *val, const VDev *want, Loc at)
 {
 	val = resolve(val);
 	if (!val || val->kind == VK_LIT || val->vd == want)
 		return val;
-	return get_copy(rw, val, want, blk, at);
+	return request(rw, val, want, NULL, at);
 }
 
 static void
@@ -628,10 +708,11 @@ use_vdev(const Value *v, uint32_t i)
 	}
 }
 
-/* v = call_lowered @k(...) placed apart from @k's result buffer: the
- * call moves to a new binding %v_in_<scope> placed as the buffer, and v
- * becomes the copy from it, keeping v's name and placement.  The new
- * binding goes in front of v when blocks are relinked (its args[0]). */
+/* v = call_lowered @k(...) placed apart from @k's result buffers: the
+ * call moves to a new binding %v_in_<scope> placed as the buffers, and v
+ * becomes the copy from it (a tuple's fields copied as one), keeping v's
+ * name and placement.  The new binding goes in front of v when blocks are
+ * relinked (its args[0]). */
 static void
 copy_result(Rewriter *rw, Value *v)
 {
@@ -652,24 +733,30 @@ copy_result(Rewriter *rw, Value *v)
 	count_copy(P, v);
 }
 
+/* The walk: operands read copies where their placement differs, annotations
+ * become requests or go, block numbering for the placement of copies. */
 static void
-rewrite(Planner *P, Func *f)
+rewrite_walk(Rewriter *rw)
 {
-	Rewriter rw = {.P = P, .f = f};
+	Func *f = rw->f;
 	FuncWalk w;
 	WalkStep ws;
+	block_open(rw, &f->body);
 	fwalk_start(&w, f);
 	while (fwalk_next(&w, &ws)) {
+		if (ws.blk != rw->blocks.v[block_cur(rw)])
+			block_open(rw, ws.blk); /* an arm begins (or an empty one ends) */
 		/* A block's yield is rewritten where the block ends, once the
 		 * bindings it may name have been (an on_device it yields may
 		 * have gone). */
 		if (ws.ev != W_BIND) {
 			const VDev *want = ws.ev == W_BODY_END ? f->ret_vd : ws.v->vd;
-			ws.blk->yield = use(&rw, ws.blk->yield, want, ws.blk, ws.blk->yloc);
+			ws.blk->yield = use(rw, ws.blk->yield, want, ws.blk->yloc);
+			if (ws.ev == W_ARM_END)
+				block_close(rw);
 			continue;
 		}
 		Value *v = ws.v;
-		Block *blk = ws.blk;
 		/* An on_device nobody reads (a projection was moved before it,
 		 * or it was written for its constraint alone) has done its work:
 		 * it is dropped, not turned into a copy to nowhere. */
@@ -677,62 +764,153 @@ rewrite(Planner *P, Func *f)
 		v->flags &= (uint16_t)~VF_USED;
 		if (v->form == B_ON_DEVICE && !used)
 			v->flags |= VF_REMOVED;
-		if (v->flags & (VF_NEWCOPY | VF_REMOVED))
+		if (v->flags & VF_REMOVED)
 			continue;
 		if (v->form == B_ON_DEVICE || v->form == B_DEVICE_COPY) {
+			/* It goes: uses read its operand, or the copy it asks for. */
 			Value *a = resolve(v->args[0]);
-			v->args[0] = a;
-			if (a->kind == VK_LIT || a->vd == v->vd) {
-				v->flags |= VF_REMOVED;
-				continue;
-			}
-			value_set_copy(P->m, v, a->vd, v->vd);
-			v->flags &= (uint16_t)~(VF_BODY | VF_RESULT);
-			count_copy(P, v);
+			v->flags |= VF_REMOVED;
+			v->args[0] = a->kind == VK_LIT || a->vd == v->vd ? a : request(rw, a, v->vd, v, v->loc);
 			continue;
 		}
 		for (uint32_t i = 0; i < v->nargs; i++)
-			v->args[i] = use(&rw, v->args[i], use_vdev(v, i), blk, v->loc);
+			v->args[i] = use(rw, v->args[i], use_vdev(v, i), v->loc);
 		if (v->flags & VF_RESULT_COPY)
-			copy_result(&rw, v);
+			copy_result(rw, v);
 	}
+}
 
-	/* Unlink removed bindings, block by block. */
+/* After the walk: names for copies no annotation named, and where each goes.
+ * A copy that takes its annotation's place marks it VF_NEWCOPY; one placed
+ * after its value (a binding) is chained on the value, which is marked
+ * VF_USED (the walk has cleared it); one placed first in a block, on the
+ * block. */
+static void
+plan_places(Rewriter *rw)
+{
+	for (uint32_t k = 0; k < rw->nrec; k++) {
+		CopyRec *r = &rw->rec[k];
+		if (!r->dst)
+			continue;
+		Value *c = r->copy, *val = c->args[0];
+		if (!c->name)
+			c->name = derived_name(rw, val, "_to_", val->vd, r->dst);
+		if (r->annot && r->lca == r->ablk)
+			r->annot->flags |= VF_NEWCOPY;
+		else if (val->kind == VK_PARAM)
+			chain_push(rw, rw->blocks.v[r->lca], k + 1);
+		else {
+			val->flags |= VF_USED;
+			chain_push(rw, val, k + 1);
+		}
+	}
+}
+
+/* Relinking a block: drops removed bindings, puts copies in, keeps last. */
+typedef struct {
+	Rewriter *rw;
+	Block *b;
+	Value *prev;
+	PtrVec queue;         /* linked values whose copies may follow them */
+	size_t qhead;
+} Relink;
+
+static void
+link_value(Relink *rl, Value *v)
+{
+	v->flags &= (uint16_t)~VF_NEWCOPY;
+	if (rl->prev)
+		rl->prev->next = v;
+	else
+		rl->b->first = v;
+	rl->prev = v;
+	if (v->flags & VF_USED)
+		ptrvec_push(&rl->queue, v);
+}
+
+/* The copies of the values just linked that stay in this block follow
+ * them (a copy of a copy after its copy); the others wait for their
+ * block, which is inside this one and relinked later. */
+static void
+link_copies(Relink *rl)
+{
+	Rewriter *rw = rl->rw;
+	while (rl->qhead < rl->queue.n) {
+		Value *x = rl->queue.v[rl->qhead++];
+		x->flags &= (uint16_t)~VF_USED;
+		uint32_t k = rec_find(rw, x, NULL, false);
+		for (uint32_t r = k ? rw->rec[k - 1].head : 0, next; r; r = next) {
+			Block *to = rw->blocks.v[rw->rec[r - 1].lca];
+			next = rw->rec[r - 1].next;
+			rw->rec[r - 1].next = 0;
+			if (to == rl->b)
+				link_value(rl, rw->rec[r - 1].copy);
+			else
+				chain_push(rw, to, r);
+		}
+	}
+	rl->queue.n = rl->qhead = 0;
+}
+
+static void
+relink(Rewriter *rw)
+{
+	Relink rl = {.rw = rw};
 	PtrVec st = {0};
-	ptrvec_push(&st, &f->body);
+	ptrvec_push(&st, &rw->f->body);
 	while (st.n) {
 		Block *b = st.v[--st.n];
-		Value *prev = NULL;
-		for (Value *v = b->first; v; v = v->next) {
-			v->flags &= (uint16_t)~VF_NEWCOPY;
+		Value *v = b->first;
+		rl.b = b;
+		rl.prev = NULL;
+		uint32_t k = rec_find(rw, b, NULL, false);
+		for (uint32_t r = k ? rw->rec[k - 1].head : 0; r; r = rw->rec[r - 1].next) {
+			link_value(&rl, rw->rec[r - 1].copy);
+			link_copies(&rl);
+		}
+		for (Value *next; v; v = next) {
+			next = v->next;
 			if (v->flags & VF_RESULT_COPY) { /* its call goes first */
-				Value *c = v->args[0];
 				v->flags &= (uint16_t)~VF_RESULT_COPY;
-				c->flags &= (uint16_t)~VF_NEWCOPY;
-				if (prev)
-					prev->next = c;
-				else
-					b->first = c;
-				c->next = v;
-				prev = c;
+				link_value(&rl, v->args[0]);
 			}
 			if (v->flags & VF_REMOVED) {
-				if (prev)
-					prev->next = v->next;
-				else
-					b->first = v->next;
+				if (v->flags & VF_NEWCOPY) { /* its copy takes its place */
+					v->flags &= (uint16_t)~VF_NEWCOPY;
+					link_value(&rl, v->args[0]);
+					link_copies(&rl);
+				}
 				continue;
 			}
+			link_value(&rl, v);
+			link_copies(&rl);
 			if (v->form == B_IF) {
-				ptrvec_push(&st, &v->u.arms[0]);
 				ptrvec_push(&st, &v->u.arms[1]);
+				ptrvec_push(&st, &v->u.arms[0]);
 			}
-			prev = v;
 		}
-		b->last = prev;
+		if (rl.prev)
+			rl.prev->next = NULL;
+		else
+			b->first = NULL;
+		b->last = rl.prev;
 	}
 	ptrvec_free(&st);
-	free(rw.r);
+	ptrvec_free(&rl.queue);
+}
+
+static void
+rewrite(Planner *P, Func *f)
+{
+	Rewriter rw = {.P = P, .f = f};
+	rewrite_walk(&rw);
+	plan_places(&rw);
+	relink(&rw);
+	free(rw.rec);
+	free(rw.slot);
+	free(rw.up);
+	free(rw.open);
+	ptrvec_free(&rw.blocks);
 	nameset_free(&rw.names);
 }
 

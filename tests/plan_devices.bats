@@ -53,6 +53,31 @@ plan_golden() {
 @test "plan: parameters follow the function's result" { plan_golden params_follow_result; }
 @test "plan: copies in if arms stay in their arm" { plan_golden copy_in_arm; }
 @test "plan: a call_lowered result placed apart from its buffer is copied, keeping its name" { plan_golden result_copy_point; }
+@test "plan: copies go in the innermost block holding their uses, one per value and device" {
+	plan_golden copy_innermost_block
+}
+
+@test "plan: a copy needed only 1000 ifs deep is made there, not before the ifs" {
+	awk 'BEGIN {
+		n = 1000
+		print "device @cpu = cpu(0)"; print "device @gpu = gpu(0)"; print "default @gpu"
+		print "fn @main(%c: bool[] on @cpu, %x: f32[4] on @cpu) -> f32[4] on @cpu {"
+		for (i = 0; i < n; i++) printf "%%r%d = if %%c {\n", i
+		print "%v: f32[4] on @gpu = negative(%x)"; print "%u = on_device(%v, @cpu, constrain_body=false, constrain_result=true)"; print "yield %u"
+		for (i = n - 1; i >= 0; i--) {
+			print "} else {"; print "yield %x"; print "}"
+			if (i > 0) printf "yield %%r%d\n", i
+		}
+		print "return %r0"; print "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	ir-plan-devices "$BATS_TEST_TMPDIR/deep.ir" > "$BATS_TEST_TMPDIR/deep.out"
+	# the copy of %x is the first binding of the innermost arm
+	run grep -A1 '%r999: f32\[4\] on @cpu = if %c {' "$BATS_TEST_TMPDIR/deep.out"
+	assert_line --index 1 --partial '%x_to_gpu: f32[4] on @gpu = device_copy(%x, @cpu -> @gpu)'
+	run grep -c 'device_copy' "$BATS_TEST_TMPDIR/deep.out"
+	assert_output 2
+	ir-plan-devices "$BATS_TEST_TMPDIR/deep.out" | cmp - "$BATS_TEST_TMPDIR/deep.out"
+}
 
 @test "plan: TVM PR 11878: a global output joins an open scope, copies only from texture" { plan_golden tvm_11878_global_output; }
 
