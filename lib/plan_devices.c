@@ -284,18 +284,24 @@ phase_structure(Planner *P)
 			          "the call's placement differs from the callee's result");
 		} else {
 			/* A call_lowered's result is a copy point: where the binding
-			 * is placed apart from the prim's result buffer, the kernel
-			 * writes into the buffer's scope and a copy follows (one
-			 * result; a tuple of results must agree). */
+			 * is placed apart from the prim's result buffers, the kernel
+			 * writes into the buffers' placement and a copy follows.  A
+			 * tuple of results is one value with one placement (TVM's
+			 * tuples are homogeneous too), so its buffers must agree and
+			 * it is copied as one. */
 			Prim *p = v->u.prim;
-			if (p->nparams == v->nargs + 1 && v->nargs > 0) {
-				if (!join(P, vdom(v), (uint32_t)p->params[v->nargs]->scratch))
+			uint32_t res = (uint32_t)p->params[v->nargs]->scratch;
+			for (uint32_t i = v->nargs + 1; i < p->nparams && P->ok; i++)
+				must_join(P, res, (uint32_t)p->params[i]->scratch, v->loc,
+				          "the result buffers of the call's prim are placed apart");
+			/* (a call without arguments has no room for the copy's operand) */
+			if (v->nargs > 0) {
+				if (!join(P, vdom(v), res))
 					v->flags |= VF_RESULT_COPY;
-				continue;
-			}
-			for (uint32_t i = v->nargs; i < p->nparams; i++)
-				must_join(P, vdom(v), (uint32_t)p->params[i]->scratch, v->loc,
+			} else {
+				must_join(P, vdom(v), res, v->loc,
 				          "the call's placement differs from the prim's result buffer");
+			}
 		}
 	}
 }

@@ -53,8 +53,32 @@ plan_golden() {
 @test "plan: parameters follow the function's result" { plan_golden params_follow_result; }
 @test "plan: copies in if arms stay in their arm" { plan_golden copy_in_arm; }
 @test "plan: a call_lowered result placed apart from its buffer is copied, keeping its name" { plan_golden result_copy_point; }
+@test "plan: a call_lowered with two results is a copy point too" { plan_golden tuple_result_copy_point; }
 @test "plan: copies go in the innermost block holding their uses, one per value and device" {
 	plan_golden copy_innermost_block
+}
+
+@test "plan: a split lowered under on_device before any planning is copied to its texture" {
+	cat > "$BATS_TEST_TMPDIR/split.ir" <<'IR'
+device @gpu = gpu(0) {texture=true}
+fn @main(%x: f32[1,4,8,8,4]) -> f32[1,2,8,8,4] {
+  %s = split(%x) {indices_or_sections=2, axis=1}
+  %t = on_device(%s, @gpu:texture)
+  %a = %t.0
+  %b = %t.1
+  %d = add(%a, %b)
+  return %d
+}
+IR
+	# lowered first, then planned; and planned, lowered, planned again
+	ir-lower "$BATS_TEST_TMPDIR/split.ir" > "$BATS_TEST_TMPDIR/l1.ir"
+	run -0 ir-plan-devices "$BATS_TEST_TMPDIR/l1.ir"
+	assert_line --partial '%s_in_global: (f32[1,2,8,8,4], f32[1,2,8,8,4]) on @gpu:global = call_lowered @split(%x)'
+	assert_line --partial '%s: (f32[1,2,8,8,4], f32[1,2,8,8,4]) on @gpu:texture = device_copy(%s_in_global, @gpu:global -> @gpu:texture)'
+	ir-plan-devices "$BATS_TEST_TMPDIR/split.ir" | ir-lower > "$BATS_TEST_TMPDIR/l2.ir"
+	ir-plan-devices "$BATS_TEST_TMPDIR/l2.ir" > "$BATS_TEST_TMPDIR/p2.ir"
+	grep -q 'device_copy(%s_in_global, @gpu:global -> @gpu:texture)' "$BATS_TEST_TMPDIR/p2.ir"
+	ir-plan-devices "$BATS_TEST_TMPDIR/p2.ir" | cmp - "$BATS_TEST_TMPDIR/p2.ir"
 }
 
 @test "plan: a copy needed only 1000 ifs deep is made there, not before the ifs" {
