@@ -350,7 +350,7 @@ typedef enum {
 	S_IF,          /* if cond { } else { } */
 	S_LET,         /* let %x = e (scope: rest of the block) */
 	S_STORE,       /* %B[i, j, k:4] = e */
-	S_ALLOC,       /* alloc %B: TYPE @dev:scope {annotations} */
+	S_ALLOC,       /* alloc %B: TYPE @dev:scope [image2d[W, H]] {annotations} */
 	S_TEX_STORE,   /* texture2d_store(%B, x, y, e) */
 	S_BARRIER,     /* barrier */
 	S_KERNEL,      /* kernel @name { body } */
@@ -448,7 +448,9 @@ struct PStmt {
 		struct { PExpr *cond; PBlock arms[2]; bool has_else; } cond;
 		struct { PVar *var; PExpr *val; } let;
 		struct { PVar *buf; PIndex *idx; PExpr *val; } store;
-		struct { PVar *buf; } alloc;
+		/* image: image2d[width, height] (texels) of an image alloc, as
+		 * ir-flatten-texture writes it; 0, 0: a plain alloc */
+		struct { PVar *buf; int64_t image[2]; } alloc;
 		struct { PVar *buf; PExpr *x, *y, *val; } tex;
 		struct { Sym name; PBlock body; } kernel;
 		PExpr *eval;

@@ -532,6 +532,9 @@ print_stmt(Printer *pr, const PStmt *s, int depth)
 	case S_ALLOC:
 		fputs("alloc ", f);
 		print_buffer_decl(f, s->u.alloc.buf);
+		if (s->u.alloc.image[0])
+			fprintf(f, " image2d[%lld, %lld]", (long long)s->u.alloc.image[0],
+			        (long long)s->u.alloc.image[1]);
 		print_attrs(f, &s->u.alloc.buf->annots);
 		break;
 	case S_TEX_STORE:

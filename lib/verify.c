@@ -16,6 +16,7 @@
 #include "ir.h"
 #include "nameset.h"
 #include "ops/ops.h"
+#include "texture.h"
 #include "walk.h"
 
 typedef struct {
@@ -454,12 +455,6 @@ is_int(DType d)
 	return d.lanes == 1 && d.kind >= ET_I8 && d.kind <= ET_U64;
 }
 
-static bool
-is_texture_scope(Sym s)
-{
-	return s && strncmp(s, "texture", 7) == 0 && (s[7] == 0 || s[7] == ':');
-}
-
 static DType
 scalar_dt(int k)
 {
@@ -564,7 +559,8 @@ check_index(Verifier *vf, const PExpr *at, PVar *buf, PIndex *idx, uint32_t n, u
 	return true;
 }
 
-/* lane(V, K): lane K (an integer literal) of the vector V, a scalar. */
+/* lane(V, K): lane K of the vector V, a scalar.  K is an integer; a
+ * literal must be a lane of V, any other value is checked when it runs. */
 static bool
 type_lane(Verifier *vf, PExpr *e)
 {
@@ -581,12 +577,16 @@ type_lane(Verifier *vf, PExpr *e)
 		ERR(vf, v->loc, "'lane' needs a vector, not a scalar of type %s", d);
 		return false;
 	}
-	if (k->kind != E_INT || k->op == E_INT_NEEDS_MINUS || k->u.i < 0 || k->u.i >= v->dt.lanes) {
-		ERR(vf, k->loc, "'lane' needs a lane number from 0 to %u, written as a literal",
-		    (unsigned)v->dt.lanes - 1);
+	if (k->kind == E_INT && (k->op == E_INT_NEEDS_MINUS || k->u.i < 0 || k->u.i >= v->dt.lanes)) {
+		ERR(vf, k->loc, "'lane' needs a lane number from 0 to %u", (unsigned)v->dt.lanes - 1);
 		return false;
 	}
-	k->dt = (DType){ET_I32, 1};
+	if (!type_expr(vf, k, scalar_dt(ET_I32)))
+		return false;
+	if (!is_int(k->dt)) {
+		ERR(vf, k->loc, "a lane number must be an integer");
+		return false;
+	}
 	e->dt = (DType){v->dt.kind, 1};
 	return true;
 }
@@ -800,6 +800,34 @@ check_buffer_var(Verifier *vf, PVar *v)
 	}
 }
 
+/* alloc ... image2d[W, H]: an image the runtime allocates before the
+ * prim's kernels run, so outside them, of the size the scope's
+ * convention gives the type. */
+static void
+check_image_alloc(Verifier *vf, const PStmt *s, bool in_kernel)
+{
+	const PVar *v = s->u.alloc.buf;
+	const int64_t *img = s->u.alloc.image;
+	int64_t wh[2];
+	char why[256], ty[128];
+	if (!v->vd || !is_texture_scope(v->vd->scope)) {
+		ERR(vf, s->loc, "'image2d' needs a buffer in a texture scope");
+		return;
+	}
+	if (in_kernel) {
+		ERR(vf, s->loc, "an image is allocated outside kernels, before they run");
+		return;
+	}
+	if (!texture_image(v->type, v->vd->scope, wh, why, sizeof why)) {
+		ERR(vf, s->loc, "%s", why);
+		return;
+	}
+	if (wh[0] != img[0] || wh[1] != img[1])
+		ERR(vf, s->loc, "'%%%s' of %s in %s is image2d[%lld, %lld], not [%lld, %lld]", v->name,
+		    type_text(v->type, ty, sizeof ty), v->vd->scope, (long long)wh[0], (long long)wh[1],
+		    (long long)img[0], (long long)img[1]);
+}
+
 typedef struct {
 	PStmt *next;
 	PStmt *owner;
@@ -861,6 +889,8 @@ verify_stmt(Verifier *vf, PStmt *s, bool in_kernel)
 	}
 	case S_ALLOC:
 		check_buffer_var(vf, s->u.alloc.buf);
+		if (s->u.alloc.image[0])
+			check_image_alloc(vf, s, in_kernel);
 		break;
 	case S_TEX_STORE: {
 		PVar *buf = s->u.tex.buf;

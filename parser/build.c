@@ -1438,10 +1438,26 @@ b_store(Parser *p, Slice buf, Loc at, uint32_t mark, PExpr *val)
 }
 
 void
-b_alloc(Parser *p, Slice var, Loc vloc, const Type *ty, const VDev *vd, AttrMap *annots, Loc at)
+b_alloc(Parser *p, Slice var, Loc vloc, const Type *ty, const VDev *vd, const Slice *kw,
+        uint32_t img, AttrMap *annots, Loc at)
 {
 	PBlock *b = prim_block(p, at, "'alloc'");
 	PStmt *s = new_stmt(p, S_ALLOC, at);
+	if (kw) {
+		uint32_t n = scratch_count(p, img);
+		void **items = scratch_items(p, img);
+		if (kw->n != 7 || memcmp(kw->s, "image2d", 7) != 0)
+			parser_error(p, at, "expected 'image2d[width, height]' or annotations after the "
+			             "device of an alloc, not '%.*s'", (int)kw->n, kw->s);
+		else if (n != 2)
+			parser_error(p, at, "'image2d' takes [width, height], 2 sizes, not %u", n);
+		else if (!items[0] || !items[1])
+			parser_error(p, at, "an image's width and height are at least 1");
+		else
+			for (int i = 0; i < 2; i++)
+				s->u.alloc.image[i] = (int64_t)(uintptr_t)items[i];
+		scratch_pop(p, img);
+	}
 	PVar *v = new_pvar(p, PV_BUFFER, var, vloc);
 	if (ty->kind != TY_TENSOR) {
 		parser_error(p, at, "a buffer must have a tensor type");

@@ -90,7 +90,10 @@ void b_for(Parser *p, Slice var, Loc vloc, PExpr *lo, PExpr *hi, ForSpec fs, Loc
 void b_pif(Parser *p, PExpr *cond, Loc at);
 void b_let(Parser *p, Slice var, Loc vloc, const Type *ty, PExpr *val, Loc at);
 void b_store(Parser *p, Slice buf, Loc at, uint32_t idx, PExpr *val);
-void b_alloc(Parser *p, Slice var, Loc vloc, const Type *ty, const VDev *vd, AttrMap *annots, Loc at);
+/* kw: the word after the device, "image2d" for an image alloc with the
+ * dims at mark img; NULL for a plain alloc. */
+void b_alloc(Parser *p, Slice var, Loc vloc, const Type *ty, const VDev *vd, const Slice *kw,
+             uint32_t img, AttrMap *annots, Loc at);
 void b_eval(Parser *p, Slice fn, Loc at, uint32_t args);
 void b_barrier(Parser *p, Loc at);
 void b_kernel(Parser *p, Slice name, Loc nloc, Loc at);

@@ -146,7 +146,9 @@ item
 	| LOCAL '[' pindices_opt ']' '=' pexpr
 	                            { b_store(p, $1, @1, $3, $6); }
 	| ALLOC LOCAL ':' type vdev attrs_opt
-	                            { b_alloc(p, $2, @2, $4, $5, $6, @1); }
+	                            { b_alloc(p, $2, @2, $4, $5, NULL, 0, $6, @1); }
+	| ALLOC LOCAL ':' type vdev IDENT '[' dims ']' attrs_opt
+	                            { b_alloc(p, $2, @2, $4, $5, &$6, $8, $10, @1); }
 	| IDENT '(' pexprs_opt ')'  { b_eval(p, $1, @1, $3); }
 	| BARRIER                   { b_barrier(p, @1); }
 	| KERNEL GLOBAL '{'         { b_kernel(p, $2, @2, @1); }

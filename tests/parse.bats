@@ -100,6 +100,7 @@ infers() {
 @test "golden: type and placement annotations" { golden annotations; }
 @test "golden: prim loops, ifs, lets, loads and stores" { golden prim_loops; }
 @test "golden: kernels, thread bindings, barriers, allocs, textures, lanes" { golden prim_kernel; }
+@test "golden: image allocations and lanes that are not literals" { golden prim_image; }
 @test "golden: loop-level expressions and precedence" { golden prim_exprs; }
 @test "golden: prim attributes and alloc annotations of any shape" { golden prim_attrs; }
 @test "golden: loc(...) on every kind of line" { golden locs; }
@@ -201,18 +202,18 @@ IR
 
 @test "invalid-verify.ir: the verifier" { expect_diagnostics ir-parse invalid-verify.ir; }
 
-@test "verify: lane takes a vector and a literal lane number within it" {
-	rejects 3:40 "'lane' needs a lane number from 0 to 3, written as a literal" <<'IR'
+@test "verify: lane takes a vector and an integer lane number, a literal one within it" {
+	rejects 3:40 "'lane' needs a lane number from 0 to 3" <<'IR'
 device @cpu = cpu(0)
 prim @p(%n: i32) {
   let %v = lane(broadcast<f32x4>(1.0), 4)
 }
 IR
-	rejects 4:21 "'lane' needs a lane number from 0 to 3, written as a literal" <<'IR'
+	rejects 4:21 "a lane number must be an integer" <<'IR'
 device @cpu = cpu(0)
 prim @p(%n: i32) {
   let %w = broadcast<f32x4>(1.0)
-  let %v = lane(%w, %n)
+  let %v = lane(%w, 1.5)
 }
 IR
 	rejects 3:17 "'lane' needs a vector, not a scalar of type i32" <<'IR'
@@ -221,10 +222,11 @@ prim @p(%n: i32) {
   let %v = lane(%n, 0)
 }
 IR
-	printf 'device @cpu = cpu(0)\nprim @p(%%B: i16[8] @cpu) {\n  %%B[0] = lane(%%B[0:8], 7)\n}\n' |
+	printf 'device @cpu = cpu(0)\nprim @p(%%B: i16[8] @cpu, %%n: u8) {\n  %%B[0] = lane(%%B[0:8], 7)\n  %%B[1] = lane(%%B[0:8], %%n %% 8)\n}\n' |
 		ir-parse > "$BATS_TEST_TMPDIR/ok.ir"
 	run -0 cat "$BATS_TEST_TMPDIR/ok.ir"
 	assert_output --partial '%B[0] = lane(%B[0:8], 7)'
+	assert_output --partial '%B[1] = lane(%B[0:8], %n % 8)'
 }
 
 # --- how errors are shown -----------------------------------------------------------

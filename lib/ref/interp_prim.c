@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "interp_prim.h"
+#include "texture.h"
 
 #define MAX_LANES 16
 
@@ -378,6 +379,41 @@ offset(Run *r, const PVar *b, const PIndex *idx, uint32_t n, Loc loc, int64_t *o
 	return true;
 }
 
+/* The element offset of texel (x, y) of image b, bounds-checked: the
+ * image is the N-d buffer itself, row-major order being the same
+ * (texture.h). */
+static bool
+texel(Run *r, const PVar *b, const PExpr *xe, const PExpr *ye, Loc loc, int64_t *off)
+{
+	const Tensor *t = r->buf[b->scratch];
+	if (!t)
+		return fail(r, loc, "internal error: '%%%s' is used before its alloc ran", b->name);
+	int64_t wh[2];
+	char why[256];
+	if (!texture_image(b->type, b->vd->scope, wh, why, sizeof why))
+		return fail(r, loc, "'%%%s' is not an image: %s", b->name, why);
+	Val v[2];
+	if (!eval(r, xe, &v[0]) || !eval(r, ye, &v[1]))
+		return false;
+	int64_t c[2];
+	for (int i = 0; i < 2; i++) {
+		ElemKind k = (ElemKind)(i ? ye : xe)->dt.kind;
+		c[i] = as_count(k, v[i].l[0].i);
+		if (c[i] < 0 || c[i] >= wh[i]) {
+			char at[48];
+			if (k == ET_U64)
+				snprintf(at, sizeof at, "%llu", (unsigned long long)v[i].l[0].i);
+			else
+				snprintf(at, sizeof at, "%lld", (long long)c[i]);
+			return fail(r, loc, "texel %s %s is out of bounds for '%%%s', an image %lld wide "
+			            "and %lld high", i ? "y" : "x", at, b->name, (long long)wh[0],
+			            (long long)wh[1]);
+		}
+	}
+	*off = (c[1] * wh[0] + c[0]) * 4;
+	return true;
+}
+
 /* Recursion: the parser caps expression depth at IR_MAX_EXPR_DEPTH. */
 static bool
 eval(Run *r, const PExpr *e, Val *out)
@@ -418,8 +454,19 @@ eval(Run *r, const PExpr *e, Val *out)
 				out->l[l].i = tensor_get_int(t, off + l);
 		return true;
 	}
-	case E_TEX_LOAD:
-		return fail(r, e->loc, "texture2d_load is not supported by the interpreter yet");
+	case E_TEX_LOAD: {
+		int64_t off;
+		if (!texel(r, e->u.tex.buf, e->u.tex.x, e->u.tex.y, e->loc, &off))
+			return false;
+		const Tensor *t = r->buf[e->u.tex.buf->scratch];
+		if (is_float(t->kind))
+			for (int l = 0; l < 4; l++)
+				out->l[l].f = tensor_get(t, off + l);
+		else
+			for (int l = 0; l < 4; l++)
+				out->l[l].i = tensor_get_int(t, off + l);
+		return true;
+	}
 	case E_BIN: {
 		Val b;
 		if (!eval(r, e->u.ops.a, out) || !eval(r, e->u.ops.b, &b))
@@ -467,11 +514,16 @@ eval(Run *r, const PExpr *e, Val *out)
 	case E_CALL: {
 		IntrinId fn = (IntrinId)e->op;
 		if (fn == I_LANE) {
-			/* the verifier made the lane number a literal within range */
-			Val v;
-			if (!eval(r, e->u.call.args[0], &v))
+			/* the verifier checked a literal lane number; others here */
+			Val v, kv;
+			const PExpr *ke = e->u.call.args[1];
+			if (!eval(r, e->u.call.args[0], &v) || !eval(r, ke, &kv))
 				return false;
-			out->l[0] = v.l[e->u.call.args[1]->u.i];
+			int64_t k = as_count((ElemKind)ke->dt.kind, kv.l[0].i);
+			int n = e->u.call.args[0]->dt.lanes;
+			if (k < 0 || k >= n)
+				return fail(r, e->loc, "lane %lld of a vector of %d lanes", (long long)k, n);
+			out->l[0] = v.l[k];
 			return true;
 		}
 		if (fn >= I__COUNT || e->n < 1 || e->n > 3)
@@ -513,6 +565,23 @@ store(Run *r, const PStmt *s)
 			tensor_set(t, off + l, v.l[l].f);
 	else
 		for (uint32_t l = 0; l < n; l++)
+			tensor_set_int(t, off + l, v.l[l].i);
+	return true;
+}
+
+static bool
+tex_store(Run *r, const PStmt *s)
+{
+	int64_t off;
+	Val v;
+	if (!eval(r, s->u.tex.val, &v) || !texel(r, s->u.tex.buf, s->u.tex.x, s->u.tex.y, s->loc, &off))
+		return false;
+	Tensor *t = r->buf[s->u.tex.buf->scratch];
+	if (is_float(t->kind))
+		for (int l = 0; l < 4; l++)
+			tensor_set(t, off + l, v.l[l].f);
+	else
+		for (int l = 0; l < 4; l++)
 			tensor_set_int(t, off + l, v.l[l].i);
 	return true;
 }
@@ -700,7 +769,7 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 			continue;
 		}
 		case S_TEX_STORE:
-			ok = fail(r, s->loc, "texture2d_store is not supported by the interpreter yet");
+			ok = tex_store(r, s);
 			continue;
 		case S_BARRIER:
 			ok = barrier_error(r, s, owner);
