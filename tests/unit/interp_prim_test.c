@@ -411,6 +411,9 @@ test_bounds(void)
 	        "}\n"
 	        "prim @tex_store(%X: f32[1,1,2,2,4] @cpu:texture) {\n"
 	        "  texture2d_store(%X, 0, 1, broadcast<f32x4>(1.0))\n"
+	        "}\n"
+	        "prim @tex_oob(%X: f32[1,1,2,2,4] @cpu:texture, %O: f32[4] @cpu) {\n"
+	        "  %O[0:4] = texture2d_load(%X, 2, 0)\n"
 	        "}\n");
 	Tensor *a = T2(ET_F32, 2, 4), *o = T1(ET_F32, 2);
 	run_prim(__LINE__, &md, "rows", (Tensor *[]){a, o}, 2,
@@ -422,11 +425,27 @@ test_bounds(void)
 	tensor_set_int(n, 0, -2);
 	run_prim(__LINE__, &md, "store_oob", (Tensor *[]){f, n}, 2,
 	         "index 18446744073709551614 is out of bounds for axis 0 of '%A' (size 4)");
+	/* an image 2 wide, 2 high: texel (0, 1) is elements 8..11 */
 	Tensor *x = tens(ET_F32, 5, (const int64_t[]){1, 1, 2, 2, 4});
-	run_prim(__LINE__, &md, "tex", (Tensor *[]){x, f}, 2,
-	         "texture2d_load is not supported by the interpreter yet");
-	run_prim(__LINE__, &md, "tex_store", &x, 1,
-	         "texture2d_store is not supported by the interpreter yet");
+	for (int64_t k = 0; k < 16; k++)
+		tensor_set(x, k, (double)k);
+	run_prim(__LINE__, &md, "tex", (Tensor *[]){x, f}, 2, NULL);
+	checks++;
+	if (tensor_get(f, 0) != 8 || tensor_get(f, 3) != 11) {
+		failures++;
+		printf("FAIL %s:%d: texture2d_load(%%X, 0, 1) read %g..%g, not 8..11\n", __FILE__,
+		       __LINE__, tensor_get(f, 0), tensor_get(f, 3));
+	}
+	run_prim(__LINE__, &md, "tex_store", &x, 1, NULL);
+	checks++;
+	if (tensor_get(x, 7) != 7 || tensor_get(x, 8) != 1 || tensor_get(x, 11) != 1 ||
+	    tensor_get(x, 12) != 12) {
+		failures++;
+		printf("FAIL %s:%d: texture2d_store(%%X, 0, 1, ...) wrote elsewhere than 8..11\n",
+		       __FILE__, __LINE__);
+	}
+	run_prim(__LINE__, &md, "tex_oob", (Tensor *[]){x, f}, 2,
+	         "texel x 2 is out of bounds for '%X', an image 2 wide and 2 high");
 	tensor_free(a);
 	tensor_free(o);
 	tensor_free(f);
