@@ -68,6 +68,7 @@ new_expr(PBuild *b, int kind, DType dt)
 	e->kind = (uint8_t)kind;
 	e->dt = dt;
 	e->depth = 1;
+	e->loc = b->loc;
 	return e;
 }
 
@@ -85,6 +86,15 @@ pe_int(PBuild *b, int64_t v, ElemKind k)
 		return pe_bool(b, v != 0);
 	PExpr *e = new_expr(b, E_INT, (DType){(uint8_t)k, 1});
 	e->u.i = v;
+	int64_t lo = INT64_MIN;
+	uint64_t hi = UINT64_MAX;
+	if (!elem_is_float(k))
+		elem_int_range(k, &lo, &hi);
+	if (!b->bad && (v < lo || (v > 0 && (uint64_t)v > hi))) {
+		b->bad = true;
+		b->bad_int = v;
+		b->bad_kind = k;
+	}
 	return e;
 }
 

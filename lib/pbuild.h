@@ -27,6 +27,12 @@ typedef struct {
 	                              * of the prim (pb_start): the operator lowered,
 	                              * so that a module read with loc(...) prints
 	                              * one on every line of its new prims too */
+	bool bad;                    /* an integer was made that its type cannot
+	                              * hold (a dilation of 2^32 in i32 index
+	                              * arithmetic): the first is bad_int of
+	                              * bad_kind, for the caller to report once */
+	int64_t bad_int;
+	ElemKind bad_kind;
 } PBuild;
 
 /* Starts prim `name` with no parameters; its body is the open block.

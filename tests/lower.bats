@@ -214,3 +214,22 @@ IR
 	[ -z "$output" ]
 	[[ "$stderr" == *"big.ir:3:3: error: cannot lower %0: its result has 4294967296 elements, more than the 2147483647"* ]]
 }
+
+@test "lower: an integer beyond i32 in the code (a dilation of 2^32) is one error at its binding" {
+	local o
+	printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[1,1,4,4], %%w: f32[1,1,1,1]) {\n  %%0 = nn.conv2d(%%x, %%w) {dilation=[4294967296, 4294967296]}\n  return %%0\n}\n' > "$BATS_TEST_TMPDIR/d.ir"
+	for o in --no-tile ''; do
+		run -1 --separate-stderr ir-lower $o "$BATS_TEST_TMPDIR/d.ir"
+		[ -z "$output" ]
+		[ "${#stderr_lines[@]}" -eq 3 ]
+		[[ "${stderr_lines[0]}" == *"d.ir:3:3: error: cannot lower %0: its code needs the integer 4294967296, out of the range of i32" ]]
+	done
+}
+
+@test "lower: a module without a device is one error at the first operator" {
+	printf 'fn @main(%%x: f32[4]) {\n  %%0 = negative(%%x)\n  %%1 = exp(%%0)\n  return %%1\n}\n' > "$BATS_TEST_TMPDIR/n.ir"
+	run -1 --separate-stderr ir-lower --no-fuse "$BATS_TEST_TMPDIR/n.ir"
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[[ "${stderr_lines[0]}" == *"n.ir:2:3: error: no device is declared, so %0 cannot be lowered" ]]
+}

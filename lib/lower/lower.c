@@ -497,9 +497,6 @@ group_device(Lower *L, const Group *g)
 	return module_default_device(L->m);
 }
 
-/* The call's operands: the inputs, a tuple's fields as its projections
- * (new bindings before the call when the tuple is not written as one;
- * queued on g->pre, spliced in by unlink_removed). */
 /* A name for field `field` of value `base` that the function does not
  * have yet: "base_F", else "base_F_2", ... */
 static Sym
@@ -515,6 +512,9 @@ field_name(Lower *L, Sym base, int field)
 	return s;
 }
 
+/* The call's operands: the inputs, a tuple's fields as its projections
+ * (new bindings before the call when the tuple is not written as one;
+ * queued on g->pre, spliced in by unlink_removed). */
 static Value *
 input_arg(Lower *L, Group *g, Value *call, const GroupInput *in)
 {
@@ -701,6 +701,12 @@ lower_body(Lower *L, GroupCx *c, Prim *p, Sym const *scopes)
 		s.reduction |= lower_has_reduction(g->members[k]->u.op->op);
 	c->sched = &s;
 	bool ok = schedule(L, c);
+	if (ok && b.bad) {
+		const Value *t = g->members[g->n - 1];
+		error_at(m->ctx, t->loc, "cannot lower %%%s: its code needs the integer %lld, out of the "
+		         "range of %s", t->name, (long long)b.bad_int, elem_name(b.bad_kind));
+		ok = false;
+	}
 	free(c->out);
 	return ok;
 }
@@ -801,7 +807,14 @@ lower_group(Lower *L, Group *g)
 	if (!check_group_indexable(L, g))
 		return false;
 	const Device *dev = group_device(L, g);
-	Sym devname = dev ? dev->name : sym_intern_cstr(m, "cpu");
+	if (!dev) {
+		/* A prim's buffers name their device: without one declared,
+		 * there is nothing to name (ir-plan-devices refuses it too). */
+		const Value *t = g->members[g->n - 1];
+		error_at(m->ctx, t->loc, "no device is declared, so %%%s cannot be lowered", t->name);
+		return false;
+	}
+	Sym devname = dev->name;
 	PrimName pn = prim_name(L, g);
 	GroupCx c = {.m = m, .g = g, .dev = devname, .device = dev};
 	lower_collect_inputs(&c);
