@@ -59,13 +59,12 @@ attrs_of(const Value *v)
 	return c;
 }
 
-/* An integer attribute that names an axis of a rank-r operand, dflt when
- * absent, normalized. */
+/* The `axis` of v (op_axis) normalized against rank r. */
 static int64_t
-axis_attr(const Value *v, const char *key, int64_t dflt, int64_t r)
+axis_of(const Value *v, int64_t r)
 {
 	OpCx c = attrs_of(v);
-	int64_t axis = oa_int(&c, key, dflt, INT64_MIN, INT64_MAX);
+	int64_t axis = op_axis(&c);
 	return axis < 0 ? axis + r : axis;
 }
 
@@ -310,7 +309,7 @@ unary(GroupCx *c, OpId code, PExpr *x, ElemKind k)
 static uint32_t
 bias_axis(const Value *v)
 {
-	return (uint32_t)axis_attr(v, "axis", 1, type_of(v)->n);
+	return (uint32_t)axis_of(v, type_of(v)->n);
 }
 
 static PExpr *
@@ -319,7 +318,8 @@ clip(GroupCx *c, const Value *v, PExpr *x)
 	PBuild *b = c->b;
 	ElemKind k = kind_of(v);
 	OpCx ac = attrs_of(v);
-	double dl = oa_num(&ac, "a_min", 0), dh = oa_num(&ac, "a_max", 0);
+	double dl, dh;
+	clip_attrs(&ac, &dl, &dh);
 	PExpr *el, *eh;
 	if (elem_is_float(k)) {
 		el = pe_float(b, dl, k);
@@ -401,8 +401,8 @@ layout_transform(GroupCx *c, int k, PExpr *const *idx)
 {
 	const Value *v = c->g->members[k];
 	OpCx ac = attrs_of(v);
-	const Layout *src = oa_layout(&ac, "src_layout", "NCHW", layout_names);
-	const Layout *dst = oa_layout(&ac, "dst_layout", "NCHW", layout_names);
+	const Layout *src, *dst;
+	transform_attrs(&ac, &src, &dst);
 	char letters[8];
 	layout_logical_axes(dst, letters);
 	PExpr *lg[8], *in[8];
@@ -420,7 +420,7 @@ concatenate(GroupCx *c, int k, PExpr *const *idx)
 {
 	const Value *v = c->g->members[k];
 	const Type *ot = type_of(v), *tt = type_of(v->args[0]);
-	int64_t axis = axis_attr(v, "axis", 0, ot->n);
+	int64_t axis = axis_of(v, ot->n);
 	PVar *tmp = accumulator(c, (DType){ot->dt.kind, 1}, pe_float(c->b, 0, kind_of(v)));
 	int64_t off = 0;
 	for (uint32_t f = 0; f < tt->n; f++) {
@@ -875,7 +875,7 @@ lower_softmax(GroupCx *c)
 	Value *v = c->g->members[0];
 	const Type *t = type_of(v);
 	uint32_t r = t->n;
-	int64_t axis = axis_attr(v, "axis", -1, r);
+	int64_t axis = axis_of(v, r);
 	int64_t dims[LOWER_MAX_RANK];
 	memcpy(dims, t->dims, r * sizeof *dims);
 	int64_t n = dims[axis];
@@ -909,7 +909,7 @@ lower_split(GroupCx *c)
 {
 	Value *v = c->g->members[0];
 	const Type *t = type_of(v), *it = type_of(v->args[0]);
-	int64_t axis = axis_attr(v, "axis", 0, it->n);
+	int64_t axis = axis_of(v, it->n);
 	PVar *in = lower_input(c, 0, 0, -1)->buf;
 	int64_t off = 0;
 	for (uint32_t f = 0; f < t->n; f++) {

@@ -136,4 +136,14 @@ typedef struct {
 } ReduceAttrs;
 bool reduce_attrs(OpCx *c, uint32_t rank, ReduceAttrs *a);
 
+/* The `axis` of bias_add (default 1: NCHW's channels), softmax (-1: the
+ * last) and concatenate and split (0), as written: possibly negative. */
+int64_t op_axis(OpCx *c);
+
+/* clip's a_min and a_max (both required, a_min <= a_max). */
+bool clip_attrs(OpCx *c, double *lo, double *hi);
+
+/* layout_transform's src_layout and dst_layout (both required). */
+bool transform_attrs(OpCx *c, const Layout **src, const Layout **dst);
+
 #endif

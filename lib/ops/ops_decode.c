@@ -4,6 +4,7 @@
  * defaults, so a type rule reports every bad one in that order, and the
  * reference kernels and lowering read the same values.
  */
+#include <math.h>
 #include <string.h>
 
 #include "ops_impl.h"
@@ -83,4 +84,43 @@ reduce_attrs(OpCx *c, uint32_t rank, ReduceAttrs *a)
 	for (uint32_t i = 0; i < rank; i++)
 		a->red[i] = r == 0 || mark[i] != exclude;
 	return true;
+}
+
+int64_t
+op_axis(OpCx *c)
+{
+	int64_t dflt;
+	switch (c->id) {
+	case O_BIAS_ADD: dflt = 1; break;
+	case O_SOFTMAX: dflt = -1; break;
+	default: dflt = 0; break;   /* concatenate, split */
+	}
+	return oa_int(c, "axis", dflt, INT64_MIN, INT64_MAX);
+}
+
+bool
+clip_attrs(OpCx *c, double *lo, double *hi)
+{
+	bool have = oa_require(c, "a_min", "a_min=0.0");
+	have = oa_require(c, "a_max", "a_max=6.0") && have;
+	*lo = oa_num(c, "a_min", 0);
+	*hi = oa_num(c, "a_max", 0);
+	if (!have || !c->ok)
+		return false;
+	if (isnan(*lo) || isnan(*hi) || *lo > *hi) {
+		op_error_at(c, oa_loc(c, "a_min"), "'a_min' of clip (%g) must not be greater "
+		            "than 'a_max' (%g)", *lo, *hi);
+		return false;
+	}
+	return true;
+}
+
+bool
+transform_attrs(OpCx *c, const Layout **src, const Layout **dst)
+{
+	bool have = oa_require(c, "src_layout", "src_layout=\"NCHW\"");
+	have = oa_require(c, "dst_layout", "dst_layout=\"NCHW4c\"") && have;
+	*src = oa_layout(c, "src_layout", "NCHW", layout_names);
+	*dst = oa_layout(c, "dst_layout", "NCHW", layout_names);
+	return have && c->ok;
 }

@@ -58,16 +58,9 @@ infer_clip(Module *m, Value *v)
 {
 	OpCx c;
 	opcx_init(&c, m, v);
-	bool have = oa_require(&c, "a_min", "a_min=0.0");
-	have = oa_require(&c, "a_max", "a_max=6.0") && have;
-	double lo = oa_num(&c, "a_min", 0), hi = oa_num(&c, "a_max", 0);
-	if (!have || !c.ok)
+	double lo, hi;
+	if (!clip_attrs(&c, &lo, &hi))
 		return NULL;
-	if (isnan(lo) || isnan(hi) || lo > hi) {
-		op_error_at(&c, oa_loc(&c, "a_min"), "'a_min' of clip (%g) must not be greater "
-		            "than 'a_max' (%g)", lo, hi);
-		return NULL;
-	}
 	const Type *a = op_arg(&c, 0);
 	return check_not_bool(&c, a) ? a : NULL;
 }
@@ -95,7 +88,7 @@ infer_bias_add(Module *m, Value *v)
 {
 	OpCx c;
 	opcx_init(&c, m, v);
-	int64_t axis = oa_int(&c, "axis", 1, INT64_MIN, INT64_MAX);
+	int64_t axis = op_axis(&c);
 	if (!c.ok)
 		return NULL;
 	const Type *x = op_arg(&c, 0), *b = op_arg(&c, 1);
@@ -119,7 +112,7 @@ infer_softmax(Module *m, Value *v)
 {
 	OpCx c;
 	opcx_init(&c, m, v);
-	int64_t axis = oa_int(&c, "axis", -1, INT64_MIN, INT64_MAX);
+	int64_t axis = op_axis(&c);
 	if (!c.ok)
 		return NULL;
 	const Type *x = op_arg(&c, 0);

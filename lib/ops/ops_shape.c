@@ -136,11 +136,8 @@ infer_layout_transform(Module *m, Value *v)
 {
 	OpCx c;
 	opcx_init(&c, m, v);
-	bool have = oa_require(&c, "src_layout", "src_layout=\"NCHW\"");
-	have = oa_require(&c, "dst_layout", "dst_layout=\"NCHW4c\"") && have;
-	const Layout *src = oa_layout(&c, "src_layout", "NCHW", layout_names);
-	const Layout *dst = oa_layout(&c, "dst_layout", "NCHW", layout_names);
-	if (!have || !c.ok)
+	const Layout *src, *dst;
+	if (!transform_attrs(&c, &src, &dst))
 		return NULL;
 	char sa[8], da[8];
 	layout_logical_axes(src, sa);
@@ -195,7 +192,7 @@ infer_concatenate(Module *m, Value *v)
 {
 	OpCx c;
 	opcx_init(&c, m, v);
-	int64_t axis = oa_int(&c, "axis", 0, INT64_MIN, INT64_MAX);
+	int64_t axis = op_axis(&c);
 	if (!c.ok)
 		return NULL;
 	const Type *t = op_arg(&c, 0);
@@ -273,7 +270,7 @@ infer_split(Module *m, Value *v)
 {
 	OpCx c;
 	opcx_init(&c, m, v);
-	int64_t axis = oa_int(&c, "axis", 0, INT64_MIN, INT64_MAX);
+	int64_t axis = op_axis(&c);
 	if (!oa_require(&c, "indices_or_sections", "indices_or_sections=2") || !c.ok)
 		return NULL;
 	const Type *x = op_arg(&c, 0);

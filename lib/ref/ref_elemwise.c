@@ -192,13 +192,9 @@ ref_clip(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t 
 {
 	(void)nargs;
 	(void)nouts;
-	bool have = oa_require(c, "a_min", "a_min=0.0");
-	have = oa_require(c, "a_max", "a_max=6.0") && have;
-	double lo = oa_num(c, "a_min", 0), hi = oa_num(c, "a_max", 0);
-	if (!have || !c->ok)
+	double lo, hi;
+	if (!clip_attrs(c, &lo, &hi))
 		return false;
-	if (isnan(lo) || isnan(hi) || lo > hi)
-		return ref_fail(c, "'a_min' (%g) must not be greater than 'a_max' (%g)", lo, hi);
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
 	if (!ref_same_kind(c, x, out, "the operand", "the result") ||
@@ -257,7 +253,7 @@ ref_bias_add(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint3
 	(void)nouts;
 	const Tensor *x = args[0], *b = args[1];
 	Tensor *out = outs[0];
-	int64_t axis = oa_int(c, "axis", 1, INT64_MIN, INT64_MAX);
+	int64_t axis = op_axis(c);
 	if (!c->ok || (axis = axis_norm(c, "axis", axis, x->rank)) < 0)
 		return false;
 	if (!ref_same_kind(c, x, b, "data", "bias") ||
@@ -291,7 +287,7 @@ ref_softmax(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32
 	(void)nouts;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
-	int64_t axis = oa_int(c, "axis", -1, INT64_MIN, INT64_MAX);
+	int64_t axis = op_axis(c);
 	if (!c->ok || (axis = axis_norm(c, "axis", axis, x->rank)) < 0)
 		return false;
 	if (!elem_is_float(x->kind))

@@ -133,11 +133,8 @@ ref_layout_transform(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **out
 {
 	(void)nargs;
 	(void)nouts;
-	bool have = oa_require(c, "src_layout", "src_layout=\"NCHW\"");
-	have = oa_require(c, "dst_layout", "dst_layout=\"NCHW4c\"") && have;
-	const Layout *src = oa_layout(c, "src_layout", "NCHW", layout_names);
-	const Layout *dst = oa_layout(c, "dst_layout", "NCHW", layout_names);
-	if (!have || !c->ok)
+	const Layout *src, *dst;
+	if (!transform_attrs(c, &src, &dst))
 		return false;
 	char sa[8], da[8];
 	layout_logical_axes(src, sa);
@@ -178,7 +175,7 @@ ref_concatenate(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, ui
 	(void)nouts;
 	const Tensor *x0 = args[0];
 	Tensor *out = outs[0];
-	int64_t axis = oa_int(c, "axis", 0, INT64_MIN, INT64_MAX);
+	int64_t axis = op_axis(c);
 	if (!c->ok || (axis = axis_norm(c, "axis", axis, x0->rank)) < 0)
 		return false;
 	int64_t dims[TENSOR_MAX_RANK];
@@ -229,7 +226,7 @@ ref_split(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 	const Tensor *x = args[0];
 	if (!oa_require(c, "indices_or_sections", "indices_or_sections=2"))
 		return false;
-	int64_t axis = oa_int(c, "axis", 0, INT64_MIN, INT64_MAX);
+	int64_t axis = op_axis(c);
 	if (!c->ok || (axis = axis_norm(c, "axis", axis, x->rank)) < 0)
 		return false;
 	const Attr *ios = oa_get(c, "indices_or_sections");

@@ -452,6 +452,12 @@ test_unary(void)
 	Attrs am = {0};
 	a_int(&am, "a_min", 1);
 	RUN_ERR("clip", &am, cu, ET_U8, SHAPE(3), "missing attribute 'a_max'");
+	/* The type rule's decoder (clip_attrs): its words. */
+	Attrs ar = {0};
+	a_num(&ar, "a_min", 6.0);
+	a_num(&ar, "a_max", 0.0);
+	RUN_ERR("clip", &ar, cu, ET_U8, SHAPE(3),
+	        "clip: 'a_min' of clip (6) must not be greater than 'a_max' (0)");
 	free_all(cu, 1);
 
 	/* cast converts as C does; out of range saturates; NaN -> 0. */
