@@ -47,6 +47,7 @@ typedef struct {
 	uint32_t parent, size;
 	Sym dev, scope;
 	Loc dev_loc, scope_loc;  /* where the hard constraint came from */
+	const VDev *vd;          /* of a root, once settled (dom_vdev) */
 } Dom;
 
 typedef struct {
@@ -412,7 +413,9 @@ static const VDev *
 dom_vdev(Planner *P, uint32_t x)
 {
 	Dom *r = &P->d[find(P, x)];
-	return vdev_get(P->m, r->dev, r->scope);
+	if (!r->vd) /* domains no longer change: one lookup per root */
+		r->vd = vdev_get(P->m, r->dev, r->scope);
+	return r->vd;
 }
 
 /* Copies are made while the rewrite walks a function and placed after it
@@ -433,13 +436,13 @@ dom_vdev(Planner *P, uint32_t x)
  * last answer is the innermost still open block holding it, and so holds
  * the current request too.  Near-linear, no recursion. */
 typedef struct {
-	const void *key;      /* a value; for dst NULL a value or a block */
-	const VDev *dst;      /* NULL: the record of key itself */
+	const void *key;      /* a value; for dst NULL a block */
+	const VDev *dst;      /* NULL: the record of block key */
 	Value *copy;          /* (val, dst): the copy */
 	Value *annot;         /* (val, dst): the annotation that asked first, if one did */
 	uint32_t lca, ablk;   /* (val, dst): the requests' block, the annotation's */
-	uint32_t head, tail;  /* (key, NULL): records of copies placed after key or
-	                       * first in block key, chained by next (1-based) */
+	uint32_t head, tail;  /* (block, NULL): records of copies placed first in
+	                       * the block, chained by next (1-based) */
 	uint32_t next;
 } CopyRec;
 
@@ -459,6 +462,16 @@ typedef struct {
 	bool have_names;
 } Rewriter;
 
+/* Whether s contains "_to_" or "_in_". */
+static bool
+has_copy_infix(const char *s)
+{
+	for (; (s = strchr(s, '_')); s++)
+		if ((s[1] == 't' && s[2] == 'o' && s[3] == '_') || (s[1] == 'i' && s[2] == 'n' && s[3] == '_'))
+			return true;
+	return false;
+}
+
 /* A copy's name contains "_to_" (a call whose result is copied, "_in_"),
  * so only names that do can clash with one: all the set needs to hold. */
 static void
@@ -467,11 +480,11 @@ collect_names(Rewriter *rw)
 	FuncWalk w;
 	Block *blk;
 	for (uint32_t i = 0; i < rw->f->nparams; i++)
-		if (strstr(rw->f->params[i]->name, "_to_") || strstr(rw->f->params[i]->name, "_in_"))
+		if (has_copy_infix(rw->f->params[i]->name))
 			nameset_add(&rw->names, rw->f->params[i]->name);
 	fwalk_start(&w, rw->f);
 	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
-		if (!(v->flags & VF_NEWCOPY) && (strstr(v->name, "_to_") || strstr(v->name, "_in_")))
+		if (!(v->flags & VF_NEWCOPY) && has_copy_infix(v->name))
 			nameset_add(&rw->names, v->name);
 	rw->have_names = true;
 }
@@ -491,7 +504,10 @@ static const char *
 derived_name(Rewriter *rw, const Value *val, const char *infix, const VDev *src, const VDev *dst)
 {
 	char buf[512];
-	snprintf(buf, sizeof buf, "%s%s", val->name, infix);
+	size_t n = strlen(val->name);
+	n = n < sizeof buf - 8 ? n : sizeof buf - 8;
+	memcpy(buf, val->name, n);
+	memcpy(buf + n, infix, 5); /* "_to_" or "_in_" and the NUL */
 	bool dev = src->dev != dst->dev;
 	bool scope = dst->scope && src->scope != dst->scope;
 	if (dev)
@@ -502,12 +518,14 @@ derived_name(Rewriter *rw, const Value *val, const char *infix, const VDev *src,
 		append_clean(buf, sizeof buf, dst->scope ? dst->scope : "open");
 	if (!rw->have_names)
 		collect_names(rw);
-	char cand[540];
-	snprintf(cand, sizeof cand, "%s", buf);
-	for (int k = 2; nameset_has(&rw->names, cand); k++)
-		snprintf(cand, sizeof cand, "%s_%d", buf, k);
-	const char *s = module_name(rw->P->m, cand, strlen(cand));
-	nameset_add(&rw->names, s);
+	/* One probe of the set per name: the name is made first (a clash,
+	 * rare, wastes a few bytes of the module's arena). */
+	const char *s = module_name(rw->P->m, buf, strlen(buf));
+	for (int k = 2; !nameset_add(&rw->names, s); k++) {
+		char cand[540];
+		int n = snprintf(cand, sizeof cand, "%s_%d", buf, k);
+		s = module_name(rw->P->m, cand, (size_t)n);
+	}
 	return s;
 }
 
@@ -788,9 +806,12 @@ rewrite_walk(Rewriter *rw)
 
 /* After the walk: names for copies no annotation named, and where each goes.
  * A copy that takes its annotation's place marks it VF_NEWCOPY; one placed
- * after its value (a binding) is chained on the value, which is marked
- * VF_USED (the walk has cleared it); one placed first in a block, on the
- * block. */
+ * first in a block is chained on the block; one placed after its value (a
+ * binding) is chained on the value, which is marked VF_USED (the walk has
+ * cleared it).  A hash lookup per copy and value was a good share of the
+ * planner's time on large DAGs, so a value's chain is a ring of records
+ * whose last is parked in the value's scratch until the value is relinked;
+ * its placement meanwhile is its copies' source (see link_copies). */
 static void
 plan_places(Rewriter *rw)
 {
@@ -800,14 +821,20 @@ plan_places(Rewriter *rw)
 			continue;
 		Value *c = r->copy, *val = c->args[0];
 		if (!c->name)
-			c->name = derived_name(rw, val, "_to_", val->vd, r->dst);
-		if (r->annot && r->lca == r->ablk)
+			c->name = derived_name(rw, val, "_to_", c->u.copy->src, r->dst);
+		if (r->annot && r->lca == r->ablk) {
 			r->annot->flags |= VF_NEWCOPY;
-		else if (val->kind == VK_PARAM)
+		} else if (val->kind == VK_PARAM) {
 			chain_push(rw, rw->blocks.v[r->lca], k + 1);
-		else {
+		} else if (!(val->flags & VF_USED)) {
 			val->flags |= VF_USED;
-			chain_push(rw, val, k + 1);
+			r->next = k + 1;
+			val->scratch = k + 1;
+		} else {
+			CopyRec *last = &rw->rec[val->scratch - 1];
+			r->next = last->next;
+			last->next = k + 1;
+			val->scratch = k + 1;
 		}
 	}
 }
@@ -844,9 +871,11 @@ link_copies(Relink *rl)
 	while (rl->qhead < rl->queue.n) {
 		Value *x = rl->queue.v[rl->qhead++];
 		x->flags &= (uint16_t)~VF_USED;
-		uint32_t k = rec_find(rw, x, NULL, false);
-		for (uint32_t r = k ? rw->rec[k - 1].head : 0, next; r; r = next) {
+		uint32_t last = (uint32_t)x->scratch, r = rw->rec[last - 1].next, next;
+		x->vd = rw->rec[r - 1].copy->u.copy->src;  /* unparked */
+		for (bool more = true; more; r = next) {
 			Block *to = rw->blocks.v[rw->rec[r - 1].lca];
+			more = r != last;
 			next = rw->rec[r - 1].next;
 			rw->rec[r - 1].next = 0;
 			if (to == rl->b)

@@ -145,9 +145,13 @@ print_attrs(FILE *f, const AttrMap *m)
 static void
 print_vdev(FILE *f, const VDev *vd)
 {
-	fprintf(f, "@%s", vd->dev);
-	if (vd->scope)
-		fprintf(f, ":%s", vd->scope);
+	/* Once per binding once planned: no printf. */
+	putc('@', f);
+	fputs(vd->dev ? vd->dev : "(null)", f);
+	if (vd->scope) {
+		putc(':', f);
+		fputs(vd->scope, f);
+	}
 }
 
 /* ----------------------------------------------------------- graph level */

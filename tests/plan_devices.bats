@@ -54,6 +54,7 @@ plan_golden() {
 @test "plan: copies in if arms stay in their arm" { plan_golden copy_in_arm; }
 @test "plan: a call_lowered result placed apart from its buffer is copied, keeping its name" { plan_golden result_copy_point; }
 @test "plan: a call_lowered with two results is a copy point too" { plan_golden tuple_result_copy_point; }
+@test "plan: a copy's name already taken gets a suffix" { plan_golden copy_names_taken; }
 @test "plan: copies go in the innermost block holding their uses, one per value and device" {
 	plan_golden copy_innermost_block
 }

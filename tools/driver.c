@@ -385,7 +385,7 @@ process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, Chunk ch, v
 		 * here (ir-parse has no pass, so nothing to check again). */
 		if (ok && !o->no_verify) {
 			step = "verification";
-			ok = ir_verify(m);
+			ok = verify_module(m, !t->keeps_names);
 		}
 	}
 	if (!ok) {

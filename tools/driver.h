@@ -37,6 +37,10 @@ typedef struct Tool {
 	bool (*run)(Module *m, void *st);
 	/* A module without a function @main is an error ("no function @main"). */
 	bool needs_main;
+	/* run keeps local names unique itself (every name it makes is checked
+	 * against the function's), so the verification after it skips that
+	 * check, a hash of every name: an eighth of ir-plan-devices' time. */
+	bool keeps_names;
 	/* A tool that consumes the module instead of printing it (ir-run):
 	 * called on the parsed, verified module (after run, if any) with the
 	 * input's path (NULL: stdin) and -o's (NULL: none); it writes its own

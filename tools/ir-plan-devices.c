@@ -52,6 +52,7 @@ main(int argc, char **argv)
 		.opts = opts,
 		.on_opt = on_opt,
 		.run = run,
+		.keeps_names = true,
 	};
 	PlanOpts po = {0};
 	return driver_main(&tool, argc, argv, &po);
