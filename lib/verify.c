@@ -559,6 +559,19 @@ check_index(Verifier *vf, const PExpr *at, PVar *buf, PIndex *idx, uint32_t n, u
 	return true;
 }
 
+/* A texel access needs a buffer whose type and scope make an image
+ * (texture.h), so that its coordinates mean something. */
+static bool
+check_texel_image(Verifier *vf, const PVar *buf, Loc at)
+{
+	int64_t wh[2];
+	char why[256];
+	if (texture_image(buf->type, buf->vd->scope, wh, why, sizeof why))
+		return true;
+	ERR(vf, at, "'%%%s' is not an image: %s", buf->name, why);
+	return false;
+}
+
 /* lane(V, K): lane K of the vector V, a scalar.  K is an integer; a
  * literal must be a lane of V, any other value is checked when it runs. */
 static bool
@@ -635,6 +648,8 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 			ERR(vf, e->loc, "texture2d_load needs a buffer in a texture scope");
 			return false;
 		}
+		if (!check_texel_image(vf, buf, e->loc))
+			return false;
 		if (!type_expr(vf, e->u.tex.x, scalar_dt(ET_I32)) || !type_expr(vf, e->u.tex.y, scalar_dt(ET_I32)))
 			return false;
 		if (!is_int(e->u.tex.x->dt) || !is_int(e->u.tex.y->dt)) {
@@ -898,6 +913,8 @@ verify_stmt(Verifier *vf, PStmt *s, bool in_kernel)
 			ERR(vf, s->loc, "texture2d_store needs a buffer in a texture scope");
 			break;
 		}
+		if (!check_texel_image(vf, buf, s->loc))
+			break;
 		DType want = {buf->type->dt.kind, 4};
 		if (type_expr(vf, s->u.tex.x, scalar_dt(ET_I32)) && type_expr(vf, s->u.tex.y, scalar_dt(ET_I32)) &&
 		    type_expr(vf, s->u.tex.val, want))

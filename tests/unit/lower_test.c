@@ -7,6 +7,9 @@
  * --no-fuse, and fused with --no-tile (no register tiles).  Integers must
  * match exactly; floats within 1e-4 relative
  * (the prims accumulate in the result's type, the reference in double).
+ * On the texture gpu the lowered module is then flattened
+ * (lib/flatten_texture.c): it must have no N-d access to an image left,
+ * flatten again to itself and give the lowered result bit for bit.
  * Exit 0 when every check passed. */
 #include <math.h>
 #include <stdio.h>
@@ -14,13 +17,14 @@
 #include <string.h>
 
 #include "diag.h"
+#include "flatten_texture.h"
 #include "ref/interp.h"
 #include "ir.h"
 #include "lower/lower.h"
 #include "pbuild.h"
 #include "ref/tensor.h"
 
-static int checks, failures;
+static int checks, failures, flattened;
 
 /* xorshift: the same inputs on every machine. */
 static uint64_t rng = 88172645463325252ull;
@@ -290,6 +294,131 @@ flatten(const RtVal *r, const Tensor **out, uint32_t *n)
 
 static const char *const modes[] = {"no-fuse", "fuse", "fuse, no-tile"};
 
+/* Bit for bit: the same arithmetic in the same order, on images. */
+static bool
+same_bits(const Tensor *a, const Tensor *b, int64_t *where)
+{
+	if (a->kind != b->kind || a->numel != b->numel)
+		return false;
+	for (int64_t i = 0; i < a->numel; i++) {
+		*where = i;
+		double x = tensor_get(a, i), y = tensor_get(b, i);
+		if (elem_is_float(a->kind) ? !(x == y || (isnan(x) && isnan(y)))
+		                           : tensor_get_int(a, i) != tensor_get_int(b, i))
+			return false;
+	}
+	return true;
+}
+
+static char *
+print_module(const Module *m)
+{
+	FILE *f = tmpfile();
+	if (!f)
+		die_oom();
+	ir_print(m, f, &(PrintOpts){0});
+	long n = ftell(f);
+	char *text = xmalloc((size_t)n + 1);
+	rewind(f);
+	text[fread(text, 1, (size_t)n, f)] = 0;
+	fclose(f);
+	return text;
+}
+
+/* The first texture buffer that the text of m still accesses by N-d
+ * index ("%NAME[" in its prim), or NULL.  The images of these modules are
+ * prim parameters. */
+static const char *
+nd_image_access(const Module *m, const char *text)
+{
+	for (const Prim *p = m->prims; p; p = p->next) {
+		char head[256];
+		snprintf(head, sizeof head, "prim @%s(", p->name);
+		const char *from = strstr(text, head), *to = from ? strstr(from, "\n}\n") : NULL;
+		if (!to)
+			return "(a prim not found in the text)";
+		for (uint32_t i = 0; i < p->nparams; i++) {
+			const PVar *v = p->params[i];
+			if (v->kind != PV_BUFFER || !v->vd || !v->vd->scope ||
+			    strncmp(v->vd->scope, "texture", 7) != 0)
+				continue;
+			char use[128];
+			snprintf(use, sizeof use, "%%%s[", v->name);
+			const char *at = strstr(from, use);
+			if (at && at < to)
+				return v->name;
+		}
+	}
+	return NULL;
+}
+
+/* Lowers case ci again (running low has used its scratch fields),
+ * flattens it and checks it against rb, what the lowered module gave. */
+static void
+check_flattened(Ctx *ctx, size_t ci, const char *dev, const char *mname, const LowerOpts *lo,
+                const RtVal *rb, InterpOpts *o)
+{
+	Module *low = parse(ctx, dev, cases[ci]);
+	checks++;
+	if (!low || !lower_module(low, lo) || !ir_verify(low) || !flatten_texture(low) ||
+	    !ir_verify(low)) {
+		module_free(low);
+		failures++;
+		printf("FAIL case %zu (%s, %s): flattening failed\n", ci, dev, mname);
+		return;
+	}
+	char *once = print_module(low);
+	const char *left = nd_image_access(low, once);
+	checks++;
+	if (left) {
+		failures++;
+		printf("FAIL case %zu (%s, %s): '%%%s' is still accessed by N-d index\n", ci, dev,
+		       mname, left);
+	}
+	checks++;
+	if (strstr(once, "texture2d_"))
+		flattened++;
+	if (!flatten_texture(low) || !ir_verify(low)) {
+		failures++;
+		printf("FAIL case %zu (%s, %s): flattening again failed\n", ci, dev, mname);
+	} else {
+		char *twice = print_module(low);
+		checks++;
+		if (strcmp(once, twice) != 0) {
+			failures++;
+			printf("FAIL case %zu (%s, %s): flattening twice differs from once\n", ci, dev, mname);
+		}
+		free(twice);
+	}
+	free(once);
+	Interp *c = interp_new(low);
+	const RtVal *rc = interp_run_main(c, o);
+	checks++;
+	if (!rc) {
+		failures++;
+		printf("FAIL case %zu (%s, %s): flattened run failed\n", ci, dev, mname);
+		interp_free(c);
+		module_free(low);
+		return;
+	}
+	const Tensor *tb[16], *tc[16];
+	uint32_t nb = 0, nc = 0;
+	flatten(rb, tb, &nb);
+	flatten(rc, tc, &nc);
+	for (uint32_t i = 0; i < nb && i < nc; i++) {
+		int64_t at = 0;
+		checks++;
+		if (!same_bits(tc[i], tb[i], &at)) {
+			failures++;
+			printf("FAIL case %zu (%s, %s): flattened result %u differs at element %lld: "
+			       "flattened %.9g, lowered %.9g\n", ci, dev, mname, i, (long long)at,
+			       tensor_get(tc[i], at), tensor_get(tb[i], at));
+		}
+	}
+	interp_free(c);
+	module_free(low);
+}
+
 static void
 run_case(size_t ci, const char *dev, int mode)
 {
@@ -339,6 +468,8 @@ run_case(size_t ci, const char *dev, int mode)
 			}
 		}
 	}
+	if (ra && rb && strstr(dev, "texture=true"))
+		check_flattened(ctx, ci, dev, mname, &lo, rb, &o);
 	interp_free(a);
 	interp_free(b);
 	for (uint32_t i = 0; i < n; i++)
@@ -393,6 +524,7 @@ main(void)
 		for (size_t d = 0; d < sizeof devices / sizeof *devices; d++)
 			for (int mode = 0; mode < 3; mode++)
 				run_case(c, devices[d], mode);
-	printf("lower_test: %d checks, %d failures\n", checks, failures);
+	printf("lower_test: %d checks, %d failures; %d flattened with images\n", checks, failures,
+	       flattened);
 	return failures != 0;
 }
