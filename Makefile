@@ -6,8 +6,9 @@
 #                        "N passed, N failed"
 #   make demo | bench    deps, build, then demo/demo.sh | bench/run.sh
 #                        (BENCH_BASELINE_BIN=DIR: another build's tools beside)
-#   make fuzz            libFuzzer on tests/fuzz/fuzz_parse.c (build-fuzz/),
-#                        FUZZ_SECONDS=60
+#   make fuzz            libFuzzer harnesses tests/fuzz/fuzz_*.c, FUZZ_SECONDS=60
+#                        each (build-fuzz/), then COUNT=3000 random models and
+#                        MUTANTS=3000 mutants of the tests from SEED=1 (asan)
 #   make install | uninstall   PREFIX, BINDIR, MANDIR, DESTDIR
 #   make clean | distclean
 #
@@ -175,34 +176,63 @@ bench:
 	else echo "bench: no bench/run.sh yet"; fi
 
 # --- fuzz -------------------------------------------------------------------------
-# The library again, built by clang with coverage for libFuzzer; the harness
-# defines LLVMFuzzerTestOneInput.  The working corpus starts from every .ir
-# file under tests/ plus the committed seeds in tests/fuzz/corpus/.
+# Three campaigns, each reporting every failure with what reproduces it;
+# the target fails if any found one.
+#  1. the libFuzzer harnesses tests/fuzz/fuzz_*.c (parse, plan, lower), each
+#     for FUZZ_SECONDS, with the library built again by clang with coverage
+#     (build-fuzz/); each harness's corpus starts from every .ir file under
+#     tests/ plus the committed seeds in tests/fuzz/corpus/, its dictionary
+#     is tests/fuzz/ir.dict plus tests/fuzz/<harness>.dict; crashes go to
+#     build-fuzz/<harness>-crash-*, the log to build-fuzz/<harness>.log;
+#  2. COUNT random models from seed SEED (tests/gen/check.py) through the
+#     sanitizer build;
+#  3. MUTANTS mutants of the test files (tests/fuzz/mutate.py) through every
+#     tool of the sanitizer build.
 FUZZ_SECONDS = 60
+SEED = 1
+COUNT = 3000
+MUTANTS = 3000
 FUZZ_CC = clang
 FUZZ_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
-FUZZ_HARNESS = tests/fuzz/fuzz_parse.c
+FUZZ_HARNESSES = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS = $(FUZZ_HARNESSES:tests/fuzz/%.c=build-fuzz/%)
+PYTHON = /usr/bin/python3
 fuzz:
-	@set -e; \
-	if [ ! -f $(FUZZ_HARNESS) ]; then \
-		echo "fuzz: no $(FUZZ_HARNESS) yet; nothing to do"; exit 0; fi; \
-	sh scripts/deps.sh; \
-	$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) WERROR= \
-		SAN='$(FUZZ_SAN) -fsanitize=fuzzer-no-link' build-fuzz/fuzz_parse; \
-	mkdir -p build-fuzz/corpus; \
-	for f in $$(find tests -name '*.ir' -type f | LC_ALL=C sort); do \
-		cp "$$f" build-fuzz/corpus/"$$(echo "$$f" | tr / _)"; done; \
-	seeds=; [ ! -d tests/fuzz/corpus ] || seeds=tests/fuzz/corpus; \
-	dict=; [ ! -f tests/fuzz/ir.dict ] || dict=-dict=tests/fuzz/ir.dict; \
-	echo "fuzz: running for $(FUZZ_SECONDS) s; crashes go to build-fuzz/"; \
-	build-fuzz/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-		-artifact_prefix=build-fuzz/ $$dict build-fuzz/corpus $$seeds
+	@sh scripts/deps.sh
+	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) WERROR= \
+		SAN='$(FUZZ_SAN) -fsanitize=fuzzer-no-link' $(FUZZ_BINS)
+	$(Q)$(MAKE) --no-print-directory asan
+	@set -u; failed=; \
+	for h in $(FUZZ_BINS:build-fuzz/%=%); do \
+		c=build-fuzz/corpus/$$h; mkdir -p $$c; \
+		for f in $$(find tests -name '*.ir' -type f | LC_ALL=C sort); do \
+			case $$h in fuzz_parse) cp "$$f" $$c/"$$(echo "$$f" | tr / _)" ;; \
+			*) { printf '\000'; cat "$$f"; } > $$c/"$$(echo "$$f" | tr / _)" ;; esac; \
+		done; \
+		seeds=; [ ! -d tests/fuzz/corpus ] || seeds=tests/fuzz/corpus; \
+		cat tests/fuzz/ir.dict $$([ ! -f tests/fuzz/$$h.dict ] || echo tests/fuzz/$$h.dict) \
+			> build-fuzz/$$h.dict; \
+		echo "fuzz: $$h for $(FUZZ_SECONDS) s"; \
+		build-fuzz/$$h -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=build-fuzz/$$h- -dict=build-fuzz/$$h.dict $$c $$seeds \
+			> build-fuzz/$$h.log 2>&1 || { failed="$$failed $$h"; \
+			grep -E 'ERROR|broken promise|Test unit written' build-fuzz/$$h.log; }; \
+		grep -E '^stat::number_of_executed_units' build-fuzz/$$h.log || true; \
+	done; \
+	echo "fuzz: $(COUNT) random models from seed $(SEED)"; \
+	$(PYTHON) tests/gen/check.py --seed $(SEED) --count $(COUNT) \
+		--bin $(ASAN_BUILD)/bin || failed="$$failed random"; \
+	echo "fuzz: $(MUTANTS) mutants of the test files from seed $(SEED)"; \
+	$(PYTHON) tests/fuzz/mutate.py --seed $(SEED) --count $(MUTANTS) \
+		--bin $(ASAN_BUILD)/bin --out build-fuzz/mutants || failed="$$failed mutants"; \
+	if [ -n "$$failed" ]; then echo "fuzz: FAILED:$$failed"; exit 1; fi; \
+	echo "fuzz: nothing found"
 
-build-fuzz/fuzz_parse: $(FUZZ_HARNESS) $(LIB)
+$(FUZZ_BINS): build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(LIB)
 	$(say) LD $@
 	$(Q)$(CC) $(IR_CPPFLAGS) $(CPPFLAGS) -std=c11 -Wall -Wextra -g -O1 $(FUZZ_SAN) \
-		-fsanitize=fuzzer -o $@ $(FUZZ_HARNESS) $(LIB) $(ALL_LDLIBS)
+		-fsanitize=fuzzer -o $@ $< $(LIB) $(ALL_LDLIBS)
 
 # --- install ----------------------------------------------------------------------
 MAN1 = $(filter %.1,$(MAN))

@@ -38,3 +38,27 @@ survives() {
 	ir-parse "$BATS_TEST_TMPDIR/p.ir" > /dev/null
 	ir-plan-devices "$BATS_TEST_TMPDIR/p.ir" | cmp - "$BATS_TEST_TMPDIR/p.ir"
 }
+
+# The campaigns of `make fuzz`, briefly: the harnesses themselves run in
+# make check as tests/unit/fuzz_smoke_test.
+
+@test "fuzz: mutants of the test files through every tool" {
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/fuzz/mutate.py" --seed 1 --count 40 --jobs 2 \
+		--bin "$IRPIPE_BIN" --out "$BATS_TEST_TMPDIR/mutants"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "fuzz: a tool that crashes on a mutant fails the campaign, with the seed" {
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	mkdir "$BATS_TEST_TMPDIR/bin"
+	for t in ir-parse ir-plan-devices ir-run; do ln -s "$IRPIPE_BIN/$t" "$BATS_TEST_TMPDIR/bin/"; done
+	printf '#!/bin/sh\nkill -SEGV $$\n' > "$BATS_TEST_TMPDIR/bin/ir-lower"
+	chmod +x "$BATS_TEST_TMPDIR/bin/ir-lower"
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/fuzz/mutate.py" --seed 5 --count 2 --jobs 1 \
+		--bin "$BATS_TEST_TMPDIR/bin" --out "$BATS_TEST_TMPDIR/mutants"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"mutate: FAIL seed 5 "*"ir-lower"*"exit status -11"* ]]
+	[ -f "$BATS_TEST_TMPDIR/mutants/mutant-5.ir" ]
+}
