@@ -22,6 +22,7 @@ and the exit status is 1.  IRPIPE_BIN (or --bin) names the tools' folder.
 import argparse
 import concurrent.futures as cf
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -86,6 +87,40 @@ def compare(m, ref, out, exact=False, what="lowered"):
                                               a[idx].item(), what, b[idx].item(), tol))
 
 
+COPY = re.compile(rb"^( *)%([A-Za-z0-9_]+)[^=]*= device_copy\(%([A-Za-z0-9_.]+), \S+ -> (\S+)\)")
+
+
+def copies_once(what, s, written):
+    """At most one copy of a value to a destination where its uses are (the
+    same block or one inside it): the planner's, not copies the model wrote."""
+    path = [0]
+    nblocks = 0
+    seen = {}
+    for line in s.splitlines():
+        body = line.split(b" loc(")[0].rstrip()
+        if body.startswith(b"fn ") or body.startswith(b"prim "):
+            path, seen = [0], {}
+        if body.endswith(b"} else {"):
+            nblocks += 1
+            path[-1] = nblocks
+            continue
+        if body.endswith(b"{"):
+            nblocks += 1
+            path.append(nblocks)
+        elif body.strip() == b"}":
+            path.pop()
+            if not path:
+                path = [0]
+        m = COPY.match(body)
+        if m and m.group(2) not in written:
+            key = (m.group(3), m.group(4))
+            for other in seen.get(key, []):
+                if other == path[:len(other)]:
+                    raise Failure("%s: a second copy of %%%s to %s, %%%s" % (
+                        what, key[0].decode(), key[1].decode(), m.group(2).decode()))
+            seen.setdefault(key, []).append(list(path))
+
+
 def pipeline(m, args):
     """The shell commands check() runs, for the reproducer."""
     loc = " --locations" if m.locations else ""
@@ -126,6 +161,9 @@ def check(seed, bindir, keep):
             same("%s re-parsed" % k, s, T("ir-parse", [], s, "ir-parse of " + k))
         for k, s in (("s2", s2), ("s4", s4)):
             same("%s planned again" % k, s, T("ir-plan-devices", [], s, "ir-plan-devices of " + k))
+        if gen.CHECK_COPIES_ONCE:
+            written = set(c.group(2) for c in map(COPY.match, text.splitlines()) if c)
+            copies_once("s2", s2, written)
         res = {}
         for k, s in (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4)):
             with open(os.path.join(d, k + ".ir"), "wb") as f:

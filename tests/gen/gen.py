@@ -39,11 +39,14 @@ ALLOW_SPLIT_ONE = False
 # item 4: a split whose result is placed in a texture scope stops the
 # second ir-plan-devices; so does any scope but global (local, shared...)
 # reaching the split through a constraint on one of its fields.
-ALLOW_SPLIT_TEXTURE = False
+ALLOW_SPLIT_TEXTURE = True
 # item 5: two annotations of one value to one device give two copies.
-ALLOW_TWO_ANNOTATIONS = False
+ALLOW_TWO_ANNOTATIONS = True
 # item 6: copies for uses inside an if arm are made before the if.
-ALLOW_ANNOTATIONS_IN_ARMS = False
+ALLOW_ANNOTATIONS_IN_ARMS = True
+# items 5 and 6, checked: check.py finds no second copy of a value to a
+# destination in a block, or in a block inside it.
+CHECK_COPIES_ONCE = True
 # found by this generator: an integer mean or average pool sums in the
 # element type in lowered prims, which wraps, while the graph level
 # averages exactly (mean of u8 [200, 200, 200, 200]: 200 against 8).

@@ -7,6 +7,8 @@
  * promise aborts (so this test fails), as in the fuzzer.  Run from the
  * repository root (tests/run.sh does). */
 #include <glob.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,12 +51,40 @@ slurp(const char *path, size_t *n)
 	return buf;
 }
 
+/* What runs now, for the message when a harness aborts. */
+static char current[512];
+
+static void
+on_abort(int sig)
+{
+	(void)sig;
+	static const char pre[] = "fuzz_smoke_test: the input (FUZZ_SMOKE_DUMP=FILE keeps it) was ";
+	ssize_t w = write(2, pre, sizeof pre - 1);
+	w += write(2, current, strlen(current));
+	w += write(2, "\n", 1);
+	(void)w;
+	signal(SIGABRT, SIG_DFL);
+	raise(SIGABRT);
+}
+
 /* Runs the three harnesses on text, behind each option byte given. */
 static void
 run_all(const char *text, size_t n, uint32_t opt)
 {
 	uint8_t *b = malloc(n + 1);
 	memcpy(b + 1, text, n);
+	char *end = strchr(current, ')');
+	if (end)
+		snprintf(end + 1, sizeof current - (size_t)(end + 1 - current),
+		         " of %zu bytes, option byte %u", n, (unsigned)opt);
+	/* FUZZ_SMOKE_DUMP=FILE: each input goes there first, so that the one
+	 * a harness aborts on is left for the tools to try */
+	const char *dump = getenv("FUZZ_SMOKE_DUMP");
+	FILE *f = dump ? fopen(dump, "wb") : NULL;
+	if (f) {
+		fwrite(text, 1, n, f);
+		fclose(f);
+	}
 	fuzz_parse_one(b + 1, n);
 	b[0] = (uint8_t)opt;
 	fuzz_plan_one(b, n + 1);
@@ -69,6 +99,7 @@ main(void)
 	static const char *const patterns[] = {
 		"tests/*/*.ir", "tests/*/*/*.ir", "tests/fuzz/crashes/*", "tests/fuzz/corpus/*",
 	};
+	signal(SIGABRT, on_abort);
 	uint32_t seed = 1;
 	size_t files = 0;
 	for (size_t p = 0; p < sizeof patterns / sizeof *patterns; p++) {
@@ -81,6 +112,7 @@ main(void)
 			if (!t)
 				continue;
 			files++;
+			snprintf(current, sizeof current, "%s (whole)", g.gl_pathv[i]);
 			run_all(t, n, (uint32_t)files & 15);
 			if (n == 0) {
 				free(t);
@@ -89,6 +121,8 @@ main(void)
 			for (int round = 0; round < MUTANTS; round++) {
 				seed = seed * 1103515245u + 12345u;
 				size_t at = (seed >> 8) % n;
+				snprintf(current, sizeof current, "%s (mutant %d: cut at %zu, byte %zu "
+				         "changed, line at %zu dropped)", g.gl_pathv[i], round, at, at, at);
 				run_all(t, at, (seed >> 4) & 15);             /* cut short */
 				char saved = t[at];
 				t[at] = "0]),{}\n%@:-1"[(seed >> 12) % 12];   /* a byte changed */
