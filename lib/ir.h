@@ -63,7 +63,8 @@ void *xrealloc(void *p, size_t n);
  * line 0 means "unknown". */
 typedef struct {
 	uint32_t line;
-	uint16_t col;
+	uint32_t col;            /* bytes from the line's start, from 1; lines
+	                          * longer than 4 GiB are capped at UINT32_MAX */
 	uint16_t file;
 } Loc;
 

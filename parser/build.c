@@ -361,11 +361,11 @@ b_loc(Parser *p, StrTok file, IntTok line, Loc lloc, IntTok col, Loc cloc)
 		parser_error(p, lloc, "line number out of range");
 		return;
 	}
-	if (col.overflow || col.mag == 0 || col.mag > 65535) {
+	if (col.overflow || col.mag == 0 || col.mag > UINT32_MAX) {
 		parser_error(p, cloc, "column number out of range");
 		return;
 	}
-	Loc l = {(uint32_t)line.mag, (uint16_t)col.mag, src_by_name(p->ctx, file.s, file.n)};
+	Loc l = {(uint32_t)line.mag, (uint32_t)col.mag, src_by_name(p->ctx, file.s, file.n)};
 	p->m->has_locs = true;
 	/* A parameter's loc(...) is read before its line ends: set directly. */
 	p->pending_loc = l;

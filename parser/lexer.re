@@ -21,7 +21,7 @@ Loc
 parser_loc(Parser *p, const char *at)
 {
 	size_t col = (size_t)(at - p->bol) + 1;
-	return (Loc){p->line, (uint16_t)(col > 65535 ? 65535 : col), p->file};
+	return (Loc){p->line, (uint32_t)(col > UINT32_MAX ? UINT32_MAX : col), p->file};
 }
 
 /* Decodes a string token whose escapes the lexer has already checked. */

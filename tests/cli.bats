@@ -201,6 +201,26 @@ stderr_has() {
 	assert_equal "${stderr_lines[2]}" "$(printf '\t             ^')"
 }
 
+@test "cli: a column past 65535 is reported as it is, also through loc(...)" {
+	local pad
+	pad=$(printf '%70000s' '')
+	printf 'fn @main(%%x: f32[4]) {\n  %%0 = add(%%x,%s%%y)\n  return %%0\n}\n' "$pad" > wide.ir
+	run -1 --separate-stderr ir-parse wide.ir
+	assert_equal "${stderr_lines[0]}" "wide.ir:2:70015: error: use of undefined value '%y'"
+	# the caret stays under the name, in a window of the line
+	[[ "${stderr_lines[1]}" == *"%y)" ]]
+	[ "${#stderr_lines[2]}" -eq $((${#stderr_lines[1]} - 2)) ]
+	printf 'fn @main(%%x: f32[4], %%b: f32[3]) {\n  %%0 = add(%%x, %%b) loc("m.ir":7:4294967295)\n  return %%0\n}\n' > wide.ir
+	run -1 --separate-stderr ir-parse wide.ir
+	assert_equal "${stderr_lines[0]:0:37}" "m.ir:7:4294967295: error: add: shapes"
+	printf 'fn @main(%%x: f32[4]) {\n  %%0 = negative(%%x) loc("m.ir":7:70001)\n  return %%0\n}\n' > wide.ir
+	run -0 ir-parse wide.ir
+	assert_line '  %0: f32[4] = negative(%x) loc("m.ir":7:70001)'
+	printf 'fn @main(%%x: f32[4]) {\n  %%0 = negative(%%x) loc("m.ir":7:4294967296)\n  return %%0\n}\n' > wide.ir
+	run -1 --separate-stderr ir-parse wide.ir
+	assert_equal "${stderr_lines[0]}" "wide.ir:2:34: error: column number out of range"
+}
+
 @test "cli: after 20 errors the rest are dropped" {
 	for i in $(seq 30); do echo "fn @f$i( {"; done > many.ir
 	run -1 --separate-stderr ir-parse many.ir
