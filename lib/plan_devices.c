@@ -292,9 +292,11 @@ phase_structure(Planner *P)
 			 * it is copied as one. */
 			Prim *p = v->u.prim;
 			uint32_t res = (uint32_t)p->params[v->nargs]->scratch;
-			for (uint32_t i = v->nargs + 1; i < p->nparams && P->ok; i++)
-				must_join(P, res, (uint32_t)p->params[i]->scratch, v->loc,
-				          "the result buffers of the call's prim are placed apart");
+			for (uint32_t i = v->nargs + 1; i < p->nparams && P->ok; i++) {
+				char what[300];
+				snprintf(what, sizeof what, "the results of '@%s' are placed apart", p->name);
+				must_join(P, res, (uint32_t)p->params[i]->scratch, v->loc, what);
+			}
 			/* (a call without arguments has no room for the copy's operand) */
 			if (v->nargs > 0) {
 				if (!join(P, vdom(v), res))
