@@ -80,15 +80,21 @@ is_image(const PVar *v)
 
 /* ------------------------------------------------------------ coordinates */
 
-/* The type coordinate arithmetic over idx[from, to) is done in: the
- * indices' own when they agree, else i64. */
+/* The type coordinate arithmetic over idx[from, to) is done in: that of
+ * the indices that are not literals when they agree, else i64; i32
+ * when all are literals. */
 static ElemKind
 coord_kind(const PIndex *idx, uint32_t from, uint32_t to)
 {
-	for (uint32_t k = from; k + 1 < to; k++)
-		if (idx[k].e->dt.kind != idx[k + 1].e->dt.kind)
+	int k = -1;
+	for (uint32_t a = from; a < to; a++) {
+		if (idx[a].e->kind == E_INT)
+			continue;
+		if (k >= 0 && k != idx[a].e->dt.kind)
 			return ET_I64;
-	return from < to ? (ElemKind)idx[from].e->dt.kind : ET_I32;
+		k = idx[a].e->dt.kind;
+	}
+	return k < 0 ? ET_I32 : (ElemKind)k;
 }
 
 /* A coordinate as a linear form: the sum of coefficient times term, plus
@@ -221,8 +227,17 @@ rowmajor(Flat *F, const PIndex *idx, const int64_t *dims, uint32_t from, uint32_
 	PBuild *b = &F->b;
 	ElemKind k = coord_kind(idx, from, to);
 	PExpr *ix[IR_MAX_RANK];
-	for (uint32_t a = from; a < to; a++)
-		ix[a] = idx[a].e->dt.kind == k ? idx[a].e : pe_cast(b, (DType){(uint8_t)k, 1}, idx[a].e);
+	for (uint32_t a = from; a < to; a++) {
+		PExpr *i = idx[a].e;
+		int64_t lo;
+		uint64_t hi;
+		elem_int_range(k, &lo, &hi);
+		if (i->kind == E_INT && i->op != E_INT_NEEDS_MINUS && i->u.i >= lo &&
+		    (i->u.i < 0 || (uint64_t)i->u.i <= hi))
+			ix[a] = pe_int(b, i->u.i, k);   /* retyped, not cast */
+		else
+			ix[a] = i->dt.kind == k ? i : pe_cast(b, (DType){(uint8_t)k, 1}, i);
+	}
 	if (elem_is_signed(k)) {
 		/* strides first, so the terms come in the order of the axes */
 		Lin l = {.n = 0};

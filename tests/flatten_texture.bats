@@ -31,6 +31,7 @@ golden() {
 @test "golden: TVM's LocalArrayToTexture" { golden tvm_local_to_texture; }
 @test "golden: TVM's texture scope test, an intermediate image allocated in the prim" { golden tvm_texture_scope; }
 @test "golden: a lowered residual block on a texture GPU" { golden lowered_texture_block; }
+@test "golden: every convention at ranks 3 to 5; index types" { golden scopes; }
 
 @test "invalid.ir: channel stores, partial texels, image2d_max, allocs in kernels, devices, types" {
 	expect_diagnostics ir-flatten-texture invalid.ir
@@ -131,4 +132,16 @@ IR
 	run -1 --separate-stderr sh -c "ir-parse --locations '$BATS_TEST_TMPDIR/s.ir' | ir-flatten-texture"
 	assert_equal "$output" ''
 	assert_equal "${stderr_lines[0]}" "$BATS_TEST_TMPDIR/s.ir:3:3: error: a store to one channel of image '%A': images are written a whole texel at a time (%A[..., 0:4])"
+}
+
+@test "flatten: a texel read that would nest past 256 levels is a located error" {
+	local e='%i' k
+	for ((k = 0; k < 254; k++)); do e="min($e, 7)"; done
+	printf '%s\n' 'device @gpu = gpu(0) {texture=true}' \
+		'prim @p(%A: f32[1,8,4] @gpu:texture, %B: f32[8] @gpu) {' '  for %i in 0..8 {' \
+		"    %B[%i] = %A[0, $e, %i % 4]" '  }' '}' > "$BATS_TEST_TMPDIR/deep.ir"
+	ir-parse "$BATS_TEST_TMPDIR/deep.ir" > /dev/null
+	run -1 --separate-stderr ir-flatten-texture "$BATS_TEST_TMPDIR/deep.ir"
+	assert_equal "$output" ''
+	assert_equal "${stderr_lines[0]}" "$BATS_TEST_TMPDIR/deep.ir:4:5: error: flattening nests this expression deeper than 256; bind indices of images with 'let' first"
 }

@@ -9,7 +9,7 @@ setup() {
 
 survives() {
 	local f=$1 rc
-	for tool in ir-parse ir-plan-devices; do
+	for tool in ir-parse ir-plan-devices ir-flatten-texture; do
 		rc=0
 		"$tool" "$f" > /dev/null 2>&1 || rc=$?
 		if [ "$rc" -gt 1 ]; then

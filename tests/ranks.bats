@@ -102,7 +102,7 @@ IR
 @test "ranks: rank 65 is refused at the type, by every tool" {
 	local t
 	printf 'fn @main(%%x: f32[%s]) {\n  return %%x\n}\n' "$(dims 65 1)" > "$BATS_TEST_TMPDIR/m.ir"
-	for t in ir-parse ir-plan-devices ir-lower 'ir-run --interp'; do
+	for t in ir-parse ir-plan-devices ir-lower ir-flatten-texture 'ir-run --interp'; do
 		run -1 --separate-stderr $t "$BATS_TEST_TMPDIR/m.ir"
 		[ -z "$output" ]
 		[[ "$stderr" == *"m.ir:1:14: error: tensor rank 65 exceeds the limit of 64"* ]]
