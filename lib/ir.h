@@ -453,9 +453,38 @@ struct PStmt {
 		 * ir-flatten-texture writes it; 0, 0: a plain alloc */
 		struct { PVar *buf; int64_t image[2]; } alloc;
 		struct { PVar *buf; PExpr *x, *y, *val; } tex;
-		struct { Sym name; PBlock body; } kernel;
+		struct { Sym name; PBlock body; struct Launch *launch; } kernel;
 		PExpr *eval;
 	} u;
+};
+
+/* The launch of a kernel after ir-codegen-ocl: NDRange sizes (3 axes,
+ * local divides global) and the kernel's arguments in order: prim buffer
+ * parameters and prim-level allocs (workspace buffers and images the
+ * runtime allocates, sized by their types). */
+typedef struct Launch {
+	int64_t global[3], local[3];
+	uint32_t nargs;
+	PVar **args;
+	Loc loc;
+} Launch;
+
+/* One line of a device's OpenCL program (`| text`), without its newline. */
+typedef struct ProgLine ProgLine;
+struct ProgLine {
+	const char *s;
+	uint32_t n;
+	ProgLine *next;
+};
+
+/* `program @dev { | ... }`: the OpenCL C of one device, line by line. */
+typedef struct Program Program;
+struct Program {
+	Sym dev;
+	Loc loc;
+	uint32_t nlines;
+	ProgLine *first, *last;
+	Program *next;
 };
 
 struct Prim {
@@ -487,6 +516,7 @@ struct Module {
 	Pool *pools, *pools_last;
 	Func *funcs, *funcs_last;
 	Prim *prims, *prims_last;
+	Program *programs, *programs_last;
 	Sym default_dev; Loc default_loc;   /* as written; NULL if absent */
 	Sym host_dev; Loc host_loc;
 	bool has_locs;        /* some loc(...) was read: keep printing them */

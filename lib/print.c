@@ -494,6 +494,25 @@ typedef struct {
 } PFrame;
 
 /* Prints one statement; returns the block it opens, or NULL. */
+static void
+print_sizes(FILE *f, const int64_t *v)
+{
+	fprintf(f, "[%lld, %lld, %lld]", (long long)v[0], (long long)v[1], (long long)v[2]);
+}
+
+static void
+print_launch(FILE *f, const Launch *l)
+{
+	fputs(" launch(global=", f);
+	print_sizes(f, l->global);
+	fputs(", local=", f);
+	print_sizes(f, l->local);
+	fputs(", args=[", f);
+	for (uint32_t i = 0; i < l->nargs; i++)
+		fprintf(f, "%s%%%s", i ? ", " : "", l->args[i]->name);
+	fputs("])", f);
+}
+
 static const PBlock *
 print_stmt(Printer *pr, const PStmt *s, int depth)
 {
@@ -554,7 +573,10 @@ print_stmt(Printer *pr, const PStmt *s, int depth)
 		fputs("barrier", f);
 		break;
 	case S_KERNEL:
-		fprintf(f, "kernel @%s {", s->u.kernel.name);
+		fprintf(f, "kernel @%s", s->u.kernel.name);
+		if (s->u.kernel.launch)
+			print_launch(f, s->u.kernel.launch);
+		fputs(" {", f);
 		end_line(pr, s->loc);
 		return &s->u.kernel.body;
 	case S_EVAL:
@@ -563,6 +585,24 @@ print_stmt(Printer *pr, const PStmt *s, int depth)
 	}
 	end_line(pr, s->loc);
 	return NULL;
+}
+
+/* A program block: every line as `| text` (`|` alone when empty), so the
+ * OpenCL C reads and diffs line by line. */
+static void
+print_program(Printer *pr, const Program *pg)
+{
+	FILE *f = pr->f;
+	fprintf(f, "program @%s {\n", pg->dev);
+	for (const ProgLine *l = pg->first; l; l = l->next) {
+		fputc('|', f);
+		if (l->n) {
+			fputc(' ', f);
+			fwrite(l->s, 1, l->n, f);
+		}
+		fputc('\n', f);
+	}
+	fputs("}\n", f);
 }
 
 static void
@@ -647,6 +687,12 @@ ir_print(const Module *m, FILE *f, const PrintOpts *opts)
 		if (any)
 			fputc('\n', f);
 		print_prim(&pr, p);
+		any = true;
+	}
+	for (const Program *pg = m->programs; pg; pg = pg->next) {
+		if (any)
+			fputc('\n', f);
+		print_program(&pr, pg);
 		any = true;
 	}
 	for (const Func *fn = m->funcs; fn; fn = fn->next) {

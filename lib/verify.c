@@ -17,6 +17,7 @@
 #include "nameset.h"
 #include "ops/ops.h"
 #include "texture.h"
+#include "verify_launch.h"
 #include "walk.h"
 
 typedef struct {
@@ -970,6 +971,8 @@ verify_prim(Verifier *vf, Prim *p)
 			/* kernels become OpenCL functions: one name each */
 			if (!nameset_add(&kernels, s->u.kernel.name))
 				ERR(vf, s->loc, "a second kernel named '@%s' in '@%s'", s->u.kernel.name, p->name);
+			if (s->u.kernel.launch && !verify_launch(vf->m, p, s))
+				vf->ok = false;
 			PUSH(((PFrame){s->u.kernel.body.first, NULL, 0, true}));
 		}
 	}
@@ -1003,6 +1006,8 @@ verify_module(Module *m, bool check_names)
 	}
 	for (Prim *p = m->prims; p; p = p->next)
 		verify_prim(&vf, p);
+	if (!verify_programs(m))
+		vf.ok = false;
 	for (Func *f = m->funcs; f; f = f->next)
 		verify_func(&vf, f);
 	names_reset(&vf);

@@ -17,7 +17,7 @@
 #include "ops/ops.h"
 #include "walk.h"
 
-enum { CX_FN, CX_ARM, CX_PRIM, CX_PBLOCK, CX_SKIP };
+enum { CX_FN, CX_ARM, CX_PRIM, CX_PBLOCK, CX_SKIP, CX_PROG };
 
 /* The parser's own Value flag (see VF_PASS_A): the name is out of scope. */
 enum { VF_DEAD = VF_PASS_A };
@@ -32,6 +32,7 @@ struct Cx {
 	PBlock *pblk;         /* CX_PRIM, CX_PBLOCK */
 	Value *ifv;           /* CX_ARM: the if binding */
 	PStmt *ps;            /* CX_PBLOCK: the for / if / kernel */
+	Program *prog;        /* CX_PROG */
 	Func *fn;
 	Prim *prim;
 };
@@ -901,6 +902,7 @@ b_close(Parser *p, Loc at)
 		kill_defs(p, c->defs_mark);
 		break;
 	case CX_SKIP:
+	case CX_PROG:
 		break;
 	}
 	p->ncx--;
@@ -1533,12 +1535,13 @@ b_barrier(Parser *p, Loc at)
 }
 
 void
-b_kernel(Parser *p, Slice name, Loc nloc, Loc at)
+b_kernel(Parser *p, Slice name, Loc nloc, Loc at, Launch *launch)
 {
 	(void)nloc;
 	Cx *c = top(p);
 	PStmt *s = new_stmt(p, S_KERNEL, at);
 	s->u.kernel.name = intern(p, name);
+	s->u.kernel.launch = launch;
 	if (!c || c->kind != CX_PRIM) {
 		if (!c || c->kind != CX_SKIP)
 			parser_error(p, at, "'kernel' must be at the top of a prim body");
@@ -1547,6 +1550,89 @@ b_kernel(Parser *p, Slice name, Loc nloc, Loc at)
 	}
 	append_stmt(p, c->pblk, s);
 	open_pblock(p, s, &s->u.kernel.body, at);
+}
+
+static bool
+is_word(Parser *p, Slice w, Loc at, const char *want)
+{
+	if (w.n == strlen(want) && memcmp(w.s, want, w.n) == 0)
+		return true;
+	parser_error(p, at, "expected '%s', found '%.*s'", want, (int)w.n, w.s);
+	return false;
+}
+
+/* launch(global=[..], local=[..], args=[..]): three sizes each, the
+ * arguments already looked up (NULL where undefined). */
+Launch *
+b_launch(Parser *p, Slice kw, Loc kwloc, Slice gkey, Loc gloc, uint32_t gmark,
+         Slice lkey, Loc lloc, uint32_t lmark, Slice akey, Loc aloc, uint32_t amark)
+{
+	Launch *l = arena_alloc(p->m->arena, sizeof *l);
+	l->loc = kwloc;
+	bool ok = is_word(p, kw, kwloc, "launch") && is_word(p, gkey, gloc, "global") &&
+	          is_word(p, lkey, lloc, "local") && is_word(p, akey, aloc, "args");
+	void **items = scratch_items(p, gmark);
+	uint32_t ng = lmark - gmark, nl = amark - lmark, na = scratch_count(p, amark);
+	if (ok && (ng != 3 || nl != 3)) {
+		parser_error(p, ng != 3 ? gloc : lloc, "launch sizes have 3 axes: [X, Y, Z]");
+		ok = false;
+	}
+	for (uint32_t i = 0; ok && i < 3; i++) {
+		l->global[i] = (int64_t)(uintptr_t)items[i];
+		l->local[i] = (int64_t)(uintptr_t)items[3 + i];
+	}
+	l->nargs = na;
+	l->args = arena_alloc(p->m->arena, na * sizeof *l->args + 1);
+	for (uint32_t i = 0; i < na; i++)
+		l->args[i] = items[ng + nl + i];
+	scratch_pop(p, gmark);
+	return ok ? l : NULL;
+}
+
+void
+b_launch_arg(Parser *p, Slice name, Loc at)
+{
+	scratch_push(p, lookup_pvar(p, name, at));
+}
+
+void
+b_program(Parser *p, Slice kw, Loc at, Slice dev, Loc dloc)
+{
+	if (!is_word(p, kw, at, "program") || !at_top_level(p, at, "program")) {
+		push_cx(p, CX_SKIP, at);
+		return;
+	}
+	Program *pg = arena_alloc(p->m->arena, sizeof *pg);
+	pg->dev = intern(p, dev);
+	pg->loc = dloc;
+	if (p->m->programs_last)
+		p->m->programs_last->next = pg;
+	else
+		p->m->programs = pg;
+	p->m->programs_last = pg;
+	Cx *c = push_cx(p, CX_PROG, at);
+	c->prog = pg;
+}
+
+void
+b_cline(Parser *p, Slice text, Loc at)
+{
+	Cx *c = top(p);
+	if (!c || c->kind != CX_PROG) {
+		if (!c || c->kind != CX_SKIP)
+			parser_error(p, at, "a '|' line belongs in a program block");
+		return;
+	}
+	ProgLine *l = arena_alloc(p->m->arena, sizeof *l);
+	l->s = arena_strndup(p->m->arena, text.s, text.n);
+	l->n = text.n;
+	Program *pg = c->prog;
+	if (pg->last)
+		pg->last->next = l;
+	else
+		pg->first = l;
+	pg->last = l;
+	pg->nlines++;
 }
 
 PExpr *

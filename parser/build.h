@@ -96,7 +96,12 @@ void b_alloc(Parser *p, Slice var, Loc vloc, const Type *ty, const VDev *vd, con
              uint32_t img, AttrMap *annots, Loc at);
 void b_eval(Parser *p, Slice fn, Loc at, uint32_t args);
 void b_barrier(Parser *p, Loc at);
-void b_kernel(Parser *p, Slice name, Loc nloc, Loc at);
+void b_kernel(Parser *p, Slice name, Loc nloc, Loc at, Launch *launch);
+Launch *b_launch(Parser *p, Slice kw, Loc kwloc, Slice gkey, Loc gloc, uint32_t gmark,
+                 Slice lkey, Loc lloc, uint32_t lmark, Slice akey, Loc aloc, uint32_t amark);
+void b_launch_arg(Parser *p, Slice name, Loc at);
+void b_program(Parser *p, Slice kw, Loc at, Slice dev, Loc dloc);
+void b_cline(Parser *p, Slice text, Loc at);
 PExpr *b_e_int(Parser *p, IntTok v, Loc at);
 PExpr *b_e_float(Parser *p, double v, Loc at);
 PExpr *b_e_bool(Parser *p, bool v, Loc at);

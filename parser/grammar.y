@@ -67,6 +67,7 @@ int irparse(Parser *p);
 %token <it> INT "integer"
 %token <f> FLOAT "float"
 %token <str> STRING "string"
+%token <sl> CLINE "program line"
 %token <sl> FN "'fn'" PRIM "'prim'" DEVICE "'device'" DEFAULT "'default'"
 %token <sl> HOST "'host'" POOL "'pool'" RETURN "'return'" YIELD "'yield'"
 %token <sl> IF "'if'" ELSE "'else'" CONST "'const'" ON "'on'"
@@ -88,6 +89,7 @@ int irparse(Parser *p);
 %type <mark> params params_opt pparams pparams_opt operands operands_opt
 %type <mark> dims dims_opt types attr_entries attr_values attr_values_opt
 %type <mark> nums nums_opt pexprs pexprs_opt pindices pindices_opt
+%type <mark> largs largs_opt
 %type <ty> type ptype
 %type <tyon> tyon ret_opt
 %type <val> param operand rhs literal
@@ -151,7 +153,25 @@ item
 	                            { b_alloc(p, $2, @2, $4, $5, &$6, $8, $10, @1); }
 	| IDENT '(' pexprs_opt ')'  { b_eval(p, $1, @1, $3); }
 	| BARRIER                   { b_barrier(p, @1); }
-	| KERNEL GLOBAL '{'         { b_kernel(p, $2, @2, @1); }
+	| KERNEL GLOBAL '{'         { b_kernel(p, $2, @2, @1, NULL); }
+	| KERNEL GLOBAL IDENT '(' IDENT '=' '[' dims ']' ',' IDENT '=' '[' dims ']' ','
+	  IDENT '=' '[' largs_opt ']' ')' '{'
+	                            { b_kernel(p, $2, @2, @1,
+	                                       b_launch(p, $3, @3, $5, @5, $8, $11, @11, $14,
+	                                                $17, @17, $20)); }
+	| IDENT GLOBAL '{'          { b_program(p, $1, @1, $2, @2); }
+	| CLINE                     { b_cline(p, $1, @1); }
+	;
+
+/* The arguments of a kernel launch: buffers of the prim. */
+largs_opt
+	: %empty                    { $$ = scratch_mark(p); }
+	| largs
+	;
+
+largs
+	: LOCAL                     { $$ = scratch_mark(p); b_launch_arg(p, $1, @1); }
+	| largs ',' LOCAL           { $$ = $1; b_launch_arg(p, $3, @3); }
 	;
 
 /* ------------------------------------------------------------ graph level */

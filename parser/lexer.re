@@ -217,6 +217,14 @@ lex_raw(IRSTYPE *lval, Loc *lloc, Parser *p)
 				p->cur++;
 			continue;
 		}
+		/* A line of OpenCL C in a program block: the rest of the line is
+		 * the text, after one space (`|` alone is an empty line; anything else
+		 * after it is a syntax error at that token). */
+		"|" { lval->sl = slice(p->cur, p->cur); return T_CLINE; }
+		"| " [^\n\x00]* {
+			lval->sl = slice(p->tok + 2, p->cur);
+			return T_CLINE;
+		}
 		"->" { return T_ARROW; }
 		".." { return T_DOTDOT; }
 		"<=" { return T_LE; }

@@ -1,0 +1,14 @@
+/* verify_launch.h: checks of ir-codegen-ocl's output (verify_launch.c). */
+#ifndef VERIFY_LAUNCH_H
+#define VERIFY_LAUNCH_H
+
+#include "ir.h"
+
+/* Pushes e's operands on st, the first operand on top. */
+void pexpr_children(PExpr *e, PtrVec *st);
+/* Kernel k (S_KERNEL with a launch) of prim p; reports and returns false. */
+bool verify_launch(Module *m, const Prim *p, PStmt *k);
+/* One program per declared device at most. */
+bool verify_programs(Module *m);
+
+#endif
