@@ -76,9 +76,13 @@ TOOL_COMMON_OBJ = $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB = $(BUILD)/libirpipe.a
 TOOLS = $(TOOL_SRC:tools/%.c=$(BUILD)/bin/%)
 UNITS = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+# Test-only helpers (tests/helpers/*.c): built with the unit tests, run by
+# bats files as $IRPIPE_BIN/../tests/bin/NAME, never installed.
+HELPER_SRC = $(sort $(wildcard tests/helpers/*.c))
+HELPERS = $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/bin/%)
 
 OBJ = $(LIB_OBJ) $(TOOL_COMMON_OBJ) $(TOOL_SRC:%.c=$(BUILD)/%.o) \
-	$(UNIT_SRC:%.c=$(BUILD)/%.o)
+	$(UNIT_SRC:%.c=$(BUILD)/%.o) $(HELPER_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all tools unit all+unit check deps demo bench fuzz install uninstall \
 	clean distclean asan
@@ -88,7 +92,7 @@ OBJ = $(LIB_OBJ) $(TOOL_COMMON_OBJ) $(TOOL_SRC:%.c=$(BUILD)/%.o) \
 all: $(LIB) $(TOOLS)
 	@:
 tools: $(TOOLS)
-unit: $(UNITS)
+unit: $(UNITS) $(HELPERS)
 all+unit: all unit
 	@:
 
@@ -132,6 +136,11 @@ $(TOOLS): $(BUILD)/bin/%: $(BUILD)/tools/%.o $(TOOL_COMMON_OBJ) $(LIB)
 
 $(UNITS): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB)
 	$(say) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LDLIBS)
+
+$(HELPERS): $(BUILD)/tests/bin/%: $(BUILD)/tests/helpers/%.o $(LIB)
+	$(say) LD $@
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LDLIBS)
 
 -include $(OBJ:.o=.d)

@@ -1,0 +1,443 @@
+/* emit_expr.c: loop-level expressions as OpenCL C.
+ *
+ * An expression is walked in postorder with an explicit stack (the rule
+ * for every walk over user-controlled depth), each node's C text built
+ * from its operands' and parenthesized only where C's precedence needs it.
+ * Texel reads are hoisted into a `const float4` before the statement and
+ * reused for the same texel later in scope (TVM's SSA texel reuse), so a
+ * float4 is never assigned to a scalar: one channel is `.sK`.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl/ocl_impl.h"
+
+/* C precedence levels: higher binds tighter. */
+enum { P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,
+       P_UNARY = 14, P_PRIMARY = 16 };
+
+typedef struct {
+	char *s;
+	int prec;
+} Text;
+
+static int
+binop_prec(int op)
+{
+	switch (op) {
+	case OP_ADD: case OP_SUB: return P_ADD;
+	case OP_MUL: case OP_DIV: case OP_MOD: return P_MUL;
+	case OP_LT: case OP_LE: case OP_GT: case OP_GE: return P_REL;
+	case OP_EQ: case OP_NE: return P_EQ;
+	case OP_AND: return P_AND;
+	default: return P_OR;
+	}
+}
+
+static const char *
+binop_text(int op)
+{
+	static const char *const t[] = {
+		[OP_ADD] = " + ", [OP_SUB] = " - ", [OP_MUL] = " * ", [OP_DIV] = " / ",
+		[OP_MOD] = " % ", [OP_LT] = " < ", [OP_LE] = " <= ", [OP_GT] = " > ",
+		[OP_GE] = " >= ", [OP_EQ] = " == ", [OP_NE] = " != ", [OP_AND] = " && ",
+		[OP_OR] = " || ",
+	};
+	return t[op];
+}
+
+/* Appends t, in parentheses when it binds looser than min. */
+static void
+put(Str *b, const Text *t, int min)
+{
+	if (t->prec < min) {
+		str_puts(b, "(");
+		str_puts(b, t->s);
+		str_puts(b, ")");
+	} else {
+		str_puts(b, t->s);
+	}
+}
+
+static uint32_t
+children(PExpr *e, PExpr **out)
+{
+	switch (e->kind) {
+	case E_LOAD:
+		for (uint32_t i = 0; i < e->n; i++)
+			out[i] = e->u.load.idx[i].e;
+		return e->n;
+	case E_TEX_LOAD:
+		out[0] = e->u.tex.x;
+		out[1] = e->u.tex.y;
+		return 2;
+	case E_BIN:
+		out[0] = e->u.ops.a;
+		out[1] = e->u.ops.b;
+		return 2;
+	case E_UN:
+		out[0] = e->u.ops.a;
+		return 1;
+	case E_SELECT:
+		out[0] = e->u.ops.a;
+		out[1] = e->u.ops.b;
+		out[2] = e->u.ops.c;
+		return 3;
+	case E_CAST:
+	case E_BROADCAST:
+		out[0] = e->u.cast.a;
+		return 1;
+	case E_CALL:
+		for (uint32_t i = 0; i < e->n && i < 3; i++)
+			out[i] = e->u.call.args[i];
+		return e->n < 3 ? e->n : 3;
+	default:
+		return 0;
+	}
+}
+
+static void
+int_literal(Str *b, DType dt, int64_t v, int *prec)
+{
+	*prec = v < 0 ? P_UNARY : P_PRIMARY;
+	switch (dt.kind) {
+	case ET_I64:
+		if (v == INT64_MIN)
+			str_puts(b, "(-9223372036854775807L - 1L)"), *prec = P_PRIMARY;
+		else
+			str_printf(b, "%lldL", (long long)v);
+		return;
+	case ET_U64:
+		str_printf(b, "%lluUL", (unsigned long long)v);
+		return;
+	case ET_U32:
+		str_printf(b, "%lluU", (unsigned long long)(uint32_t)v);
+		return;
+	case ET_I32:
+		if (v == INT32_MIN)
+			str_puts(b, "(-2147483647 - 1)"), *prec = P_PRIMARY;
+		else
+			str_printf(b, "%lld", (long long)v);
+		return;
+	case ET_BOOL:
+		str_puts(b, v ? "true" : "false");
+		*prec = P_PRIMARY;
+		return;
+	default: {
+		char t[16];
+		str_printf(b, "(%s)%lld", ocl_ctype((DType){dt.kind, 1}, t), (long long)v);
+		*prec = P_UNARY;
+		return;
+	}
+	}
+}
+
+static void
+float_literal(Str *b, DType dt, double v, int *prec)
+{
+	*prec = P_PRIMARY;
+	if (isnan(v)) {
+		str_puts(b, "NAN");
+		return;
+	}
+	if (isinf(v)) {
+		str_puts(b, v < 0 ? "(-INFINITY)" : "INFINITY");
+		return;
+	}
+	char buf[40];
+	bool f64 = dt.kind == ET_F64;
+	snprintf(buf, sizeof buf, f64 ? "%.17g" : "%.9g", v);
+	/* the shortest text that reads back to the same value */
+	for (int p = 1; p < (f64 ? 17 : 9); p++) {
+		char t[40];
+		snprintf(t, sizeof t, "%.*g", p, v);
+		if (f64 ? strtod(t, NULL) == v : strtof(t, NULL) == (float)v) {
+			memcpy(buf, t, sizeof t);
+			break;
+		}
+	}
+	if (!strpbrk(buf, ".eni"))
+		strcat(buf, ".0");
+	str_puts(b, buf);
+	if (!f64)
+		str_puts(b, "f");
+	if (v < 0 || (v == 0 && signbit(v)))
+		*prec = P_UNARY;
+}
+
+static const char hexlane[] = "0123456789abcdef";
+
+/* A temporary holding t of type dt, declared in g->pre. */
+static char *
+hoist(Gen *g, DType dt, const char *t)
+{
+	char ty[16];
+	Str name = {0};
+	str_printf(&name, "irp_t%d", g->ntemps++);
+	ocl_indent(g, &g->pre);
+	str_printf(&g->pre, "const %s %s = %s;\n", ocl_ctype(dt, ty), name.s, t);
+	return name.s;
+}
+
+static char *
+texel_read(Gen *g, PExpr *e, const Text *x, const Text *y)
+{
+	Str key = {0};
+	ocl_local_name(&key, e->u.tex.buf->name);
+	str_printf(&key, ", irp_sampler, (int2)(%s, %s)", x->s, y->s);
+	for (size_t i = g->ntexels; i-- > 0;)
+		if (strcmp(g->texels[i].key, key.s) == 0) {
+			str_free(&key);
+			char *s = xmalloc(strlen(g->texels[i].name) + 1);
+			strcpy(s, g->texels[i].name);
+			return s;
+		}
+	Str call = {0};
+	str_printf(&call, "read_imagef(%s)", key.s);
+	char *name = hoist(g, (DType){ET_F32, 4}, call.s);
+	str_free(&call);
+	g->reads_images = true;
+	Texel *t = &VEC_PUSH(g->texels, g->ntexels, g->captexels);
+	t->key = key.s;
+	t->name = xmalloc(strlen(name) + 1);
+	strcpy(t->name, name);
+	t->depth = g->depth;
+	return name;
+}
+
+/* The linear index from the operands' texts. */
+static void
+linear_from(Str *b, const PVar *buf, Text *ix, uint32_t n)
+{
+	const Type *t = buf->type;
+	int64_t stride = 1;
+	int64_t strides[IR_MAX_RANK];
+	for (uint32_t d = n; d-- > 0;) {
+		strides[d] = stride;
+		stride *= t->dims[d];
+	}
+	bool any = false;
+	for (uint32_t d = 0; d < n; d++) {
+		if (strcmp(ix[d].s, "0") == 0 || t->dims[d] == 1)
+			continue;
+		if (any)
+			str_puts(b, " + ");
+		if (strides[d] == 1) {
+			put(b, &ix[d], any ? P_ADD + 1 : P_ADD);
+		} else {
+			put(b, &ix[d], P_MUL);
+			str_printf(b, " * %lld", (long long)strides[d]);
+		}
+		any = true;
+	}
+	if (!any)
+		str_puts(b, "0");
+}
+
+static Text
+node(Gen *g, PExpr *e, Text *c)
+{
+	Str b = {0};
+	char ty[16];
+	int prec = P_PRIMARY;
+	switch (e->kind) {
+	case E_INT:
+		int_literal(&b, e->dt, e->u.i, &prec);
+		break;
+	case E_FLOAT:
+		float_literal(&b, e->dt, e->u.f, &prec);
+		break;
+	case E_BOOL:
+		str_puts(&b, e->u.i ? "true" : "false");
+		break;
+	case E_VAR:
+		ocl_local_name(&b, e->u.var->name);
+		break;
+	case E_LOAD: {
+		PVar *buf = e->u.load.buf;
+		uint32_t lanes = e->n ? e->u.load.idx[e->n - 1].lanes : 0;
+		Str name = {0}, lin = {0};
+		ocl_local_name(&name, buf->name);
+		linear_from(&lin, buf, c, e->n);
+		if (ocl_half_mem(buf)) {
+			if (lanes > 1)
+				str_printf(&b, "vload_half%u(0, %s + %s)", lanes, name.s, lin.s);
+			else
+				str_printf(&b, "vload_half(0, %s + %s)", name.s, lin.s);
+		} else if (lanes > 1) {
+			str_printf(&b, "vload%u(0, %s + %s)", lanes, name.s, lin.s);
+		} else if (buf->type->dt.kind == ET_BOOL) {
+			str_printf(&b, "(bool)%s[%s]", name.s, lin.s);
+			prec = P_UNARY;
+		} else {
+			str_printf(&b, "%s[%s]", name.s, lin.s);
+		}
+		str_free(&name);
+		str_free(&lin);
+		break;
+	}
+	case E_TEX_LOAD: {
+		char *t = texel_read(g, e, &c[0], &c[1]);
+		str_puts(&b, t);
+		free(t);
+		break;
+	}
+	case E_BIN: {
+		int p = binop_prec(e->op);
+		bool fl = elem_is_float((ElemKind)e->u.ops.a->dt.kind);
+		if (e->op == OP_MOD && fl) {
+			str_puts(&b, "fmod(");
+			put(&b, &c[0], 0);
+			str_puts(&b, ", ");
+			put(&b, &c[1], 0);
+			str_puts(&b, ")");
+			break;
+		}
+		put(&b, &c[0], p);
+		str_puts(&b, binop_text(e->op));
+		put(&b, &c[1], p + 1);
+		prec = p;
+		break;
+	}
+	case E_UN:
+		str_puts(&b, e->op == OP_NEG ? "-" : "!");
+		put(&b, &c[0], P_UNARY);
+		prec = P_UNARY;
+		break;
+	case E_SELECT:
+		put(&b, &c[0], P_OR);
+		str_puts(&b, " ? ");
+		put(&b, &c[1], P_OR);
+		str_puts(&b, " : ");
+		put(&b, &c[2], P_COND);
+		prec = P_COND;
+		break;
+	case E_CAST: {
+		DType from = e->u.cast.a->dt, to = e->dt;
+		bool same = from.kind == to.kind ||
+		            ((from.kind == ET_F16 || from.kind == ET_F32) &&
+		             (to.kind == ET_F16 || to.kind == ET_F32));
+		if (same) {
+			str_puts(&b, c[0].s);
+			prec = c[0].prec;
+		} else if (to.kind == ET_BOOL) {
+			put(&b, &c[0], P_EQ + 1);
+			str_puts(&b, " != 0");
+			prec = P_EQ;
+		} else if (from.kind == ET_BOOL) {
+			str_printf(&b, "(%s)", ocl_ctype(to, ty));
+			put(&b, &c[0], P_UNARY);
+			prec = P_UNARY;
+		} else {
+			str_printf(&b, "convert_%s(%s)", ocl_ctype(to, ty), c[0].s);
+		}
+		break;
+	}
+	case E_BROADCAST:
+		str_printf(&b, "(%s)(%s)", ocl_ctype(e->dt, ty), c[0].s);
+		prec = P_UNARY;
+		break;
+	case E_CALL: {
+		IntrinId fn = (IntrinId)e->op;
+		bool fl = elem_is_float((ElemKind)e->dt.kind);
+		if (fn == I_LANE) {
+			PExpr *k = e->u.call.args[1];
+			if (k->kind == E_INT && k->u.i >= 0 && k->u.i < 16) {
+				put(&b, &c[0], P_PRIMARY);
+				str_printf(&b, ".s%c", hexlane[k->u.i]);
+			} else {
+				/* a lane chosen at run time: through a temporary */
+				char *t = hoist(g, e->u.call.args[0]->dt, c[0].s);
+				str_printf(&b, "((const %s *)&%s)[%s]", ocl_ctype(e->dt, ty), t, c[1].s);
+				free(t);
+			}
+			break;
+		}
+		if (fn == I_SIGMOID) {
+			const char *one = e->dt.kind == ET_F64 ? "1.0" : "1.0f";
+			str_printf(&b, "%s / (%s + exp(-", one, one);
+			put(&b, &c[0], P_UNARY);
+			str_puts(&b, "))");
+			prec = P_MUL;
+			break;
+		}
+		const char *name = fn < I__COUNT ? intrin_def(fn)->opencl : NULL;
+		if (!fl) {
+			name = fn == I_MIN ? "min" : fn == I_MAX ? "max" : fn == I_ABS ? "abs" : NULL;
+		}
+		if (!name) {
+			OCL_ERR(g, e->loc, "'%s' has no OpenCL C spelling for %s", e->u.call.fn,
+			        ocl_ctype(e->dt, ty));
+			name = "irp_unsupported";
+		}
+		if (fn == I_ABS && !fl)   /* abs of a signed integer is unsigned */
+			str_printf(&b, "convert_%s(", ocl_ctype(e->dt, ty));
+		str_printf(&b, "%s(", name);
+		for (uint32_t i = 0; i < e->n && i < 3; i++) {
+			if (i)
+				str_puts(&b, ", ");
+			str_puts(&b, c[i].s);
+		}
+		str_puts(&b, fn == I_ABS && !fl ? "))" : ")");
+		break;
+	}
+	}
+	if (e->dt.kind == ET_F64)
+		g->uses_f64 = true;
+	if (!b.s)
+		str_puts(&b, "");
+	return (Text){b.s, prec};
+}
+
+static Text
+expr_text(Gen *g, PExpr *root)
+{
+	PtrVec st = {0}, post = {0};
+	ptrvec_push(&st, root);
+	while (st.n) {
+		PExpr *e = st.v[--st.n];
+		ptrvec_push(&post, e);
+		PExpr *c[IR_MAX_RANK];
+		uint32_t n = children(e, c);
+		for (uint32_t i = 0; i < n; i++)
+			ptrvec_push(&st, c[i]);
+	}
+	Text *vals = NULL;
+	size_t nv = 0, cap = 0;
+	for (size_t i = post.n; i-- > 0;) {
+		PExpr *e = post.v[i];
+		PExpr *c[IR_MAX_RANK];
+		uint32_t n = children(e, c);
+		Text t = node(g, e, vals + nv - n);
+		for (uint32_t k = 0; k < n; k++)
+			free(vals[nv - n + k].s);
+		nv -= n;
+		VEC_PUSH(vals, nv, cap) = t;
+	}
+	Text r = vals[0];
+	free(vals);
+	ptrvec_free(&st);
+	ptrvec_free(&post);
+	return r;
+}
+
+void
+ocl_expr(Gen *g, Str *out, PExpr *e)
+{
+	Text t = expr_text(g, e);
+	str_puts(out, t.s);
+	free(t.s);
+}
+
+void
+ocl_linear_index(Gen *g, Str *b, const PVar *buf, const PIndex *idx, uint32_t n)
+{
+	Text ix[IR_MAX_RANK];
+	for (uint32_t d = 0; d < n; d++)
+		ix[d] = expr_text(g, idx[d].e);
+	linear_from(b, buf, ix, n);
+	for (uint32_t d = 0; d < n; d++)
+		free(ix[d].s);
+}

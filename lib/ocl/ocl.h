@@ -1,0 +1,27 @@
+/* ocl.h: OpenCL C code generation for loop-level prims (ir-codegen-ocl).
+ *
+ * ocl_codegen attaches to every kernel of every prim its launch (global
+ * and local sizes from the bound loops, arguments in order) and adds one
+ * `program @dev` per device holding the OpenCL C of its kernels, one
+ * source line per IR line (ir(5)).  The loop level stays as it was, so the
+ * interpreter still runs the module.  Running it again regenerates the
+ * same bytes.
+ */
+#ifndef OCL_H
+#define OCL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ir.h"
+
+/* Reports located errors (a module not lowered or not flattened, a
+ * kernel the mapping cannot express) and returns false. */
+bool ocl_codegen(Module *m);
+
+/* Writes the OpenCL C of the programs as one translation unit: every
+ * device's (dev NULL) or only @dev's.  False (after reporting) when @dev
+ * has no program. */
+bool ocl_emit_cl(Module *m, const char *dev, FILE *out);
+
+#endif

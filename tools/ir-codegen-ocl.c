@@ -1,0 +1,99 @@
+/* ir-codegen-ocl: OpenCL C for every prim, kept beside the loop level, or
+ * with --emit=cl the bare OpenCL C (see ir-codegen-ocl(1), lib/ocl/). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+#include "ocl/ocl.h"
+#include "outfile.h"
+
+enum { OPT_EMIT = 1000 };
+
+typedef struct {
+	bool emit;
+	const char *dev;      /* --emit=cl=@dev: that device only */
+} Opts;
+
+static const struct option opts[] = {
+	{"emit", required_argument, NULL, OPT_EMIT},
+	{0},
+};
+
+static bool emit_cl(Module *m, const char *input, const char *output, void *st);
+
+static Tool tool;
+
+static int
+on_opt(int code, const char *arg, void *st)
+{
+	Opts *o = st;
+	if (code != OPT_EMIT)
+		return 2;
+	if (strcmp(arg, "cl") == 0) {
+		o->dev = NULL;
+	} else if (strncmp(arg, "cl=@", 4) == 0 && arg[4]) {
+		o->dev = arg + 4;
+	} else {
+		fprintf(stderr, "ir-codegen-ocl: --emit takes cl or cl=@DEVICE, not '%s'\n", arg);
+		return 2;
+	}
+	o->emit = true;
+	/* the OpenCL C replaces the module as the output */
+	tool.consume = emit_cl;
+	return 0;
+}
+
+static bool
+run(Module *m, void *st)
+{
+	(void)st;
+	return ocl_codegen(m);
+}
+
+static bool
+emit_cl(Module *m, const char *input, const char *output, void *st)
+{
+	(void)input;
+	Opts *o = st;
+	if (!output)
+		return ocl_emit_cl(m, o->dev, stdout);
+	OutFile of;
+	int err = outfile_open(&of, output);
+	if (err) {
+		fprintf(stderr, "ir-codegen-ocl: cannot write '%s': %s\n", output, strerror(err));
+		return false;
+	}
+	bool ok = ocl_emit_cl(m, o->dev, of.f);
+	if (!ok) {
+		outfile_discard(&of);
+		return false;
+	}
+	err = outfile_finish(&of);
+	if (!err)
+		err = outfile_commit(&of);
+	else
+		outfile_discard(&of);
+	if (err)
+		fprintf(stderr, "ir-codegen-ocl: cannot write '%s': %s\n", output, strerror(err));
+	return !err;
+}
+
+int
+main(int argc, char **argv)
+{
+	tool = (Tool){
+		.name = "ir-codegen-ocl",
+		.summary = "Generate OpenCL C for every prim, kept beside the loop level",
+		.extra_help =
+			"      --emit=cl         write only the OpenCL C of every device, as one\n"
+			"                        translation unit\n"
+			"      --emit=cl=@DEV    write only the OpenCL C of device @DEV\n",
+		.opts = opts,
+		.on_opt = on_opt,
+		.run = run,
+	};
+	Opts o = {0};
+	return driver_main(&tool, argc, argv, &o);
+}
