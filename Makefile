@@ -80,9 +80,13 @@ UNITS = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 # bats files as $IRPIPE_BIN/../tests/bin/NAME, never installed.
 HELPER_SRC = $(sort $(wildcard tests/helpers/*.c))
 HELPERS = $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/bin/%)
+# Benchmark drivers (bench/*.c), built by make bench.
+BENCH_SRC = $(sort $(wildcard bench/*.c))
+BENCH_BINS = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/bin/%)
 
 OBJ = $(LIB_OBJ) $(TOOL_COMMON_OBJ) $(TOOL_SRC:%.c=$(BUILD)/%.o) \
-	$(UNIT_SRC:%.c=$(BUILD)/%.o) $(HELPER_SRC:%.c=$(BUILD)/%.o)
+	$(UNIT_SRC:%.c=$(BUILD)/%.o) $(HELPER_SRC:%.c=$(BUILD)/%.o) \
+	$(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all tools unit all+unit check deps demo bench fuzz install uninstall \
 	clean distclean asan
@@ -138,6 +142,11 @@ $(UNITS): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB)
 	$(say) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LDLIBS)
 
+$(BENCH_BINS): $(BUILD)/bench/bin/%: $(BUILD)/bench/%.o $(LIB)
+	$(say) LD $@
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LDLIBS)
+
 $(HELPERS): $(BUILD)/tests/bin/%: $(BUILD)/tests/helpers/%.o $(LIB)
 	$(say) LD $@
 	@mkdir -p $(@D)
@@ -180,7 +189,7 @@ demo:
 
 bench:
 	@sh scripts/deps.sh
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
 	@if [ -f bench/run.sh ]; then IRPIPE_BIN=$(BUILD)/bin sh bench/run.sh; \
 	else echo "bench: no bench/run.sh yet"; fi
 

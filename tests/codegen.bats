@@ -129,3 +129,12 @@ golden() {
 	assert_equal "$stderr" "ir-codegen-ocl: error: no program for device '@gpu'"
 	run -2 ir-codegen-ocl --emit=c "$m"
 }
+
+@test "--unroll=full writes unrolled loops out; the C still builds" {
+	local m=$BATS_TEST_DIRNAME/ir-codegen-ocl/cnn_cpu.out
+	ir-codegen-ocl --unroll=full --emit=cl "$m" > "$BATS_TEST_TMPDIR/full.cl"
+	run -1 grep -c 'pragma unroll' "$BATS_TEST_TMPDIR/full.cl"
+	run -0 grep -c '} { const int u' "$BATS_TEST_TMPDIR/full.cl"
+	ASAN_OPTIONS=detect_leaks=0 run -0 "$IRPIPE_BIN/../tests/bin/ocl-build" "$BATS_TEST_TMPDIR/full.cl"
+	run -2 ir-codegen-ocl --unroll=some "$m"
+}

@@ -9,15 +9,17 @@
 #include "ocl/ocl.h"
 #include "outfile.h"
 
-enum { OPT_EMIT = 1000 };
+enum { OPT_EMIT = 1000, OPT_UNROLL };
 
 typedef struct {
+	OclOpts ocl;
 	bool emit;
 	const char *dev;      /* --emit=cl=@dev: that device only */
 } Opts;
 
 static const struct option opts[] = {
 	{"emit", required_argument, NULL, OPT_EMIT},
+	{"unroll", required_argument, NULL, OPT_UNROLL},
 	{0},
 };
 
@@ -29,6 +31,14 @@ static int
 on_opt(int code, const char *arg, void *st)
 {
 	Opts *o = st;
+	if (code == OPT_UNROLL) {
+		if (strcmp(arg, "pragma") == 0 || strcmp(arg, "full") == 0) {
+			o->ocl.full_unroll = arg[0] == 'f';
+			return 0;
+		}
+		fprintf(stderr, "ir-codegen-ocl: --unroll takes pragma or full, not '%s'\n", arg);
+		return 2;
+	}
 	if (code != OPT_EMIT)
 		return 2;
 	if (strcmp(arg, "cl") == 0) {
@@ -48,8 +58,8 @@ on_opt(int code, const char *arg, void *st)
 static bool
 run(Module *m, void *st)
 {
-	(void)st;
-	return ocl_codegen(m);
+	Opts *o = st;
+	return ocl_codegen(m, &o->ocl);
 }
 
 static bool
@@ -89,7 +99,9 @@ main(int argc, char **argv)
 		.extra_help =
 			"      --emit=cl         write only the OpenCL C of every device, as one\n"
 			"                        translation unit\n"
-			"      --emit=cl=@DEV    write only the OpenCL C of device @DEV\n",
+			"      --emit=cl=@DEV    write only the OpenCL C of device @DEV\n"
+			"      --unroll=HOW      unrolled loops: pragma (#pragma unroll, the\n"
+			"                        default) or full (written out)\n",
 		.opts = opts,
 		.on_opt = on_opt,
 		.run = run,

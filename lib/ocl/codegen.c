@@ -105,7 +105,7 @@ gen_device(Module *m, const Device *dev, Gen *g, bool *any)
 }
 
 bool
-ocl_codegen(Module *m)
+ocl_codegen(Module *m, const OclOpts *o)
 {
 	if (!check_lowered(m))
 		return false;
@@ -113,7 +113,8 @@ ocl_codegen(Module *m)
 	bool ok = true;
 	for (const Device *d = m->devices; d; d = d->next) {
 		Str body = {0};
-		Gen g = {.m = m, .ctx = m->ctx, .dev = d, .out = &body, .ok = true};
+		Gen g = {.m = m, .ctx = m->ctx, .dev = d, .out = &body, .ok = true,
+		         .full_unroll = o && o->full_unroll};
 		bool any = false;
 		gen_device(m, d, &g, &any);
 		ok &= g.ok;

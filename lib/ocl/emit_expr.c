@@ -207,13 +207,18 @@ texel_read(Gen *g, PExpr *e, const Text *x, const Text *y)
 	return name;
 }
 
-/* The linear index from the operands' texts. */
+/* The linear index from the operands' texts, over the first n axes of
+ * buf (n < rank: the index of a row of the axes after them). */
 static void
 linear_from(Str *b, const PVar *buf, Text *ix, uint32_t n)
 {
 	const Type *t = buf->type;
 	int64_t stride = 1;
 	int64_t strides[IR_MAX_RANK];
+	if (n == 0) {
+		str_puts(b, "0");
+		return;
+	}
 	for (uint32_t d = n; d-- > 0;) {
 		strides[d] = stride;
 		stride *= t->dims[d];
@@ -260,8 +265,15 @@ node(Gen *g, PExpr *e, Text *c)
 		uint32_t lanes = e->n ? e->u.load.idx[e->n - 1].lanes : 0;
 		Str name = {0}, lin = {0};
 		ocl_local_name(&name, buf->name);
-		linear_from(&lin, buf, c, e->n);
-		if (ocl_half_mem(buf)) {
+		linear_from(&lin, buf, c, lanes > 1 && (buf->scratch & OV_VECARR) ? e->n - 1 : e->n);
+		if (buf->scratch & OV_VECARR) {
+			/* an array of rows: a whole row, or one element through a
+			 * pointer to the elements */
+			if (lanes > 1)
+				str_printf(&b, "%s[%s]", name.s, lin.s);
+			else
+				str_printf(&b, "((%s *)%s)[%s]", ocl_buf_type(buf, ty), name.s, lin.s);
+		} else if (ocl_half_mem(buf)) {
 			if (lanes > 1)
 				str_printf(&b, "vload_half%u(0, %s + %s)", lanes, name.s, lin.s);
 			else
@@ -437,7 +449,8 @@ ocl_linear_index(Gen *g, Str *b, const PVar *buf, const PIndex *idx, uint32_t n)
 	Text ix[IR_MAX_RANK];
 	for (uint32_t d = 0; d < n; d++)
 		ix[d] = expr_text(g, idx[d].e);
-	linear_from(b, buf, ix, n);
+	bool rows = n && idx[n - 1].lanes > 1 && (buf->scratch & OV_VECARR);
+	linear_from(b, buf, ix, rows ? n - 1 : n);
 	for (uint32_t d = 0; d < n; d++)
 		free(ix[d].s);
 }

@@ -33,7 +33,13 @@ stmt_store(Gen *g, Str *l, PStmt *s)
 	ocl_local_name(&name, buf->name);
 	ocl_linear_index(g, &lin, buf, s->u.store.idx, s->n);
 	ocl_expr(g, &val, s->u.store.val);
-	if (ocl_half_mem(buf)) {
+	char ty[16];
+	if (buf->scratch & OV_VECARR) {
+		if (lanes > 1)
+			str_printf(l, "%s[%s] = %s;", name.s, lin.s, val.s);
+		else
+			str_printf(l, "((%s *)%s)[%s] = %s;", ocl_buf_type(buf, ty), name.s, lin.s, val.s);
+	} else if (ocl_half_mem(buf)) {
 		if (lanes > 1)
 			str_printf(l, "vstore_half%u(%s, 0, %s + %s);", lanes, val.s, name.s, lin.s);
 		else
@@ -64,6 +70,13 @@ stmt_alloc(Gen *g, Str *l, PStmt *s)
 		        buf->name, scope ? scope : "global");
 		return;
 	}
+	if (buf->scratch & OV_VECARR) {
+		int64_t d = buf->type->dims[buf->type->n - 1];
+		str_printf(l, "%s%lld ", ocl_buf_type(buf, ty), (long long)d);
+		ocl_local_name(l, buf->name);
+		str_printf(l, "[%lld];", (long long)(type_numel(buf->type) / d));
+		return;
+	}
 	str_printf(l, "%s ", ocl_buf_type(buf, ty));
 	ocl_local_name(l, buf->name);
 	str_printf(l, "[%lld];", (long long)type_numel(buf->type));
@@ -77,6 +90,15 @@ stmt(Gen *g, Str *l, PStmt *s)
 	switch (s->kind) {
 	case S_FOR: {
 		PVar *v = s->u.loop.var;
+		if (g->full_unroll && s->fkind == FK_UNROLLED && s->u.loop.lo->kind == E_INT &&
+		    s->u.loop.hi->kind == E_INT && s->u.loop.hi->u.i > s->u.loop.lo->u.i) {
+			/* fully unrolled: one block per iteration (ocl_block) */
+			str_printf(l, "{ const %s ", ocl_ctype(v->type->dt, ty));
+			ocl_local_name(l, v->name);
+			str_printf(l, " = %lld;", (long long)s->u.loop.lo->u.i);
+			flush(g, l);
+			return &s->u.loop.body;
+		}
 		if (s->fkind == FK_UNROLLED) {
 			str_puts(l, "#pragma unroll");
 			flush(g, l);
@@ -143,9 +165,18 @@ stmt(Gen *g, Str *l, PStmt *s)
 
 typedef struct {
 	PStmt *next;
-	PStmt *owner;     /* the if whose arm this is */
+	PStmt *owner;     /* the if whose arm this is, or the loop unrolled */
 	int arm;
+	int64_t k;        /* a fully unrolled loop: the iteration */
 } Frame;
+
+static bool
+unrolled(const Gen *g, const PStmt *s)
+{
+	return g->full_unroll && s->kind == S_FOR && s->fkind == FK_UNROLLED &&
+	       s->u.loop.lo->kind == E_INT && s->u.loop.hi->kind == E_INT &&
+	       s->u.loop.hi->u.i > s->u.loop.lo->u.i;
+}
 
 /* Forgets the texels read in the block that ends. */
 static void
@@ -165,7 +196,7 @@ ocl_block(Gen *g, PBlock *b)
 	Frame *st = NULL;
 	size_t n = 0, cap = 0;
 	int base = g->depth;
-	VEC_PUSH(st, n, cap) = (Frame){b->first, NULL, 0};
+	VEC_PUSH(st, n, cap) = (Frame){b->first, NULL, 0, 0};
 	while (n) {
 		Frame *fr = &st[n - 1];
 		if (fr->next) {
@@ -174,7 +205,9 @@ ocl_block(Gen *g, PBlock *b)
 			PBlock *inner = stmt(g, &l, s);
 			if (inner) {
 				g->depth++;
-				VEC_PUSH(st, n, cap) = (Frame){inner->first, s->kind == S_IF ? s : NULL, 0};
+				PStmt *owner = s->kind == S_IF || unrolled(g, s) ? s : NULL;
+				VEC_PUSH(st, n, cap) = (Frame){inner->first, owner, 0,
+				                                owner ? owner->u.loop.lo->u.i : 0};
 			}
 			continue;
 		}
@@ -185,10 +218,23 @@ ocl_block(Gen *g, PBlock *b)
 		end_scope(g);
 		g->depth--;
 		ocl_indent(g, g->out);
-		if (done.owner && done.arm == 0 && done.owner->u.cond.has_else) {
+		if (done.owner && done.owner->kind == S_FOR) {
+			if (done.k + 1 < done.owner->u.loop.hi->u.i) {
+				PVar *v = done.owner->u.loop.var;
+				char ty[16];
+				str_printf(g->out, "} { const %s ", ocl_ctype(v->type->dt, ty));
+				ocl_local_name(g->out, v->name);
+				str_printf(g->out, " = %lld;\n", (long long)done.k + 1);
+				g->depth++;
+				VEC_PUSH(st, n, cap) = (Frame){done.owner->u.loop.body.first, done.owner, 0,
+				                                done.k + 1};
+			} else {
+				str_puts(g->out, "}\n");
+			}
+		} else if (done.owner && done.arm == 0 && done.owner->u.cond.has_else) {
 			str_puts(g->out, "} else {\n");
 			g->depth++;
-			VEC_PUSH(st, n, cap) = (Frame){done.owner->u.cond.arms[1].first, done.owner, 1};
+			VEC_PUSH(st, n, cap) = (Frame){done.owner->u.cond.arms[1].first, done.owner, 1, 0};
 		} else {
 			str_puts(g->out, "}\n");
 		}

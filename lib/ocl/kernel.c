@@ -109,6 +109,22 @@ mark(PVar *v, int bits)
 		v->scratch |= (uintptr_t)(bits | OV_USED);
 }
 
+/* A private array whose lane runs are all whole rows of its last axis
+ * (`%acc[i, 0:16]` of f32[8,16]) becomes an array of vectors, float16
+ * acc[8]: LLVM keeps those in registers, where vload16/vstore16 on a
+ * float array go through memory (about 7x slower on POCL, bench/). */
+static void
+check_run(PVar *b, const PIndex *idx, uint32_t n)
+{
+	if (!b || !(b->scratch & OV_PRIVATE) || !n || !idx[n - 1].lanes)
+		return;
+	const PIndex *last = &idx[n - 1];
+	if ((int64_t)last->lanes == b->type->dims[n - 1] && last->e->kind == E_INT && last->e->u.i == 0)
+		b->scratch |= OV_VEC_SEEN;
+	else
+		b->scratch |= OV_VEC_BAD;
+}
+
 static void
 scan_expr(Gen *g, PExpr *root, PtrVec *st)
 {
@@ -121,6 +137,7 @@ scan_expr(Gen *g, PExpr *root, PtrVec *st)
 		} else if (e->kind == E_LOAD) {
 			PVar *b = e->u.load.buf;
 			mark(b, OV_READ | OV_NDACCESS);
+			check_run(b, e->u.load.idx, e->n);
 			if (ocl_is_texture(b))
 				OCL_ERR(g, e->loc, "'%%%s' is in %s memory but read as an N-d buffer: the "
 				        "module is not flattened (run ir-flatten-texture before ir-codegen-ocl)",
@@ -135,7 +152,7 @@ scan_expr(Gen *g, PExpr *root, PtrVec *st)
 /* Marks what kernel k uses; collects its shared allocs and reports
  * thread-bound loops outside the peeled nest. */
 static void
-scan(Gen *g, PStmt *k, const Bound *b, int nb, PtrVec *shared)
+scan(Gen *g, PStmt *k, const Bound *b, int nb, PtrVec *shared, PtrVec *privates)
 {
 	PtrVec stmts = {0}, ex = {0};
 	ptrvec_push(&stmts, k);
@@ -169,6 +186,7 @@ scan(Gen *g, PStmt *k, const Bound *b, int nb, PtrVec *shared)
 			break;
 		case S_STORE:
 			mark(s->u.store.buf, OV_WRITTEN | OV_NDACCESS);
+			check_run(s->u.store.buf, s->u.store.idx, s->n);
 			if (ocl_is_texture(s->u.store.buf))
 				OCL_ERR(g, s->loc, "'%%%s' is in %s memory but stored as an N-d buffer: the "
 				        "module is not flattened (run ir-flatten-texture before ir-codegen-ocl)",
@@ -189,6 +207,11 @@ scan(Gen *g, PStmt *k, const Bound *b, int nb, PtrVec *shared)
 		case S_ALLOC:
 			if (is_shared_alloc(s))
 				ptrvec_push(shared, s->u.alloc.buf);
+			if (s->u.alloc.buf->vd && s->u.alloc.buf->vd->scope &&
+			    strcmp(s->u.alloc.buf->vd->scope, "local") == 0) {
+				s->u.alloc.buf->scratch = OV_PRIVATE;
+				ptrvec_push(privates, s->u.alloc.buf);
+			}
 			break;
 		default:
 			break;
@@ -243,7 +266,7 @@ ocl_kernel(Gen *g, PStmt *k)
 	int nb = peel(g, k, b, &body);
 
 	/* what the kernel may take, then what it uses */
-	PtrVec cand = {0}, shared = {0};
+	PtrVec cand = {0}, shared = {0}, privates = {0};
 	for (uint32_t i = 0; i < p->nparams; i++)
 		ptrvec_push(&cand, p->params[i]);
 	for (PStmt *s = p->body.first; s; s = s->next)
@@ -251,7 +274,15 @@ ocl_kernel(Gen *g, PStmt *k)
 			ptrvec_push(&cand, s->u.alloc.buf);
 	for (size_t i = 0; i < cand.n; i++)
 		((PVar *)cand.v[i])->scratch = OV_ARG;
-	scan(g, k, b, nb, &shared);
+	scan(g, k, b, nb, &shared, &privates);
+	for (size_t i = 0; i < privates.n; i++) {
+		PVar *v = privates.v[i];
+		const Type *t = v->type;
+		int64_t d = t->n ? t->dims[t->n - 1] : 0;
+		if ((v->scratch & (OV_VEC_SEEN | OV_VEC_BAD)) == OV_VEC_SEEN &&
+		    (d == 2 || d == 4 || d == 8 || d == 16) && t->dt.kind != ET_BOOL)
+			v->scratch |= OV_VECARR;
+	}
 
 	Launch *l = arena_alloc(g->m->arena, sizeof *l);
 	l->loc = k->loc;
@@ -317,6 +348,9 @@ ocl_kernel(Gen *g, PStmt *k)
 
 	for (size_t i = 0; i < cand.n; i++)
 		((PVar *)cand.v[i])->scratch = 0;
+	for (size_t i = 0; i < privates.n; i++)
+		((PVar *)privates.v[i])->scratch = 0;
+	ptrvec_free(&privates);
 	ptrvec_free(&cand);
 	ptrvec_free(&shared);
 	return g->ok;

@@ -15,9 +15,15 @@
 
 #include "ir.h"
 
+typedef struct {
+	/* unrolled loops written out iteration by iteration instead of
+	 * `#pragma unroll` (POCL runs both alike: bench/) */
+	bool full_unroll;
+} OclOpts;
+
 /* Reports located errors (a module not lowered or not flattened, a
- * kernel the mapping cannot express) and returns false. */
-bool ocl_codegen(Module *m);
+ * kernel the mapping cannot express) and returns false.  o may be NULL. */
+bool ocl_codegen(Module *m, const OclOpts *o);
 
 /* Writes the OpenCL C of the programs as one translation unit: every
  * device's (dev NULL) or only @dev's.  False (after reporting) when @dev

@@ -35,6 +35,10 @@ enum {
 	OV_IMAGE = 16,       /* in a texture scope */
 	OV_TEX_ACCESS = 32,  /* reached by texture2d_load/store */
 	OV_NDACCESS = 64,    /* reached by an N-d load or store */
+	OV_PRIVATE = 128,    /* a `local` alloc of the kernel */
+	OV_VEC_SEEN = 256,   /* ... read or written as whole rows of its last axis */
+	OV_VEC_BAD = 512,    /* ... read or written as a shorter or unaligned run */
+	OV_VECARR = 1024,    /* ... so declared as an array of vectors (rows) */
 };
 
 /* One kernel being generated. */
@@ -53,6 +57,7 @@ typedef struct {
 	bool ok;
 	bool uses_f64;
 	bool reads_images;
+	bool full_unroll;     /* unrolled loops written out, not #pragma unroll */
 } Gen;
 
 /* The C spelling of an element type (lanes from dt): "float4", "int".

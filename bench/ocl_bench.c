@@ -1,0 +1,213 @@
+/* ocl-bench: times one prim's generated kernels on POCL through the
+ * OpenCL API, until ir-run launches kernels itself (make bench).
+ *
+ *   ocl-bench FILE.ocl.ir PRIM RUNS GFLOP
+ *
+ * FILE is ir-codegen-ocl's output.  Every buffer parameter and prim-level
+ * alloc of @PRIM gets a buffer of its type's size (random floats); the
+ * kernels are launched in order, as their launches say; one call of the
+ * prim is warmed up, then RUNS calls are timed.  Prints min, median and
+ * max milliseconds and GFLOP/s for GFLOP per call.
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diag.h"
+#include "ir.h"
+
+static double
+now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static char *
+slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)len + 1);
+	if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*n = (size_t)len;
+	return buf;
+}
+
+#define CHECK(x, what) do { cl_int e_ = (x); if (e_ != CL_SUCCESS) { \
+	fprintf(stderr, "ocl-bench: %s failed (OpenCL error %d)\n", what, e_); exit(1); } } while (0)
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 5) {
+		fprintf(stderr, "usage: ocl-bench FILE.ocl.ir PRIM RUNS GFLOP\n");
+		return 2;
+	}
+	int runs = atoi(argv[3]);
+	double gflop = atof(argv[4]);
+	size_t len;
+	char *text = slurp(argv[1], &len);
+	if (!text || runs < 1) {
+		fprintf(stderr, "ocl-bench: cannot read '%s'\n", argv[1]);
+		return 2;
+	}
+	Ctx *ctx = ctx_new("ocl-bench");
+	Module *m = ir_parse(ctx, src_add(ctx, argv[1], text, len), 0, len);
+	if (!m)
+		return 1;
+	Prim *p = module_prim(m, sym_intern_cstr(m, argv[2]));
+	if (!p || !p->nparams || !p->params[0]->vd) {
+		fprintf(stderr, "ocl-bench: no prim @%s with buffers\n", argv[2]);
+		return 1;
+	}
+	Program *pg = m->programs;
+	while (pg && pg->dev != p->params[0]->vd->dev)
+		pg = pg->next;
+	if (!pg) {
+		fprintf(stderr, "ocl-bench: no program for @%s (run ir-codegen-ocl)\n", p->params[0]->vd->dev);
+		return 1;
+	}
+	size_t srclen = 0;
+	for (ProgLine *l = pg->first; l; l = l->next)
+		srclen += l->n + 1;
+	char *src = malloc(srclen + 1), *w = src;
+	for (ProgLine *l = pg->first; l; l = l->next) {
+		memcpy(w, l->s, l->n);
+		w += l->n;
+		*w++ = '\n';
+	}
+	*w = 0;
+
+	cl_uint np;
+	CHECK(clGetPlatformIDs(0, NULL, &np), "clGetPlatformIDs");
+	cl_platform_id *ids = calloc(np, sizeof *ids), plat = NULL;
+	CHECK(clGetPlatformIDs(np, ids, NULL), "clGetPlatformIDs");
+	for (cl_uint i = 0; i < np && !plat; i++) {
+		char name[256] = "";
+		clGetPlatformInfo(ids[i], CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+		if (strstr(name, "Portable Computing Language"))
+			plat = ids[i];
+	}
+	if (!plat) {
+		fprintf(stderr, "ocl-bench: no POCL platform\n");
+		return 1;
+	}
+	cl_device_id dev;
+	CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL), "clGetDeviceIDs");
+	cl_int err;
+	cl_context cx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+	CHECK(err, "clCreateContext");
+	cl_command_queue q = clCreateCommandQueue(cx, dev, 0, &err);
+	CHECK(err, "clCreateCommandQueue");
+	const char *srcs[] = {src};
+	cl_program prog = clCreateProgramWithSource(cx, 1, srcs, &srclen, &err);
+	CHECK(err, "clCreateProgramWithSource");
+	if (clBuildProgram(prog, 1, &dev, "-cl-std=CL1.2", NULL, NULL) != CL_SUCCESS) {
+		char log[1 << 14] = "";
+		clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+		fprintf(stderr, "ocl-bench: the program does not build:\n%s\n", log);
+		return 1;
+	}
+
+	/* a buffer per parameter and prim-level alloc, found by PVar */
+	PVar *vars[256];
+	cl_mem mems[256];
+	size_t nv = 0;
+	for (uint32_t i = 0; i < p->nparams && nv < 256; i++)
+		vars[nv++] = p->params[i];
+	for (PStmt *s = p->body.first; s && nv < 256; s = s->next)
+		if (s->kind == S_ALLOC)
+			vars[nv++] = s->u.alloc.buf;
+	srand(1);
+	for (size_t i = 0; i < nv; i++) {
+		size_t bytes = (size_t)type_bytes(vars[i]->type);
+		float *init = malloc(bytes + 4);
+		for (size_t k = 0; k < bytes / 4; k++)
+			init[k] = (float)rand() / RAND_MAX - 0.5f;
+		mems[i] = clCreateBuffer(cx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, init, &err);
+		CHECK(err, "clCreateBuffer");
+		free(init);
+	}
+	cl_kernel ks[64];
+	const Launch *ls[64];
+	size_t nk = 0;
+	for (PStmt *s = p->body.first; s && nk < 64; s = s->next) {
+		if (s->kind != S_KERNEL || !s->u.kernel.launch)
+			continue;
+		char name[256];
+		snprintf(name, sizeof name, "%s", s->u.kernel.name);
+		for (char *c = name; *c; c++)
+			if (*c == '.')
+				*c = '_';
+		ks[nk] = clCreateKernel(prog, name, &err);
+		CHECK(err, "clCreateKernel");
+		ls[nk] = s->u.kernel.launch;
+		for (uint32_t a = 0; a < ls[nk]->nargs; a++) {
+			size_t j = 0;
+			while (j < nv && vars[j] != ls[nk]->args[a])
+				j++;
+			if (j == nv || vars[j]->kind != PV_BUFFER) {
+				fprintf(stderr, "ocl-bench: argument %%%s is not a buffer\n", ls[nk]->args[a]->name);
+				return 1;
+			}
+			CHECK(clSetKernelArg(ks[nk], a, sizeof(cl_mem), &mems[j]), "clSetKernelArg");
+		}
+		nk++;
+	}
+	double *t = calloc((size_t)runs, sizeof *t);
+	for (int r = -1; r < runs; r++) {
+		double t0 = now();
+		for (size_t k = 0; k < nk; k++) {
+			size_t g[3], lo[3];
+			for (int a = 0; a < 3; a++)
+				g[a] = (size_t)ls[k]->global[a], lo[a] = (size_t)ls[k]->local[a];
+			CHECK(clEnqueueNDRangeKernel(q, ks[k], 3, NULL, g, lo, 0, NULL, NULL),
+			      "clEnqueueNDRangeKernel");
+		}
+		CHECK(clFinish(q), "clFinish");
+		if (r >= 0)
+			t[r] = now() - t0;
+	}
+	/* each kernel alone, to stderr: where the time goes */
+	for (size_t k = 0; k < nk; k++) {
+		double *tk = calloc((size_t)runs, sizeof *tk);
+		size_t g[3], lo[3];
+		for (int a = 0; a < 3; a++)
+			g[a] = (size_t)ls[k]->global[a], lo[a] = (size_t)ls[k]->local[a];
+		for (int r = 0; r < runs; r++) {
+			double t0 = now();
+			CHECK(clEnqueueNDRangeKernel(q, ks[k], 3, NULL, g, lo, 0, NULL, NULL),
+			      "clEnqueueNDRangeKernel");
+			CHECK(clFinish(q), "clFinish");
+			tk[r] = now() - t0;
+		}
+		qsort(tk, (size_t)runs, sizeof *tk, cmp_double);
+		fprintf(stderr, "  kernel %zu: median %.3f ms\n", k, tk[runs / 2] * 1e3);
+		free(tk);
+	}
+	qsort(t, (size_t)runs, sizeof *t, cmp_double);
+	double med = t[runs / 2];
+	printf("%-8s %9.3f %9.3f %9.3f %9.1f %9.1f %9.1f\n", argv[2], t[0] * 1e3, med * 1e3,
+	       t[runs - 1] * 1e3, gflop / t[runs - 1], gflop / med, gflop / t[0]);
+	return 0;
+}
