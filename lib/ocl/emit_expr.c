@@ -196,7 +196,19 @@ texel_read(Gen *g, PExpr *e, const Text *x, const Text *y)
 		}
 	Str call = {0};
 	str_printf(&call, "read_imagef(%s)", key.s);
-	char *name = hoist(g, (DType){ET_F32, 4}, call.s);
+	char *name;
+	if (e == g->let_root) {
+		/* `let %w = texture2d_load(...)` reads into %w itself */
+		name = xmalloc(strlen(g->let_name) + 1);
+		strcpy(name, g->let_name);
+		Texel *t = &VEC_PUSH(g->texels, g->ntexels, g->captexels);
+		t->key = key.s;
+		t->name = name;
+		t->depth = g->depth;
+		g->reads_images = true;
+		return call.s;
+	}
+	name = hoist(g, (DType){ET_F32, 4}, call.s);
 	str_free(&call);
 	g->reads_images = true;
 	Texel *t = &VEC_PUSH(g->texels, g->ntexels, g->captexels);
@@ -360,9 +372,13 @@ node(Gen *g, PExpr *e, Text *c)
 				put(&b, &c[0], P_PRIMARY);
 				str_printf(&b, ".s%c", hexlane[k->u.i]);
 			} else {
-				/* a lane chosen at run time: through a temporary */
-				char *t = hoist(g, e->u.call.args[0]->dt, c[0].s);
-				str_printf(&b, "((const %s *)&%s)[%s]", ocl_ctype(e->dt, ty), t, c[1].s);
+				/* a lane chosen at run time: through a pointer to a
+				 * named vector (a temporary unless it is one) */
+				int k0 = e->u.call.args[0]->kind;
+				char *t = k0 == E_VAR || k0 == E_TEX_LOAD ? NULL
+				          : hoist(g, e->u.call.args[0]->dt, c[0].s);
+				str_printf(&b, "((const %s *)&%s)[%s]", ocl_ctype(e->dt, ty), t ? t : c[0].s,
+				           c[1].s);
 				free(t);
 			}
 			break;

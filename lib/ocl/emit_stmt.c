@@ -121,13 +121,18 @@ stmt(Gen *g, Str *l, PStmt *s)
 		str_puts(l, ") {");
 		flush(g, l);
 		return &s->u.cond.arms[0];
-	case S_LET:
-		str_printf(l, "const %s ", ocl_ctype(s->u.let.var->type->dt, ty));
-		ocl_local_name(l, s->u.let.var->name);
-		str_puts(l, " = ");
+	case S_LET: {
+		Str name = {0};
+		ocl_local_name(&name, s->u.let.var->name);
+		str_printf(l, "const %s %s = ", ocl_ctype(s->u.let.var->type->dt, ty), name.s);
+		g->let_root = s->u.let.val;
+		g->let_name = name.s;
 		ocl_expr(g, l, s->u.let.val);
+		g->let_root = NULL;
 		str_puts(l, ";");
+		str_free(&name);
 		break;
+	}
 	case S_STORE:
 		stmt_store(g, l, s);
 		break;

@@ -320,6 +320,7 @@ ocl_kernel(Gen *g, PStmt *k)
 	}
 	str_puts(o, ") {\n");
 	g->depth = 1;
+	g->ntemps = 0;        /* names per kernel: a change stays local in diffs */
 	char ty[16];
 	for (size_t i = 0; i < shared.n; i++) {
 		PVar *v = shared.v[i];

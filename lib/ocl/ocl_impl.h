@@ -58,6 +58,9 @@ typedef struct {
 	bool uses_f64;
 	bool reads_images;
 	bool full_unroll;     /* unrolled loops written out, not #pragma unroll */
+	/* a let of a texel read: the read is the let, named let_name */
+	const PExpr *let_root;
+	const char *let_name;
 } Gen;
 
 /* The C spelling of an element type (lanes from dt): "float4", "int".
