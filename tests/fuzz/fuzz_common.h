@@ -29,11 +29,11 @@
  * While one is 0, the harnesses stop before the stage that gets such an
  * input wrong instead of reporting the known defect again and again.  Set
  * it to 1 once the fix has landed. */
-#define FUZZ_LOWER_RANK0 0        /* item 2: rank-0 buffers print as %p[] */
+#define FUZZ_LOWER_RANK0 1        /* item 2: rank-0 buffers print as %p[] */
 #define FUZZ_LOWER_RANK_ABOVE_16 0 /* item 1: ir-lower's dims[16] */
-#define FUZZ_LOWER_SPLIT_ONE 0    /* item 3: a split into one section */
+#define FUZZ_LOWER_SPLIT_ONE 1    /* item 3: a split into one section */
 #define FUZZ_LOWER_SPLIT_SCOPE 1  /* item 4: a split result in a non-global scope */
-#define FUZZ_LOWER_NO_DEVICE 0    /* item 12: with no device declared, ir-lower
+#define FUZZ_LOWER_NO_DEVICE 1    /* item 12: with no device declared, ir-lower
                                      uses an undeclared @cpu (its output fails
                                      to verify, one error per use) */
 

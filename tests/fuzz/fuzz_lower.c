@@ -5,8 +5,10 @@
  * the module as read instead of after ir-plan-devices.  Any module may be
  * rejected, but what ir-lower accepts must verify and re-parse to the
  * same bytes, and so must ir-plan-devices of it, which must then be
- * idempotent: the pipeline of ir-lower(1).
+ * idempotent, and ir-flatten-texture after that: the pipeline of
+ * ir-lower(1) and ir-flatten-texture(1).
  */
+#include "flatten_texture.h"
 #include "lower/lower.h"
 #include "plan_devices.h"
 
@@ -47,6 +49,10 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
 		fuzz_check(plan_devices(m2, &(PlanOpts){0}), "planning it again succeeds");
 		char *q2 = fuzz_print(m2, &n2, false);
 		fuzz_check(n1 == n2 && memcmp(q1, q2, n1) == 0, "planning after lowering is idempotent");
+		if (flatten_texture(m2)) {
+			fuzz_check(ir_verify(m2), "the flattened module verifies");
+			free(fuzz_canonical(m2, &n2, "the flattened module"));
+		}
 		free(q1);
 		free(q2);
 		module_free(m2);

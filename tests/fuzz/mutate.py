@@ -7,8 +7,9 @@ edits: bytes flipped, a range cut or repeated, lines swapped, dropped or
 taken from another file, a number replaced by an extreme one, a token of
 the IR inserted.  Each mutant goes through
 
-    ir-parse, ir-plan-devices, ir-lower [random options],
-    ir-plan-devices | ir-lower | ir-plan-devices (when the first plans),
+    ir-parse, ir-plan-devices, ir-lower [random options], ir-flatten-texture,
+    ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture
+    (as far as each stage accepts its input),
     ir-run --interp (with random inputs for @main's parameters; only
     for modules whose tensors are small enough to run in time),
 
@@ -174,6 +175,12 @@ class Runner:
             canon = step("ir-parse", [], final, "... | ir-parse") if final else None
             if canon is not None and canon != final:
                 failures.append("the pipeline's output does not re-parse to itself")
+            step("ir-flatten-texture", [], mut, "ir-flatten-texture")
+            flat = final and step("ir-flatten-texture", [], final,
+                                  "ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture")
+            if flat is not None and step("ir-parse", [], flat, "... | ir-flatten-texture | ir-parse") \
+                    not in (flat, None):
+                failures.append("ir-flatten-texture's output does not re-parse to itself")
             args = []
             parsed = self.run("ir-parse", [], mut, d)[0]
             if parsed is not None and parsed.returncode == 0:
@@ -195,7 +202,7 @@ class Runner:
                          rng.integers(0, 4, size=shape)).astype(npdt)
                     np.save(os.path.join(d, name + ".npy"), a)
                     args.append("--input=%s=%s.npy" % (name, name))
-            run_in = final if final is not None else mut
+            run_in = flat or final or mut
             if elements(run_in) <= 200000:
                 step("ir-run", ["--interp", "--data-dir=."] + args, run_in, "ir-run --interp")
             if failures:

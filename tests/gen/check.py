@@ -8,13 +8,15 @@ For the models of seeds S .. S+N-1, each in a folder of its own:
     s2 = ir-plan-devices s1
     s3 = ir-lower [--no-fuse] [--no-tile] [--no-texture] s2   (flags per seed)
     s4 = ir-plan-devices s3
+    s5 = ir-flatten-texture s4
 
 and checks that every tool exits 0; that each stage re-parses to the same
 bytes (ir-parse s == s); that planning is idempotent (ir-plan-devices of
 s2 and of s4 changes nothing); and that ir-run --interp gives, on the same
-random inputs, the same bits for s1 and s2 and for s3 and s4 (placement
-changes no value), and for s4 what it gives for s1: the same bits where
-the generator's error bound is 0, within the bound elsewhere.
+random inputs, the same bits for s1 and s2 and for s3, s4 and s5
+(placement and images change no value), and for s4 what it gives for s1:
+the same bits where the generator's error bound is 0, within the bound
+elsewhere.
 
 A failure prints the seed, what broke and the commands that reproduce it,
 and the exit status is 1.  IRPIPE_BIN (or --bin) names the tools' folder.
@@ -125,17 +127,20 @@ def pipeline(m, args):
     """The shell commands check() runs, for the reproducer."""
     loc = " --locations" if m.locations else ""
     low = "".join(" " + f for f in m.lower_flags)
+    plan = "".join(" " + f for f in m.plan_flags)
     inp = " ".join(args)
     ext = "" if m.tuple_result else ".npy"
     return ("ir-parse%s model.ir > s1.ir\n"
-            "ir-plan-devices s1.ir > s2.ir\n"
+            "ir-plan-devices%s s1.ir > s2.ir\n"
             "ir-lower%s s2.ir > s3.ir\n"
             "ir-plan-devices s3.ir > s4.ir\n"
-            "for s in s1 s2 s3 s4; do ir-parse $s.ir | cmp - $s.ir; done\n"
-            "for s in s2 s4; do ir-plan-devices $s.ir | cmp - $s.ir; done\n"
-            "for s in s1 s2 s3 s4; do ir-run --interp --data-dir=. %s -o $s%s $s.ir; done\n"
-            "# s1 = s2 and s3 = s4 exactly, s1 = s4 within the generator's error bound\n"
-            % (loc, low, inp, ext))
+            "ir-flatten-texture s4.ir > s5.ir\n"
+            "for s in s1 s2 s3 s4 s5; do ir-parse $s.ir | cmp - $s.ir; done\n"
+            "ir-plan-devices%s s2.ir | cmp - s2.ir\n"
+            "ir-plan-devices s4.ir | cmp - s4.ir\n"
+            "for s in s1 s2 s3 s4 s5; do ir-run --interp --data-dir=. %s -o $s%s $s.ir; done\n"
+            "# s1 = s2, s3 = s4 = s5 exactly, s1 = s4 within the generator's error bound\n"
+            % (loc, plan, low, plan, inp, ext))
 
 
 def check(seed, bindir, keep):
@@ -154,18 +159,20 @@ def check(seed, bindir, keep):
             text = f.read()
         T = lambda name, a, s, what: tool(bindir, name, a, s, d, what)  # noqa: E731
         s1 = T("ir-parse", ["--locations"] if m.locations else [], text, "ir-parse of the model")
-        s2 = T("ir-plan-devices", [], s1, "ir-plan-devices")
+        s2 = T("ir-plan-devices", m.plan_flags, s1, "ir-plan-devices " + " ".join(m.plan_flags))
         s3 = T("ir-lower", m.lower_flags, s2, "ir-lower " + " ".join(m.lower_flags))
         s4 = T("ir-plan-devices", [], s3, "ir-plan-devices after ir-lower")
-        for k, s in (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4)):
+        s5 = T("ir-flatten-texture", [], s4, "ir-flatten-texture")
+        for k, s in (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4), ("s5", s5)):
             same("%s re-parsed" % k, s, T("ir-parse", [], s, "ir-parse of " + k))
         for k, s in (("s2", s2), ("s4", s4)):
-            same("%s planned again" % k, s, T("ir-plan-devices", [], s, "ir-plan-devices of " + k))
+            same("%s planned again" % k, s, T("ir-plan-devices", m.plan_flags if k == "s2" else [],
+                                              s, "ir-plan-devices of " + k))
         if gen.CHECK_COPIES_ONCE:
             written = set(c.group(2) for c in map(COPY.match, text.splitlines()) if c)
             copies_once("s2", s2, written)
         res = {}
-        for k, s in (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4)):
+        for k, s in (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4), ("s5", s5)):
             with open(os.path.join(d, k + ".ir"), "wb") as f:
                 f.write(s)
             res[k] = os.path.join(d, k + ("" if m.tuple_result else ".npy"))
@@ -174,6 +181,7 @@ def check(seed, bindir, keep):
         # placement changes no value: s2 is s1, s4 is s3, to the bit
         compare(m, res["s1"], res["s2"], exact=True, what="planned (s2)")
         compare(m, res["s3"], res["s4"], exact=True, what="planned again (s4)")
+        compare(m, res["s4"], res["s5"], exact=True, what="flattened (s5)")
         compare(m, res["s1"], res["s4"], what="lowered (s4)")
         ok = True
         return None

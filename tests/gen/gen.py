@@ -32,10 +32,10 @@ import sys
 ALLOW_RANK_ABOVE_16 = False
 # item 2: rank-0 buffers print as %p[], which no tool reads back (scalar
 # parameters and constants, sum over every axis, squeeze to a scalar).
-ALLOW_RANK0 = False
+ALLOW_RANK0 = True
 # item 3: a split into one section lowers to a one-field tuple type that
 # call_lowered does not have.
-ALLOW_SPLIT_ONE = False
+ALLOW_SPLIT_ONE = True
 # item 4: a split whose result is placed in a texture scope stops the
 # second ir-plan-devices; so does any scope but global (local, shared...)
 # reaching the split through a constraint on one of its fields.
@@ -142,6 +142,7 @@ class Model:
         self.outputs = []   # (dt, shape, err) per output .npy
         self.tuple_result = False
         self.lower_flags = []
+        self.plan_flags = []
         self.locations = False
 
 
@@ -1344,6 +1345,8 @@ class Gen:
         self.m.lower_flags = [f for f in ("--no-fuse", "--no-tile", "--no-texture")
                               if r.random() < 0.25]
         self.m.locations = r.random() < 0.15
+        if r.random() < 0.15:
+            self.m.plan_flags = ["--default=@%s" % r.choice(self.devs)[0]]
         for _ in range(r.randint(1, 2)):
             self.op_new_value()
         steps = r.randint(2, 14)
