@@ -1833,9 +1833,11 @@ ir_parse(Ctx *ctx, uint16_t file, size_t begin, size_t end)
 	p.nl_pending = begin < end && text[end - 1] != '\n';
 	int errors_before = ctx->nerrors;
 
-	irparse(&p);
+	/* 2: the parse stopped where Bison's stack ran out, said by irerror;
+	 * the blocks still open are not the user's mistake. */
+	int rc = irparse(&p);
 
-	if (p.ncx > 0) {
+	if (rc != 2 && p.ncx > 0) {
 		/* Report the innermost unclosed block: that is where the '}' is missing. */
 		Cx *c = top(&p);
 		if (c->kind != CX_SKIP) {

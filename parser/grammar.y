@@ -35,6 +35,10 @@ void irerror(Loc *lloc, Parser *p, const char *msg);
 int irparse(Parser *p);
 }
 
+%code {
+#include <string.h>
+}
+
 %union {
 	Slice sl;
 	VDevTok vd;
@@ -473,9 +477,17 @@ yyreport_syntax_error(const yypcontext_t *ctx, Parser *p)
 	return 0;
 }
 
+/* Only "memory exhausted" reaches here (syntax errors go above), and
+ * only a run of unary operators fills Bison's stack (YYMAXDEPTH): the
+ * lexer stops brackets at MAX_NEST and binary operators reduce as they
+ * go.  Such a run is an expression deeper than the limit build.c checks
+ * when it reduces, which the run is never reduced to; say that, at the
+ * operator where the stack ran out.  irparse then returns 2. */
 void
 irerror(Loc *lloc, Parser *p, const char *msg)
 {
-	/* Only "memory exhausted" reaches here: syntax errors go above. */
-	parser_error(p, *lloc, "%s", msg);
+	if (strcmp(msg, "memory exhausted") == 0)
+		parser_error(p, *lloc, "expression nested deeper than %d", IR_MAX_EXPR_DEPTH);
+	else
+		parser_error(p, *lloc, "%s", msg);
 }

@@ -388,6 +388,17 @@ IR
 	assert_output --partial '%0: f32[2,12]'
 }
 
+@test "ops: a list of one entry per axis longer than the rank limit says so, at the attribute" {
+	local ones zeros
+	ones=$(printf '1, %.0s' {1..64})1
+	zeros=$(printf '0, %.0s' {1..64})0
+	printf 'fn @main(%%x: f32[1]) {\n  %%0 = reshape(%%x) {newshape=[%s]}\n  %%1 = sum(%%x) {axis=[%s]}\n  return %%0\n}\n' "$ones" "$zeros" > "$BATS_TEST_TMPDIR/l.ir"
+	run -1 --separate-stderr ir-parse "$BATS_TEST_TMPDIR/l.ir"
+	[ -z "$output" ]
+	[[ "${stderr_lines[0]}" == *"l.ir:2:30: error: 'newshape' of reshape has 65 entries, more than the 64 axes a tensor may have" ]]
+	[[ "${stderr_lines[3]}" == *"l.ir:3:22: error: 'axis' of sum has 65 entries, more than the 64 axes a tensor may have" ]]
+}
+
 @test "ops: transpose reverses by default" {
 	run -0 ir-parse - <<'IR'
 fn @main(%x: f32[2,3,4]) {

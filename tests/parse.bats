@@ -177,6 +177,20 @@ IR
 	errors_count 1
 }
 
+@test "depth: ten thousand unary - or ! give the depth limit's message, not Bison's" {
+	# so many that Bison's stack (YYMAXDEPTH) runs out before any reduction
+	awk 'BEGIN {
+		print "device @cpu = cpu(0)"; print "prim @p(%A: i32[1] @cpu) {"
+		s = "  %A[0] = "; for (i = 0; i < 10000; i++) s = s "-"; print s "%A[0]"; print "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	rejects_file 3:10003 'expression nested deeper than 256' "$BATS_TEST_TMPDIR/deep.ir"
+	errors_count 1
+	[[ "$stderr" != *'memory exhausted'* ]]
+	sed -i 's/-/!/g; s/%A\[0\]$/true/' "$BATS_TEST_TMPDIR/deep.ir"
+	rejects_file 3:10003 'expression nested deeper than 256' "$BATS_TEST_TMPDIR/deep.ir"
+	errors_count 1
+}
+
 @test "depth: brackets nested deeper than 256" {
 	awk 'BEGIN {
 		s = "pool @p {size=1, x="; for (i = 0; i < 300; i++) s = s "["

@@ -295,6 +295,12 @@ oa_ints(OpCx *c, const char *key, uint32_t nmin, uint32_t nmax, int64_t lo, int6
 		kind_error(c, key, a, what);
 		return -1;
 	}
+	if (a->n > nmax && nmax == OPS_MAX_RANK) {
+		/* `what` does not say how long: a list of one entry per axis */
+		op_error_at(c, a->loc, "'%s' of %s has %u entries, more than the %d axes a tensor may have",
+		            key, c->op, a->n, OPS_MAX_RANK);
+		return -1;
+	}
 	if (a->n < nmin || a->n > nmax) {
 		value_error(c, key, a, what);
 		return -1;
