@@ -3,9 +3,9 @@
  * campaigns.  Each harness gets every .ir file under tests/ and the
  * fuzzers' crash and corpus files, each whole and in a few deterministic
  * mutants (cut short, a byte changed, a line dropped), with each value of
- * the option byte that fuzz_plan and fuzz_lower take first.  A broken
- * promise aborts (so this test fails), as in the fuzzer.  Run from the
- * repository root (tests/run.sh does). */
+ * the option byte that fuzz_plan, fuzz_lower and fuzz_flatten take first.
+ * A broken promise aborts (so this test fails), as in the fuzzer.  Run
+ * from the repository root (tests/run.sh does). */
 #include <glob.h>
 #include <signal.h>
 #include <unistd.h>
@@ -22,6 +22,9 @@
 #undef FUZZ_ENTRY
 #define FUZZ_ENTRY fuzz_lower_one
 #include "../fuzz/fuzz_lower.c"
+#undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_flatten_one
+#include "../fuzz/fuzz_flatten.c"
 #undef FUZZ_ENTRY
 
 #include "check.h"
@@ -67,7 +70,7 @@ on_abort(int sig)
 	raise(SIGABRT);
 }
 
-/* Runs the three harnesses on text, behind each option byte given. */
+/* Runs the harnesses on text, behind each option byte given. */
 static void
 run_all(const char *text, size_t n, uint32_t opt)
 {
@@ -89,6 +92,7 @@ run_all(const char *text, size_t n, uint32_t opt)
 	b[0] = (uint8_t)opt;
 	fuzz_plan_one(b, n + 1);
 	fuzz_lower_one(b, n + 1);
+	fuzz_flatten_one(b, n + 1);
 	free(b);
 	checks++;
 }
