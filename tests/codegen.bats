@@ -15,6 +15,13 @@ setup() {
 	ir-parse launch.out | diff -u launch.out -
 }
 
+@test "launches keep their loc(...) through a pipe" {
+	cd "$BATS_TEST_DIRNAME/ir-parse"
+	ir-parse --locations launch.ir > "$BATS_TEST_TMPDIR/loc.ir"
+	run -0 grep -F 'kernel @f_k0 launch(global=[8, 1, 1], local=[1, 1, 1], args=[%a, %w]) { loc("launch.ir":6:3)' "$BATS_TEST_TMPDIR/loc.ir"
+	ir-parse "$BATS_TEST_TMPDIR/loc.ir" | diff -u "$BATS_TEST_TMPDIR/loc.ir" -
+}
+
 @test "invalid-launch.ir: launches checked against the kernel and the device" {
 	expect_diagnostics ir-parse invalid-launch.ir
 }
@@ -118,7 +125,7 @@ golden() {
 	ASAN_OPTIONS=detect_leaks=0 run -0 "$IRPIPE_BIN/../tests/bin/ocl-build" "$BATS_TEST_TMPDIR/tvm.cl"
 }
 
-@test "invalid.ir: not lowered, not flattened, read_write images, unbound thread loops" {
+@test "invalid.ir: not lowered, not flattened, read_write images, unbound thread loops, kernel names" {
 	expect_diagnostics ir-codegen-ocl invalid.ir
 }
 

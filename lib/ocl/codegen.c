@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nameset.h"
 #include "ocl/ocl.h"
 #include "ocl/ocl_impl.h"
 #include "ocl/ocl_kernel.h"
@@ -84,6 +85,8 @@ clear_launches(Module *m)
 static void
 gen_device(Module *m, const Device *dev, Gen *g, bool *any)
 {
+	/* kernel functions share one program: their C names must differ */
+	NameSet names = {0};
 	for (Prim *p = m->prims; p; p = p->next) {
 		if (prim_device(m, p) != dev)
 			continue;
@@ -96,12 +99,20 @@ gen_device(Module *m, const Device *dev, Gen *g, bool *any)
 				        "generates kernels only (wrap it in `kernel @name { ... }`)", p->name);
 				continue;
 			}
+			Str cname = {0};
+			ocl_kernel_name(&cname, s->u.kernel.name);
+			if (!nameset_add(&names, sym_intern_cstr(m, cname.s)))
+				OCL_ERR(g, s->loc, "a second kernel function '%s' in the program of '@%s': "
+				        "kernels on one device need names that differ (with '.' as '_')",
+				        cname.s, dev->name);
+			str_free(&cname);
 			if (*any)
 				str_puts(g->out, "\n");
 			*any = true;
 			ocl_kernel(g, s);
 		}
 	}
+	nameset_free(&names);
 }
 
 bool
