@@ -163,3 +163,22 @@ golden() {
 	ir-run "$@" -o "$t/ocl.npy" "$dir/cnn_cpu.out"
 	cmp "$t/low.npy" "$t/ocl.npy"
 }
+
+@test "10000 nested loops in a kernel and an expression 200 deep: generated without recursion" {
+	awk 'BEGIN {
+		print "device @cpu = cpu(0)"
+		print "prim @deep(%a: f32[4] @cpu:global) {"
+		print "  kernel @deep_k0 {"
+		for (i = 0; i < 10000; i++) printf "for %%i%d in 0..1 {\n", i
+		e = "1.0"
+		for (i = 0; i < 200; i++) e = "(" e " + 1.0)"
+		print "%a[0] = " e
+		for (i = 0; i < 10000; i++) print "}"
+		print "  }"
+		print "}"
+	}' > "$BATS_TEST_TMPDIR/deep.ir"
+	ir-codegen-ocl --emit=cl "$BATS_TEST_TMPDIR/deep.ir" > "$BATS_TEST_TMPDIR/deep.cl"
+	run -0 grep -c 'for (int i9999 = 0; i9999 < 1; i9999++) {' "$BATS_TEST_TMPDIR/deep.cl"
+	# indentation stops at 32 levels: the C grows linearly with the nest
+	[ "$(wc -c < "$BATS_TEST_TMPDIR/deep.cl")" -lt 2000000 ]
+}

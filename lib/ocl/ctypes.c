@@ -119,10 +119,12 @@ ocl_kernel_name(Str *b, const char *name)
 		str_putn(b, *c == '.' ? "_" : c, 1);
 }
 
+/* Two spaces a level, up to 32 levels: deeper nests stay at that column
+ * so that the C stays linear in the size of the prim. */
 void
 ocl_indent(Gen *g, Str *b)
 {
-	for (int i = 0; i < g->depth; i++)
+	for (int i = 0; i < g->depth && i < 32; i++)
 		str_puts(b, "  ");
 }
 
