@@ -343,6 +343,20 @@ type_print(FILE *f, const Type *t)
 	fwrite(buf, 1, (size_t)(b - buf), f);
 }
 
+const char *
+type_text(const Type *t, char *buf, size_t n)
+{
+	FILE *f = fmemopen(buf, n, "w");
+	if (!f) {
+		snprintf(buf, n, "?");
+		return buf;
+	}
+	type_print(f, t);
+	fclose(f);
+	buf[n - 1] = 0;
+	return buf;
+}
+
 /* ---------------------------------------------------------------- vdevs */
 
 const VDev *

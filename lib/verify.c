@@ -69,19 +69,6 @@ types_equal(const Type *a, const Type *b)
 }
 
 static void
-type_str(const Type *t, char *buf, size_t n)
-{
-	FILE *f = fmemopen(buf, n, "w");
-	if (!f) {
-		snprintf(buf, n, "?");
-		return;
-	}
-	type_print(f, t);
-	fclose(f);
-	buf[n - 1] = 0;
-}
-
-static void
 check_vdev(Verifier *vf, const VDev *vd, Loc loc)
 {
 	if (vd && !module_device(vf->m, vd->dev))
@@ -121,8 +108,8 @@ check_written_type(Verifier *vf, Value *v, const Type *inferred)
 		return;
 	if (v->type && !types_equal(v->type, inferred)) {
 		char a[256], b[256];
-		type_str(v->type, a, sizeof a);
-		type_str(inferred, b, sizeof b);
+		type_text(v->type, a, sizeof a);
+		type_text(inferred, b, sizeof b);
 		ERR(vf, v->loc, "'%%%s' is written as %s but its value has type %s", v->name, a, b);
 		return;
 	}
@@ -181,8 +168,8 @@ check_args_match(Verifier *vf, Value *v, uint32_t n, const Type *const *want, co
 		const Type *t = arg_type(vf, v->args[i]);
 		if (!types_equal(t, want[i])) {
 			char a[256], b[256];
-			type_str(t, a, sizeof a);
-			type_str(want[i], b, sizeof b);
+			type_text(t, a, sizeof a);
+			type_text(want[i], b, sizeof b);
 			ERR(vf, v->loc, "argument %u of '@%s' has type %s, expected %s", i + 1, name, a, b);
 			NOTE(vf, decl, "'@%s' is defined here", name);
 		}
@@ -279,7 +266,7 @@ infer_binding(Verifier *vf, Func *fn, Value *v)
 		const Type *t = arg_type(vf, v->args[0]);
 		if (t->kind != TY_TENSOR || t->n != 0 || t->dt.kind != ET_BOOL || t->dt.lanes != 1) {
 			char a[256];
-			type_str(t, a, sizeof a);
+			type_text(t, a, sizeof a);
 			ERR(vf, v->loc, "the condition of 'if' must be bool[], not %s", a);
 		}
 		return NULL; /* typed when its arms are done */
@@ -362,8 +349,8 @@ check_return(Verifier *vf, Func *fn, const Type *yt)
 		return;
 	if (fn->ret_type && !types_equal(fn->ret_type, yt)) {
 		char a[256], b[256];
-		type_str(yt, a, sizeof a);
-		type_str(fn->ret_type, b, sizeof b);
+		type_text(yt, a, sizeof a);
+		type_text(fn->ret_type, b, sizeof b);
 		ERR(vf, fn->body.yloc, "'@%s' returns %s but its result type is %s", fn->name, a, b);
 		NOTE(vf, fn->loc, "the result type is written here");
 	}
@@ -378,8 +365,8 @@ check_if(Verifier *vf, Value *ifv, const Type *t1, bool nested)
 	const Type *t0 = ifv->u.arms[0].yield ? arg_type(vf, ifv->u.arms[0].yield) : NULL;
 	if (t0 && t1 && !types_equal(t0, t1)) {
 		char a[256], b[256];
-		type_str(t0, a, sizeof a);
-		type_str(t1, b, sizeof b);
+		type_text(t0, a, sizeof a);
+		type_text(t1, b, sizeof b);
 		ERR(vf, ifv->u.arms[1].yloc, "the arms of 'if' yield different types: %s and %s", a, b);
 		NOTE(vf, ifv->u.arms[0].yloc, "the first arm yields here");
 	} else if (t0) {

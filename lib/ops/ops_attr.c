@@ -78,20 +78,6 @@ op_error_at(OpCx *c, Loc loc, const char *fmt, ...)
 }
 
 const char *
-type_text(const Type *t, char *buf, size_t n)
-{
-	FILE *f = fmemopen(buf, n, "w");
-	if (!f) {
-		snprintf(buf, n, "?");
-		return buf;
-	}
-	type_print(f, t);
-	fclose(f);
-	buf[n - 1] = 0;
-	return buf;
-}
-
-const char *
 dtype_text(DType d, char *buf8)
 {
 	dtype_str(d, buf8);
