@@ -270,9 +270,11 @@ typedef struct {
 	const char *path;     /* VF_CONST_FILE: as written */
 } ConstData;
 
-/* 56 bytes plus the operands: a million bindings must fit in ~150 MB with
+/* 64 bytes plus the operands: a million bindings must fit in ~150 MB with
  * the source text, so fields are packed, operands stored inline, and the
- * union holds one pointer. */
+ * union holds one pointer.  scratch is a field of its own, so a pass that
+ * keeps something per value (a number for its side arrays, a domain)
+ * leaves the placement alone. */
 struct Value {
 	uint8_t kind;         /* ValueKind */
 	uint8_t form;         /* BindForm, for VK_BIND */
@@ -280,10 +282,8 @@ struct Value {
 	uint32_t nargs;
 	const char *name;     /* "x" for %x, arena copy, not interned; NULL for literals */
 	const Type *type;     /* NULL until inferred */
-	union {
-		const VDev *vd;   /* placement; NULL = not placed */
-		uintptr_t scratch; /* a pass's own use (ir-plan-devices: domain) */
-	};
+	const VDev *vd;       /* placement; NULL = not placed */
+	uint32_t scratch;     /* a pass's own: set before it is read, meaningless between passes */
 	Loc loc;
 	Value *next;          /* next binding in the block */
 	union {

@@ -47,87 +47,21 @@
  * unlinked by unlink_removed. */
 enum { VF_REMOVED = VF_PASS_A };
 
-/* ---------------------------------------------------------- pointer map */
-
-/* Value* -> int, open addressing; values only grow. */
-typedef struct {
-	const void **key;
-	int *val;
-	size_t cap, n;
-} PtrMap;
-
-static size_t
-ptr_hash(const void *p, size_t cap)
-{
-	uintptr_t x = (uintptr_t)p;
-	x ^= x >> 17;
-	x *= 0xed5ad4bbu;
-	x ^= x >> 11;
-	return (size_t)x & (cap - 1);
-}
-
-static int *
-pm_slot(PtrMap *pm, const void *k)
-{
-	if (2 * (pm->n + 1) > pm->cap) {
-		PtrMap big = {0};
-		big.cap = pm->cap ? 2 * pm->cap : 256;
-		big.key = xcalloc(big.cap, sizeof *big.key);
-		big.val = xcalloc(big.cap, sizeof *big.val);
-		for (size_t i = 0; i < pm->cap; i++)
-			if (pm->key[i]) {
-				size_t h = ptr_hash(pm->key[i], big.cap);
-				while (big.key[h])
-					h = (h + 1) & (big.cap - 1);
-				big.key[h] = pm->key[i];
-				big.val[h] = pm->val[i];
-			}
-		big.n = pm->n;
-		free(pm->key);
-		free(pm->val);
-		*pm = big;
-	}
-	size_t h = ptr_hash(k, pm->cap);
-	while (pm->key[h] && pm->key[h] != k)
-		h = (h + 1) & (pm->cap - 1);
-	if (!pm->key[h]) {
-		pm->key[h] = k;
-		pm->val[h] = 0;
-		pm->n++;
-	}
-	return &pm->val[h];
-}
-
-static int
-pm_get(const PtrMap *pm, const void *k)
-{
-	if (!pm->cap)
-		return 0;
-	size_t h = ptr_hash(k, pm->cap);
-	while (pm->key[h] && pm->key[h] != k)
-		h = (h + 1) & (pm->cap - 1);
-	return pm->key[h] ? pm->val[h] : 0;
-}
-
-static void
-pm_free(PtrMap *pm)
-{
-	free(pm->key);
-	free(pm->val);
-}
-
 /* ---------------------------------------------------------------- state */
 
 typedef struct {
 	Module *m;
 	const LowerOpts *o;
 	Func *f;
-	PtrMap uses;          /* value -> number of uses */
-	PtrMap group_of;      /* value -> 1 + index into groups */
+	/* by Value.scratch, numbered by count_uses (values made since, calls
+	 * and projections, have UINT32_MAX: in no group) */
+	uint32_t *uses;       /* number of uses */
+	uint32_t *group_of;   /* 1 + index into groups, 0 = none */
+	uint32_t nids;
 	Group *groups;
 	size_t ngroups, capgroups;
 	NameSet names;        /* the function's local names, for new bindings */
-	PtrMap suffix;        /* prim name -> the last _N given */
+	Map suffix;           /* prim names (Suffix) -> the last _N given */
 	Map shared;           /* the prims so far (SharedPrim) by their keys */
 	uint64_t *key;        /* the group key being built (see group_key) */
 	size_t keyn, keycap;
@@ -141,14 +75,35 @@ static void
 count_use(Lower *L, Value *a)
 {
 	if (a && a->kind != VK_LIT)
-		(*pm_slot(&L->uses, a))++;
+		L->uses[a->scratch]++;
 }
 
+/* 1 + the index of v's group, 0 when v is in none. */
+static uint32_t
+group_of(const Lower *L, const Value *v)
+{
+	return v->scratch < L->nids ? L->group_of[v->scratch] : 0;
+}
+
+/* Numbers the function's parameters and bindings in Value.scratch (the
+ * index into L->uses and L->group_of) and counts their uses. */
 static void
 count_uses(Lower *L)
 {
 	FuncWalk w;
 	WalkStep s;
+	Block *blk;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < L->f->nparams; i++)
+		L->f->params[i]->scratch = n++;
+	fwalk_start(&w, L->f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
+		v->scratch = n++;
+	L->nids = n;
+	L->uses = xrealloc(L->uses, (n ? n : 1) * sizeof *L->uses);
+	L->group_of = xrealloc(L->group_of, (n ? n : 1) * sizeof *L->group_of);
+	memset(L->uses, 0, n * sizeof *L->uses);
+	memset(L->group_of, 0, n * sizeof *L->group_of);
 	fwalk_start(&w, L->f);
 	while (fwalk_next(&w, &s)) {
 		if (s.ev == W_BIND) {
@@ -173,7 +128,7 @@ new_group(Lower *L, Value *v, Block *blk)
 	g->n = 1;
 	g->pattern = v->u.op->op->pattern;
 	g->blk = blk;
-	*pm_slot(&L->group_of, v) = (int)L->ngroups;
+	L->group_of[v->scratch] = (uint32_t)L->ngroups;
 	return g;
 }
 
@@ -213,11 +168,11 @@ group_binding(Lower *L, Value *v, Block *blk)
 			Value *a = v->args[i];
 			if (a->kind == VK_LIT || a->form != B_OP)
 				continue;
-			int gi = pm_get(&L->group_of, a);
+			uint32_t gi = group_of(L, a);
 			if (!gi)
 				continue;
 			Group *g = &L->groups[gi - 1];
-			if (g->blk != blk || g->members[g->n - 1] != a || pm_get(&L->uses, a) != 1 ||
+			if (g->blk != blk || g->members[g->n - 1] != a || L->uses[a->scratch] != 1 ||
 			    !fusible(g, a, v, p))
 				continue;
 			g->members[g->n++] = v;
@@ -225,7 +180,7 @@ group_binding(Lower *L, Value *v, Block *blk)
 				g->pattern = p;
 			if (p == PAT_REDUCE)
 				g->closed = true;
-			*pm_slot(&L->group_of, v) = gi;
+			L->group_of[v->scratch] = gi;
 			L->nfused++;
 			return;
 		}
@@ -299,7 +254,13 @@ is_packed_weight(const GroupCx *c, const GroupInput *in)
 
 /* --------------------------------------------------------- the prims */
 
-/* A name for a group's prim, not yet taken: name_take takes it. */
+/* The last _N given to a prim name. */
+typedef struct {
+	Sym base;
+	int last;
+} Suffix;
+
+/* A name for a group's prim, not yet taken: new_prim takes it. */
 typedef struct {
 	Sym name;
 	int *slot;            /* the suffix counter of its base name */
@@ -327,7 +288,17 @@ prim_name(Lower *L, const Group *g)
 	s[n] = 0;
 	PrimName pn = {.name = sym_intern(L->m, s, n)};
 	/* Many groups share a name: start from the last suffix given. */
-	pn.slot = pm_slot(&L->suffix, pn.name);
+	uint32_t h = map_hash_ptr(pn.name);
+	MapProbe it;
+	Suffix *sf = map_first(&L->suffix, h, &it);
+	while (sf && sf->base != pn.name)
+		sf = map_next(&it);
+	if (!sf) {
+		sf = xcalloc(1, sizeof *sf);
+		sf->base = pn.name;
+		map_add(&L->suffix, h, sf);
+	}
+	pn.slot = &sf->last;
 	pn.last = *pn.slot;
 	while (sym_global(pn.name, NULL)) {
 		sprintf(s + n, "_%d", ++pn.last);
@@ -524,6 +495,7 @@ input_arg(Lower *L, Group *g, Value *call, const GroupInput *in)
 	if (t->kind == VK_BIND && t->form == B_TUPLE)
 		return t->args[in->field];
 	Value *p = value_new(L->m, VK_BIND, 1);
+	p->scratch = UINT32_MAX;
 	p->form = B_PROJ;
 	p->name = field_name(L, t->name, in->field);
 	p->args[0] = t;
@@ -554,6 +526,7 @@ one_tuple(Lower *L, Group *g, Value *call)
 	if (t->kind != TY_TUPLE || t->n != 1)
 		return call;
 	Value *tup = value_new(L->m, VK_BIND, 1);
+	tup->scratch = UINT32_MAX;
 	tup->form = B_TUPLE;
 	tup->name = call->name;
 	tup->type = t;
@@ -569,7 +542,6 @@ one_tuple(Lower *L, Group *g, Value *call)
 	else
 		g->pre = call;
 	g->pre_last = call;
-	*pm_slot(&L->group_of, tup) = pm_get(&L->group_of, call);
 	return tup;
 }
 
@@ -784,6 +756,7 @@ replace_with_call(Lower *L, Group *g, GroupCx *c, Prim *p)
 {
 	Value *tail = g->members[g->n - 1];
 	Value *call = value_new(L->m, VK_BIND, (uint32_t)c->nin);
+	call->scratch = UINT32_MAX;
 	for (int i = 0; i < c->nin; i++)
 		call->args[i] = input_arg(L, g, tail, &c->in[i]);
 	/* Operands are stored inline, so the call is a new value that
@@ -797,7 +770,6 @@ replace_with_call(Lower *L, Group *g, GroupCx *c, Prim *p)
 	call->u.prim = p;
 	g->replaced = tail;
 	tail->flags |= VF_REMOVED;
-	*pm_slot(&L->group_of, call) = pm_get(&L->group_of, tail);
 	for (int k = 0; k + 1 < g->n; k++)
 		g->members[k]->flags |= VF_REMOVED;
 	g->members[g->n - 1] = one_tuple(L, g, call);
@@ -853,18 +825,22 @@ lower_group(Lower *L, Group *g)
 static void
 unlink_removed(Lower *L)
 {
-	PtrMap seen = {0};
+	Map seen = {0};
 	for (size_t i = 0; i < L->ngroups; i++) {
 		Block *blk = L->groups[i].blk;
-		int *s = pm_slot(&seen, blk);
-		if (*s)
+		uint32_t h = map_hash_ptr(blk);
+		MapProbe it;
+		Block *e = map_first(&seen, h, &it);
+		while (e && e != blk)
+			e = map_next(&it);
+		if (e)
 			continue;
-		*s = 1;
+		map_add(&seen, h, blk);
 		Value **link = &blk->first;
 		Value *last = NULL;
 		while (*link) {
 			Value *v = *link;
-			int gi = (v->flags & VF_REMOVED) ? pm_get(&L->group_of, v) : 0;
+			uint32_t gi = (v->flags & VF_REMOVED) ? group_of(L, v) : 0;
 			Group *g = gi ? &L->groups[gi - 1] : NULL;
 			if (g && g->replaced == v) {
 				Value *call = g->members[g->n - 1];
@@ -886,7 +862,7 @@ unlink_removed(Lower *L)
 		}
 		blk->last = last;
 	}
-	pm_free(&seen);
+	map_free(&seen);
 }
 
 /* Uses of a replaced tail now read its call. */
@@ -910,7 +886,7 @@ retarget_uses(Lower *L)
 			Value *a = ops[i];
 			if (!a || a->kind == VK_LIT || !(a->flags & VF_REMOVED))
 				continue;
-			int gi = pm_get(&L->group_of, a);
+			uint32_t gi = group_of(L, a);
 			if (gi)
 				ops[i] = L->groups[gi - 1].members[L->groups[gi - 1].n - 1];
 		}
@@ -922,8 +898,6 @@ lower_func(Lower *L, Func *f)
 {
 	L->f = f;
 	L->ngroups = 0;
-	memset(&L->uses, 0, sizeof L->uses);
-	memset(&L->group_of, 0, sizeof L->group_of);
 	memset(&L->names, 0, sizeof L->names);
 	count_uses(L);
 	for (uint32_t i = 0; i < f->nparams; i++)
@@ -944,8 +918,6 @@ lower_func(Lower *L, Func *f)
 		unlink_removed(L);
 		retarget_uses(L);
 	}
-	pm_free(&L->uses);
-	pm_free(&L->group_of);
 	nameset_free(&L->names);
 	return ok;
 }
@@ -958,7 +930,11 @@ lower_module(Module *m, const LowerOpts *o)
 	for (Func *f = m->funcs; f && ok; f = f->next)
 		ok = lower_func(&L, f);
 	free(L.groups);
-	pm_free(&L.suffix);
+	for (uint32_t i = 0; i < L.suffix.cap; i++)
+		free(L.suffix.slot[i]);
+	map_free(&L.suffix);
+	free(L.uses);
+	free(L.group_of);
 	for (uint32_t i = 0; i < L.shared.cap; i++)
 		if (L.shared.slot[i]) {
 			SharedPrim *e = L.shared.slot[i];

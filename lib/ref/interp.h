@@ -7,8 +7,8 @@
  * change a value, so it is ignored: the interpreter is the meaning that
  * every placement and every lowering must preserve.
  *
- * The interpreter owns the module while it runs: it numbers each
- * function's values in Value.scratch, which overwrites their placements.
+ * It numbers each function's values in Value.scratch (a field of its
+ * own: placements stay as they were).
  */
 #ifndef INTERP_H
 #define INTERP_H
