@@ -487,12 +487,6 @@ for_kind_name(int k)
 	return s[k];
 }
 
-typedef struct {
-	const PStmt *next;
-	const PStmt *owner;    /* the if whose arm this is, else NULL */
-	int arm, depth;
-} PFrame;
-
 /* Prints one statement; returns the block it opens, or NULL. */
 static void
 print_sizes(FILE *f, const int64_t *v)
@@ -621,35 +615,18 @@ print_prim(Printer *pr, const Prim *p)
 	fputs(" {", f);
 	end_line(pr, p->loc);
 
-	PFrame *st = NULL;
-	size_t n = 0, cap = 0;
-#define PUSH(fr) do { if (n == cap) { cap = cap ? 2 * cap : 16; st = xrealloc(st, cap * sizeof *st); } st[n++] = (fr); } while (0)
-	PUSH(((PFrame){p->body.first, NULL, 0, 1}));
-	while (n) {
-		PFrame *fr = &st[n - 1];
-		if (fr->next) {
-			const PStmt *s = fr->next;
-			int d = fr->depth;
-			fr->next = s->next;
-			const PBlock *b = print_stmt(pr, s, d);
-			if (b)
-				PUSH(((PFrame){b->first, s->kind == S_IF ? s : NULL, 0, d + 1}));
-			continue;
-		}
-		PFrame done = *fr;
-		n--;
-		if (done.depth == 1)
-			break;
-		indent(pr, done.depth - 1);
-		if (done.owner && done.arm == 0 && done.owner->u.cond.has_else) {
-			fputs("} else {\n", f);
-			PUSH(((PFrame){done.owner->u.cond.arms[1].first, done.owner, 1, done.depth}));
-		} else {
-			fputs("}\n", f);
+	PrimWalk w;
+	PWalkStep s;
+	pwalk_start(&w, &p->body);
+	while (pwalk_next(&w, &s)) {
+		if (s.ev == PW_STMT) {
+			print_stmt(pr, s.s, s.depth);
+		} else if (s.s) {
+			indent(pr, s.depth - 1);
+			fputs(s.s->kind == S_IF && s.arm == 0 && s.s->u.cond.has_else ? "} else {\n" : "}\n",
+			      f);
 		}
 	}
-#undef PUSH
-	free(st);
 	fputs("}\n", f);
 }
 

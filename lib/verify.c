@@ -831,13 +831,6 @@ check_image_alloc(Verifier *vf, const PStmt *s, bool in_kernel)
 		    (long long)img[0], (long long)img[1]);
 }
 
-typedef struct {
-	PStmt *next;
-	PStmt *owner;
-	int arm;
-	bool in_kernel;
-} PFrame;
-
 static void
 verify_stmt(Verifier *vf, PStmt *s, bool in_kernel)
 {
@@ -933,38 +926,28 @@ verify_prim(Verifier *vf, Prim *p)
 			check_buffer_var(vf, v);
 	}
 	NameSet kernels = {0};
-	PFrame *st = NULL;
-	size_t n = 0, cap = 0;
-#define PUSH(fr) do { if (n == cap) { cap = cap ? 2 * cap : 16; st = xrealloc(st, cap * sizeof *st); } st[n++] = (fr); } while (0)
-	PUSH(((PFrame){p->body.first, NULL, 0, false}));
-	while (n) {
-		PFrame *fr = &st[n - 1];
-		if (!fr->next) {
-			PFrame done = *fr;
-			n--;
-			if (done.owner && done.arm == 0 && done.owner->u.cond.has_else)
-				PUSH(((PFrame){done.owner->u.cond.arms[1].first, done.owner, 1, done.in_kernel}));
+	/* how many kernels the statement is inside */
+	int kernels_open = 0;
+	PrimWalk w;
+	PWalkStep ws;
+	pwalk_start(&w, &p->body);
+	while (pwalk_next(&w, &ws)) {
+		PStmt *s = ws.s;
+		if (ws.ev == PW_BLOCK_END) {
+			if (s && s->kind == S_KERNEL)
+				kernels_open--;
 			continue;
 		}
-		PStmt *s = fr->next;
-		bool in_kernel = fr->in_kernel;
-		fr->next = s->next;
-		verify_stmt(vf, s, in_kernel);
-		if (s->kind == S_FOR)
-			PUSH(((PFrame){s->u.loop.body.first, NULL, 0, in_kernel}));
-		else if (s->kind == S_IF)
-			PUSH(((PFrame){s->u.cond.arms[0].first, s, 0, in_kernel}));
-		else if (s->kind == S_KERNEL) {
+		verify_stmt(vf, s, kernels_open > 0);
+		if (s->kind == S_KERNEL) {
 			/* kernels become OpenCL functions: one name each */
 			if (!nameset_add(&kernels, s->u.kernel.name))
 				ERR(vf, s->loc, "a second kernel named '@%s' in '@%s'", s->u.kernel.name, p->name);
 			if (s->u.kernel.launch && !verify_launch(vf->m, p, s))
 				vf->ok = false;
-			PUSH(((PFrame){s->u.kernel.body.first, NULL, 0, true}));
+			kernels_open++;
 		}
 	}
-#undef PUSH
-	free(st);
 	nameset_free(&kernels);
 }
 

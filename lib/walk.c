@@ -7,11 +7,7 @@
 static void
 push(FuncWalk *w, struct WalkFrame fr)
 {
-	if (w->n == w->cap) {
-		w->cap = w->cap ? 2 * w->cap : 16;
-		w->st = xrealloc(w->st, w->cap * sizeof *w->st);
-	}
-	w->st[w->n++] = fr;
+	VEC_PUSH(w->st, w->n, w->cap) = fr;
 }
 
 void
@@ -65,5 +61,66 @@ fwalk_next_binding_slow(FuncWalk *w, Block **blk)
 			*blk = s.blk;
 			return s.v;
 		}
+	return NULL;
+}
+
+/* ------------------------------------------------------- loop level */
+
+static void
+ppush(PrimWalk *w, PStmt *first, PStmt *owner, int arm, int depth)
+{
+	VEC_PUSH(w->st, w->n, w->cap) = (struct PWalkFrame){first, owner, arm, depth};
+}
+
+void
+pwalk_start(PrimWalk *w, const PBlock *blk)
+{
+	memset(w, 0, sizeof *w);
+	ppush(w, blk->first, NULL, 0, 1);
+}
+
+void
+pwalk_free(PrimWalk *w)
+{
+	free(w->st);
+	memset(w, 0, sizeof *w);
+}
+
+bool
+pwalk_next(PrimWalk *w, PWalkStep *s)
+{
+	if (!w->n) {
+		pwalk_free(w);
+		return false;
+	}
+	struct PWalkFrame *fr = &w->st[w->n - 1];
+	if (fr->next) {
+		PStmt *st = fr->next;
+		int d = fr->depth;
+		fr->next = st->next;
+		*s = (PWalkStep){PW_STMT, st, 0, d};
+		if (st->kind == S_FOR)
+			ppush(w, st->u.loop.body.first, st, 0, d + 1);
+		else if (st->kind == S_IF)
+			ppush(w, st->u.cond.arms[0].first, st, 0, d + 1);
+		else if (st->kind == S_KERNEL)
+			ppush(w, st->u.kernel.body.first, st, 0, d + 1);
+		return true;
+	}
+	struct PWalkFrame done = *fr;
+	w->n--;
+	*s = (PWalkStep){PW_BLOCK_END, done.owner, done.arm, done.depth};
+	if (done.owner && done.owner->kind == S_IF && done.arm == 0 && done.owner->u.cond.has_else)
+		ppush(w, done.owner->u.cond.arms[1].first, done.owner, 1, done.depth);
+	return true;
+}
+
+PStmt *
+pwalk_next_stmt(PrimWalk *w)
+{
+	PWalkStep s;
+	while (pwalk_next(w, &s))
+		if (s.ev == PW_STMT)
+			return s.s;
 	return NULL;
 }

@@ -1,4 +1,5 @@
-/* walk.h: a function's bindings in program order, without recursion.
+/* walk.h: a function's bindings in program order, and a prim's
+ * statements, without recursion.
  *
  * Nesting depth is the user's (ifs ten thousand deep), so every walk over a
  * function goes through this iterator and its explicit stack.  Program
@@ -62,5 +63,46 @@ fwalk_next_binding(FuncWalk *w, Block **blk)
 	}
 	return fwalk_next_binding_slow(w, blk);
 }
+
+
+/* ------------------------------------------------------- loop level */
+
+/* A prim's statements in preorder, without recursion (loop nests are the
+ * user's too).  Each statement comes as PW_STMT before the statements of
+ * its bodies (a for's, a kernel's, an if's then arm and then its else
+ * arm); where a block ends comes PW_BLOCK_END, which is where a printer
+ * prints `}` and a checker closes a scope. */
+typedef enum {
+	PW_STMT,       /* step.s is the next statement */
+	PW_BLOCK_END,  /* a body of step.s ends (step.s NULL: the walk's root) */
+} PWalkEvent;
+
+typedef struct {
+	PWalkEvent ev;
+	PStmt *s;
+	int arm;         /* PW_BLOCK_END of an if: 0 then, 1 else */
+	int depth;       /* of the statement, or of the block that ends: 1 for the root */
+} PWalkStep;
+
+struct PWalkFrame {
+	PStmt *next;      /* next statement of the block to visit */
+	PStmt *owner;     /* the statement whose body the block is; NULL: root */
+	int arm;
+	int depth;
+};
+
+typedef struct {
+	struct PWalkFrame *st;
+	size_t n, cap;
+} PrimWalk;
+
+/* Walks the statements of blk (a prim's body, or a loop's). */
+void pwalk_start(PrimWalk *w, const PBlock *blk);
+/* Fills *s with the next step; false (and the walk freed) at the end. */
+bool pwalk_next(PrimWalk *w, PWalkStep *s);
+/* Only the statements: NULL at the end. */
+PStmt *pwalk_next_stmt(PrimWalk *w);
+/* Ends a walk early. */
+void pwalk_free(PrimWalk *w);
 
 #endif

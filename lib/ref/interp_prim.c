@@ -16,6 +16,7 @@
 
 #include "interp_prim.h"
 #include "texture.h"
+#include "walk.h"
 
 #define MAX_LANES 16
 
@@ -83,39 +84,14 @@ fail(Run *r, Loc loc, const char *fmt, ...)
 
 /* ------------------------------------------------------------ numbering */
 
-/* The statements under a block in preorder, a statement's body (then
- * arm before else arm) before its successors, on an explicit stack:
- * push the block's first statement, then pop them one by one.  NULL at
- * the end. */
-static PStmt *
-next_stmt(PtrVec *st)
-{
-	while (st->n) {
-		PStmt *s = st->v[--st->n];
-		if (!s)
-			continue;
-		ptrvec_push(st, s->next);
-		if (s->kind == S_FOR) {
-			ptrvec_push(st, s->u.loop.body.first);
-		} else if (s->kind == S_IF) {
-			ptrvec_push(st, s->u.cond.arms[1].first);
-			ptrvec_push(st, s->u.cond.arms[0].first);
-		} else if (s->kind == S_KERNEL) {
-			ptrvec_push(st, s->u.kernel.body.first);
-		}
-		return s;
-	}
-	return NULL;
-}
-
 /* Numbers the scalars and allocs in preorder, so each statement's own
  * definitions are consecutive. */
 static void
 number_stmts(const PBlock *body, uint32_t *ns, uint32_t *nb)
 {
-	PtrVec st = {0};
-	ptrvec_push(&st, body->first);
-	for (PStmt *s; (s = next_stmt(&st));) {
+	PrimWalk w;
+	pwalk_start(&w, body);
+	for (PStmt *s; (s = pwalk_next_stmt(&w));) {
 		if (s->kind == S_FOR)
 			s->u.loop.var->scratch = (*ns)++;
 		else if (s->kind == S_LET)
@@ -123,7 +99,6 @@ number_stmts(const PBlock *body, uint32_t *ns, uint32_t *nb)
 		else if (s->kind == S_ALLOC)
 			s->u.alloc.buf->scratch = (*nb)++;
 	}
-	ptrvec_free(&st);
 }
 
 /* Widens [*lo, *hi) to hold v. */
@@ -145,9 +120,9 @@ slot_ranges(const PStmt *loop, uint32_t *s0, uint32_t *s1, uint32_t *b0, uint32_
 	(*s1)++;
 	*b0 = UINT32_MAX;
 	*b1 = 0;
-	PtrVec st = {0};
-	ptrvec_push(&st, loop->u.loop.body.first);
-	for (PStmt *s; (s = next_stmt(&st));) {
+	PrimWalk w;
+	pwalk_start(&w, &loop->u.loop.body);
+	for (PStmt *s; (s = pwalk_next_stmt(&w));) {
 		if (s->kind == S_FOR)
 			widen(s0, s1, (uint32_t)s->u.loop.var->scratch);
 		else if (s->kind == S_LET)
@@ -155,7 +130,6 @@ slot_ranges(const PStmt *loop, uint32_t *s0, uint32_t *s1, uint32_t *b0, uint32_
 		else if (s->kind == S_ALLOC)
 			widen(b0, b1, (uint32_t)s->u.alloc.buf->scratch);
 	}
-	ptrvec_free(&st);
 	if (*b0 > *b1)
 		*b0 = *b1 = 0;
 }
