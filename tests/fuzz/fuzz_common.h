@@ -30,7 +30,7 @@
  * input wrong instead of reporting the known defect again and again.  Set
  * it to 1 once the fix has landed. */
 #define FUZZ_LOWER_RANK0 1        /* item 2: rank-0 buffers print as %p[] */
-#define FUZZ_LOWER_RANK_ABOVE_16 0 /* item 1: ir-lower's dims[16] */
+#define FUZZ_LOWER_RANK_ABOVE_16 1 /* item 1: ir-lower's dims[16] */
 #define FUZZ_LOWER_SPLIT_ONE 1    /* item 3: a split into one section */
 #define FUZZ_LOWER_SPLIT_SCOPE 1  /* item 4: a split result in a non-global scope */
 #define FUZZ_LOWER_NO_DEVICE 1    /* item 12: with no device declared, ir-lower

@@ -10,6 +10,7 @@ the IR inserted.  Each mutant goes through
     ir-parse, ir-plan-devices, ir-lower [random options], ir-flatten-texture,
     ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture
     (as far as each stage accepts its input),
+    any other tool of the build folder on the mutant and on that output,
     ir-run --interp (with random inputs for @main's parameters; only
     for modules whose tensors are small enough to run in time),
 
@@ -123,6 +124,9 @@ def limits():
 class Runner:
     def __init__(self, bindir, outdir):
         self.bindir, self.outdir = bindir, outdir
+        known = {"ir-parse", "ir-plan-devices", "ir-lower", "ir-flatten-texture", "ir-run"}
+        self.others = sorted(t for t in os.listdir(bindir)
+                             if t.startswith("ir-") and t not in known)
         # a sanitizer build cannot run under an address-space limit: its
         # allocator refuses huge tensors instead (a clean exit 1)
         self.asan = subprocess.run(["nm", os.path.join(bindir, "ir-parse")], capture_output=True,
@@ -202,6 +206,12 @@ class Runner:
                          rng.integers(0, 4, size=shape)).astype(npdt)
                     np.save(os.path.join(d, name + ".npy"), a)
                     args.append("--input=%s=%s.npy" % (name, name))
+            # tools beyond these (ir-codegen-ocl, ...): the mutant and the
+            # pipeline's output, with no options
+            for t in self.others:
+                step(t, [], mut, t)
+                if flat:
+                    step(t, [], flat, "... | ir-flatten-texture | " + t)
             run_in = flat or final or mut
             if elements(run_in) <= 200000:
                 step("ir-run", ["--interp", "--data-dir=."] + args, run_in, "ir-run --interp")
