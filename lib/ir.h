@@ -498,6 +498,28 @@ struct Prim {
 	Prim *next;
 };
 
+/* ------------------------------------------------------------ placements */
+
+/* Where ir-plan-memory put one buffer (ir(5), "Memory plans"): a byte
+ * offset in a pool, or for an image the shared image it uses and that
+ * image's size in texels. */
+typedef struct {
+	Sym pool;             /* the pool; NULL: an image */
+	int64_t offset;       /* pool: bytes from its start; image: the image id */
+	int64_t image[2];     /* image: width, height */
+	Loc loc;
+} Place;
+
+/* The places of one node: a binding (one per buffer of its type, tuple
+ * fields flattened in order), a parameter of a function, or a PVar of an
+ * alloc.  Kept beside the nodes, in Module.places, so that unplanned
+ * modules pay nothing. */
+typedef struct {
+	const void *node;
+	uint32_t n;
+	Place *p;
+} PlaceList;
+
 /* --------------------------------------------------------------- module */
 
 typedef struct Ctx Ctx;
@@ -520,6 +542,7 @@ struct Module {
 	Sym default_dev; Loc default_loc;   /* as written; NULL if absent */
 	Sym host_dev; Loc host_loc;
 	bool has_locs;        /* some loc(...) was read: keep printing them */
+	void *places;         /* PlaceList by node (module.c); NULL: none */
 };
 
 Module *module_new(Ctx *ctx);
@@ -546,6 +569,14 @@ void type_print(FILE *f, const Type *t);
 const char *type_text(const Type *t, char *buf, size_t n);
 
 const VDev *vdev_get(Module *m, Sym dev, Sym scope);
+
+/* node's places, or NULL. */
+const PlaceList *module_places(const Module *m, const void *node);
+/* Sets (replaces) node's places with a copy of n of them; n 0 removes. */
+void module_set_places(Module *m, const void *node, uint32_t n, const Place *p);
+/* Calls fn on every PlaceList, in no particular order. */
+void module_each_places(const Module *m, void (*fn)(const PlaceList *, void *), void *st);
+void module_free_places(Module *m);   /* module_free's */
 
 Device *module_device(const Module *m, Sym name);
 Pool *module_pool(const Module *m, Sym name);

@@ -57,6 +57,7 @@ module_free(Module *m)
 	free(m->syms);
 	free(m->type_tab);
 	free(m->vdev_tab);
+	module_free_places(m);
 	arena_free(m->arena);
 	arena_free(m->names);
 	free(m);

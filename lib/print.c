@@ -45,6 +45,26 @@ print_loc(Printer *pr, Loc l)
 	fprintf(pr->f, ":%u:%u)", (unsigned)l.line, (unsigned)l.col);
 }
 
+/* " in @pool[OFFSET], image2d(ID)[W, H]": node's places in a memory plan. */
+static void
+print_places(FILE *f, const Module *m, const void *node)
+{
+	const PlaceList *l = m->places ? module_places(m, node) : NULL;
+	if (!l || !l->n)
+		return;
+	fputs(" in ", f);
+	for (uint32_t i = 0; i < l->n; i++) {
+		const Place *p = &l->p[i];
+		if (i)
+			fputs(", ", f);
+		if (p->pool)
+			fprintf(f, "@%s[%lld]", p->pool, (long long)p->offset);
+		else
+			fprintf(f, "image2d(%lld)[%lld, %lld]", (long long)p->offset,
+			        (long long)p->image[0], (long long)p->image[1]);
+	}
+}
+
 static void
 end_line(Printer *pr, Loc l)
 {
@@ -297,6 +317,7 @@ print_binding(Printer *pr, const Value *v, int depth)
 	} else {
 		print_rhs(f, v);
 	}
+	print_places(f, pr->m, v);
 	end_line(pr, v->loc);
 }
 
@@ -313,6 +334,7 @@ print_func(Printer *pr, const Func *fn)
 			fputs(" on ", f);
 			print_vdev(f, p->vd);
 		}
+		print_places(f, pr->m, p);
 		print_loc(pr, p->loc);
 	}
 	fputc(')', f);
@@ -553,6 +575,7 @@ print_stmt(Printer *pr, const PStmt *s, int depth)
 			fprintf(f, " image2d[%lld, %lld]", (long long)s->u.alloc.image[0],
 			        (long long)s->u.alloc.image[1]);
 		print_attrs(f, &s->u.alloc.buf->annots);
+		print_places(f, pr->m, s->u.alloc.buf);
 		break;
 	case S_TEX_STORE:
 		fprintf(f, "texture2d_store(%%%s, ", s->u.tex.buf->name);

@@ -14,6 +14,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "plan_memory.h"
 #include "nameset.h"
 #include "ops/ops.h"
 #include "texture.h"
@@ -982,5 +983,8 @@ verify_module(Module *m, bool check_names)
 		verify_func(&vf, f);
 	names_reset(&vf);
 	ptrvec_free(&vf.defs);
+	/* A memory plan is checked on a module that is otherwise sound. */
+	if (vf.ok && m->ctx->nerrors == errors_before && m->places)
+		plan_memory_check(m);
 	return vf.ok && m->ctx->nerrors == errors_before;
 }

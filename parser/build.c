@@ -341,6 +341,7 @@ b_end_line(Parser *p)
 void
 b_recover(Parser *p)
 {
+	p->nplaces = 0;
 	p->has_pending_loc = false;
 	p->line_loc = NULL;
 	bool closes = p->first_tok == '}';
@@ -514,6 +515,53 @@ b_pool(Parser *p, Slice name, Loc nloc, AttrMap *attrs, Loc at)
 		p->m->pools = pl;
 	p->m->pools_last = pl;
 	line_target(p, &pl->loc);
+}
+
+/* ------------------------------------------------------- places */
+
+static bool
+place_int(Parser *p, IntTok v, Loc at, const char *what, int64_t lo, int64_t *out)
+{
+	if (v.overflow || v.mag > (uint64_t)INT64_MAX || (int64_t)v.mag < lo) {
+		parser_error(p, at, "%s must be %s", what, lo ? "a positive integer" : "a byte offset from 0 to 2^63-1");
+		return false;
+	}
+	*out = (int64_t)v.mag;
+	return true;
+}
+
+void
+b_place(Parser *p, Slice pool, Loc at, IntTok off, Loc oloc)
+{
+	Place pl = {intern(p, pool), 0, {0, 0}, at};
+	if (place_int(p, off, oloc, "an offset", 0, &pl.offset))
+		VEC_PUSH(p->places, p->nplaces, p->capplaces) = pl;
+}
+
+void
+b_place_image(Parser *p, Slice kw, Loc at, IntTok id, Loc idloc, IntTok w, Loc wloc,
+              IntTok h, Loc hloc)
+{
+	Place pl = {NULL, 0, {0, 0}, at};
+	if (kw.n != 7 || memcmp(kw.s, "image2d", 7) != 0) {
+		parser_error(p, at, "expected a place '@pool[offset]' or 'image2d(id)[width, height]', not '%.*s'",
+		             (int)kw.n, kw.s);
+		return;
+	}
+	if (place_int(p, id, idloc, "an image id", 0, &pl.offset) &&
+	    place_int(p, w, wloc, "an image's width", 1, &pl.image[0]) &&
+	    place_int(p, h, hloc, "an image's height", 1, &pl.image[1]))
+		VEC_PUSH(p->places, p->nplaces, p->capplaces) = pl;
+}
+
+/* Gives node the places read on this line. */
+static void
+take_places(Parser *p, const void *node)
+{
+	if (!p->nplaces)
+		return;
+	module_set_places(p->m, node, p->nplaces, p->places);
+	p->nplaces = 0;
 }
 
 /* ------------------------------------------------------- types, vdevs */
@@ -747,6 +795,7 @@ b_param(Parser *p, Slice name, Loc nloc, const Type *ty, Loc tyloc, const VDev *
 		v->loc = p->pending_loc;
 		p->has_pending_loc = false;
 	}
+	take_places(p, v);
 	return v;
 }
 
@@ -816,6 +865,11 @@ b_binding(Parser *p, Slice name, Loc nloc, TypeOn tyon, Value *rhs)
 		rhs->flags |= VF_ON;
 	}
 	line_target(p, &rhs->loc);
+	if (p->nplaces && rhs->form == B_IF) {
+		parser_error(p, p->places[0].loc, "an 'if' binding has no place of its own: its arms' values have");
+		p->nplaces = 0;
+	}
+	take_places(p, rhs);
 	if (!b) {
 		if (p->ncx && top(p)->kind == CX_SKIP && rhs->form == B_IF)
 			push_cx(p, CX_SKIP, nloc);
@@ -1266,6 +1320,7 @@ b_pparam_scalar(Parser *p, Slice name, Loc nloc, Slice elem, Loc eloc)
 		v->loc = p->pending_loc;
 		p->has_pending_loc = false;
 	}
+	take_places(p, v);
 	return v;
 }
 
@@ -1283,6 +1338,7 @@ b_pparam_buffer(Parser *p, Slice name, Loc nloc, const Type *ty, Loc tyloc, cons
 		v->loc = p->pending_loc;
 		p->has_pending_loc = false;
 	}
+	take_places(p, v);
 	return v;
 }
 
@@ -1470,6 +1526,7 @@ b_alloc(Parser *p, Slice var, Loc vloc, const Type *ty, const VDev *vd, const Sl
 	if (annots)
 		v->annots = *annots;
 	s->u.alloc.buf = v;
+	take_places(p, v);
 	if (!b)
 		return;
 	append_stmt(p, b, s);
@@ -1850,6 +1907,7 @@ ir_parse(Ctx *ctx, uint16_t file, size_t begin, size_t end)
 	free(p.cx);
 	free(p.scratch.v);
 	free(p.nums);
+	free(p.places);
 	ptrvec_free(&p.defs);
 	ptrvec_free(&p.dead);
 	if (ctx->nerrors == errors_before)

@@ -29,6 +29,11 @@ typedef struct NumTok {
 /* lines */
 void b_end_line(Parser *p);
 void b_recover(Parser *p);
+/* A place of a memory plan, kept until the binding, parameter or alloc of
+ * the line takes it. */
+void b_place(Parser *p, Slice pool, Loc at, IntTok off, Loc oloc);
+void b_place_image(Parser *p, Slice kw, Loc at, IntTok id, Loc idloc, IntTok w, Loc wloc,
+                   IntTok h, Loc hloc);
 void b_loc(Parser *p, StrTok file, IntTok line, Loc lloc, IntTok col, Loc cloc);
 
 /* declarations */

@@ -138,7 +138,8 @@ item
 	                            { b_prim(p, $2, @2, $4, NULL, @1); }
 	| PRIM GLOBAL '(' pparams_opt ')' '{' attr_entries '}' '{'
 	                            { b_prim(p, $2, @2, $4, b_attrmap(p, $7), @1); }
-	| LOCAL tyon '=' rhs        { b_binding(p, $1, @1, $2, $4); }
+	| LOCAL tyon '=' rhs places_opt
+	                            { b_binding(p, $1, @1, $2, $4); }
 	| RETURN operand            { b_return(p, $2, @1); }
 	| YIELD operand             { b_yield(p, $2, @1); }
 	| '}'                       { b_close(p, @1); }
@@ -151,9 +152,9 @@ item
 	                            { b_let(p, $2, @2, $4, $6, @1); }
 	| LOCAL '[' pindices_opt ']' '=' pexpr
 	                            { b_store(p, $1, @1, $3, $6); }
-	| ALLOC LOCAL ':' type vdev attrs_opt
+	| ALLOC LOCAL ':' type vdev attrs_opt place_opt
 	                            { b_alloc(p, $2, @2, $4, $5, NULL, 0, $6, @1); }
-	| ALLOC LOCAL ':' type vdev IDENT '[' dims ']' attrs_opt
+	| ALLOC LOCAL ':' type vdev IDENT '[' dims ']' attrs_opt place_opt
 	                            { b_alloc(p, $2, @2, $4, $5, &$6, $8, $10, @1); }
 	| IDENT '(' pexprs_opt ')'  { b_eval(p, $1, @1, $3); }
 	| BARRIER                   { b_barrier(p, @1); }
@@ -191,8 +192,32 @@ params
 	;
 
 param
-	: LOCAL ':' type on_opt loc_opt
+	: LOCAL ':' type on_opt place_opt loc_opt
 	                            { $$ = b_param(p, $1, @1, $3, @3, $4); }
+	;
+
+/* A memory plan's places (ir-plan-memory): `in @pool[OFFSET]`, or for an
+ * image `in image2d(ID)[W, H]`; a binding has one per buffer, a parameter
+ * or an alloc one (a list there would clash with the parameters' commas). */
+places_opt
+	: %empty
+	| IN places
+	;
+
+places
+	: place
+	| places ',' place
+	;
+
+place_opt
+	: %empty
+	| IN place
+	;
+
+place
+	: GLOBAL '[' INT ']'        { b_place(p, $1, @1, $3, @3); }
+	| IDENT '(' INT ')' '[' INT ',' INT ']'
+	                            { b_place_image(p, $1, @1, $3, @3, $6, @6, $8, @8); }
 	;
 
 ret_opt

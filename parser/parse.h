@@ -62,6 +62,8 @@ typedef struct Parser {
 	Loc *line_loc;          /* the node of this line a trailing loc() sets */
 	Loc pending_loc;        /* loc(...) written at the end of this line */
 	bool has_pending_loc;
+	Place *places;          /* places read on this line, not yet taken */
+	uint32_t nplaces, capplaces;
 } Parser;
 
 /* Lexer entry used by Bison (signature fixed by grammar.y). */

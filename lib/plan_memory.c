@@ -1,0 +1,937 @@
+/* plan_memory.c: the buffers of @main, their lifetimes and pools, for
+ * ir-plan-memory (plan_memory) and the verifier (plan_memory_check).
+ *
+ * Ticks count @main's bindings in program order (walk.h: an if, its then
+ * arm, its else arm, what follows).  A buffer lives from the tick of the
+ * binding that makes it to the last tick that uses it or anything
+ * aliasing it: on_device, tuples, projections and ifs make no buffer of
+ * their own, they name their operands' (an if, both arms' yields; a
+ * projection of what is not a plain tuple, all of it: conservative).
+ * Buffers: the tensor results of operators, calls and copies (one per
+ * tensor field), constants (a read-only pool, all alive throughout), the
+ * `global` allocs of called prims (alive at each call: from the first to
+ * the last), and with --io the parameters (from tick 0) and the result
+ * (to the end).  A buffer in a texture scope is an image instead:
+ * images are shared whole across disjoint lifetimes, with equal element
+ * type, device and scope, best fit per axis (TVM's TokenAllocator2D).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "map.h"
+#include "plan_memory.h"
+#include "texture.h"
+#include "walk.h"
+
+enum { BK_WORK, BK_CONST, BK_IMAGE };
+
+typedef struct {
+	const void *node;     /* Value or PVar */
+	uint32_t field;       /* its index in node's places */
+	const char *name;
+	Loc loc;
+	Sym dev, scope;
+	ElemKind ek;
+	int64_t bytes, wh[2];
+	uint32_t start, end;
+	uint8_t kind;         /* BK_* */
+	bool io;              /* a parameter or the result of @main */
+	bool pinned;          /* scope global-<pool> */
+	const Attr *cands;    /* candidate_pools of an alloc */
+	Loc candloc;
+} Buf;
+
+/* Which buffers a value names: ids[first .. first + n). */
+typedef struct {
+	const Value *v;
+	uint32_t first, n;
+} Names;
+
+typedef struct {
+	Module *m;
+	Buf *b;
+	uint32_t nb, capb;
+	uint32_t *ids;
+	uint32_t nids, capids;
+	Map names;            /* Names by value */
+	uint32_t tick;
+	bool ok;
+	Func *main;
+} Ex;
+
+static Names *
+names_of(Ex *x, const Value *v)
+{
+	MapProbe pr;
+	for (Names *n = map_first(&x->names, map_hash_ptr(v), &pr); n; n = map_next(&pr))
+		if (n->v == v)
+			return n;
+	return NULL;
+}
+
+static Names *
+names_new(Ex *x, const Value *v)
+{
+	Names *n = arena_alloc(x->m->arena, sizeof *n);
+	n->v = v;
+	n->first = x->nids;
+	map_add(&x->names, map_hash_ptr(v), n);
+	return n;
+}
+
+static void
+leaves(const Type *t, const Type **out, uint32_t *n, uint32_t cap)
+{
+	/* tuple nesting is bounded by the type's size; an explicit stack */
+	const Type *st[64];
+	uint32_t sp = 0;
+	st[sp++] = t;
+	const Type **tmp = NULL;
+	size_t nt = 0, ct = 0;
+	while (sp) {
+		const Type *u = st[--sp];
+		if (u->kind == TY_TENSOR) {
+			VEC_PUSH(tmp, nt, ct) = u;
+			continue;
+		}
+		for (uint32_t i = u->n; i-- > 0;) {
+			if (sp < 64)
+				st[sp++] = u->fields[i];
+		}
+	}
+	for (size_t i = 0; i < nt && *n < cap; i++)
+		out[(*n)++] = tmp[i];
+	free(tmp);
+}
+
+static Sym
+dev_of(Ex *x, const VDev *vd)
+{
+	if (vd)
+		return vd->dev;
+	Device *d = module_default_device(x->m);
+	return d ? d->name : NULL;
+}
+
+/* Pinned scope "global-<pool>": the pool's name, else NULL. */
+static const char *
+pinned_pool(Sym scope)
+{
+	return scope && !strncmp(scope, "global-", 7) && scope[7] ? scope + 7 : NULL;
+}
+
+static uint32_t
+new_buf(Ex *x, const void *node, uint32_t field, const char *name, Loc loc, const Type *t,
+        const VDev *vd, uint8_t kind)
+{
+	Buf b = {0};
+	b.node = node;
+	b.field = field;
+	b.name = name;
+	b.loc = loc;
+	b.dev = dev_of(x, vd);
+	b.scope = vd ? vd->scope : NULL;
+	b.ek = (ElemKind)t->dt.kind;
+	b.bytes = type_bytes(t);
+	b.start = b.end = x->tick;
+	b.kind = kind;
+	b.pinned = pinned_pool(b.scope) != NULL;
+	if (is_texture_scope(b.scope)) {
+		char why[160];
+		if (texture_image(t, b.scope, b.wh, why, sizeof why))
+			b.kind = BK_IMAGE;
+	}
+	VEC_PUSH(x->b, x->nb, x->capb) = b;
+	return x->nb - 1;
+}
+
+/* A value makes its own buffers, one per tensor field. */
+static void
+own_bufs(Ex *x, const Value *v, uint8_t kind)
+{
+	const Type *lv[1024];
+	uint32_t n = 0;
+	leaves(v->type, lv, &n, 1024);
+	Names *nm = names_new(x, v);
+	for (uint32_t i = 0; i < n; i++)
+		VEC_PUSH(x->ids, x->nids, x->capids) =
+			new_buf(x, v, i, v->name, v->loc, lv[i], v->vd, kind);
+	nm->n = n;
+}
+
+static void
+use(Ex *x, const Value *v)
+{
+	Names *nm = v ? names_of(x, v) : NULL;
+	if (!nm)
+		return;
+	for (uint32_t i = 0; i < nm->n; i++) {
+		Buf *b = &x->b[x->ids[nm->first + i]];
+		if (b->end < x->tick)
+			b->end = x->tick;
+	}
+}
+
+/* A value that names other values' buffers. */
+static void
+alias(Ex *x, const Value *v, const Value *const *from, uint32_t n, int64_t proj)
+{
+	Names *nm = names_new(x, v);
+	uint32_t start = x->nids;
+	for (uint32_t i = 0; i < n; i++) {
+		Names *f = from[i] ? names_of(x, from[i]) : NULL;
+		if (!f)
+			continue;
+		uint32_t lo = 0, hi = f->n;
+		if (proj >= 0 && from[i]->type->kind == TY_TUPLE && (uint64_t)proj < from[i]->type->n) {
+			/* the leaves of the fields before proj, if f is exactly the leaves */
+			const Type *lv[1024];
+			uint32_t nl = 0, before = 0, mine = 0;
+			leaves(from[i]->type, lv, &nl, 1024);
+			if (nl == f->n) {
+				for (int64_t k = 0; k < proj; k++) {
+					uint32_t c = 0;
+					leaves(from[i]->type->fields[k], lv, &c, 1024);
+					before += c;
+				}
+				leaves(from[i]->type->fields[proj], lv, &mine, 1024);
+				lo = before;
+				hi = before + mine;
+			}
+		}
+		for (uint32_t k = lo; k < hi; k++) {
+			uint32_t id = x->ids[f->first + k];
+			VEC_PUSH(x->ids, x->nids, x->capids) = id;
+		}
+	}
+	nm->first = start;
+	nm->n = x->nids - start;
+}
+
+/* The global allocs of a called prim: alive at the call. */
+static void
+prim_allocs(Ex *x, const Prim *p, Map *seen)
+{
+	PStmt **st = NULL;
+	size_t n = 0, cap = 0;
+	for (PStmt *s = p->body.first; s; s = s->next)
+		VEC_PUSH(st, n, cap) = s;
+	while (n) {
+		PStmt *s = st[--n];
+		switch (s->kind) {
+		case S_FOR:
+			for (PStmt *c = s->u.loop.body.first; c; c = c->next)
+				VEC_PUSH(st, n, cap) = c;
+			break;
+		case S_KERNEL:
+			for (PStmt *c = s->u.kernel.body.first; c; c = c->next)
+				VEC_PUSH(st, n, cap) = c;
+			break;
+		case S_IF:
+			for (int a = 0; a < 2; a++)
+				for (PStmt *c = s->u.cond.arms[a].first; c; c = c->next)
+					VEC_PUSH(st, n, cap) = c;
+			break;
+		case S_ALLOC: {
+			PVar *v = s->u.alloc.buf;
+			Sym sc = v->vd ? v->vd->scope : NULL;
+			bool global = !sc || !strcmp(sc, "global") || pinned_pool(sc);
+			bool image = s->u.alloc.image[0] != 0;
+			if (!global && !image)
+				break;
+			MapProbe pr;
+			uint32_t *id = NULL;
+			for (uint32_t *e = map_first(seen, map_hash_ptr(v), &pr); e; e = map_next(&pr))
+				if (x->b[*e].node == v)
+					id = e;
+			if (id) {
+				x->b[*id].end = x->tick;
+				break;
+			}
+			uint32_t b = new_buf(x, v, 0, v->name, v->loc, v->type, v->vd, BK_WORK);
+			if (image) {
+				x->b[b].kind = BK_IMAGE;
+				x->b[b].wh[0] = s->u.alloc.image[0];
+				x->b[b].wh[1] = s->u.alloc.image[1];
+			} else if (x->b[b].kind == BK_IMAGE) {
+				x->b[b].kind = BK_WORK;
+			}
+			const Attr *c = attr_get(&v->annots, "candidate_pools");
+			if (c && c->kind == AT_LIST) {
+				x->b[b].cands = c;
+				x->b[b].candloc = c->loc;
+			}
+			id = arena_alloc(x->m->arena, sizeof *id);
+			*id = b;
+			map_add(seen, map_hash_ptr(v), id);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	free(st);
+}
+
+/* Extracts @main's buffers; false (x->main NULL) without a @main. */
+static bool
+extract(Ex *x, Module *m, bool io)
+{
+	memset(x, 0, sizeof *x);
+	x->m = m;
+	x->ok = true;
+	x->main = module_func(m, sym_intern_cstr(m, "main"));
+	if (!x->main)
+		return false;
+	Func *f = x->main;
+	Map seen = {0};
+	if (io)
+		for (uint32_t i = 0; i < f->nparams; i++) {
+			own_bufs(x, f->params[i], BK_WORK);
+			Names *nm = names_of(x, f->params[i]);
+			for (uint32_t k = 0; k < nm->n; k++)
+				x->b[x->ids[nm->first + k]].io = true;
+		}
+	FuncWalk w;
+	WalkStep s;
+	x->tick = 1;
+	fwalk_start(&w, f);
+	while (fwalk_next(&w, &s)) {
+		if (s.ev == W_ARM_END) {
+			x->tick++;
+			use(x, s.blk->yield);
+			if (s.arm == 1) {
+				/* the if names both arms' yields */
+				const Value *ys[2] = {s.v->u.arms[0].yield, s.v->u.arms[1].yield};
+				alias(x, s.v, ys, 2, -1);
+			}
+			continue;
+		}
+		if (s.ev == W_BODY_END)
+			continue;
+		Value *v = s.v;
+		x->tick++;
+		for (uint32_t i = 0; i < v->nargs; i++)
+			use(x, v->args[i]);
+		switch (v->form) {
+		case B_OP:
+		case B_CALL:
+		case B_DEVICE_COPY:
+			own_bufs(x, v, BK_WORK);
+			break;
+		case B_CALL_LOWERED:
+			own_bufs(x, v, BK_WORK);
+			prim_allocs(x, v->u.prim, &seen);
+			break;
+		case B_CONST:
+			own_bufs(x, v, BK_CONST);
+			break;
+		case B_ON_DEVICE:
+		case B_TUPLE:
+			alias(x, v, (const Value *const *)v->args, v->nargs, -1);
+			break;
+		case B_PROJ:
+			alias(x, v, (const Value *const *)v->args, 1, v->u.index);
+			break;
+		case B_IF:   /* named when its last arm ends */
+			break;
+		}
+	}
+	uint32_t ticks = x->tick;
+	x->tick = ticks + 1;
+	use(x, f->body.yield);
+	Names *r = f->body.yield ? names_of(x, f->body.yield) : NULL;
+	for (uint32_t k = 0; r && k < r->n; k++)
+		x->b[x->ids[r->first + k]].io = true;
+	for (uint32_t i = 0; i < x->nb; i++) {
+		if (x->b[i].kind == BK_CONST) {
+			x->b[i].start = 0;
+			x->b[i].end = x->tick;
+		}
+	}
+	if (io)
+		for (uint32_t i = 0; i < f->nparams; i++) {
+			Names *nm = names_of(x, f->params[i]);
+			for (uint32_t k = 0; k < nm->n; k++)
+				x->b[x->ids[nm->first + k]].start = 0;
+		}
+	map_free(&seen);
+	return true;
+}
+
+static void
+ex_free(Ex *x)
+{
+	free(x->b);
+	free(x->ids);
+	map_free(&x->names);
+}
+
+/* ------------------------------------------------------------ pools */
+
+typedef struct {
+	Sym name;
+	Pool *decl;           /* NULL: implicit */
+	Sym dev;              /* implicit: its device */
+	int64_t size, align;  /* size -1: unbounded */
+	bool constant;
+} PInfo;
+
+typedef struct {
+	PInfo *p;
+	uint32_t n, cap;
+} Pools;
+
+static int64_t
+pool_align(const Pool *pl)
+{
+	const Attr *a = attr_get(&pl->attrs, "alignment");
+	return a && a->kind == AT_INT && a->u.i > 0 ? a->u.i : 16;
+}
+
+static bool
+pool_reaches(const Pool *pl, Sym dev)
+{
+	const Attr *a = attr_get(&pl->attrs, "devices");
+	if (!a || a->kind != AT_LIST || !dev)
+		return true;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->u.list[i].kind == AT_SYM && a->u.list[i].u.sym == dev)
+			return true;
+	return false;
+}
+
+static bool
+pool_is_constant(const Pool *pl)
+{
+	const Attr *a = attr_get(&pl->attrs, "kind");
+	return a && a->kind == AT_STR && !strcmp(a->u.s, "constant");
+}
+
+static void
+pools_init(Pools *ps, Module *m)
+{
+	memset(ps, 0, sizeof *ps);
+	for (Pool *pl = m->pools; pl; pl = pl->next) {
+		const Attr *sz = attr_get(&pl->attrs, "size");
+		VEC_PUSH(ps->p, ps->n, ps->cap) = (PInfo){
+			pl->name, pl, NULL, sz && sz->kind == AT_INT ? sz->u.i : -1, pool_align(pl),
+			pool_is_constant(pl)};
+	}
+}
+
+/* The implicit pool of dev for constants or not, made on first use. */
+static uint32_t
+pool_implicit(Pools *ps, Module *m, Sym dev, bool constant)
+{
+	for (uint32_t k = 0; k < ps->n; k++)
+		if (!ps->p[k].decl && ps->p[k].dev == dev && ps->p[k].constant == constant)
+			return k;
+	char buf[300];
+	snprintf(buf, sizeof buf, "%s%s%s", constant ? "constants" : "workspace", dev ? "." : "",
+	         dev ? dev : "");
+	Sym name = sym_intern_cstr(m, buf);
+	for (int i = 1; sym_global(name, &(int){0}) || module_pool(m, name); i++) {
+		char b2[320];
+		snprintf(b2, sizeof b2, "%s.%d", buf, i);
+		name = sym_intern_cstr(m, b2);
+	}
+	VEC_PUSH(ps->p, ps->n, ps->cap) = (PInfo){name, NULL, dev, -1, 16, constant};
+	return ps->n - 1;
+}
+
+/* Declares an implicit pool with the size the plan gave it. */
+static void
+declare_pool(Module *m, const PInfo *pi, int64_t used)
+{
+	Pool *pl = arena_alloc(m->arena, sizeof *pl);
+	pl->name = pi->name;
+	uint32_t n = 0;
+	AttrEntry *e = arena_alloc(m->arena, 3 * sizeof *e);
+	if (pi->dev) {
+		Attr *l = arena_alloc(m->arena, sizeof *l);
+		l->kind = AT_SYM;
+		l->u.sym = pi->dev;
+		e[n].key = sym_intern_cstr(m, "devices");
+		e[n].val.kind = AT_LIST;
+		e[n].val.n = 1;
+		e[n++].val.u.list = l;
+	}
+	e[n].key = sym_intern_cstr(m, "kind");
+	e[n].val.kind = AT_STR;
+	e[n].val.u.s = pi->constant ? "constant" : "workspace";
+	e[n].val.n = (uint32_t)strlen(e[n].val.u.s);
+	n++;
+	e[n].key = sym_intern_cstr(m, "size");
+	e[n].val.kind = AT_INT;
+	e[n++].val.u.i = used > 0 ? used : 1;
+	pl->attrs = (AttrMap){n, e};
+	sym_set_global(pl->name, GK_POOL, pl);
+	if (m->pools_last)
+		m->pools_last->next = pl;
+	else
+		m->pools = pl;
+	m->pools_last = pl;
+}
+
+/* b's candidate pools into out (at most cap); false after an error. */
+static bool
+candidates(Ex *x, Pools *ps, const Buf *b, uint32_t *out, uint32_t *n, uint32_t cap)
+{
+	Module *m = x->m;
+	*n = 0;
+	const char *pin = pinned_pool(b->scope);
+	if (pin || b->cands) {
+		uint32_t cnt = pin ? 1 : b->cands->n;
+		for (uint32_t i = 0; i < cnt && *n < cap; i++) {
+			Sym name;
+			Loc at;
+			if (pin) {
+				name = sym_intern_cstr(m, pin);
+				at = b->loc;
+			} else {
+				if (b->cands->u.list[i].kind != AT_SYM)
+					continue;
+				name = b->cands->u.list[i].u.sym;
+				at = b->cands->u.list[i].loc;
+			}
+			uint32_t k = 0;
+			while (k < ps->n && !(ps->p[k].decl && ps->p[k].name == name))
+				k++;
+			if (k == ps->n) {
+				error_at(m->ctx, at, "'%s' names '@%s', which is not a declared pool",
+				         pin ? "the scope" : "candidate_pools", name);
+				return false;
+			}
+			if (!pool_reaches(ps->p[k].decl, b->dev)) {
+				error_at(m->ctx, at, "pool '@%s' is not accessible from device '@%s' of '%%%s'",
+				         name, b->dev, b->name);
+				note_at(m->ctx, ps->p[k].decl->loc, "'@%s' is declared here", name);
+				return false;
+			}
+			out[(*n)++] = k;
+		}
+		return true;
+	}
+	bool constant = b->kind == BK_CONST;
+	for (uint32_t k = 0; k < ps->n && *n + 1 < cap; k++)
+		if (ps->p[k].decl && ps->p[k].constant == constant && pool_reaches(ps->p[k].decl, b->dev))
+			out[(*n)++] = k;
+	out[(*n)++] = pool_implicit(ps, m, b->dev, constant);
+	return true;
+}
+
+/* ------------------------------------------------------------ images */
+
+typedef struct {
+	Sym dev, scope;
+	ElemKind ek;
+	int64_t w, h;
+	uint32_t last_end;
+	bool used;
+} Image;
+
+static int
+cmp_start(const void *a, const void *b, const Buf *bs)
+{
+	const Buf *x = &bs[*(const uint32_t *)a], *y = &bs[*(const uint32_t *)b];
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static const Buf *cmp_bufs;
+static int
+cmp_start_q(const void *a, const void *b)
+{
+	return cmp_start(a, b, cmp_bufs);
+}
+
+/* Per-axis best fit among free images of the same kind: the least area
+ * added by growing, then the least area left over, then the lowest id. */
+static void
+plan_images(Ex *x, uint32_t *image_of, Image **imgs, uint32_t *nimg)
+{
+	uint32_t *ord = NULL;
+	size_t n = 0, cap = 0, ci = 0;
+	for (uint32_t i = 0; i < x->nb; i++)
+		if (x->b[i].kind == BK_IMAGE)
+			VEC_PUSH(ord, n, cap) = i;
+	cmp_bufs = x->b;
+	if (n)
+		qsort(ord, n, sizeof *ord, cmp_start_q);
+	Image *im = NULL;
+	uint32_t ni = 0;
+	for (size_t r = 0; r < n; r++) {
+		const Buf *b = &x->b[ord[r]];
+		uint32_t best = UINT32_MAX;
+		int64_t best_add = 0, best_left = 0;
+		for (uint32_t k = 0; k < ni; k++) {
+			Image *g = &im[k];
+			if (g->dev != b->dev || g->scope != b->scope || g->ek != b->ek || g->last_end >= b->start)
+				continue;
+			int64_t w = g->w > b->wh[0] ? g->w : b->wh[0];
+			int64_t h = g->h > b->wh[1] ? g->h : b->wh[1];
+			int64_t add = w * h - g->w * g->h, left = w * h - b->wh[0] * b->wh[1];
+			if (best == UINT32_MAX || add < best_add || (add == best_add && left < best_left)) {
+				best = k;
+				best_add = add;
+				best_left = left;
+			}
+		}
+		if (best == UINT32_MAX) {
+			VEC_PUSH(im, ni, ci) = (Image){b->dev, b->scope, b->ek, 0, 0, 0, false};
+			best = ni - 1;
+		}
+		Image *g = &im[best];
+		if (b->wh[0] > g->w)
+			g->w = b->wh[0];
+		if (b->wh[1] > g->h)
+			g->h = b->wh[1];
+		g->last_end = b->end;
+		image_of[ord[r]] = best;
+	}
+	free(ord);
+	*imgs = im;
+	*nimg = ni;
+}
+
+/* ------------------------------------------------------------ errors */
+
+/* Buffer f fit none of its pools: report its first pool, the bytes alive
+ * at the peak within f's lifetime among the buffers that prefer it. */
+static void
+report_full(Ex *x, const Pools *ps, const MpProblem *pr, uint32_t f)
+{
+	uint32_t k = pr->buf[f].pools[0];
+	const PInfo *pi = &ps->p[k];
+	int64_t best = -1;
+	uint32_t at = pr->buf[f].start;
+	for (uint32_t t = pr->buf[f].start; t <= pr->buf[f].end; t++) {
+		int64_t live = 0;
+		for (uint32_t i = 0; i < pr->nbuf; i++)
+			if (pr->buf[i].pools[0] == k && pr->buf[i].start <= t && t <= pr->buf[i].end)
+				live += pr->buf[i].size;
+		if (live > best) {
+			best = live;
+			at = t;
+		}
+		if (t == UINT32_MAX)
+			break;
+	}
+	const Buf *fb = (const Buf *)pr->buf[f].name;  /* see plan_memory: name is the Buf */
+	error_at(x->m->ctx, fb->loc,
+	         "pool '@%s' of %lld bytes is too small: %lld bytes are live in it at once, "
+	         "'%%%s' (%lld bytes) among them",
+	         pi->name, (long long)pi->size, (long long)best, fb->name, (long long)fb->bytes);
+	for (uint32_t i = 0; i < pr->nbuf; i++)
+		if (i != f && pr->buf[i].pools[0] == k && pr->buf[i].start <= at && at <= pr->buf[i].end) {
+			const Buf *b = (const Buf *)pr->buf[i].name;
+			note_at(x->m->ctx, b->loc, "'%%%s' (%lld bytes) is live there", b->name,
+			        (long long)b->bytes);
+		}
+	if (pi->decl)
+		note_at(x->m->ctx, pi->decl->loc, "'@%s' is declared here", pi->name);
+}
+
+/* ------------------------------------------------------------ the pass */
+
+bool
+plan_memory(Module *m, const MemPlanOpts *o)
+{
+	Ex x;
+	if (!extract(&x, m, o->io)) {
+		error_at(m->ctx, (Loc){0}, "no function @main");
+		return false;
+	}
+	Pools ps;
+	pools_init(&ps, m);
+	uint32_t ndecl = ps.n;
+	MpBuf *mb = xcalloc((size_t)x.nb + 1, sizeof *mb);
+	uint32_t *map = xcalloc((size_t)x.nb + 1, sizeof *map);   /* mp index -> buf */
+	uint32_t *cand = NULL;
+	size_t ncand = 0, ccand = 0;
+	uint32_t n = 0;
+	bool ok = true;
+	/* candidate lists first (pools may be added), then the MpBufs */
+	uint32_t *cfirst = xcalloc((size_t)x.nb + 1, sizeof *cfirst), *ccount = xcalloc((size_t)x.nb + 1, sizeof *ccount);
+	for (uint32_t i = 0; i < x.nb; i++) {
+		Buf *b = &x.b[i];
+		if (b->kind == BK_IMAGE || (b->io && !o->io))
+			continue;
+		uint32_t tmp[256], c = 0;
+		if (!candidates(&x, &ps, b, tmp, &c, 256)) {
+			ok = false;
+			continue;
+		}
+		cfirst[i] = (uint32_t)ncand;
+		ccount[i] = c;
+		for (uint32_t k = 0; k < c; k++)
+			VEC_PUSH(cand, ncand, ccand) = tmp[k];
+	}
+	MpPool *mp = xcalloc((size_t)ps.n + 1, sizeof *mp);
+	for (uint32_t k = 0; k < ps.n; k++)
+		mp[k] = (MpPool){ps.p[k].name, ps.p[k].size};
+	for (uint32_t i = 0; ok && i < x.nb; i++) {
+		Buf *b = &x.b[i];
+		if (!ccount[i])
+			continue;
+		int64_t al = 1;
+		for (uint32_t k = 0; k < ccount[i]; k++)
+			if (ps.p[cand[cfirst[i] + k]].align > al)
+				al = ps.p[cand[cfirst[i] + k]].align;
+		mb[n] = (MpBuf){.name = (const char *)b, .size = b->bytes, .align = al,
+		                .start = b->start, .end = b->end,
+		                .pools = cand + cfirst[i], .npools = ccount[i]};
+		map[n++] = i;
+	}
+	/* TVM breaks ties by name: give the MpBufs their names for sorting
+	 * after the errors are out of the way (report_full reads the Buf). */
+	MpProblem pr = {mb, n, mp, ps.n, true};
+	MpAlgo chosen = o->algo;
+	uint32_t fail = 0;
+	if (ok) {
+		const char **names = xcalloc((size_t)n + 1, sizeof *names);
+		for (uint32_t j = 0; j < n; j++)
+			names[j] = x.b[map[j]].name;
+		for (uint32_t j = 0; j < n; j++)
+			mb[j].name = names[j];
+		ok = mp_plan(&pr, o->algo, &chosen, &fail);
+		for (uint32_t j = 0; j < n; j++)
+			mb[j].name = (const char *)&x.b[map[j]];
+		free(names);
+		if (!ok)
+			report_full(&x, &ps, &pr, fail);
+	}
+	if (ok) {
+		uint32_t *image_of = xcalloc((size_t)x.nb + 1, sizeof *image_of);
+		Image *im = NULL;
+		uint32_t ni = 0;
+		plan_images(&x, image_of, &im, &ni);
+		Place *pl = xcalloc((size_t)x.nb + 1, sizeof *pl);
+		bool *planned = xcalloc((size_t)x.nb + 1, sizeof *planned);
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t i = map[j];
+			pl[i] = (Place){ps.p[mb[j].pool].name, mb[j].offset, {0, 0}, x.b[i].loc};
+			planned[i] = true;
+		}
+		for (uint32_t i = 0; i < x.nb; i++)
+			if (x.b[i].kind == BK_IMAGE) {
+				Image *g = &im[image_of[i]];
+				pl[i] = (Place){NULL, image_of[i], {g->w, g->h}, x.b[i].loc};
+				planned[i] = true;
+			}
+		/* one node's buffers are consecutive */
+		for (uint32_t i = 0; i < x.nb;) {
+			uint32_t e = i + 1;
+			while (e < x.nb && x.b[e].node == x.b[i].node)
+				e++;
+			bool all = true;
+			for (uint32_t k = i; k < e; k++)
+				all = all && planned[k];
+			if (all)
+				module_set_places(m, x.b[i].node, e - i, pl + i);
+			i = e;
+		}
+		for (uint32_t k = ndecl; k < ps.n; k++) {
+			int64_t used = mp_pool_used(&pr, k);
+			bool any = false;
+			for (uint32_t j = 0; j < n; j++)
+				any = any || mb[j].pool == k;
+			if (any)
+				declare_pool(m, &ps.p[k], used);
+		}
+		if (o->stats) {
+			for (uint32_t k = 0; k < ps.n; k++) {
+				int64_t sum = 0;
+				uint32_t cnt = 0;
+				for (uint32_t j = 0; j < n; j++)
+					if (mb[j].pool == k) {
+						sum += mb[j].size;
+						cnt++;
+					}
+				if (!cnt)
+					continue;
+				fprintf(o->stats,
+				        "pool @%s: %u buffers, planned %lld bytes, sum %lld bytes, lower bound %lld bytes\n",
+				        ps.p[k].name, cnt, (long long)mp_pool_used(&pr, k), (long long)sum,
+				        (long long)mp_pool_peak(&pr, k, NULL));
+			}
+			for (uint32_t g = 0; g < ni; g++) {
+				uint32_t users = 0;
+				for (uint32_t i = 0; i < x.nb; i++)
+					users += x.b[i].kind == BK_IMAGE && image_of[i] == g;
+				fprintf(o->stats, "image %u: %lldx%lld texels, %u buffers\n", g,
+				        (long long)im[g].w, (long long)im[g].h, users);
+			}
+			fprintf(o->stats, "algorithm: %s\n", mp_algo_name(chosen));
+		}
+		free(pl);
+		free(planned);
+		free(im);
+		free(image_of);
+	}
+	free(cfirst);
+	free(ccount);
+	free(cand);
+	free(mp);
+	free(mb);
+	free(map);
+	free(ps.p);
+	ex_free(&x);
+	return ok;
+}
+
+/* ------------------------------------------------------------ the check */
+
+static int64_t
+range_end(const Buf *b, const Place *p)
+{
+	return p->offset + b->bytes;
+}
+
+bool
+plan_memory_check(Module *m)
+{
+	if (!m->places)
+		return true;
+	Ex x;
+	if (!extract(&x, m, true)) {
+		error_at(m->ctx, (Loc){0}, "a memory plan needs a function @main");
+		return false;
+	}
+	bool ok = true;
+	const Place **pp = xcalloc((size_t)x.nb + 1, sizeof *pp);
+	Map nodes = {0};
+	for (uint32_t i = 0; i < x.nb;) {
+		uint32_t e = i + 1;
+		while (e < x.nb && x.b[e].node == x.b[i].node)
+			e++;
+		const PlaceList *l = module_places(m, x.b[i].node);
+		if (l && l->n) {
+			map_add(&nodes, map_hash_ptr(l), (void *)l);
+			if (l->n != e - i) {
+				error_at(m->ctx, l->p[0].loc, "'%%%s' has %u places for its %u buffers",
+				         x.b[i].name, l->n, e - i);
+				ok = false;
+			} else {
+				for (uint32_t k = i; k < e; k++)
+					pp[k] = &l->p[k - i];
+			}
+		}
+		i = e;
+	}
+	/* every pool place: declared, reachable, aligned, inside */
+	for (uint32_t i = 0; i < x.nb; i++) {
+		const Place *p = pp[i];
+		const Buf *b = &x.b[i];
+		if (!p)
+			continue;
+		if (b->kind == BK_IMAGE) {
+			if (p->pool) {
+				error_at(m->ctx, p->loc, "'%%%s' is an image: its place is image2d(id)[width, height]", b->name);
+				ok = false;
+				pp[i] = NULL;
+			} else if (p->image[0] < b->wh[0] || p->image[1] < b->wh[1]) {
+				error_at(m->ctx, p->loc, "image %lld of %lldx%lld texels is smaller than '%%%s' (%lldx%lld)",
+				         (long long)p->offset, (long long)p->image[0], (long long)p->image[1], b->name,
+				         (long long)b->wh[0], (long long)b->wh[1]);
+				ok = false;
+			}
+			continue;
+		}
+		if (!p->pool) {
+			error_at(m->ctx, p->loc, "'%%%s' is not in a texture scope: its place is @pool[offset]", b->name);
+			ok = false;
+			pp[i] = NULL;
+			continue;
+		}
+		Pool *pl = module_pool(m, p->pool);
+		if (!pl) {
+			error_at(m->ctx, p->loc, "'@%s' is not a declared pool", p->pool);
+			ok = false;
+			pp[i] = NULL;
+			continue;
+		}
+		if (!pool_reaches(pl, b->dev)) {
+			error_at(m->ctx, p->loc, "pool '@%s' is not accessible from device '@%s' of '%%%s'", p->pool,
+			         b->dev, b->name);
+			ok = false;
+		}
+		int64_t al = pool_align(pl);
+		if (p->offset % al) {
+			error_at(m->ctx, p->loc, "offset %lld of '%%%s' is not a multiple of the alignment %lld of '@%s'",
+			         (long long)p->offset, b->name, (long long)al, p->pool);
+			ok = false;
+		}
+		const Attr *sz = attr_get(&pl->attrs, "size");
+		if (sz && sz->kind == AT_INT && range_end(b, p) > sz->u.i) {
+			error_at(m->ctx, p->loc, "'%%%s' (%lld bytes at %lld) ends past the %lld bytes of '@%s'", b->name,
+			         (long long)b->bytes, (long long)p->offset, (long long)sz->u.i, p->pool);
+			ok = false;
+		}
+	}
+	/* buffers alive at once: apart in a pool, never one image */
+	uint32_t *ord = NULL, *act = NULL;
+	size_t n = 0, cap = 0, ca = 0, na = 0;
+	for (uint32_t i = 0; i < x.nb; i++)
+		if (pp[i])
+			VEC_PUSH(ord, n, cap) = i;
+	cmp_bufs = x.b;
+	if (n)
+		qsort(ord, n, sizeof *ord, cmp_start_q);
+	for (size_t r = 0; r < n; r++) {
+		uint32_t i = ord[r];
+		const Buf *b = &x.b[i];
+		size_t w = 0;
+		for (size_t a = 0; a < na; a++) {
+			uint32_t j = act[a];
+			const Buf *c = &x.b[j];
+			if (c->end < b->start)
+				continue;
+			act[w++] = j;
+			const Place *p = pp[i], *q = pp[j];
+			bool clash;
+			if (p->pool || q->pool)
+				clash = p->pool && p->pool == q->pool && p->offset < range_end(c, q) &&
+				        q->offset < range_end(b, p) && b->bytes && c->bytes;
+			else
+				clash = p->offset == q->offset;
+			if (clash && ok) {
+				if (p->pool)
+					error_at(m->ctx, p->loc, "'%%%s' overlaps '%%%s' in '@%s', and both are live at once",
+					         b->name, c->name, p->pool);
+				else
+					error_at(m->ctx, p->loc, "'%%%s' and '%%%s' share image %lld, and both are live at once",
+					         b->name, c->name, (long long)p->offset);
+				note_at(m->ctx, c->loc, "'%%%s' is defined here", c->name);
+				ok = false;
+			}
+		}
+		na = w;
+		VEC_PUSH(act, na, ca) = i;
+	}
+	free(ord);
+	free(act);
+	/* places anywhere else */
+	for (uint32_t i = 0; m->places && i < ((Map *)m->places)->cap; i++) {
+		const PlaceList *l = ((Map *)m->places)->slot[i];
+		if (!l || !l->n)
+			continue;
+		MapProbe pr;
+		bool found = false;
+		for (void *e = map_first(&nodes, map_hash_ptr(l), &pr); e && !found; e = map_next(&pr))
+			found = e == l;
+		if (!found) {
+			error_at(m->ctx, l->p[0].loc,
+			         "a place is only for a buffer of @main: a value it makes, a parameter, "
+			         "or a global alloc of a prim it calls");
+			ok = false;
+		}
+	}
+	map_free(&nodes);
+	free(pp);
+	ex_free(&x);
+	return ok;
+}
