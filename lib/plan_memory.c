@@ -500,8 +500,12 @@ candidates(Ex *x, Pools *ps, const Buf *b, uint32_t *out, uint32_t *n, uint32_t 
 			while (k < ps->n && !(ps->p[k].decl && ps->p[k].name == name))
 				k++;
 			if (k == ps->n) {
-				error_at(m->ctx, at, "'%s' names '@%s', which is not a declared pool",
-				         pin ? "the scope" : "candidate_pools", name);
+				if (pin)
+					error_at(m->ctx, at, "scope '%s' of '%%%s' names '@%s', which is not a declared pool",
+					         b->scope, b->name, name);
+				else
+					error_at(m->ctx, at, "'candidate_pools' names '@%s', which is not a declared pool",
+					         name);
 				return false;
 			}
 			if (!pool_reaches(ps->p[k].decl, b->dev)) {

@@ -1,0 +1,63 @@
+#!/usr/bin/env bats
+# ir-plan-memory: golden plans, idempotence, the planned module equals the
+# unplanned one under the interpreter, diagnostics, options.
+
+setup() {
+	load test_helper
+}
+
+# NAME [OPTIONS]: plan tests/ir-plan-memory/NAME.ir against NAME.out.
+plan_golden() {
+	local name=$1
+	shift
+	local in="$BATS_TEST_DIRNAME/ir-plan-memory/$name.ir"
+	local want="$BATS_TEST_DIRNAME/ir-plan-memory/$name.out"
+	local got="$BATS_TEST_TMPDIR/$name.out"
+	ir-plan-memory "$@" "$in" > "$got"
+	if [ -n "${UPDATE_GOLDEN:-}" ]; then
+		cp "$got" "$want"
+	fi
+	diff -u "$want" "$got"
+	# the plan re-parses to the same bytes
+	ir-parse "$got" | diff -u "$got" -
+}
+
+@test "plan-memory: a lowered CNN on the CPU (prim allocs live at their call)" { plan_golden cnn_cpu; }
+@test "plan-memory: tuples and projections alias their fields" { plan_golden tuples; }
+@test "plan-memory: declared pools, candidate_pools, a global-<pool> pin, constants, if arms" { plan_golden pools; }
+@test "plan-memory: images shared across disjoint lifetimes by scope and element type" { plan_golden images; }
+@test "plan-memory: --io plans the parameters and the result" { plan_golden io --io; }
+@test "plan-memory: a flattened texture block" { plan_golden texture_block; }
+
+@test "plan-memory: every algorithm gives a valid plan" {
+	for a in greedy_by_size greedy_by_conflicts hill_climb best; do
+		for f in cnn_cpu tuples pools images io; do
+			ir-plan-memory --algorithm=$a "$BATS_TEST_DIRNAME/ir-plan-memory/$f.ir" > "$BATS_TEST_TMPDIR/p.ir"
+			ir-parse "$BATS_TEST_TMPDIR/p.ir" > /dev/null
+		done
+	done
+}
+
+@test "plan-memory: --stats reports each pool and the algorithm" {
+	run -0 --separate-stderr ir-plan-memory --stats "$BATS_TEST_DIRNAME/ir-plan-memory/pools.ir"
+	[[ "$stderr" == *"pool @fast: 5 buffers, planned 256 bytes, sum 320 bytes, lower bound 256 bytes"* ]]
+	[[ "$stderr" == *"algorithm: "* ]]
+}
+
+@test "plan-memory: an unknown algorithm is a usage error" {
+	run -2 ir-plan-memory --algorithm=random "$BATS_TEST_DIRNAME/ir-plan-memory/io.ir"
+	[[ "$output" == *"--algorithm takes greedy_by_size"* ]]
+}
+
+@test "plan-memory: errors (pool too small, undeclared or unreachable pools)" {
+	expect_diagnostics ir-plan-memory errors.ir
+}
+
+@test "plan-memory: an error prints nothing on stdout and exits 1" {
+	run -1 --separate-stderr ir-plan-memory "$BATS_TEST_DIRNAME/ir-plan-memory/errors.ir"
+	[ -z "$output" ]
+}
+
+@test "plan-memory: the verifier checks plans (overlap, alignment, size, pools, images)" {
+	expect_diagnostics ir-parse invalid-plans.ir
+}
