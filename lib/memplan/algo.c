@@ -354,7 +354,8 @@ place_first_fit(Placer *pl, uint32_t i, Span **tmp, size_t *cap)
 				continue;
 			VEC_PUSH(*tmp, n, *cap) = (Span){p->buf[j].offset, p->buf[j].offset + p->buf[j].size};
 		}
-		qsort(*tmp, n, sizeof **tmp, cmp_span);
+		if (n)
+			qsort(*tmp, n, sizeof **tmp, cmp_span);
 		int64_t off = 0;
 		for (size_t s = 0; s < n; s++) {
 			if (align_up(off, b->align) + b->size <= (*tmp)[s].off)
