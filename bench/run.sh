@@ -12,7 +12,9 @@
 #      (register-tiled, and with --no-tile) beside the direct kernels.
 #   5. ir-codegen-ocl's kernels for dense 512^3 and conv2d 64->64 56x56 3x3,
 #      timed on POCL through the OpenCL API (bench/ocl_bench.c).
-#   6. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
+#   6. ir-plan-memory on resnet- and mobilenet-like graphs (planned bytes
+#      against the lower bound and greedy_by_size) and on chains to 100k.
+#   7. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
 #      tools, side by side (a change that should make nothing slower).
 set -eu
 
@@ -153,6 +155,35 @@ done
 echo "(the hand translations of the lowering issue on POCL here: dense 512^3 250-270 GFLOP/s,"
 echo " the conv2d prim 137-141; dense's schedule reduces over K in float16 lanes, the hand"
 echo " translation broadcasts A over 16 columns of B)"
+
+echo
+echo "== ir-plan-memory: planned bytes against the lower bound and TVM's greedy_by_size"
+printf '%-14s %8s %12s %12s %12s %8s %8s  %s\n' graph buffers "lower bound" "greedy size" "planned" "/bound" "/greedy" algorithm
+for g in "resnet 16" "resnet 48" "mobilenet 12" "mobilenet 36"; do
+	set -- $g
+	python3 bench/gen_memplan.py "$1" "$2" > "$WORK/mp.ir"
+	"$BIN/ir-plan-memory" --algorithm=greedy_by_size --stats "$WORK/mp.ir" 2> "$WORK/mp.g" > /dev/null
+	"$BIN/ir-plan-memory" --stats "$WORK/mp.ir" 2> "$WORK/mp.b" > /dev/null
+	awk -v name="$1-$2" 'FNR == 1 { f++ }
+		f == 1 && /^pool/ { g = $6 }
+		f == 2 && /^pool/ { n = $3; p = $6; lb = $13 }
+		f == 2 && /^algorithm/ { a = $2 }
+		END { printf "%-14s %8d %12d %12d %12d %7.3fx %7.3fx  %s\n", name, n, lb, g, p, p / lb, p / g, a }' \
+		"$WORK/mp.g" "$WORK/mp.b"
+done
+echo "goal: planned within 1.05x of the lower bound, never above greedy_by_size"
+printf '%9s %9s %12s %9s %12s %9s\n' buffers "parse s" "greedy s" ratio "best s" ratio
+for n in ${BENCH_MEMPLAN_SIZES:-1000 10000 100000}; do
+	python3 bench/gen_memplan.py chain "$n" > "$WORK/mpc$n.ir"
+	set -- $(measure "$BIN/ir-parse" "$WORK/mpc$n.ir")
+	pt=$1
+	set -- $(measure "$BIN/ir-plan-memory" --algorithm=greedy_by_size "$WORK/mpc$n.ir")
+	gt=$1
+	set -- $(measure "$BIN/ir-plan-memory" "$WORK/mpc$n.ir")
+	awk -v n="$n" -v pt="$pt" -v gt="$gt" -v bt="$1" 'BEGIN {
+		printf "%9d %9.3f %12.3f %8.2fx %12.3f %8.2fx\n", n, pt, gt, (pt > 0 ? gt / pt : 0), bt, (pt > 0 ? bt / pt : 0) }'
+done
+echo "(a chain with skips up to 1000 back; greedy is n log n: a segment tree over lifetimes)"
 
 # --- against an earlier build -------------------------------------------------
 # BENCH_BASELINE_BIN=DIR: the same tools from another build (for example the

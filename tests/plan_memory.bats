@@ -18,8 +18,10 @@ plan_golden() {
 		cp "$got" "$want"
 	fi
 	diff -u "$want" "$got"
-	# the plan re-parses to the same bytes
+	# the plan re-parses to the same bytes, and planning it again
+	# (its implicit pools now declared) changes nothing
 	ir-parse "$got" | diff -u "$got" -
+	ir-plan-memory "$@" "$got" | diff -u "$got" -
 }
 
 @test "plan-memory: a lowered CNN on the CPU (prim allocs live at their call)" { plan_golden cnn_cpu; }
@@ -60,4 +62,30 @@ plan_golden() {
 
 @test "plan-memory: the verifier checks plans (overlap, alignment, size, pools, images)" {
 	expect_diagnostics ir-parse invalid-plans.ir
+}
+
+# same_planned FILE: FILE planned for devices, lowered, flattened, its
+# parameters made constants; the interpreter prints the same with and
+# without a memory plan (every buffer in its pool's arena: a plan that
+# overlapped live buffers would corrupt the result).
+same_planned() {
+	local t=$BATS_TEST_TMPDIR n
+	n=$(basename "$1" .ir)
+	ir-plan-devices "$1" | ir-lower | ir-plan-devices | ir-flatten-texture > "$t/$n.flat.ir"
+	awk -f "$BATS_TEST_DIRNAME/ir-flatten-texture/consts.awk" "$t/$n.flat.ir" > "$t/$n.c.ir"
+	ir-run --interp "$t/$n.c.ir" > "$t/$n.a.txt"
+	[ -s "$t/$n.a.txt" ]
+	for a in best greedy_by_conflicts; do
+		ir-plan-memory --io --algorithm=$a "$t/$n.c.ir" > "$t/$n.p.ir"
+		grep -q ' in [@i]' "$t/$n.p.ir"
+		ir-run --interp "$t/$n.p.ir" > "$t/$n.b.txt"
+		diff -u "$t/$n.a.txt" "$t/$n.b.txt"
+	done
+}
+
+@test "plan-memory: planned models interpret as the unplanned (tests/ir-run, lowering goldens)" {
+	local f
+	for f in "$BATS_TEST_DIRNAME"/ir-run/*.ir "$BATS_TEST_DIRNAME"/ir-lower/*.ir; do
+		same_planned "$f"
+	done
 }

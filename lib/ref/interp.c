@@ -25,11 +25,26 @@
 #include "ref_ops.h"
 #include "walk.h"
 
+/* A memory plan's storage (ir-plan-memory(1)): one arena per pool and
+ * one per image, made when the module has places; a planned buffer is a
+ * view into them, so buffers the plan overlaps while both are alive
+ * corrupt each other's data, as they would on a device. */
+typedef struct {
+	Sym pool;             /* NULL: an image */
+	int64_t id;           /* image id */
+	uint64_t size;
+	unsigned char *data;
+} PlanArena;
+
 struct Interp {
 	Module *m;
 	PtrVec tensors;       /* every Tensor made, freed at the end */
 	PtrVec vals;          /* every RtVal made (with its fields array) */
 	MemBudget mem;        /* what those tensors hold, against --max-memory */
+	Func *main;
+	PlanArena *arenas;
+	size_t narenas, caparenas;
+	PtrVec views;         /* tensors whose data is in an arena */
 };
 
 typedef struct {
@@ -59,6 +74,12 @@ interp_free(Interp *in)
 {
 	if (!in)
 		return;
+	for (size_t i = 0; i < in->views.n; i++)
+		((Tensor *)in->views.v[i])->data = NULL;
+	ptrvec_free(&in->views);
+	for (size_t i = 0; i < in->narenas; i++)
+		free(in->arenas[i].data);
+	free(in->arenas);
 	for (size_t i = 0; i < in->tensors.n; i++)
 		tensor_free(in->tensors.v[i]);
 	for (size_t i = 0; i < in->vals.n; i++) {
@@ -288,6 +309,85 @@ eval_const(Interp *in, const InterpOpts *o, const Value *v)
 	return t ? val_tensor(in, v->type, t) : NULL;
 }
 
+/* ------------------------------------------------------------ plans */
+
+static void
+add_arena(const PlaceList *l, void *st)
+{
+	Interp *in = st;
+	for (uint32_t i = 0; i < l->n; i++) {
+		const Place *p = &l->p[i];
+		size_t k = 0;
+		while (k < in->narenas && !(in->arenas[k].pool == p->pool &&
+		                            (p->pool || in->arenas[k].id == p->offset)))
+			k++;
+		uint64_t size = 0;
+		if (p->pool) {
+			const Pool *pl = module_pool(in->m, p->pool);
+			const Attr *a = pl ? attr_get(&pl->attrs, "size") : NULL;
+			size = a && a->kind == AT_INT && a->u.i > 0 ? (uint64_t)a->u.i : 0;
+		} else {
+			/* the largest element is 8 bytes */
+			size = (uint64_t)p->image[0] * (uint64_t)p->image[1] * 4 * 8;
+		}
+		if (k == in->narenas)
+			VEC_PUSH(in->arenas, in->narenas, in->caparenas) = (PlanArena){p->pool, p->offset, 0, NULL};
+		if (size > in->arenas[k].size)
+			in->arenas[k].size = size;
+	}
+}
+
+/* Makes the arenas of the module's plan, if it has one. */
+static void
+plan_arenas(Interp *in)
+{
+	if (!in->m->places || in->narenas)
+		return;
+	module_each_places(in->m, add_arena, in);
+	for (size_t k = 0; k < in->narenas; k++)
+		in->arenas[k].data = xcalloc(1, in->arenas[k].size ? in->arenas[k].size : 1);
+}
+
+/* The bytes a place gives a buffer of `bytes`, or NULL (no such arena, or
+ * the buffer does not fit: then it gets storage of its own). */
+static void *
+place_data(Interp *in, const Place *p, uint64_t bytes)
+{
+	for (size_t k = 0; k < in->narenas; k++) {
+		PlanArena *a = &in->arenas[k];
+		if (a->pool != p->pool || (!p->pool && a->id != p->offset))
+			continue;
+		uint64_t off = p->pool ? (uint64_t)p->offset : 0;
+		return off <= a->size && bytes <= a->size - off ? a->data + off : NULL;
+	}
+	return NULL;
+}
+
+/* t's data moved to place i of node, if the plan has one. */
+static void
+to_place(Interp *in, const void *node, uint32_t i, uint32_t n, Tensor *t)
+{
+	const PlaceList *l = in->m->places ? module_places(in->m, node) : NULL;
+	if (!l || l->n != n || !t)
+		return;
+	uint64_t bytes = (uint64_t)t->numel * elem_size(t->kind);
+	unsigned char *d = place_data(in, &l->p[i], bytes);
+	if (!d || !bytes)
+		return;
+	memcpy(d, t->data, bytes);
+	free(t->data);
+	t->data = d;
+	ptrvec_push(&in->views, t);
+}
+
+static void *
+prim_data_for(void *st, const PVar *buf, uint64_t bytes)
+{
+	Interp *in = st;
+	const PlaceList *l = in->m->places ? module_places(in->m, buf) : NULL;
+	return l && l->n == 1 && bytes ? place_data(in, &l->p[0], bytes) : NULL;
+}
+
 /* ------------------------------------------------------------ calls */
 
 /* Appends the tensors of r (tuples flattened, left to right) to pv. */
@@ -329,6 +429,8 @@ call_buffers(Interp *in, Frame *fr, const Value *v, PtrVec *bufs, uint32_t *nin,
 		Tensor *t = new_tensor(in, fty, what, v->loc);
 		if (!t)
 			return false;
+		if (fr->f == in->main)
+			to_place(in, v, i, nouts, t);
 		tensor_poison(t);
 		RtVal *o = val_tensor(in, fty, t);
 		if (r)
@@ -373,7 +475,9 @@ eval_call_lowered(Interp *in, Frame *fr, const Value *v)
 		         p->name, bufs.n, (unsigned)p->nparams);
 		ok = false;
 	}
-	if (ok && !prim_exec(in->m->ctx, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n, &in->mem)) {
+	PrimPlan plan = {prim_data_for, in};
+	if (ok && !prim_exec_planned(in->m->ctx, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n, &in->mem,
+	                             fr->f == in->main && in->narenas ? &plan : NULL)) {
 		note_at(in->m->ctx, v->loc, "in the call of @%s here", p->name);
 		ok = false;
 	}
@@ -476,7 +580,14 @@ interp_run_main(Interp *in, const InterpOpts *o)
 	Frame *top = new_frame(main, NULL);
 	ptrvec_push(&stack, top);
 	const RtVal *result = NULL;
+	in->main = main;
+	plan_arenas(in);
 	bool ok = bind_inputs(in, o, main, top);
+	for (uint32_t i = 0; ok && i < main->nparams; i++) {
+		RtVal *pv = top->env[main->params[i]->scratch];
+		if (pv && pv->type->kind == TY_TENSOR)
+			to_place(in, main->params[i], 0, 1, pv->t);
+	}
 	while (ok && stack.n) {
 		Frame *fr = stack.v[stack.n - 1];
 		Cursor *c = &fr->cur[fr->ncur - 1];
@@ -530,8 +641,16 @@ interp_run_main(Interp *in, const InterpOpts *o)
 			continue;
 		}
 		case B_ON_DEVICE:
+			r = operand(in, fr, v->args[0]);
+			break;
 		case B_DEVICE_COPY:
 			r = operand(in, fr, v->args[0]);
+			/* a planned copy has its own place: copy the data there */
+			if (r && fr->f == main && r->type->kind == TY_TENSOR && module_places(in->m, v)) {
+				Tensor *t = tensor_copy(r->t);
+				r = val_tensor(in, r->type, t);
+				to_place(in, v, 0, 1, t);
+			}
 			break;
 		case B_TUPLE:
 			r = val_tuple(in, v->type, v->nargs);
@@ -546,6 +665,8 @@ interp_run_main(Interp *in, const InterpOpts *o)
 		}
 		case B_CONST:
 			r = eval_const(in, o, v);
+			if (r && fr->f == main && r->type->kind == TY_TENSOR)
+				to_place(in, v, 0, 1, r->t);
 			break;
 		case B_IF: {
 			RtVal *cv = operand(in, fr, v->args[0]);

@@ -66,6 +66,8 @@ typedef struct {
 	size_t item;          /* the work item running, in a barrier run */
 	MemBudget *mem;       /* the run's memory limit, for allocs; or NULL */
 	uint64_t mem_taken;   /* what the allocs took from it */
+	const PrimPlan *plan; /* NULL: every alloc its own */
+	PtrVec views;         /* tensors whose data is the plan's */
 } Run;
 
 static bool fail(Run *r, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -597,6 +599,13 @@ alloc(Run *r, const PStmt *s)
 			return fail(r, s->loc, "cannot allocate '%%%s'", b->name);
 		}
 		r->mem_taken += bytes;
+		/* one planned place serves one buffer: not per work item */
+		void *planned = r->plan && !r->phased ? r->plan->data_for(r->plan->st, b, bytes) : NULL;
+		if (planned) {
+			free(t->data);
+			t->data = planned;
+			ptrvec_push(&r->views, t);
+		}
 		c->t.v[at] = t;
 	}
 	r->buf[b->scratch] = t;
@@ -935,12 +944,19 @@ bind_args(Run *r, Tensor *const *args)
 bool
 prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, MemBudget *mem)
 {
+	return prim_exec_planned(ctx, p, args, nargs, mem, NULL);
+}
+
+bool
+prim_exec_planned(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, MemBudget *mem,
+                  const PrimPlan *plan)
+{
 	if (nargs != p->nparams) {
 		error_at(ctx, p->loc, "prim @%s takes %u argument%s, %u given", p->name,
 		         (unsigned)p->nparams, p->nparams == 1 ? "" : "s", (unsigned)nargs);
 		return false;
 	}
-	Run r = {.ctx = ctx, .p = p, .mem = mem};
+	Run r = {.ctx = ctx, .p = p, .mem = mem, .plan = plan};
 	uint32_t ns = 0, nb = 0;
 	for (uint32_t i = 0; i < p->nparams; i++)
 		p->params[i]->scratch = p->params[i]->kind == PV_BUFFER ? nb++ : ns++;
@@ -950,6 +966,9 @@ prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, MemBudge
 	r.buf = xcalloc(nb + 1, sizeof *r.buf);
 	r.cache = xcalloc(nb - r.nargbufs + 1, sizeof *r.cache);
 	bool ok = bind_args(&r, args) && exec(&r, p->body.first, NULL);
+	for (size_t i = 0; i < r.views.n; i++)
+		((Tensor *)r.views.v[i])->data = NULL;   /* the plan's, not ours */
+	ptrvec_free(&r.views);
 	for (uint32_t i = 0; i < nb - r.nargbufs; i++) {
 		for (size_t j = 0; j < r.cache[i].t.n; j++)
 			tensor_free(r.cache[i].t.v[j]);

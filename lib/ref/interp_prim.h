@@ -42,4 +42,17 @@
  * fields are overwritten. */
 bool prim_exec(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, MemBudget *mem);
 
+/* Where a memory plan put an alloc: data_for(st, buf, bytes) returns the
+ * bytes planned for the alloc buf (inside a pool's arena), or NULL for an
+ * alloc of its own (ir-plan-memory(1)). */
+typedef struct {
+	void *(*data_for)(void *st, const PVar *buf, uint64_t bytes);
+	void *st;
+} PrimPlan;
+
+/* prim_exec with the allocs a plan placed at their places, so that a plan
+ * that overlaps buffers alive at once shows in the results. */
+bool prim_exec_planned(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs,
+                       MemBudget *mem, const PrimPlan *plan);
+
 #endif
