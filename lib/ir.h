@@ -529,7 +529,7 @@ struct Module {
 	Arena *arena;         /* nodes */
 	Arena *names;         /* local names, packed without alignment */
 	SymTab *syms;
-	/* hash-consing tables (private to types.c / module.c) */
+	/* hash-consing tables (private to module.c) */
 	Type **type_tab; uint32_t type_cap, type_n;
 	VDev **vdev_tab; uint32_t vdev_cap, vdev_n;
 	OpCall *plain_ops[64]; /* OpCalls without attributes, hashed by op */

@@ -700,7 +700,8 @@ mark_used(Value *v)
 }
 
 /* Sets every value's final placement (the domain is no longer needed),
- * and marks the values something reads (see drop_unused_annotations). */
+ * and marks the values something reads (rewrite drops an on_device that
+ * nothing reads). */
 static void
 settle(Planner *P, Func *f)
 {

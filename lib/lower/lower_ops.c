@@ -614,9 +614,9 @@ lower_pool_attrs(const Value *v, PoolAttrs *a)
 	pool2d_attrs(&c, a);
 }
 
-/* With lanes > 1 (the packed NCHWc/OIHWo case, see lanes_ok), the lanes
- * are output channels: the weight is read as a lane run and the input
- * element is repeated in every lane. */
+/* With lanes > 1 (the packed NCHWc/OIHWo case, see member_lanes_ok), the
+ * lanes are output channels: the weight is read as a lane run and the
+ * input element is repeated in every lane. */
 static PExpr *
 conv2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
