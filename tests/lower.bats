@@ -6,39 +6,21 @@ setup() {
 	load test_helper
 }
 
-# lower_golden NAME [OPTIONS...]: tests/ir-lower/NAME.ir lowered equals
-# tests/ir-lower/NAME.out (UPDATE_GOLDEN=1 rewrites it), re-parses to the
-# same bytes, and lowering it again changes nothing.
-lower_golden() {
-	local name=$1
-	shift
-	local in="$BATS_TEST_DIRNAME/ir-lower/$name.ir"
-	local want="$BATS_TEST_DIRNAME/ir-lower/$name.out"
-	local got="$BATS_TEST_TMPDIR/$name.out"
-	ir-plan-devices "$in" | ir-lower "$@" > "$got"
-	if [ -n "${UPDATE_GOLDEN:-}" ]; then
-		cp "$got" "$want"
-	fi
-	diff -u "$want" "$got"
-	ir-parse "$got" | diff -u "$got" -
-	ir-lower "$got" | diff -u "$got" -
-}
-
 @test "lower: a small CNN on the CPU (conv2d+bias_add+relu fused; pool, dense, softmax alone)" {
-	lower_golden cnn_cpu
+	golden --from=ir-plan-devices ir-lower cnn_cpu
 }
 @test "lower: a packed residual block on a texture GPU (texture, texture:weight)" {
-	lower_golden texture_block
+	golden --from=ir-plan-devices ir-lower texture_block
 }
 @test "lower: injective producers fuse into a reduction, which ends the group" {
-	lower_golden reduce_ends
+	golden --from=ir-plan-devices ir-lower reduce_ends
 }
-@test "lower: fusion never crosses a change of placement" { lower_golden placement; }
+@test "lower: fusion never crosses a change of placement" { golden --from=ir-plan-devices ir-lower placement; }
 @test "lower: split has two result buffers, concatenate takes a tuple's fields" {
-	lower_golden tuples
+	golden --from=ir-plan-devices ir-lower tuples
 }
 @test "lower: a split into one section is a call of a one-result prim, wrapped in a tuple" {
-	lower_golden split_one
+	golden --from=ir-plan-devices ir-lower split_one
 	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/split_one.ir"
 	assert_line '  %s_0: f32[2,3] = call_lowered @split(%x)'
 	assert_line '  %s: (f32[2,3],) = (%s_0,)'

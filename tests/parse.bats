@@ -6,7 +6,8 @@
 # million bindings, type inference of every binding form and the details of
 # canonical printing.
 #
-# UPDATE_GOLDEN=1 bats tests/parse.bats rewrites tests/ir-parse/*.out.
+# UPDATE_GOLDEN=1 bats tests/parse.bats rewrites tests/ir-parse/*.out (see
+# golden in test_helper.bash).
 
 setup() {
 	load test_helper
@@ -14,19 +15,6 @@ setup() {
 }
 
 # --- helpers ------------------------------------------------------------------
-
-# golden NAME: tests/ir-parse/NAME.ir prints as tests/ir-parse/NAME.out (run in
-# that directory, so loc(...) names the file as NAME.ir).
-golden() {
-	local name=$1
-	cd "$BATS_TEST_DIRNAME/ir-parse" || return 1
-	ir-parse "$name.ir" > "$BATS_TEST_TMPDIR/$name.out"
-	if [ -n "${UPDATE_GOLDEN:-}" ]; then
-		cp "$BATS_TEST_TMPDIR/$name.out" "$name.out"
-	fi
-	diff -u "$name.out" "$BATS_TEST_TMPDIR/$name.out"
-	ir-parse "$name.out" | diff -u "$name.out" -
-}
 
 # rejects LINE:COL MESSAGE < INPUT: the module on stdin is rejected: exit
 # status 1, nothing on stdout, and the first line on stderr is
@@ -88,26 +76,26 @@ infers() {
 
 # --- canonical output of the fixtures ---------------------------------------------
 
-@test "golden: declarations (devices, default, host, pools)" { golden decls; }
-@test "golden: operator calls with attributes and literal operands" { golden ops; }
-@test "golden: calls of functions, before and after their definition" { golden calls; }
-@test "golden: call_lowered with one and several results" { golden call_lowered; }
-@test "golden: on_device with every option combination" { golden on_device; }
-@test "golden: device_copy with scopes; TVM scope aliases print canonically" { golden device_copy; }
-@test "golden: tuples and projections" { golden tuples; }
-@test "golden: constants of every element type, inf, nan, files" { golden consts; }
-@test "golden: nested ifs" { golden ifs; }
-@test "golden: type and placement annotations" { golden annotations; }
-@test "golden: prim loops, ifs, lets, loads and stores" { golden prim_loops; }
-@test "golden: kernels, thread bindings, barriers, allocs, textures, lanes" { golden prim_kernel; }
-@test "golden: image allocations and lanes that are not literals" { golden prim_image; }
-@test "golden: loop-level expressions and precedence" { golden prim_exprs; }
-@test "golden: prim attributes and alloc annotations of any shape" { golden prim_attrs; }
-@test "golden: loc(...) on every kind of line" { golden locs; }
-@test "golden: comments, blank lines and wrapped lists" { golden wrap; }
-@test "golden: an empty module prints nothing" { golden empty; }
-@test "golden: names that look like keywords, numbers and dotted globals" { golden names; }
-@test "golden: a small network" { golden network; }
+@test "golden: declarations (devices, default, host, pools)" { golden ir-parse decls; }
+@test "golden: operator calls with attributes and literal operands" { golden ir-parse ops; }
+@test "golden: calls of functions, before and after their definition" { golden ir-parse calls; }
+@test "golden: call_lowered with one and several results" { golden ir-parse call_lowered; }
+@test "golden: on_device with every option combination" { golden ir-parse on_device; }
+@test "golden: device_copy with scopes; TVM scope aliases print canonically" { golden ir-parse device_copy; }
+@test "golden: tuples and projections" { golden ir-parse tuples; }
+@test "golden: constants of every element type, inf, nan, files" { golden ir-parse consts; }
+@test "golden: nested ifs" { golden ir-parse ifs; }
+@test "golden: type and placement annotations" { golden ir-parse annotations; }
+@test "golden: prim loops, ifs, lets, loads and stores" { golden ir-parse prim_loops; }
+@test "golden: kernels, thread bindings, barriers, allocs, textures, lanes" { golden ir-parse prim_kernel; }
+@test "golden: image allocations and lanes that are not literals" { golden ir-parse prim_image; }
+@test "golden: loop-level expressions and precedence" { golden ir-parse prim_exprs; }
+@test "golden: prim attributes and alloc annotations of any shape" { golden ir-parse prim_attrs; }
+@test "golden: loc(...) on every kind of line" { golden ir-parse locs; }
+@test "golden: comments, blank lines and wrapped lists" { golden ir-parse wrap; }
+@test "golden: an empty module prints nothing" { golden ir-parse empty; }
+@test "golden: names that look like keywords, numbers and dotted globals" { golden ir-parse names; }
+@test "golden: a small network" { golden ir-parse network; }
 
 # --- lexical errors ---------------------------------------------------------------
 

@@ -6,57 +6,42 @@ setup() {
 	load test_helper
 }
 
-plan_golden() {
-	local name=$1
-	local in="$BATS_TEST_DIRNAME/ir-plan-devices/$name.ir"
-	local want="$BATS_TEST_DIRNAME/ir-plan-devices/$name.out"
-	local got="$BATS_TEST_TMPDIR/$name.out"
-	ir-plan-devices "$in" > "$got"
-	if [ -n "${UPDATE_GOLDEN:-}" ]; then
-		cp "$got" "$want"
-	fi
-	diff -u "$want" "$got"
-	# planning its own output changes nothing, and it re-parses the same
-	ir-plan-devices "$got" | diff -u "$got" -
-	ir-parse "$got" | diff -u "$got" -
-}
-
-@test "plan: TVM test_plain" { plan_golden tvm_plain; }
-@test "plan: TVM test_left_add_on_cpu" { plan_golden tvm_left_add_on_cpu; }
-@test "plan: TVM test_left_add_on_cpu_via_copy" { plan_golden tvm_left_add_on_cpu_via_copy; }
-@test "plan: TVM test_both_adds_on_cpu" { plan_golden tvm_both_adds_on_cpu; }
-@test "plan: TVM test_sharing" { plan_golden tvm_sharing; }
-@test "plan: TVM test_func_param_on_cpu" { plan_golden tvm_func_param_on_cpu; }
-@test "plan: TVM test_func_result_on_cpu" { plan_golden tvm_func_result_on_cpu; }
-@test "plan: TVM test_device_copy" { plan_golden tvm_device_copy; }
-@test "plan: TVM test_redundant_annotation" { plan_golden tvm_redundant_annotation; }
-@test "plan: TVM test_annotate_expr" { plan_golden tvm_annotate_expr; }
-@test "plan: TVM test_annotate_all" { plan_golden tvm_annotate_all; }
-@test "plan: TVM test_conv_network" { plan_golden tvm_conv_network; }
-@test "plan: TVM test_tuple_get_item (project before copying)" { plan_golden tvm_tuple_get_item; }
-@test "plan: TVM test_propogation" { plan_golden tvm_propagation; }
-@test "plan: TVM test_fusible_network" { plan_golden tvm_fusible_network; }
-@test "plan: TVM test_unpropagatable_graph" { plan_golden tvm_unpropagatable_graph; }
-@test "plan: TVM test_conditional (if arms and condition share)" { plan_golden tvm_conditional; }
-@test "plan: TVM test_global (constraints cross functions)" { plan_golden tvm_global; }
-@test "plan: TVM test_free_on_device (scopes)" { plan_golden tvm_free_on_device; }
-@test "plan: TVM test_lowered (scopes flow out of and into a prim)" { plan_golden tvm_lowered; }
-@test "plan: TVM test_stack_overflow (1555-add chain)" { plan_golden tvm_stack_overflow; }
-@test "plan: TVM test_conflicated_inputs (issue 15019: copy, not abort)" { plan_golden tvm_conflicted_inputs; }
-@test "plan: tuple fields share the tuple's placement" { plan_golden tuple_fields; }
-@test "plan: an open scope is not global" { plan_golden global_vs_open; }
-@test "plan: texture kernels in a row need no copy" { plan_golden texture_chain; }
-@test "plan: a value used on two devices is copied once per device" { plan_golden copy_once; }
-@test "plan: open prim scopes are filled from the caller" { plan_golden scope_flows_in; }
-@test "plan: free on_device copies where it cannot join" { plan_golden free_copy; }
-@test "plan: result-only on_device" { plan_golden result_only; }
-@test "plan: parameters follow the function's result" { plan_golden params_follow_result; }
-@test "plan: copies in if arms stay in their arm" { plan_golden copy_in_arm; }
-@test "plan: a call_lowered result placed apart from its buffer is copied, keeping its name" { plan_golden result_copy_point; }
-@test "plan: a call_lowered with two results is a copy point too" { plan_golden tuple_result_copy_point; }
-@test "plan: a copy's name already taken gets a suffix" { plan_golden copy_names_taken; }
+@test "plan: TVM test_plain" { golden ir-plan-devices tvm_plain; }
+@test "plan: TVM test_left_add_on_cpu" { golden ir-plan-devices tvm_left_add_on_cpu; }
+@test "plan: TVM test_left_add_on_cpu_via_copy" { golden ir-plan-devices tvm_left_add_on_cpu_via_copy; }
+@test "plan: TVM test_both_adds_on_cpu" { golden ir-plan-devices tvm_both_adds_on_cpu; }
+@test "plan: TVM test_sharing" { golden ir-plan-devices tvm_sharing; }
+@test "plan: TVM test_func_param_on_cpu" { golden ir-plan-devices tvm_func_param_on_cpu; }
+@test "plan: TVM test_func_result_on_cpu" { golden ir-plan-devices tvm_func_result_on_cpu; }
+@test "plan: TVM test_device_copy" { golden ir-plan-devices tvm_device_copy; }
+@test "plan: TVM test_redundant_annotation" { golden ir-plan-devices tvm_redundant_annotation; }
+@test "plan: TVM test_annotate_expr" { golden ir-plan-devices tvm_annotate_expr; }
+@test "plan: TVM test_annotate_all" { golden ir-plan-devices tvm_annotate_all; }
+@test "plan: TVM test_conv_network" { golden ir-plan-devices tvm_conv_network; }
+@test "plan: TVM test_tuple_get_item (project before copying)" { golden ir-plan-devices tvm_tuple_get_item; }
+@test "plan: TVM test_propogation" { golden ir-plan-devices tvm_propagation; }
+@test "plan: TVM test_fusible_network" { golden ir-plan-devices tvm_fusible_network; }
+@test "plan: TVM test_unpropagatable_graph" { golden ir-plan-devices tvm_unpropagatable_graph; }
+@test "plan: TVM test_conditional (if arms and condition share)" { golden ir-plan-devices tvm_conditional; }
+@test "plan: TVM test_global (constraints cross functions)" { golden ir-plan-devices tvm_global; }
+@test "plan: TVM test_free_on_device (scopes)" { golden ir-plan-devices tvm_free_on_device; }
+@test "plan: TVM test_lowered (scopes flow out of and into a prim)" { golden ir-plan-devices tvm_lowered; }
+@test "plan: TVM test_stack_overflow (1555-add chain)" { golden ir-plan-devices tvm_stack_overflow; }
+@test "plan: TVM test_conflicated_inputs (issue 15019: copy, not abort)" { golden ir-plan-devices tvm_conflicted_inputs; }
+@test "plan: tuple fields share the tuple's placement" { golden ir-plan-devices tuple_fields; }
+@test "plan: an open scope is not global" { golden ir-plan-devices global_vs_open; }
+@test "plan: texture kernels in a row need no copy" { golden ir-plan-devices texture_chain; }
+@test "plan: a value used on two devices is copied once per device" { golden ir-plan-devices copy_once; }
+@test "plan: open prim scopes are filled from the caller" { golden ir-plan-devices scope_flows_in; }
+@test "plan: free on_device copies where it cannot join" { golden ir-plan-devices free_copy; }
+@test "plan: result-only on_device" { golden ir-plan-devices result_only; }
+@test "plan: parameters follow the function's result" { golden ir-plan-devices params_follow_result; }
+@test "plan: copies in if arms stay in their arm" { golden ir-plan-devices copy_in_arm; }
+@test "plan: a call_lowered result placed apart from its buffer is copied, keeping its name" { golden ir-plan-devices result_copy_point; }
+@test "plan: a call_lowered with two results is a copy point too" { golden ir-plan-devices tuple_result_copy_point; }
+@test "plan: a copy's name already taken gets a suffix" { golden ir-plan-devices copy_names_taken; }
 @test "plan: copies go in the innermost block holding their uses, one per value and device" {
-	plan_golden copy_innermost_block
+	golden ir-plan-devices copy_innermost_block
 }
 
 @test "plan: a split lowered under on_device before any planning is copied to its texture" {
@@ -104,7 +89,7 @@ IR
 	ir-plan-devices "$BATS_TEST_TMPDIR/deep.out" | cmp - "$BATS_TEST_TMPDIR/deep.out"
 }
 
-@test "plan: TVM PR 11878: a global output joins an open scope, copies only from texture" { plan_golden tvm_11878_global_output; }
+@test "plan: TVM PR 11878: a global output joins an open scope, copies only from texture" { golden ir-plan-devices tvm_11878_global_output; }
 
 @test "plan: TVM issue 10857: ifs nested 10,000 deep plan without recursion" {
 	awk 'BEGIN {

@@ -20,3 +20,31 @@ expect_diagnostics() {
 	printed=$(printf '%s\n' "$output" | grep -v -x -e '// -----' -e '' || true)
 	assert_equal "$printed" ''
 }
+
+# golden [--from=PRE] TOOL NAME [OPTION...]: TOOL OPTION... on
+# tests/TOOL/NAME.ir (or on what PRE made of it: ir-lower's inputs are
+# planned first) prints tests/TOOL/NAME.out; UPDATE_GOLDEN=1 rewrites that
+# file instead.  The output parses back to the same bytes, and TOOL run on
+# it again changes nothing.  Runs in tests/TOOL/, so a loc(...) names the
+# input as NAME.ir.
+golden() {
+	local from=
+	case $1 in --from=*) from=${1#--from=}; shift ;; esac
+	local tool=$1 name=$2
+	shift 2
+	cd "$BATS_TEST_DIRNAME/$tool" || return 1
+	local in=$name.ir got=$BATS_TEST_TMPDIR/$name.out
+	if [ -n "$from" ]; then
+		"$from" "$in" > "$BATS_TEST_TMPDIR/$name.in.ir"
+		in=$BATS_TEST_TMPDIR/$name.in.ir
+	fi
+	"$tool" "$@" "$in" > "$got"
+	if [ -n "${UPDATE_GOLDEN:-}" ]; then
+		cp "$got" "$name.out"
+	fi
+	diff -u "$name.out" "$got"
+	ir-parse "$got" | diff -u "$got" -
+	if [ "$tool" != ir-parse ]; then
+		"$tool" "$@" "$got" | diff -u "$got" -
+	fi
+}
