@@ -7,31 +7,21 @@
 # flattening twice equals flattening once.
 #
 # UPDATE_GOLDEN=1 bats tests/flatten_texture.bats rewrites
-# tests/ir-flatten-texture/*.out.
+# tests/ir-flatten-texture/*.out (see golden in test_helper.bash).
 
 setup() {
 	load test_helper
 	D="$BATS_TEST_DIRNAME/ir-flatten-texture"
 }
 
-# golden NAME: D/NAME.ir flattens to D/NAME.out, which flattens to itself.
-golden() {
-	ir-flatten-texture "$D/$1.ir" > "$BATS_TEST_TMPDIR/$1.out"
-	if [ -n "${UPDATE_GOLDEN:-}" ]; then
-		cp "$BATS_TEST_TMPDIR/$1.out" "$D/$1.out"
-	fi
-	diff -u "$D/$1.out" "$BATS_TEST_TMPDIR/$1.out"
-	ir-flatten-texture "$D/$1.out" | diff -u "$D/$1.out" -
-}
-
-@test "golden: TVM's PlusOneRank3 and PlusOneRank5, whole texels" { golden tvm_plus_one; }
-@test "golden: TVM's matmul cases, one channel at a time, the channel not a literal" { golden tvm_matmul; }
-@test "golden: TVM's conv2d NCHWc with RSCKk and KCRSk filters (texture:weight)" { golden tvm_conv2d; }
-@test "golden: TVM's texture-to-scalar cases, FP16 and reuse" { golden tvm_texture_to_scalar; }
-@test "golden: TVM's LocalArrayToTexture" { golden tvm_local_to_texture; }
-@test "golden: TVM's texture scope test, an intermediate image allocated in the prim" { golden tvm_texture_scope; }
-@test "golden: a lowered residual block on a texture GPU" { golden lowered_texture_block; }
-@test "golden: every convention at ranks 3 to 5; index types" { golden scopes; }
+@test "golden: TVM's PlusOneRank3 and PlusOneRank5, whole texels" { golden ir-flatten-texture tvm_plus_one; }
+@test "golden: TVM's matmul cases, one channel at a time, the channel not a literal" { golden ir-flatten-texture tvm_matmul; }
+@test "golden: TVM's conv2d NCHWc with RSCKk and KCRSk filters (texture:weight)" { golden ir-flatten-texture tvm_conv2d; }
+@test "golden: TVM's texture-to-scalar cases, FP16 and reuse" { golden ir-flatten-texture tvm_texture_to_scalar; }
+@test "golden: TVM's LocalArrayToTexture" { golden ir-flatten-texture tvm_local_to_texture; }
+@test "golden: TVM's texture scope test, an intermediate image allocated in the prim" { golden ir-flatten-texture tvm_texture_scope; }
+@test "golden: a lowered residual block on a texture GPU" { golden ir-flatten-texture lowered_texture_block; }
+@test "golden: every convention at ranks 3 to 5; index types" { golden ir-flatten-texture scopes; }
 
 @test "invalid.ir: channel stores, partial texels, image2d_max, allocs in kernels, devices, types" {
 	expect_diagnostics ir-flatten-texture invalid.ir
