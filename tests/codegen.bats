@@ -92,22 +92,10 @@ build_all() {
 	build_all "$d"
 }
 
-# golden NAME: tests/ir-codegen-ocl/NAME.ir through the pipeline equals
-# NAME.out (UPDATE_GOLDEN=1 rewrites it): the generated C, line by line.
-golden() {
-	local dir=$BATS_TEST_DIRNAME/ir-codegen-ocl
-	ir-plan-devices "$dir/$1.ir" | ir-lower | ir-plan-devices | ir-flatten-texture \
-		| ir-codegen-ocl > "$BATS_TEST_TMPDIR/$1.out"
-	if [ -n "${UPDATE_GOLDEN:-}" ]; then
-		cp "$BATS_TEST_TMPDIR/$1.out" "$dir/$1.out"
-	fi
-	diff -u "$dir/$1.out" "$BATS_TEST_TMPDIR/$1.out"
-}
+@test "golden: a small CNN on a cpu (parallel loops as the NDRange, unrolled register tiles, a workspace)" { golden --from=ir-plan-devices --from=ir-lower --from=ir-plan-devices --from=ir-flatten-texture ir-codegen-ocl cnn_cpu; }
+@test "golden: the same CNN on a gpu (blockIdx/threadIdx as groups and items)" { golden --from=ir-plan-devices --from=ir-lower --from=ir-plan-devices --from=ir-flatten-texture ir-codegen-ocl cnn_gpu; }
 
-@test "golden: a small CNN on a cpu (parallel loops as the NDRange, unrolled register tiles, a workspace)" { golden cnn_cpu; }
-@test "golden: the same CNN on a gpu (blockIdx/threadIdx as groups and items)" { golden cnn_gpu; }
-
-@test "golden: a texture block (images read once per texel, written whole)" { golden texture_block; }
+@test "golden: a texture block (images read once per texel, written whole)" { golden --from=ir-plan-devices --from=ir-lower --from=ir-plan-devices --from=ir-flatten-texture ir-codegen-ocl texture_block; }
 
 @test "golden: TVM's texture codegen cases (channel at run time, one read for three uses, f16 images, an image alloc)" {
 	local dir=$BATS_TEST_DIRNAME/ir-codegen-ocl

@@ -21,23 +21,27 @@ expect_diagnostics() {
 	assert_equal "$printed" ''
 }
 
-# golden [--from=PRE] TOOL NAME [OPTION...]: TOOL OPTION... on
-# tests/TOOL/NAME.ir (or on what PRE made of it: ir-lower's inputs are
-# planned first) prints tests/TOOL/NAME.out; UPDATE_GOLDEN=1 rewrites that
-# file instead.  The output parses back to the same bytes, and TOOL run on
-# it again changes nothing.  Runs in tests/TOOL/, so a loc(...) names the
-# input as NAME.ir.
+# golden [--from=PRE]... TOOL NAME [OPTION...]: TOOL OPTION... on
+# tests/TOOL/NAME.ir (or on what the PRE tools, in order, made of it:
+# ir-lower's inputs are planned first) prints tests/TOOL/NAME.out;
+# UPDATE_GOLDEN=1 rewrites that file instead.  The output parses back to
+# the same bytes, and TOOL run on it again changes nothing.  Runs in
+# tests/TOOL/, so a loc(...) names the input as NAME.ir.
 golden() {
-	local from=
-	case $1 in --from=*) from=${1#--from=}; shift ;; esac
-	local tool=$1 name=$2
+	local -a from=()
+	while [[ $1 == --from=* ]]; do
+		from+=("${1#--from=}")
+		shift
+	done
+	local tool=$1 name=$2 pre i=0
 	shift 2
 	cd "$BATS_TEST_DIRNAME/$tool" || return 1
 	local in=$name.ir got=$BATS_TEST_TMPDIR/$name.out
-	if [ -n "$from" ]; then
-		"$from" "$in" > "$BATS_TEST_TMPDIR/$name.in.ir"
-		in=$BATS_TEST_TMPDIR/$name.in.ir
-	fi
+	for pre in "${from[@]}"; do
+		i=$((i + 1))
+		"$pre" "$in" > "$BATS_TEST_TMPDIR/$name.in$i.ir"
+		in=$BATS_TEST_TMPDIR/$name.in$i.ir
+	done
 	"$tool" "$@" "$in" > "$got"
 	if [ -n "${UPDATE_GOLDEN:-}" ]; then
 		cp "$got" "$name.out"
