@@ -283,11 +283,7 @@ format(const char *fmt, va_list ap)
 static void
 capture(Ctx *c, Severity sev, Loc loc, const char *fmt, va_list ap)
 {
-	if (c->ncaptured == c->capcaptured) {
-		c->capcaptured = c->capcaptured ? 2 * c->capcaptured : 16;
-		c->captured = xrealloc(c->captured, c->capcaptured * sizeof *c->captured);
-	}
-	CapturedDiag *d = &c->captured[c->ncaptured++];
+	CapturedDiag *d = &VEC_PUSH(c->captured, c->ncaptured, c->capcaptured);
 	d->sev = sev;
 	d->loc = loc;
 	d->msg = format(fmt, ap);

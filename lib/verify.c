@@ -414,11 +414,8 @@ verify_func(Verifier *vf, Func *fn)
 	while (fwalk_next(&w, &s)) {
 		if (s.ev == W_BIND) {
 			check_binding(vf, fn, s.v, s.depth > 1);
-			if (s.v->form == B_IF) {
-				if (nmarks == cap)
-					marks = xrealloc(marks, (cap = cap ? 2 * cap : 16) * sizeof *marks);
-				marks[nmarks++] = (uint32_t)vf->defs.n;
-			}
+			if (s.v->form == B_IF)
+				VEC_PUSH(marks, nmarks, cap) = (uint32_t)vf->defs.n;
 			continue;
 		}
 		const Type *yt = yield_type(vf, s.blk, s.ev == W_ARM_END ? "yield" : "return");

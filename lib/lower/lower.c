@@ -118,11 +118,7 @@ count_uses(Lower *L)
 static Group *
 new_group(Lower *L, Value *v, Block *blk)
 {
-	if (L->ngroups == L->capgroups) {
-		L->capgroups = L->capgroups ? 2 * L->capgroups : 64;
-		L->groups = xrealloc(L->groups, L->capgroups * sizeof *L->groups);
-	}
-	Group *g = &L->groups[L->ngroups++];
+	Group *g = &VEC_PUSH(L->groups, L->ngroups, L->capgroups);
 	memset(g, 0, sizeof *g);
 	g->members[0] = v;
 	g->n = 1;

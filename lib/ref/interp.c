@@ -194,11 +194,7 @@ operand(Interp *in, Frame *fr, const Value *a)
 static void
 push_cursor(Frame *fr, Block *blk, Value *ifv)
 {
-	if (fr->ncur == fr->capcur) {
-		fr->capcur = fr->capcur ? 2 * fr->capcur : 8;
-		fr->cur = xrealloc(fr->cur, fr->capcur * sizeof *fr->cur);
-	}
-	fr->cur[fr->ncur++] = (Cursor){blk->first, blk, ifv};
+	VEC_PUSH(fr->cur, fr->ncur, fr->capcur) = (Cursor){blk->first, blk, ifv};
 }
 
 static Frame *

@@ -671,11 +671,7 @@ barrier_error(Run *r, const PStmt *s, const PStmt *owner)
 static void
 push(Run *r, Frame f)
 {
-	if (r->nst == r->capst) {
-		r->capst = r->capst ? 2 * r->capst : 64;
-		r->st = xrealloc(r->st, r->capst * sizeof *r->st);
-	}
-	r->st[r->nst++] = f;
+	VEC_PUSH(r->st, r->nst, r->capst) = f;
 }
 
 static void
