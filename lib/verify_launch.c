@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "ir.h"
 #include "verify_launch.h"
+#include "walk.h"
 
 /* Marks on PVar.scratch while one kernel is checked. */
 enum { ARG_PASSED = 1, ARG_USED = 2, ARG_VISIBLE = 4 };
@@ -81,23 +82,17 @@ use_expr(PExpr *root, PtrVec *st)
 static void
 mark_uses(PStmt *k)
 {
-	PtrVec stmts = {0}, ex = {0};
-	for (PStmt *s = k->u.kernel.body.first; s; s = s->next)
-		ptrvec_push(&stmts, s);
-	/* order does not matter here: a set is collected */
-	while (stmts.n) {
-		PStmt *s = stmts.v[--stmts.n];
-		PBlock *inner[2] = {NULL, NULL};
+	PtrVec ex = {0};
+	PrimWalk w;
+	pwalk_start(&w, &k->u.kernel.body);
+	for (PStmt *s; (s = pwalk_next_stmt(&w));) {
 		switch (s->kind) {
 		case S_FOR:
 			use_expr(s->u.loop.lo, &ex);
 			use_expr(s->u.loop.hi, &ex);
-			inner[0] = &s->u.loop.body;
 			break;
 		case S_IF:
 			use_expr(s->u.cond.cond, &ex);
-			inner[0] = &s->u.cond.arms[0];
-			inner[1] = &s->u.cond.arms[1];
 			break;
 		case S_LET:
 			use_expr(s->u.let.val, &ex);
@@ -117,17 +112,10 @@ mark_uses(PStmt *k)
 		case S_EVAL:
 			use_expr(s->u.eval, &ex);
 			break;
-		case S_KERNEL:
-			inner[0] = &s->u.kernel.body;
-			break;
 		default:
 			break;
 		}
-		for (int a = 0; a < 2; a++)
-			for (PStmt *c = inner[a] ? inner[a]->first : NULL; c; c = c->next)
-				ptrvec_push(&stmts, c);
 	}
-	ptrvec_free(&stmts);
 	ptrvec_free(&ex);
 }
 

@@ -4,7 +4,9 @@
  * `unrolled` loops get `#pragma unroll` (POCL's LLVM unrolls them fully;
  * see bench/), `vectorized` and nested `parallel` loops stay loops for
  * POCL's vectorizer, `local` allocs are private arrays.  The launch-bound
- * loops were peeled off by kernel.c and are not seen here.
+ * loops were peeled off by kernel.c and are not seen here.  The walk keeps
+ * its own stack rather than walk.h's PrimWalk: with --unroll=full it
+ * visits an unrolled loop's body once per iteration.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -14,6 +14,7 @@
 #include "ocl/ocl_impl.h"
 #include "ocl/ocl_kernel.h"
 #include "verify_launch.h"
+#include "walk.h"
 
 typedef struct {
 	PStmt *loop;
@@ -154,15 +155,11 @@ scan_expr(Gen *g, PExpr *root, PtrVec *st)
 static void
 scan(Gen *g, PStmt *k, const Bound *b, int nb, PtrVec *shared, PtrVec *privates)
 {
-	PtrVec stmts = {0}, ex = {0};
-	ptrvec_push(&stmts, k);
-	while (stmts.n) {
-		PStmt *s = stmts.v[--stmts.n];
-		PBlock *inner[2] = {NULL, NULL};
+	PtrVec ex = {0};
+	PrimWalk w;
+	pwalk_start(&w, &k->u.kernel.body);
+	for (PStmt *s; (s = pwalk_next_stmt(&w));) {
 		switch (s->kind) {
-		case S_KERNEL:
-			inner[0] = &s->u.kernel.body;
-			break;
 		case S_FOR: {
 			bool peeled = false;
 			for (int i = 0; i < nb; i++)
@@ -173,13 +170,10 @@ scan(Gen *g, PStmt *k, const Bound *b, int nb, PtrVec *shared, PtrVec *privates)
 				        s->u.loop.thread, k->u.kernel.name);
 			scan_expr(g, s->u.loop.lo, &ex);
 			scan_expr(g, s->u.loop.hi, &ex);
-			inner[0] = &s->u.loop.body;
 			break;
 		}
 		case S_IF:
 			scan_expr(g, s->u.cond.cond, &ex);
-			inner[0] = &s->u.cond.arms[0];
-			inner[1] = &s->u.cond.arms[1];
 			break;
 		case S_LET:
 			scan_expr(g, s->u.let.val, &ex);
@@ -216,17 +210,7 @@ scan(Gen *g, PStmt *k, const Bound *b, int nb, PtrVec *shared, PtrVec *privates)
 		default:
 			break;
 		}
-		/* pushed in reverse, so shared allocs come out in order */
-		for (int a = 1; a >= 0; a--) {
-			PtrVec tmp = {0};
-			for (PStmt *c = inner[a] ? inner[a]->first : NULL; c; c = c->next)
-				ptrvec_push(&tmp, c);
-			for (size_t i = tmp.n; i-- > 0;)
-				ptrvec_push(&stmts, tmp.v[i]);
-			ptrvec_free(&tmp);
-		}
 	}
-	ptrvec_free(&stmts);
 	ptrvec_free(&ex);
 }
 
