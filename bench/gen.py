@@ -8,6 +8,8 @@
   gen.py dag N     a random DAG of N binary ops, one in 50 annotated
   gen.py net N     N operators in residual blocks (conv2d, bias_add, relu,
                    add) on 1x8x8x8 tensors, for ir-lower
+  gen.py tex N     a prim of N statements that read and write images in
+                   each texture scope, for ir-flatten-texture
   gen.py npy D,D.. FILE   an f32 .npy of that shape, values in [-1, 1)
 """
 import array
@@ -92,6 +94,19 @@ def gen_net(n, out):
     w(f"  return {prev}\n}}\n")
 
 
+def gen_tex(n, out):
+    w = out.write
+    w("device @gpu = gpu(0) {texture=true}\n")
+    w("prim @p(%A: f32[4,16,16,4] @gpu:texture, %W: f32[8,4,3,3,4] @gpu:texture:weight, "
+      "%N: f32[4,4,16,16,4] @gpu:texture:nhwc, %B: f32[4,16,16,4] @gpu:texture) {\n")
+    w("  for %i in 0..4 {\n    for %j in 0..16 {\n      for %k in 0..16 {\n")
+    for i in range(n // 2):
+        w(f"        let %v{i}: f32x4 = %A[%i, %j, %k, 0:4] + %W[%i * 2 + 1, %i, %j % 3, %k % 3, 0:4]"
+          f" * broadcast<f32x4>(%N[%i, (%j + {i % 5 + 1}) % 4, %j, %k, {i % 4}])\n")
+        w(f"        %B[%i, %j, %k, 0:4] = %v{i}\n")
+    w("      }\n    }\n  }\n}\n")
+
+
 def gen_npy(shape, path):
     dims = [int(d) for d in shape.split(",")]
     count = 1
@@ -114,7 +129,8 @@ def main():
         gen_npy(sys.argv[2], sys.argv[3])
         return
     kind, n = sys.argv[1], int(sys.argv[2])
-    gen = {"ir": gen_ir, "mlir": gen_mlir, "chain": gen_chain, "dag": gen_dag, "net": gen_net}[kind]
+    gen = {"ir": gen_ir, "mlir": gen_mlir, "chain": gen_chain, "dag": gen_dag, "net": gen_net,
+           "tex": gen_tex}[kind]
     gen(n, sys.stdout)
 
 

@@ -7,7 +7,8 @@
 #      dialect (Debian's mlir-15-tools).
 #   2. ir-plan-devices on annotated chains and random DAGs, beside ir-parse
 #      alone on the same inputs.
-#   3. ir-lower on residual networks of 1k-100k operators, beside ir-parse.
+#   3. ir-lower on residual networks of 1k-100k operators, beside ir-parse;
+#      ir-flatten-texture on prims of 10k-100k texel statements, likewise.
 #   4. the reference interpreter on conv2d and dense: the lowered prims
 #      (register-tiled, and with --no-tile) beside the direct kernels.
 #   5. ir-codegen-ocl's kernels for dense 512^3 and conv2d 64->64 56x56 3x3,
@@ -108,6 +109,19 @@ for n in ${BENCH_LOWER_SIZES:-1000 10000 100000}; do
 		printf "%9d %9.3f %9.3f %7.2fx %10d %10d\n", n, pt, t, (pt > 0 ? t / pt : 0), pk, k }'
 done
 echo "(identical blocks share one prim, found by a key made from the group before building it)"
+
+echo
+echo "== ir-flatten-texture vs ir-parse on the same input (median of $RUNS)"
+printf '%10s %9s %9s %8s %10s %10s\n' statements "parse s" "flatten s" ratio "parse KiB" "flat KiB"
+for n in ${BENCH_FLATTEN_SIZES:-10000 100000}; do
+	python3 bench/gen.py tex "$n" > "$WORK/tex$n.ir"
+	set -- $(measure "$BIN/ir-parse" "$WORK/tex$n.ir")
+	pt=$1 pk=$2
+	set -- $(measure "$BIN/ir-flatten-texture" "$WORK/tex$n.ir")
+	awk -v n="$n" -v pt="$pt" -v pk="$pk" -v t="$1" -v k="$2" 'BEGIN {
+		printf "%10d %9.3f %9.3f %7.2fx %10d %10d\n", n, pt, t, (pt > 0 ? t / pt : 0), pk, k }'
+done
+echo "(each statement has 2 to 4 texel accesses; the output is longer than the input)"
 
 echo
 echo "== reference interpreter: lowered prims vs the direct kernels (median of $RUNS)"
