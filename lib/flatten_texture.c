@@ -16,8 +16,8 @@
  * a texture alloc gets its image2d[W, H] and must stand outside kernels.
  * Every image is checked against its device's image2d_max.
  *
- * Statements are walked with an explicit stack (nesting is the user's);
- * expressions recurse, their depth being capped by the parser.  A prim
+ * Statements are walked with walk.h's explicit stack (nesting is the
+ * user's); expressions recurse, their depth being capped by the parser.  A prim
  * with no texture buffer is left untouched, byte for byte, and flattened
  * code has no N-d access to an image left, so a second run changes
  * nothing.
@@ -29,6 +29,7 @@
 #include "flatten_texture.h"
 #include "pbuild.h"
 #include "texture.h"
+#include "walk.h"
 
 /* PVar.scratch of a texture buffer whose image is valid: its accesses
  * are flattened.  Cleared when the prim is done. */
@@ -481,46 +482,30 @@ flatten_stmt(Flat *F, PStmt *s, const PStmt *kernel)
 	}
 }
 
-typedef struct {
-	PStmt *next;
-	const PStmt *kernel;   /* the kernel this block is in, or NULL */
-} Frame;
-
-/* Calls visit on every statement of body in program order, on an
- * explicit stack. */
+/* Calls visit on every statement of p in program order (walk.h's
+ * explicit stack), with the kernel it is in or NULL. */
 static void
 walk_prim(Flat *F, Prim *p, void (*visit)(Flat *, PStmt *, const PStmt *))
 {
-	Frame *st = NULL;
-	size_t n = 0, cap = 0;
-	VEC_PUSH(st, n, cap) = (Frame){p->body.first, NULL};
-	while (n) {
-		Frame *fr = &st[n - 1];
-		PStmt *s = fr->next;
-		if (!s) {
-			n--;
+	PrimWalk w;
+	PWalkStep st;
+	const PStmt *kernel = NULL;
+	int kernels_open = 0;   /* kernels do not nest in valid input; count anyway */
+	pwalk_start(&w, &p->body);
+	while (pwalk_next(&w, &st)) {
+		if (st.ev == PW_BLOCK_END) {
+			if (st.s && st.s->kind == S_KERNEL && --kernels_open == 0)
+				kernel = NULL;
 			continue;
 		}
-		fr->next = s->next;
-		const PStmt *kernel = fr->kernel;
-		visit(F, s, kernel);
-		switch (s->kind) {
-		case S_FOR:
-			VEC_PUSH(st, n, cap) = (Frame){s->u.loop.body.first, kernel};
-			break;
-		case S_IF:
-			/* the else arm after the then arm: pushed first */
-			VEC_PUSH(st, n, cap) = (Frame){s->u.cond.arms[1].first, kernel};
-			VEC_PUSH(st, n, cap) = (Frame){s->u.cond.arms[0].first, kernel};
-			break;
-		case S_KERNEL:
-			VEC_PUSH(st, n, cap) = (Frame){s->u.kernel.body.first, s};
-			break;
-		default:
-			break;
+		/* the walk has taken the statement's bodies already: visit may
+		 * turn a store into a texel store, which has none */
+		visit(F, st.s, kernel);
+		if (st.s->kind == S_KERNEL) {
+			kernel = st.s;
+			kernels_open++;
 		}
 	}
-	free(st);
 }
 
 static void
