@@ -215,3 +215,34 @@ IR
 	[ "${#stderr_lines[@]}" -eq 3 ]
 	[[ "${stderr_lines[0]}" == *"n.ir:2:3: error: no device is declared, so %0 cannot be lowered" ]]
 }
+
+@test "lower: an integer average adds up in 64 bits, as the graph level does (no wrapped sum)" {
+	for dev in 'cpu(0)' 'gpu(0)'; do
+		cat > "$BATS_TEST_TMPDIR/m.ir" <<-EOF2
+		device @d = $dev
+		fn @main() -> (u8[1], i32[], i8[1,1,1,1], u8[1,1,1,1], u8[]) {
+		  %0 = const u8[4] [200, 200, 200, 200]
+		  %1 = mean(%0) {keepdims=true}
+		  %2 = const i32[3] [2000000000, 2000000000, -1]
+		  %3 = mean(%2)
+		  %4 = const i8[1,1,2,2] [-100, -100, -100, -99]
+		  %5 = nn.global_avg_pool2d(%4)
+		  %6 = const u8[1,1,2,2] [250, 250, 250, 250]
+		  %7 = nn.avg_pool2d(%6) {pool_size=[2,2]}
+		  %8 = sum(%0)
+		  %t = (%1, %3, %5, %7, %8)
+		  return %t
+		}
+		EOF2
+		run -0 ir-run --interp "$BATS_TEST_TMPDIR/m.ir"
+		local want=$output
+		assert_line -n 0 '0: u8[1] [200]'
+		assert_line -n 1 '1: i32[] [1333333333]'
+		assert_line -n 2 '2: i8[1,1,1,1] [-99]'
+		assert_line -n 3 '3: u8[1,1,1,1] [250]'
+		assert_line -n 4 '4: u8[] [32]'
+		ir-plan-devices "$BATS_TEST_TMPDIR/m.ir" | ir-lower > "$BATS_TEST_TMPDIR/l.ir"
+		run -0 ir-run --interp "$BATS_TEST_TMPDIR/l.ir"
+		assert_output "$want"
+	done
+}

@@ -120,6 +120,12 @@ bool lower_split(GroupCx *c);
 /* The attributes of a sum or mean binding: the axes of its operand it
  * reduces, keepdims. */
 void lower_reduce_attrs(const Value *v, ReduceAttrs *a);
+/* The type an average (mean, avg_pool2d, global_avg_pool2d) of elements
+ * of kind k adds up in: i64 for signed and u64 for unsigned integers,
+ * as the reference kernels' accumulator (lib/ref/ref_impl.h), so the
+ * quotient is exact before it is wrapped to k; k itself for floats.  A
+ * sum needs no wider type: its low bits are the same either way. */
+ElemKind lower_average_kind(ElemKind k);
 /* A group ending in a large sum or mean on a gpu, reduced across the work
  * items of a work group (lower_reduce.c): 1 when it lowered the group, 0
  * when it does not apply, -1 after an error. */

@@ -7,6 +7,8 @@
  * the padding, integer arithmetic wraps in the result's width.  The one
  * difference is rounding: accumulations (conv2d, dense, sums, averages,
  * softmax) run in the result's type instead of double, as on a device.
+ * Integer averages add up in 64 bits (lower_average_kind), as the
+ * reference does, so that only the quotient is wrapped.
  *
  * Operators are told apart by their OpId (ops.def).  Attributes are read
  * with the decoders the type rules and the reference kernels use
@@ -461,16 +463,25 @@ reduced_axis(const Value *v, uint32_t d)
 	return a.red[d];
 }
 
+ElemKind
+lower_average_kind(ElemKind k)
+{
+	if (elem_is_float(k))
+		return k;
+	return elem_is_signed(k) ? ET_I64 : ET_U64;
+}
+
 /* The mean (or sum) of member k's operand over the axes red marks, each
  * a loop of its own; in[] holds the index of the other axes and gets
- * the loop variables.  Accumulates in the result's type, with lanes. */
+ * the loop variables.  Accumulates in the result's type (an integer
+ * mean: in 64 bits), with lanes. */
 static PExpr *
 reduce_over(GroupCx *c, int k, const bool *red, PExpr **in, bool mean, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
 	const Type *it = type_of(v->args[0]);
-	ElemKind kk = kind_of(v);
-	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, pe_float(c->b, 0, kk));
+	ElemKind kk = kind_of(v), ak = mean ? lower_average_kind(kk) : kk;
+	PVar *acc = accumulator(c, (DType){ak, (uint8_t)lanes}, pe_float(c->b, 0, ak));
 	int opened = 0;
 	int64_t count = 1;
 	for (uint32_t d = 0; d < it->n; d++) {
@@ -482,13 +493,14 @@ reduce_over(GroupCx *c, int k, const bool *red, PExpr **in, bool mean, uint32_t 
 	PExpr *x = lower_operand(c, k, 0, in, lanes);
 	if (!x)
 		return NULL;
+	x = pe_cast(c->b, (DType){ak, (uint8_t)lanes}, x);
 	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), x));
 	while (opened--)
 		pb_close(c->b);
 	PExpr *r = acc_get(c, acc);
 	if (mean)
-		r = pe_div(c->b, r, splat(c, pe_float(c->b, (double)count, kk), lanes));
-	return r;
+		r = pe_div(c->b, r, splat(c, pe_float(c->b, (double)count, ak), lanes));
+	return pe_cast(c->b, (DType){kk, (uint8_t)lanes}, r);
 }
 
 static PExpr *
@@ -524,7 +536,8 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 	ElemKind kk = kind_of(v);
 	PBuild *b = c->b;
 	bool isavg = code == O_AVG_POOL2D;
-	PVar *acc = accumulator(c, (DType){kk, (uint8_t)lanes}, isavg ? pe_float(b, 0, kk) : pe_lowest(b, kk));
+	ElemKind ak = isavg ? lower_average_kind(kk) : kk;
+	PVar *acc = accumulator(c, (DType){ak, (uint8_t)lanes}, isavg ? pe_float(b, 0, ak) : pe_lowest(b, kk));
 	PVar *cnt = isavg ? accumulator(c, (DType){ET_I32, 1}, pe_i32(b, 0)) : NULL;
 	int depth = pb_depth(b);
 	PExpr *ky = reduce_loop(c, ps[0]);
@@ -548,6 +561,7 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 	if (!x)
 		return NULL;
 	if (isavg) {
+		x = pe_cast(b, (DType){ak, (uint8_t)lanes}, x);
 		acc_put(c, acc, pe_add(b, acc_get(c, acc), x));
 		if (!cip)
 			acc_put(c, cnt, pe_add(b, acc_get(c, cnt), pe_i32(b, 1)));
@@ -561,7 +575,8 @@ pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 	 * defined where select evaluates both sides. */
 	PExpr *n = pb_let(b, "n", acc_get(c, cnt));
 	PExpr *div = pe_div(b, acc_get(c, acc),
-	                    splat(c, pe_cast(b, (DType){kk, 1}, pe_call2(b, I_MAX, n, pe_i32(b, 1))), lanes));
+	                    splat(c, pe_cast(b, (DType){ak, 1}, pe_call2(b, I_MAX, n, pe_i32(b, 1))), lanes));
+	div = pe_cast(b, (DType){kk, (uint8_t)lanes}, div);
 	return pe_select(b, pe_bin(b, OP_EQ, n, pe_i32(b, 0)), splat(c, pe_float(b, 0, kk), lanes), div);
 }
 

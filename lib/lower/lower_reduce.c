@@ -20,7 +20,8 @@
  *   }
  *
  * WG is a power of two within the device's work-group limit.  The order
- * of additions differs from a serial sum, as on any gpu.
+ * of additions differs from a serial sum, as on any gpu.  An integer
+ * mean adds up in 64 bits (lower_average_kind), %part included.
  */
 #include <string.h>
 
@@ -57,7 +58,7 @@ lower_reduce_across(GroupCx *c)
 	if (WG < 2)
 		return 0;
 	bool keep = ra.keepdims;
-	ElemKind kk = (ElemKind)ot->dt.kind;
+	ElemKind kk = (ElemKind)ot->dt.kind, ak = mean ? lower_average_kind(kk) : kk;
 	PBuild *b = c->b;
 	int64_t one = 1;
 
@@ -66,7 +67,7 @@ lower_reduce_across(GroupCx *c)
 	PVar *bx = pb_scalar(b, "bx", (DType){ET_I32, 1});
 	pb_for(b, bx, pe_i32(b, 0), pe_i32(b, outs), FK_THREAD, "blockIdx.x");
 	int64_t wg = WG;
-	PVar *part = pb_alloc(b, "part", type_tensor(c->m, (DType){kk, 1}, 1, &wg),
+	PVar *part = pb_alloc(b, "part", type_tensor(c->m, (DType){ak, 1}, 1, &wg),
 	                      vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "shared")));
 	PVar *tx = pb_scalar(b, "tx", (DType){ET_I32, 1});
 	pb_for(b, tx, pe_i32(b, 0), pe_i32(b, WG), FK_THREAD, "threadIdx.x");
@@ -83,9 +84,9 @@ lower_reduce_across(GroupCx *c)
 	}
 
 	/* Each item's share: elements tx, tx + WG, tx + 2 WG, ... */
-	PVar *acc = pb_alloc(b, "acc", type_tensor(c->m, (DType){kk, 1}, 1, &one), c->local);
+	PVar *acc = pb_alloc(b, "acc", type_tensor(c->m, (DType){ak, 1}, 1, &one), c->local);
 	PExpr *zero = pe_i32(b, 0);
-	pb_store(b, acc, &zero, 1, pe_float(b, 0, kk));
+	pb_store(b, acc, &zero, 1, pe_float(b, 0, ak));
 	int items = pb_depth(b);
 	PVar *r = pb_scalar(b, "r", (DType){ET_I32, 1});
 	pb_for(b, r, pe_i32(b, 0), pe_i32(b, (R + WG - 1) / WG), FK_SERIAL, NULL);
@@ -97,6 +98,7 @@ lower_reduce_across(GroupCx *c)
 	PExpr *x = lower_operand(c, c->g->n - 1, 0, in, 1);
 	if (!x)
 		return -1;
+	x = pe_cast(b, (DType){ak, 1}, x);
 	pb_store(b, acc, &zero, 1, pe_add(b, pe_load(b, acc, &zero, 1), x));
 	pb_close_to(b, items);  /* if ragged, r */
 
@@ -114,8 +116,8 @@ lower_reduce_across(GroupCx *c)
 	pb_if(b, pe_bin(b, OP_EQ, t, pe_i32(b, 0)));
 	PExpr *res = pe_load(b, part, &zero, 1);
 	if (mean)
-		res = pe_div(b, res, pe_float(b, (double)R, kk));
-	pb_store(b, c->out[0], oidx, 1, res);
+		res = pe_div(b, res, pe_float(b, (double)R, ak));
+	pb_store(b, c->out[0], oidx, 1, pe_cast(b, (DType){kk, 1}, res));
 	pb_close_to(b, depth);  /* if, tx, bx, kernel */
 	return 1;
 }

@@ -187,6 +187,37 @@ static const char *const cases[] = {
 	"  %0 = sum(%a)\n  return %0\n}\n",
 	"fn @main(%a: i32[700,2]) -> i32[2] {\n"
 	"  %0 = multiply(%a, 1000003)\n  %1 = sum(%0) {axis=[0]}\n  return %1\n}\n",
+	/* integer averages add up exactly (in 64 bits) and wrap only the
+	 * quotient, as the reference does: plain, across a work group and
+	 * packed in 4 lanes; sums of the element type would wrap */
+	"fn @main(%a: u8[4,6]) -> u8[4,1] {\n"
+	"  %0 = multiply(%a, 25)\n  %1 = mean(%0) {axis=[1], keepdims=true}\n  return %1\n}\n",
+	"fn @main(%a: u8[2,600]) -> u8[2] {\n"
+	"  %0 = multiply(%a, 25)\n  %1 = mean(%0) {axis=[1]}\n  return %1\n}\n",
+	"fn @main(%a: i8[3,5,4]) -> i8[5] {\n"
+	"  %0 = multiply(%a, -14)\n  %1 = mean(%0) {axis=[0,2]}\n  return %1\n}\n",
+	"fn @main(%a: i32[700,2]) -> i32[2] {\n"
+	"  %0 = multiply(%a, 238609294)\n  %1 = mean(%0) {axis=[0]}\n  return %1\n}\n",
+	"fn @main(%a: i32[2,3,5,5,4]) -> i32[2,1,1,1,4] {\n"
+	"  %0 = multiply(%a, 238609294)\n  %1 = mean(%0) {axis=[1,2,3], keepdims=true}\n"
+	"  return %1\n}\n",
+	"fn @main(%a: u8[1,2,7,7]) -> u8[1,2,4,4] {\n"
+	"  %0 = multiply(%a, 25)\n"
+	"  %1 = nn.avg_pool2d(%0) {pool_size=[3,3], strides=[2,2], padding=[1,1,1,1], count_include_pad=true}\n"
+	"  return %1\n}\n",
+	"fn @main(%a: i8[1,2,7,7,4]) -> i8[1,2,4,4,4] {\n"
+	"  %0 = multiply(%a, -14)\n"
+	"  %1 = nn.avg_pool2d(%0) {pool_size=[3,3], strides=[2,2], padding=[1,1,1,1], layout=\"NCHW4c\"}\n"
+	"  return %1\n}\n",
+	"fn @main(%a: i32[1,2,6,6]) -> i32[1,2,3,3] {\n"
+	"  %0 = multiply(%a, 238609294)\n  %1 = nn.avg_pool2d(%0) {pool_size=[2,2], strides=[2,2]}\n"
+	"  return %1\n}\n",
+	"fn @main(%a: u8[2,3,4,5]) -> u8[2,3,1,1] {\n"
+	"  %0 = multiply(%a, 25)\n  %1 = nn.global_avg_pool2d(%0)\n  return %1\n}\n",
+	"fn @main(%a: i8[1,2,3,3,4]) -> i8[1,2,1,1,4] {\n"
+	"  %0 = multiply(%a, -14)\n  %1 = nn.global_avg_pool2d(%0) {layout=\"NCHW4c\"}\n  return %1\n}\n",
+	"fn @main(%a: i32[1,2,3,4]) -> i32[1,2,1,1] {\n"
+	"  %0 = multiply(%a, 238609294)\n  %1 = nn.global_avg_pool2d(%0)\n  return %1\n}\n",
 	/* register tiles: dense by 4x4 rows and columns of 16, 8 or 2 lanes of k */
 	"fn @main(%x: f32[8,32], %w: f32[12,32], %b: f32[12]) -> f32[8,12] {\n"
 	"  %0 = nn.dense(%x, %w)\n  %1 = nn.bias_add(%0, %b) {axis=-1}\n  %2 = nn.relu(%1)\n  return %2\n}\n",
