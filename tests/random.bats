@@ -62,3 +62,12 @@ need_numpy() {
 	[[ "$output" == *"= false"* ]]
 	ir-lower "$BATS_TEST_TMPDIR/b.ir" | ir-parse > /dev/null
 }
+
+@test "random: an integer mean or average pool after ir-lower is the exact one of the graph level (seeds 5002, 5095, 5235)" {
+	need_numpy
+	for s in 5002 5095 5235; do
+		run "$PY" "$G/check.py" --bin "$IRPIPE_BIN" --seed "$s" --count 1
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
+}
