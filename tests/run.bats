@@ -94,9 +94,10 @@ model() {
 	[[ "$stderr" == *"returns a tuple, written one file per element to a directory"* ]]
 }
 
-@test "run: without --interp it says OpenCL execution is not built yet" {
-	run -2 --separate-stderr ir-run "$M/tuples.ir"
-	[[ "$stderr" == *"use --interp"* ]]
+@test "run: without --interp an unlowered module is a located error saying what to run" {
+	run -1 --separate-stderr ir-run "$M/tuples.ir"
+	[[ "$stderr" == *"tuples.ir:"*": error: operator '"*"' is not lowered: run ir-lower, ir-flatten-texture and ir-codegen-ocl first (or use --interp)"* ]]
+	[ -z "$output" ]
 }
 
 @test "run: an integer division by zero in a lowered kernel is an error, not a crash" {
@@ -317,8 +318,8 @@ IR
 	assert_output 'f32[2] [1.0, 2.0]'
 	run -2 --separate-stderr ir-run --in "$BATS_TEST_TMPDIR/c.ir"
 	assert_equal "$stderr" "$(printf "ir-run: option '--in' is ambiguous\nTry 'ir-run --help'.")"
-	run -2 --separate-stderr ir-run --max-memory=1K "$BATS_TEST_TMPDIR/c.ir"
-	assert_equal "$stderr" "$(printf "ir-run: running on OpenCL devices needs ir-codegen-ocl, not built yet; use --interp\nTry 'ir-run --help'.")"
+	run -2 --separate-stderr ir-run --che --interp "$BATS_TEST_TMPDIR/c.ir"
+	assert_equal "$stderr" "$(printf "ir-run: --check runs on OpenCL devices; leave out --interp\nTry 'ir-run --help'.")"
 	run -0 ir-run --help
 	assert_line --partial '--max-memory=BYTES'
 }

@@ -1,23 +1,29 @@
 /* ir-run: run @main of a module, with inputs and outputs as .npy files
- * (see ir-run(1)).  For now the reference interpreter (--interp) is the
- * one engine; OpenCL execution comes with ir-codegen-ocl. */
+ * (see ir-run(1)): on OpenCL devices (lib/ocl/runtime.c), or on the
+ * reference interpreter with --interp. */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "driver.h"
+#include "ocl/runtime.h"
 #include "ref/interp.h"
 #include "ref/result.h"
 
-enum { OPT_INTERP = 1000, OPT_INPUT, OPT_DATA_DIR, OPT_MAX_MEMORY };
+enum { OPT_INTERP = 1000, OPT_INPUT, OPT_DATA_DIR, OPT_MAX_MEMORY, OPT_DEVICE, OPT_CHECK,
+       OPT_REPEAT };
 
 static const struct option opts[] = {
 	{"interp", no_argument, NULL, OPT_INTERP},
 	{"input", required_argument, NULL, OPT_INPUT},
 	{"data-dir", required_argument, NULL, OPT_DATA_DIR},
 	{"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+	{"device", required_argument, NULL, OPT_DEVICE},
+	{"check", no_argument, NULL, OPT_CHECK},
+	{"repeat", required_argument, NULL, OPT_REPEAT},
 	{0},
 };
 
@@ -27,6 +33,10 @@ typedef struct {
 	InterpInput *inputs;
 	uint32_t ninputs;
 	uint64_t max_memory;     /* 0: the machine's */
+	OclBind *binds;          /* --device */
+	uint32_t nbinds;
+	bool check;
+	uint32_t repeat;         /* --repeat N; 0: once */
 } RunOpts;
 
 /* BYTES, or BYTES with a suffix K, M, G or T (powers of 1024), above 0;
@@ -72,6 +82,51 @@ on_opt(int code, const char *arg, void *st)
 			return 2;
 		}
 		return 0;
+	case OPT_CHECK:
+		ro->check = true;
+		return 0;
+	case OPT_REPEAT: {
+		char *end;
+		unsigned long n = strtoul(arg, &end, 10);
+		if (!*arg || *end || n < 1 || n > 1000000 || arg[0] == '-') {
+			fprintf(stderr, "ir-run: --repeat takes a number of runs from 1 to 1000000, "
+			        "not '%s'\n", arg);
+			return 2;
+		}
+		ro->repeat = (uint32_t)n;
+		return 0;
+	}
+	case OPT_DEVICE: {
+		/* @DEV=NAME[:N] */
+		const char *eq = strchr(arg, '=');
+		const char *dev = arg[0] == '@' ? arg + 1 : arg;
+		if (!eq || eq == dev || !eq[1] || eq[1] == ':') {
+			fprintf(stderr, "ir-run: --device takes @DEV=NAME[:N], not '%s'\n", arg);
+			return 2;
+		}
+		uint32_t index = 0;
+		const char *colon = strrchr(eq + 1, ':');
+		size_t nlen = strlen(eq + 1);
+		if (colon) {
+			char *end;
+			unsigned long n = strtoul(colon + 1, &end, 10);
+			if (!colon[1] || *end || colon[1] == '-' || n > UINT32_MAX) {
+				fprintf(stderr, "ir-run: --device takes @DEV=NAME[:N] with N a device number, "
+				        "not '%s'\n", arg);
+				return 2;
+			}
+			index = (uint32_t)n;
+			nlen = (size_t)(colon - (eq + 1));
+		}
+		ro->binds = xrealloc(ro->binds, (ro->nbinds + 1) * sizeof *ro->binds);
+		char *d = xmalloc((size_t)(eq - dev) + 1), *nm = xmalloc(nlen + 1);
+		memcpy(d, dev, (size_t)(eq - dev));
+		d[eq - dev] = 0;
+		memcpy(nm, eq + 1, nlen);
+		nm[nlen] = 0;
+		ro->binds[ro->nbinds++] = (OclBind){d, nm, index};
+		return 0;
+	}
 	case OPT_INPUT: {
 		const char *eq = strchr(arg, '=');
 		const char *name = arg[0] == '%' ? arg + 1 : arg;
@@ -91,33 +146,78 @@ on_opt(int code, const char *arg, void *st)
 	return 2;
 }
 
-/* Without --interp there is nothing to run on yet: a usage error, before
- * the input is read. */
+/* Options that belong to one engine: a usage error, before the input is
+ * read. */
 static int
 check_opts(void *st)
 {
 	const RunOpts *ro = st;
-	if (ro->interp)
-		return 0;
-	fprintf(stderr, "ir-run: running on OpenCL devices needs ir-codegen-ocl, not built yet; "
-	        "use --interp\n");
-	return 2;
+	if (ro->interp && (ro->nbinds || ro->check)) {
+		fprintf(stderr, "ir-run: --%s runs on OpenCL devices; leave out --interp\n",
+		        ro->check ? "check" : "device");
+		return 2;
+	}
+	return 0;
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
 }
 
 static bool
 consume(Module *m, const char *input, const char *output, void *st)
 {
 	RunOpts *ro = st;
-	Interp *in = interp_new(m);
+	OclRt *rt = NULL;
+	if (!ro->interp) {
+		OclRtOpts oo = {.binds = ro->binds, .nbinds = ro->nbinds, .check = ro->check};
+		if (!(rt = oclrt_new(m, &oo)))
+			return false;
+	}
 	InterpOpts io = {
 		.data_dir = ro->data_dir,
 		.input_path = input,
 		.inputs = ro->inputs,
 		.ninputs = ro->ninputs,
 		.max_memory = ro->max_memory,
+		.run_prim = rt ? oclrt_run_prim : NULL,
+		.run_prim_ud = rt,
 	};
-	const RtVal *r = interp_run_main(in, &io);
+	/* --repeat: one warm-up run, then N timed ones; each a whole run of
+	 * @main, inputs read and results read back included */
+	uint32_t runs = ro->repeat ? ro->repeat + 1 : 1;
+	double *ms = xcalloc(runs, sizeof *ms);
+	Interp *in = NULL;
+	const RtVal *r = NULL;
+	for (uint32_t k = 0; k < runs; k++) {
+		interp_free(in);
+		in = interp_new(m);
+		double t0 = now_ms();
+		r = interp_run_main(in, &io);
+		ms[k] = now_ms() - t0;
+		if (!r)
+			break;
+	}
 	bool ok = r != NULL;
+	if (ok && ro->repeat) {
+		qsort(ms + 1, ro->repeat, sizeof *ms, cmp_double);
+		double med = ro->repeat % 2 ? ms[1 + ro->repeat / 2]
+		           : (ms[ro->repeat / 2] + ms[1 + ro->repeat / 2]) / 2;
+		fprintf(stderr, "ir-run: %u runs, median %.3f ms, min %.3f ms\n", (unsigned)ro->repeat,
+		        med, ms[1]);
+	}
+	free(ms);
 	if (ok && output) {
 		char err[1024];
 		ok = result_write(r, output, err, sizeof err);
@@ -127,6 +227,7 @@ consume(Module *m, const char *input, const char *output, void *st)
 		result_print(stdout, r);
 	}
 	interp_free(in);
+	oclrt_free(rt);
 	return ok;
 }
 
@@ -137,7 +238,12 @@ main(int argc, char **argv)
 		.name = "ir-run",
 		.summary = "Run @main with inputs and outputs as .npy files",
 		.extra_help =
-			"      --interp          run on the reference interpreter (required for now)\n"
+			"      --interp          run on the reference interpreter, not OpenCL\n"
+			"      --device=@DEV=NAME[:N]\n"
+			"                        run @DEV on the Nth OpenCL device whose platform\n"
+			"                        or device name contains NAME\n"
+			"      --check           compare every call_lowered with the interpreter\n"
+			"      --repeat=N        run @main N more times; print the median and min\n"
 			"      --input=NAME=FILE bind @main's parameter %NAME to the .npy FILE\n"
 			"      --data-dir=DIR    where relative constant files are (default: the\n"
 			"                        input file's folder, else the current folder)\n"
@@ -157,6 +263,11 @@ main(int argc, char **argv)
 	int rc = driver_main(&tool, argc, argv, &ro);
 	for (uint32_t i = 0; i < ro.ninputs; i++)
 		free((char *)ro.inputs[i].name);
+	for (uint32_t i = 0; i < ro.nbinds; i++) {
+		free((char *)ro.binds[i].dev);
+		free((char *)ro.binds[i].name);
+	}
+	free(ro.binds);
 	free(ro.inputs);
 	return rc;
 }

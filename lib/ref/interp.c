@@ -45,6 +45,7 @@ struct Interp {
 	PlanArena *arenas;
 	size_t narenas, caparenas;
 	PtrVec views;         /* tensors whose data is in an arena */
+	const InterpOpts *o;  /* of the run under way */
 };
 
 typedef struct {
@@ -472,8 +473,11 @@ eval_call_lowered(Interp *in, Frame *fr, const Value *v)
 		ok = false;
 	}
 	PrimPlan plan = {prim_data_for, in};
-	if (ok && !prim_exec_planned(in->m->ctx, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n, &in->mem,
-	                             fr->f == in->main && in->narenas ? &plan : NULL)) {
+	const InterpOpts *o = in->o;
+	if (ok && o && o->run_prim) {
+		ok = o->run_prim(o->run_prim_ud, v, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n, nin);
+	} else if (ok && !prim_exec_planned(in->m->ctx, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n,
+	                                    &in->mem, fr->f == in->main && in->narenas ? &plan : NULL)) {
 		note_at(in->m->ctx, v->loc, "in the call of @%s here", p->name);
 		ok = false;
 	}
@@ -569,6 +573,7 @@ interp_run_main(Interp *in, const InterpOpts *o)
 		error_at(ctx, (Loc){0}, "no function @main");
 		return NULL;
 	}
+	in->o = o;
 	uint32_t max_depth = o->max_call_depth ? o->max_call_depth : 10000;
 	in->mem.limit = o->max_memory == UINT64_MAX ? 0
 	              : o->max_memory ? o->max_memory : mem_default_limit();

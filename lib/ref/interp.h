@@ -45,6 +45,13 @@ typedef struct {
 	 * tensor that would pass it is refused before it is allocated.  0:
 	 * mem_default_limit(), UINT64_MAX: no limit. */
 	uint64_t max_memory;
+	/* A hook for ir-run on OpenCL: when set, each call_lowered runs
+	 * through it instead of the loop-level interpreter.  args are the
+	 * prim's tensors (operands flattened, then nin.. the fresh results),
+	 * filled in place; false after reporting through the module's ctx. */
+	bool (*run_prim)(void *ud, const Value *call, const Prim *p, Tensor *const *args,
+	                 uint32_t nargs, uint32_t nin);
+	void *run_prim_ud;
 } InterpOpts;
 
 typedef struct Interp Interp;
