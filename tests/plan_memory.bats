@@ -6,30 +6,12 @@ setup() {
 	load test_helper
 }
 
-# NAME [OPTIONS]: plan tests/ir-plan-memory/NAME.ir against NAME.out.
-plan_golden() {
-	local name=$1
-	shift
-	local in="$BATS_TEST_DIRNAME/ir-plan-memory/$name.ir"
-	local want="$BATS_TEST_DIRNAME/ir-plan-memory/$name.out"
-	local got="$BATS_TEST_TMPDIR/$name.out"
-	ir-plan-memory "$@" "$in" > "$got"
-	if [ -n "${UPDATE_GOLDEN:-}" ]; then
-		cp "$got" "$want"
-	fi
-	diff -u "$want" "$got"
-	# the plan re-parses to the same bytes, and planning it again
-	# (its implicit pools now declared) changes nothing
-	ir-parse "$got" | diff -u "$got" -
-	ir-plan-memory "$@" "$got" | diff -u "$got" -
-}
-
-@test "plan-memory: a lowered CNN on the CPU (prim allocs live at their call)" { plan_golden cnn_cpu; }
-@test "plan-memory: tuples and projections alias their fields" { plan_golden tuples; }
-@test "plan-memory: declared pools, candidate_pools, a global-<pool> pin, constants, if arms" { plan_golden pools; }
-@test "plan-memory: images shared across disjoint lifetimes by scope and element type" { plan_golden images; }
-@test "plan-memory: --io plans the parameters and the result" { plan_golden io --io; }
-@test "plan-memory: a flattened texture block" { plan_golden texture_block; }
+@test "plan-memory: a lowered CNN on the CPU (prim allocs live at their call)" { golden ir-plan-memory cnn_cpu; }
+@test "plan-memory: tuples and projections alias their fields" { golden ir-plan-memory tuples; }
+@test "plan-memory: declared pools, candidate_pools, a global-<pool> pin, constants, if arms" { golden ir-plan-memory pools; }
+@test "plan-memory: images shared across disjoint lifetimes by scope and element type" { golden ir-plan-memory images; }
+@test "plan-memory: --io plans the parameters and the result" { golden ir-plan-memory io --io; }
+@test "plan-memory: a flattened texture block" { golden ir-plan-memory texture_block; }
 
 @test "plan-memory: every algorithm gives a valid plan" {
 	for a in greedy_by_size greedy_by_conflicts hill_climb best; do
