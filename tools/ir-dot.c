@@ -1,0 +1,89 @@
+/* ir-dot: a module as a Graphviz DOT graph of its placements, copies and
+ * kernels (see ir-dot(1) and lib/dot.c). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dot.h"
+#include "driver.h"
+#include "outfile.h"
+
+enum { OPT_PRIMS = 1000, OPT_MAX_NODES };
+
+static const struct option opts[] = {
+	{"prims", no_argument, NULL, OPT_PRIMS},
+	{"max-nodes", required_argument, NULL, OPT_MAX_NODES},
+	{0},
+};
+
+static int
+on_opt(int code, const char *arg, void *st)
+{
+	DotOpts *o = st;
+	switch (code) {
+	case OPT_PRIMS:
+		o->prims = true;
+		return 0;
+	case OPT_MAX_NODES: {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(arg, &end, 10);
+		if (arg[0] < '0' || arg[0] > '9' || *end || errno || n > UINT32_MAX - 1) {
+			fprintf(stderr, "ir-dot: --max-nodes takes a number of nodes (0: no limit), not '%s'\n", arg);
+			return 2;
+		}
+		o->max_nodes = n;
+		return 0;
+	}
+	}
+	return 2;
+}
+
+static bool
+write_dot(Module *m, const char *input, const char *output, void *st)
+{
+	(void)input;
+	const DotOpts *o = st;
+	if (!output) {
+		if (dot_write(m, o, stdout))
+			return true;
+		fprintf(stderr, "ir-dot: write error: %s\n", strerror(errno));
+		return false;
+	}
+	OutFile of;
+	int err = outfile_open(&of, output);
+	if (err) {
+		fprintf(stderr, "ir-dot: cannot write '%s': %s\n", output, strerror(err));
+		return false;
+	}
+	dot_write(m, o, of.f);
+	err = outfile_finish(&of);
+	if (!err)
+		err = outfile_commit(&of);
+	else
+		outfile_discard(&of);
+	if (err)
+		fprintf(stderr, "ir-dot: cannot write '%s': %s\n", output, strerror(err));
+	return !err;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const Tool tool = {
+		.name = "ir-dot",
+		.summary = "Write a module as a Graphviz DOT graph of its placements, copies and kernels",
+		.extra_help =
+			"      --prims           also draw each prim's kernels and buffers\n"
+			"      --max-nodes=N     draw at most N nodes (default 2000, 0: no limit),\n"
+			"                        the rest folded into a note\n"
+			"  -o, --output=FILE     write to FILE, replaced only once the run succeeded\n",
+		.opts = opts,
+		.on_opt = on_opt,
+		.consume = write_dot,
+	};
+	DotOpts o = {.max_nodes = 2000};
+	return driver_main(&tool, argc, argv, &o);
+}
