@@ -1,7 +1,8 @@
 #!/bin/sh
 # demo/demo.sh: a short tour of irpipe (run by `make demo`).  The tools come
 # from $IRPIPE_BIN (default build/bin).  Later stages are added as the
-# tools exist: ir-plan-devices, ir-lower and ir-run --interp so far.
+# tools exist: ir-plan-devices (drawn by ir-dot), ir-lower and ir-run --interp
+# so far.
 set -eu
 cd "$(dirname "$0")/.."
 bin=${IRPIPE_BIN:-build/bin}
@@ -28,6 +29,19 @@ if [ -x "$bin/ir-plan-devices" ]; then
 	step "diff -u parsed.ir planned.ir"
 	diff -u --label parsed.ir --label planned.ir \
 		"$tmp/model.ir" "$tmp/planned.ir" || [ $? -eq 1 ]
+	if [ -x "$bin/ir-dot" ]; then
+		# A picture of the plan, kept after the demo (beside the tools).
+		svg=$(cd "$bin/.." && pwd)/demo-plan.svg
+		step "ir-dot planned.ir | dot -Tsvg > $svg"
+		"$bin/ir-dot" "$tmp/planned.ir" >"$tmp/planned.dot"
+		if command -v dot >/dev/null 2>&1; then
+			dot -Tsvg "$tmp/planned.dot" >"$svg"
+			echo "the plan's picture is in $svg"
+		else
+			cp "$tmp/planned.dot" "${svg%.svg}.dot"
+			echo "dot (graphviz) is not installed: the DOT is in ${svg%.svg}.dot"
+		fi
+	fi
 fi
 
 if [ -x "$bin/ir-lower" ] && [ -x "$bin/ir-run" ]; then

@@ -1,0 +1,194 @@
+#!/usr/bin/env bats
+# ir-dot: the DOT it writes renders with Graphviz's dot, and has the
+# structure the module has (nodes, edges, clusters), on parsed, planned and
+# lowered models; escaping of odd strings; --max-nodes; the command line.
+
+setup() {
+	load test_helper
+	command -v dot >/dev/null || skip "graphviz is not installed (scripts/deps.sh)"
+	demo=$BATS_TEST_DIRNAME/../demo/model.ir
+}
+
+# renders FILE: dot -Tsvg accepts FILE without a word on stderr.
+renders() {
+	run -0 --separate-stderr dot -Tsvg "$1"
+	assert_equal "$stderr" ''
+	assert_output --partial '</svg>'
+}
+
+# count nodes|edges FILE, as Graphviz's gc counts them.
+count() {
+	gc "-${1:0:1}" "$2" | awk '{ print $1 }'
+}
+
+# clusters FILE: the cluster ids, one a line, in order.
+clusters() {
+	grep -o 'subgraph cluster_[a-z0-9_]*' "$1" | cut -d' ' -f2
+}
+
+@test "dot: the planned demo renders, one cluster per device, copies bold with bytes" {
+	t=$BATS_TEST_TMPDIR
+	ir-plan-devices "$demo" | ir-dot > "$t/p.dot"
+	renders "$t/p.dot"
+	# 3 parameters, 5 bindings, the result; an edge per operand and the return
+	assert_equal "$(count nodes "$t/p.dot")" 9
+	assert_equal "$(count edges "$t/p.dot")" 8
+	assert_equal "$(clusters "$t/p.dot" | tr '\n' ' ')" 'cluster_f0 cluster_f0_d0 cluster_f0_d1 '
+	grep -q 'label="@cpu"' "$t/p.dot"
+	grep -q 'label="@gpu"' "$t/p.dot"
+	# both copies cross devices: bold, red, with the bytes they copy
+	assert_equal "$(grep -c 'device_copy.*bytes.*penwidth=3' "$t/p.dot")" 2
+	grep -q '@cpu -> @gpu\\n12288 bytes' "$t/p.dot"
+	grep -q '%conv = nn.conv2d\\npadding=\[0,0,0,0\], strides=\[1,1\]\\nf32\[1,16,30,30\]\\non @gpu' "$t/p.dot"
+	grep -q '%x\\nparameter 0' "$t/p.dot"
+	grep -q 'label="result' "$t/p.dot"
+}
+
+@test "dot: before planning, on_device is a dashed note; only what the text placed is in a device cluster" {
+	t=$BATS_TEST_TMPDIR
+	ir-dot "$demo" > "$t/u.dot"
+	renders "$t/u.dot"
+	assert_equal "$(count nodes "$t/u.dot")" 9
+	# %x and the result were written "on @cpu": alone in the cluster of @cpu
+	assert_equal "$(clusters "$t/u.dot" | tr '\n' ' ')" 'cluster_f0 cluster_f0_d0 '
+	assert_equal "$(sed -n '/cluster_f0_d0/,/^    }/p' "$t/u.dot" | grep -c '^ *n[0-9]')" 2
+	grep -q '%out = on_device -> @cpu\\n.*shape=note, style="filled,dashed"' "$t/u.dot"
+	# the parameter written "on @cpu" still says so
+	grep -q '%x\\nparameter 0\\nf32\[1,3,32,32\]\\non @cpu"' "$t/u.dot"
+}
+
+@test "dot: the lowered demo names prims and kernels; --prims draws kernels and buffers" {
+	t=$BATS_TEST_TMPDIR
+	ir-plan-devices "$demo" | ir-lower | ir-plan-devices > "$t/l.ir"
+	ir-dot "$t/l.ir" > "$t/l.dot"
+	renders "$t/l.dot"
+	assert_equal "$(count nodes "$t/l.dot")" 8
+	assert_equal "$(count edges "$t/l.dot")" 7
+	grep -q 'call_lowered @nn_relu\\nkernels: @nn_relu_k0' "$t/l.dot"
+	grep -q 'call_lowered @fused_nn_conv2d_nn_bias_add\\nkernels: @fused_nn_conv2d_nn_bias_add_k0' "$t/l.dot"
+	# scopes are in the labels
+	grep -q '@gpu:global -> @cpu:global\\n57600 bytes' "$t/l.dot"
+	ir-dot --prims "$t/l.ir" > "$t/lp.dot"
+	renders "$t/lp.dot"
+	# + conv prim: 4 parameters, the local accumulator, a kernel;
+	#   relu prim: 2 parameters, a kernel
+	assert_equal "$(count nodes "$t/lp.dot")" 17
+	# + conv: 3 reads, 1 write, accumulator both ways; relu: 1 read, 1 write
+	assert_equal "$(count edges "$t/lp.dot")" 15
+	assert_equal "$(clusters "$t/lp.dot" | tr '\n' ' ')" \
+		'cluster_f0 cluster_f0_d0 cluster_f0_d1 cluster_p0 cluster_p1 '
+	grep -q 'kernel @nn_relu_k0", shape=component' "$t/lp.dot"
+	grep -q '%acc6\\nalloc\\nf32\[1\] @gpu:local' "$t/lp.dot"
+	# without --prims the functions are drawn the same
+	diff <(cat "$t/l.dot") <(sed '/subgraph cluster_p0/,$d' "$t/lp.dot"; echo '}')
+}
+
+@test "dot: if arms, several functions each a cluster, a copy between scopes" {
+	t=$BATS_TEST_TMPDIR
+	cat > "$t/m.ir" <<'IR'
+device @gpu = gpu(0)
+fn @f(%a: f32[4] on @gpu) -> f32[4] on @gpu {
+  %s = add(%a, %a)
+  return %s
+}
+fn @main(%c: bool[] on @gpu, %x: f32[4] on @gpu) -> f32[4] on @gpu {
+  %r = if %c {
+    %0 = @f(%x)
+    yield %0
+  } else {
+    yield %x
+  }
+  %t = device_copy(%r, @gpu -> @gpu:texture)
+  return %t
+}
+IR
+	ir-dot "$t/m.ir" > "$t/m.dot"
+	renders "$t/m.dot"
+	assert_equal "$(clusters "$t/m.dot" | tr '\n' ' ')" \
+		'cluster_f0 cluster_f0_d0 cluster_f1 cluster_f1_d0 '
+	# @f: %a, %s, result; @main: %c, %x, %r, %0, %t, result
+	assert_equal "$(count nodes "$t/m.dot")" 9
+	# @f: 2 + 1; @main: %c->%r, %x->%0, then, else, %r->%t, %t->result
+	assert_equal "$(count edges "$t/m.dot")" 9
+	grep -q '\[label="then"\]' "$t/m.dot"
+	grep -q '\[label="else"\]' "$t/m.dot"
+	grep -q '%0 = @f\\n' "$t/m.dot"
+	# a copy within a device, between scopes: bold, orange
+	grep -q '@gpu -> @gpu:texture\\n16 bytes.*color="#e67e22", penwidth=3' "$t/m.dot"
+	# deterministic
+	ir-dot "$t/m.ir" | cmp - "$t/m.dot"
+}
+
+@test "dot: odd strings are escaped, the DOT renders and keeps them" {
+	t=$BATS_TEST_TMPDIR
+	cat > "$t/odd.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main() -> f32[2] {
+  %c = const f32[2] file="a\"b\\c\n\x01\xc3\xa9 {x}<y>|z\\n.npy"
+  return %c
+}
+prim @p(%B: f32[4] @cpu:global) {
+  alloc %T: f32[4] @cpu:local {note="q\"\\l\t\xff\\N}\"", n=[1,[2,3]]}
+  %T[0] = 1.0
+  %B[0] = %T[0]
+}
+IR
+	ir-dot --prims "$t/odd.ir" > "$t/odd.dot"
+	renders "$t/odd.dot"
+	# every byte outside printable ASCII is \xNN; quotes and backslashes escaped
+	grep -qF '%c = const a\"b\\c\\x0a\\x01\\xc3\\xa9 {x}<y>|z\\n.npy\n' "$t/odd.dot"
+	grep -qF 'note=\"q\"\\l\\x09\\xff\\N}\"\"' "$t/odd.dot"
+	grep -qF 'n=[1,[...]]' "$t/odd.dot"
+	# the DOT is plain ASCII
+	run grep -c -P '[^\x20-\x7e]' "$t/odd.dot"
+	assert_output 0
+	# the label Graphviz reads back is the escaped text
+	dot -Tsvg "$t/odd.dot" | grep -qF 'a&quot;b\c\x0a\x01\xc3\xa9 {x}&lt;y&gt;|z\n.npy'
+	# outside kernels: one node reading and writing %T, writing %B
+	assert_equal "$(count nodes "$t/odd.dot")" 5
+	assert_equal "$(count edges "$t/odd.dot")" 4
+}
+
+@test "dot: --max-nodes folds the rest into a note and still renders" {
+	t=$BATS_TEST_TMPDIR
+	ir-plan-devices "$demo" > "$t/p.ir"
+	ir-dot --max-nodes=4 "$t/p.ir" > "$t/f.dot"
+	renders "$t/f.dot"
+	# 4 nodes (%x, %w, %b, %xg) and the note; only the edges between
+	# drawn nodes (%x -> %xg)
+	assert_equal "$(count nodes "$t/f.dot")" 5
+	assert_equal "$(count edges "$t/f.dot")" 1
+	grep -q 'folded \[label="5 more nodes not drawn (--max-nodes 4)"' "$t/f.dot"
+	# 0: no limit
+	ir-dot --max-nodes 0 "$t/p.ir" | cmp - <(ir-dot "$t/p.ir")
+	run -2 ir-dot --max-nodes=-1 "$t/p.ir"
+	assert_output --partial "--max-nodes takes a number"
+	run -2 ir-dot --max-nodes=x "$t/p.ir"
+}
+
+@test "dot: a module of 3000 bindings is folded by default and renders" {
+	t=$BATS_TEST_TMPDIR
+	{
+		echo 'fn @main(%x: f32[4]) {'
+		echo '  %v0 = nn.relu(%x)'
+		for i in $(seq 1 2999); do echo "  %v$i = nn.relu(%v$((i - 1)))"; done
+		echo '  return %v2999'
+		echo '}'
+	} > "$t/big.ir"
+	ir-dot "$t/big.ir" > "$t/big.dot"
+	renders "$t/big.dot"
+	assert_equal "$(count nodes "$t/big.dot")" 2001
+	grep -q 'folded \[label="1002 more nodes not drawn (--max-nodes 2000)"' "$t/big.dot"
+}
+
+@test "dot: bad input is located, exit 1, nothing on stdout; -o writes the file" {
+	t=$BATS_TEST_TMPDIR
+	printf 'fn @main(%%x: f32[4]) {\n  %%0 = add(%%x, %%y)\n  return %%0\n}\n' > "$t/bad.ir"
+	run -1 --separate-stderr ir-dot "$t/bad.ir"
+	assert_output ''
+	[[ $stderr == *"bad.ir:2:"*"error:"* ]]
+	ir-dot -o "$t/out.dot" "$demo"
+	ir-dot "$demo" | cmp - "$t/out.dot"
+	run -0 ir-dot --help
+	assert_output --partial '--max-nodes=N'
+}
