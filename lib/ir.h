@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "map.h"
+
 /* ---------------------------------------------------------------- arena */
 
 typedef struct Arena Arena;
@@ -73,8 +75,6 @@ typedef struct {
 /* An interned, NUL-terminated string; equal names are the same pointer. */
 typedef const char *Sym;
 
-typedef struct SymTab SymTab;
-
 /* ---------------------------------------------------------------- types */
 
 typedef enum {
@@ -119,8 +119,6 @@ struct Type {
 	uint32_t n;              /* TY_TENSOR: rank; TY_TUPLE: fields */
 	const int64_t *dims;     /* TY_TENSOR */
 	const Type *const *fields; /* TY_TUPLE */
-	uint32_t hash;
-	Type *chain;             /* hash bucket chain (owned by the module) */
 };
 
 /* ------------------------------------------------------------ attributes */
@@ -178,7 +176,6 @@ typedef struct VDev VDev;
 struct VDev {
 	Sym dev;
 	Sym scope;
-	VDev *chain;
 };
 
 typedef struct Pool Pool;
@@ -528,10 +525,8 @@ struct Module {
 	Ctx *ctx;
 	Arena *arena;         /* nodes */
 	Arena *names;         /* local names, packed without alignment */
-	SymTab *syms;
-	/* hash-consing tables (private to module.c) */
-	Type **type_tab; uint32_t type_cap, type_n;
-	VDev **vdev_tab; uint32_t vdev_cap, vdev_n;
+	/* interning and hash-consing tables (private to module.c) */
+	Map syms, types, vdevs;
 	OpCall *plain_ops[64]; /* OpCalls without attributes, hashed by op */
 
 	Device *devices, *devices_last;

@@ -9,33 +9,10 @@
 /* Symbols carry a header so a global's definition is found in O(1). */
 typedef struct SymHdr SymHdr;
 struct SymHdr {
-	SymHdr *chain;
-	uint32_t hash, len;
+	uint32_t len;
 	void *global;        /* Func, Prim, Device or Pool named @sym */
 	uint8_t gkind;
 };
-
-struct SymTab {
-	SymHdr **tab;
-	uint32_t cap, n;
-};
-
-static uint32_t
-hash_bytes(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u; /* FNV-1a: simple and good enough here */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static uint32_t
-hash_mix(uint32_t h, uint64_t v)
-{
-	for (int i = 0; i < 8; i++, v >>= 8)
-		h = (h ^ (uint32_t)(v & 0xff)) * 16777619u;
-	return h;
-}
 
 Module *
 module_new(Ctx *ctx)
@@ -44,7 +21,6 @@ module_new(Ctx *ctx)
 	m->ctx = ctx;
 	m->arena = arena_new();
 	m->names = arena_new();
-	m->syms = xcalloc(1, sizeof *m->syms);
 	return m;
 }
 
@@ -53,53 +29,30 @@ module_free(Module *m)
 {
 	if (!m)
 		return;
-	free(m->syms->tab);
-	free(m->syms);
-	free(m->type_tab);
-	free(m->vdev_tab);
+	map_free(&m->syms);
+	map_free(&m->types);
+	map_free(&m->vdevs);
 	module_free_places(m);
 	arena_free(m->arena);
 	arena_free(m->names);
 	free(m);
 }
 
-static void
-symtab_grow(SymTab *t)
-{
-	uint32_t ncap = t->cap ? 2 * t->cap : 256;
-	SymHdr **nt = xcalloc(ncap, sizeof *nt);
-	for (uint32_t i = 0; i < t->cap; i++) {
-		for (SymHdr *h = t->tab[i], *next; h; h = next) {
-			next = h->chain;
-			h->chain = nt[h->hash & (ncap - 1)];
-			nt[h->hash & (ncap - 1)] = h;
-		}
-	}
-	free(t->tab);
-	t->tab = nt;
-	t->cap = ncap;
-}
-
 Sym
 sym_intern(Module *m, const char *s, size_t n)
 {
-	SymTab *t = m->syms;
-	uint32_t h = hash_bytes(s, n);
-	if (t->cap) {
-		for (SymHdr *e = t->tab[h & (t->cap - 1)]; e; e = e->chain)
-			if (e->hash == h && e->len == n && memcmp(e + 1, s, n) == 0)
-				return (Sym)(e + 1);
-	}
-	if (t->n >= t->cap / 2 * 1 + t->cap / 4) /* load factor 3/4 */
-		symtab_grow(t);
+	uint32_t h = map_hash(s, n);
+	MapProbe it;
+	for (SymHdr *e = map_first(&m->syms, h, &it); e; e = map_next(&it))
+		if (e->len == n && memcmp(e + 1, s, n) == 0)
+			return (Sym)(e + 1);
 	SymHdr *e = arena_alloc(m->arena, sizeof *e + n + 1);
-	e->hash = h;
 	e->len = (uint32_t)n;
 	memcpy(e + 1, s, n);
 	((char *)(e + 1))[n] = 0;
-	e->chain = t->tab[h & (t->cap - 1)];
-	t->tab[h & (t->cap - 1)] = e;
-	t->n++;
+	e->global = NULL;
+	e->gkind = 0;
+	map_add(&m->syms, h, e);
 	return (Sym)(e + 1);
 }
 
@@ -213,36 +166,15 @@ dtype_str(DType d, char *buf)
 		sprintf(buf + strlen(buf), "x%u", (unsigned)d.lanes);
 }
 
-static void
-type_tab_insert(Module *m, Type *t)
-{
-	if (m->type_n + 1 > m->type_cap / 2) {
-		uint32_t ncap = m->type_cap ? 2 * m->type_cap : 64;
-		Type **nt = xcalloc(ncap, sizeof *nt);
-		for (uint32_t i = 0; i < m->type_cap; i++)
-			for (Type *e = m->type_tab[i], *next; e; e = next) {
-				next = e->chain;
-				e->chain = nt[e->hash & (ncap - 1)];
-				nt[e->hash & (ncap - 1)] = e;
-			}
-		free(m->type_tab);
-		m->type_tab = nt;
-		m->type_cap = ncap;
-	}
-	t->chain = m->type_tab[t->hash & (m->type_cap - 1)];
-	m->type_tab[t->hash & (m->type_cap - 1)] = t;
-	m->type_n++;
-}
-
 const Type *
 type_tensor(Module *m, DType dt, uint32_t rank, const int64_t *dims)
 {
-	uint32_t h = hash_mix(hash_mix(17, dt.kind | (uint64_t)dt.lanes << 8), rank);
+	uint32_t h = map_mix(map_mix(17, dt.kind | (uint64_t)dt.lanes << 8), rank);
 	for (uint32_t i = 0; i < rank; i++)
-		h = hash_mix(h, (uint64_t)dims[i]);
-	if (m->type_cap)
-		for (Type *e = m->type_tab[h & (m->type_cap - 1)]; e; e = e->chain)
-			if (e->hash == h && e->kind == TY_TENSOR && dtype_eq(e->dt, dt) && e->n == rank &&
+		h = map_mix(h, (uint64_t)dims[i]);
+	MapProbe it;
+	for (Type *e = map_first(&m->types, h, &it); e; e = map_next(&it))
+		if (e->kind == TY_TENSOR && dtype_eq(e->dt, dt) && e->n == rank &&
 			    (rank == 0 || memcmp(e->dims, dims, rank * sizeof *dims) == 0))
 				return e;
 	Type *t = arena_alloc(m->arena, sizeof *t);
@@ -253,20 +185,19 @@ type_tensor(Module *m, DType dt, uint32_t rank, const int64_t *dims)
 	t->dt = dt;
 	t->n = rank;
 	t->dims = d;
-	t->hash = h;
-	type_tab_insert(m, t);
+	map_add(&m->types, h, t);
 	return t;
 }
 
 const Type *
 type_tuple(Module *m, uint32_t n, const Type *const *fields)
 {
-	uint32_t h = hash_mix(hash_mix(31, 0xfeed), n);
+	uint32_t h = map_mix(map_mix(31, 0xfeed), n);
 	for (uint32_t i = 0; i < n; i++)
-		h = hash_mix(h, (uint64_t)(uintptr_t)fields[i]);
-	if (m->type_cap)
-		for (Type *e = m->type_tab[h & (m->type_cap - 1)]; e; e = e->chain)
-			if (e->hash == h && e->kind == TY_TUPLE && e->n == n &&
+		h = map_mix(h, (uint64_t)(uintptr_t)fields[i]);
+	MapProbe it;
+	for (Type *e = map_first(&m->types, h, &it); e; e = map_next(&it))
+		if (e->kind == TY_TUPLE && e->n == n &&
 			    (n == 0 || memcmp(e->fields, fields, n * sizeof *fields) == 0))
 				return e;
 	Type *t = arena_alloc(m->arena, sizeof *t);
@@ -276,8 +207,7 @@ type_tuple(Module *m, uint32_t n, const Type *const *fields)
 	t->kind = TY_TUPLE;
 	t->n = n;
 	t->fields = f;
-	t->hash = h;
-	type_tab_insert(m, t);
+	map_add(&m->types, h, t);
 	return t;
 }
 
@@ -363,31 +293,15 @@ type_text(const Type *t, char *buf, size_t n)
 const VDev *
 vdev_get(Module *m, Sym dev, Sym scope)
 {
-	uint32_t h = hash_mix(hash_mix(7, (uintptr_t)dev), (uintptr_t)scope);
-	if (m->vdev_cap)
-		for (VDev *e = m->vdev_tab[h & (m->vdev_cap - 1)]; e; e = e->chain)
-			if (e->dev == dev && e->scope == scope)
-				return e;
-	if (m->vdev_n + 1 > m->vdev_cap / 2) {
-		uint32_t ncap = m->vdev_cap ? 2 * m->vdev_cap : 32;
-		VDev **nt = xcalloc(ncap, sizeof *nt);
-		for (uint32_t i = 0; i < m->vdev_cap; i++)
-			for (VDev *e = m->vdev_tab[i], *next; e; e = next) {
-				next = e->chain;
-				uint32_t eh = hash_mix(hash_mix(7, (uintptr_t)e->dev), (uintptr_t)e->scope);
-				e->chain = nt[eh & (ncap - 1)];
-				nt[eh & (ncap - 1)] = e;
-			}
-		free(m->vdev_tab);
-		m->vdev_tab = nt;
-		m->vdev_cap = ncap;
-	}
+	uint32_t h = map_mix(map_hash_ptr(dev), (uint64_t)(uintptr_t)scope);
+	MapProbe it;
+	for (VDev *e = map_first(&m->vdevs, h, &it); e; e = map_next(&it))
+		if (e->dev == dev && e->scope == scope)
+			return e;
 	VDev *v = arena_alloc(m->arena, sizeof *v);
 	v->dev = dev;
 	v->scope = scope;
-	v->chain = m->vdev_tab[h & (m->vdev_cap - 1)];
-	m->vdev_tab[h & (m->vdev_cap - 1)] = v;
-	m->vdev_n++;
+	map_add(&m->vdevs, h, v);
 	return v;
 }
 
