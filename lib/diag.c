@@ -57,44 +57,12 @@ ctx_free(Ctx *c)
 	free(c->files);
 	ctx_clear_captured(c);
 	free(c->captured);
-	free(c->ftab);
+	map_free(&c->ftab);
 	free(c);
 }
 
 /* ------------------------------------------------------ source registry */
 
-static uint32_t
-name_hash(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static void
-ftab_insert(Ctx *c, uint16_t file)
-{
-	const char *name = c->files[file].name;
-	uint32_t mask = c->ftabcap - 1;
-	uint32_t h = name_hash(name, strlen(name)) & mask;
-	while (c->ftab[h])
-		h = (h + 1) & mask;
-	c->ftab[h] = file;
-}
-
-/* Keeps the table at most half full. */
-static void
-ftab_reserve(Ctx *c)
-{
-	if ((uint32_t)c->nfiles * 2 < c->ftabcap)
-		return;
-	free(c->ftab);
-	c->ftabcap = c->ftabcap ? 2 * c->ftabcap : 16;
-	c->ftab = xcalloc(c->ftabcap, sizeof *c->ftab);
-	for (uint16_t i = 1; i < c->nfiles; i++)
-		ftab_insert(c, i);
-}
 
 static uint16_t
 new_file(Ctx *c, const char *name, size_t n)
@@ -105,14 +73,13 @@ new_file(Ctx *c, const char *name, size_t n)
 		c->capfiles = c->capfiles > UINT16_MAX / 2 ? UINT16_MAX : c->capfiles * 2;
 		c->files = xrealloc(c->files, c->capfiles * sizeof *c->files);
 	}
-	ftab_reserve(c);
 	SrcFile *f = &c->files[c->nfiles];
 	memset(f, 0, sizeof *f);
 	f->name = xmalloc(n + 1);
 	memcpy(f->name, name, n);
 	f->name[n] = 0;
 	uint16_t i = c->nfiles++;
-	ftab_insert(c, i);
+	map_add(&c->ftab, map_hash(name, n), (void *)(uintptr_t)i);
 	return i;
 }
 
@@ -147,13 +114,12 @@ src_by_name(Ctx *c, const char *name, size_t n)
 	if (nul)
 		n = (size_t)(nul - name);
 	bool pseudo = pseudo_name(name, n);
-	if (c->ftabcap) {
-		uint32_t mask = c->ftabcap - 1;
-		for (uint32_t h = name_hash(name, n) & mask; c->ftab[h]; h = (h + 1) & mask) {
-			SrcFile *f = &c->files[c->ftab[h]];
-			if ((f->by_name || !pseudo) && strncmp(f->name, name, n) == 0 && !f->name[n])
-				return c->ftab[h];
-		}
+	MapProbe it;
+	for (void *e = map_first(&c->ftab, map_hash(name, n), &it); e; e = map_next(&it)) {
+		uint16_t i = (uint16_t)(uintptr_t)e;
+		SrcFile *f = &c->files[i];
+		if ((f->by_name || !pseudo) && strncmp(f->name, name, n) == 0 && !f->name[n])
+			return i;
 	}
 	uint16_t i = new_file(c, name, n);
 	if (i) {

@@ -45,9 +45,9 @@ struct Ctx {
 	bool capture;            /* --verify-diagnostics: collect, do not print */
 	CapturedDiag *captured;
 	size_t ncaptured, capcaptured;
-	/* private to diag.c: file indices hashed by name, for src_by_name */
-	uint16_t *ftab;
-	uint32_t ftabcap;
+	/* private to diag.c: file indices (as pointers, never 0) hashed by
+	 * name, for src_by_name; indices, as files moves when it grows */
+	Map ftab;
 };
 
 Ctx *ctx_new(const char *prog);

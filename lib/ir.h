@@ -527,7 +527,7 @@ struct Module {
 	Arena *names;         /* local names, packed without alignment */
 	/* interning and hash-consing tables (private to module.c) */
 	Map syms, types, vdevs;
-	OpCall *plain_ops[64]; /* OpCalls without attributes, hashed by op */
+	Map plain_ops;        /* OpCalls without attributes, by op */
 
 	Device *devices, *devices_last;
 	Pool *pools, *pools_last;

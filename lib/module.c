@@ -32,6 +32,7 @@ module_free(Module *m)
 	map_free(&m->syms);
 	map_free(&m->types);
 	map_free(&m->vdevs);
+	map_free(&m->plain_ops);
 	module_free_places(m);
 	arena_free(m->arena);
 	arena_free(m->names);
@@ -355,15 +356,14 @@ module_opcall(Module *m, const OpDef *op, AttrMap *attrs)
 		c->attrs = attrs;
 		return c;
 	}
-	/* fewer operators than slots: the probe always ends */
-	size_t n = sizeof m->plain_ops / sizeof *m->plain_ops;
-	size_t i = ((uintptr_t)op >> 4) % n;
-	for (; m->plain_ops[i]; i = (i + 1) % n)
-		if (m->plain_ops[i]->op == op)
-			return m->plain_ops[i];
+	uint32_t h = map_hash_ptr(op);
+	MapProbe it;
+	for (OpCall *e = map_first(&m->plain_ops, h, &it); e; e = map_next(&it))
+		if (e->op == op)
+			return e;
 	OpCall *c = arena_alloc(m->arena, sizeof *c);
 	c->op = op;
-	m->plain_ops[i] = c;
+	map_add(&m->plain_ops, h, c);
 	return c;
 }
 

@@ -7,19 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct {
-	const char *s;       /* NULL = empty */
-	uint32_t h;          /* its hash, compared before the bytes */
-} NameSlot;
+#include "map.h"
 
+/* The names are map.h's entries, filed under name_hash. */
 typedef struct {
-	NameSlot *slot;      /* open addressing, linear probing */
-	uint32_t cap, n;
+	Map m;
 } NameSet;
 
-/* FNV-1a with a final mix: names like %1234 differ only in their last
- * bytes, and tables index by the low bits. */
-uint32_t name_hash(const char *s, size_t n);
+/* map.h's string hash, under the name the name tables have used. */
+static inline uint32_t
+name_hash(const char *s, size_t n)
+{
+	return map_hash(s, n);
+}
 
 /* Adds s (not copied: it must outlive the set); false if already there. */
 bool nameset_add(NameSet *set, const char *s);

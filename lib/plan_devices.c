@@ -453,8 +453,7 @@ typedef struct {
 	Func *f;
 	CopyRec *rec;         /* records in creation order */
 	uint32_t nrec, caprec;
-	uint32_t *slot;       /* open addressing: record index + 1, 0 = empty */
-	uint32_t cap;
+	Map map;              /* record index + 1 as a pointer (rec moves) */
 	/* blocks: id -> Block, id -> parent once closed (itself while open),
 	 * and the open ones, innermost last */
 	PtrVec blocks;
@@ -542,10 +541,10 @@ count_copy(Planner *P, const Value *c)
 }
 
 static uint32_t
-rec_hash(const Rewriter *rw, const void *key, const VDev *dst)
+rec_hash(const void *key, const VDev *dst)
 {
 	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15u ^ (uint64_t)(uintptr_t)dst * 0xc2b2ae3d27d4eb4fu;
-	return (uint32_t)(h >> 17) & (rw->cap - 1);
+	return (uint32_t)(h >> 17);
 }
 
 /* The record of (key, dst), made when make is set; 0 when there is none,
@@ -553,35 +552,21 @@ rec_hash(const Rewriter *rw, const void *key, const VDev *dst)
 static uint32_t
 rec_find(Rewriter *rw, const void *key, const VDev *dst, bool make)
 {
-	if (make && (rw->nrec + 1) * 2 > rw->cap) {
-		free(rw->slot);
-		rw->cap = rw->cap ? 2 * rw->cap : 64;
-		rw->slot = xcalloc(rw->cap, sizeof *rw->slot);
-		for (uint32_t k = 0; k < rw->nrec; k++) {
-			uint32_t i = rec_hash(rw, rw->rec[k].key, rw->rec[k].dst);
-			while (rw->slot[i])
-				i = (i + 1) & (rw->cap - 1);
-			rw->slot[i] = k + 1;
-		}
-	}
-	if (!rw->cap)
-		return 0;
-	uint32_t i = rec_hash(rw, key, dst);
-	for (; rw->slot[i]; i = (i + 1) & (rw->cap - 1)) {
-		CopyRec *r = &rw->rec[rw->slot[i] - 1];
+	uint32_t h = rec_hash(key, dst);
+	MapProbe it;
+	for (void *e = map_first(&rw->map, h, &it); e; e = map_next(&it)) {
+		uint32_t k = (uint32_t)(uintptr_t)e;
+		CopyRec *r = &rw->rec[k - 1];
 		if (r->key == key && r->dst == dst)
-			return rw->slot[i];
+			return k;
 	}
 	if (!make)
 		return 0;
-	if (rw->nrec == rw->caprec) {
-		rw->caprec = rw->caprec ? 2 * rw->caprec : 64;
-		rw->rec = xrealloc(rw->rec, rw->caprec * sizeof *rw->rec);
-	}
-	memset(&rw->rec[rw->nrec], 0, sizeof *rw->rec);
-	rw->rec[rw->nrec].key = key;
-	rw->rec[rw->nrec].dst = dst;
-	rw->slot[i] = ++rw->nrec;
+	CopyRec *r = &VEC_PUSH(rw->rec, rw->nrec, rw->caprec);
+	memset(r, 0, sizeof *r);
+	r->key = key;
+	r->dst = dst;
+	map_add(&rw->map, h, (void *)(uintptr_t)rw->nrec);
 	return rw->nrec;
 }
 
@@ -945,7 +930,7 @@ rewrite(Planner *P, Func *f)
 	plan_places(&rw);
 	relink(&rw);
 	free(rw.rec);
-	free(rw.slot);
+	map_free(&rw.map);
 	free(rw.up);
 	free(rw.open);
 	ptrvec_free(&rw.blocks);

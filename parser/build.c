@@ -37,14 +37,11 @@ struct Cx {
 	Prim *prim;
 };
 
-/* Open addressing over the defined objects; the name is read from the
- * object, so a slot costs one pointer plus a 32-bit hash tag that saves
- * chasing the pointer on a mismatch (a million bindings: 24 MB). */
+/* The defined objects in a map.h Map under their names' hashes; the name
+ * is read from the object (a million bindings: 24 MB). */
 struct NameTab {
-	void **slot;
-	uint32_t *tag;
-	uint32_t cap, n;
-	bool prim;            /* slots hold PVar*, else Value* */
+	Map m;
+	bool prim;            /* entries are PVar*, else Value* */
 };
 
 /* ------------------------------------------------------------ utilities */
@@ -163,9 +160,7 @@ names_open(Parser *p, bool prim)
 	names_close(p);
 	p->names = xcalloc(1, sizeof *p->names);
 	p->names->prim = prim;
-	p->names->cap = 64;
-	p->names->slot = xcalloc(p->names->cap, sizeof(void *));
-	p->names->tag = xcalloc(p->names->cap, sizeof(uint32_t));
+	map_reserve(&p->names->m, 48);
 }
 
 static void
@@ -182,8 +177,7 @@ names_close(Parser *p)
 			((Value *)p->dead.v[i])->flags &= (uint16_t)~VF_DEAD;
 	}
 	p->dead.n = 0;
-	free(p->names->slot);
-	free(p->names->tag);
+	map_free(&p->names->m);
 	free(p->names);
 	p->names = NULL;
 	p->defs.n = 0;
@@ -195,27 +189,13 @@ names_find(Parser *p, const char *s, size_t n)
 	NameTab *t = p->names;
 	if (!t)
 		return NULL;
-	uint32_t h = name_hash(s, n);
-	uint32_t i = h & (t->cap - 1);
-	for (void *o; (o = t->slot[i]); i = (i + 1) & (t->cap - 1)) {
-		if (t->tag[i] != h)
-			continue;
+	MapProbe it;
+	for (void *o = map_first(&t->m, name_hash(s, n), &it); o; o = map_next(&it)) {
 		const char *on = obj_name(t, o);
 		if (memcmp(on, s, n) == 0 && on[n] == 0)
 			return o;
 	}
 	return NULL;
-}
-
-static void
-names_insert(NameTab *t, void *o, uint32_t h)
-{
-	uint32_t i = h & (t->cap - 1);
-	while (t->slot[i])
-		i = (i + 1) & (t->cap - 1);
-	t->slot[i] = o;
-	t->tag[i] = h;
-	t->n++;
 }
 
 static Loc
@@ -238,21 +218,7 @@ define(Parser *p, void *o, Loc at)
 		note(p, obj_loc(t, old), "previous definition of '%%%s' is here", s);
 		return false;
 	}
-	if ((t->n + 1) * 4 > t->cap * 3) {
-		void **old_slots = t->slot;
-		uint32_t *old_tags = t->tag;
-		uint32_t old_cap = t->cap;
-		t->cap *= 2;
-		t->slot = xcalloc(t->cap, sizeof(void *));
-		t->tag = xcalloc(t->cap, sizeof(uint32_t));
-		t->n = 0;
-		for (uint32_t i = 0; i < old_cap; i++)
-			if (old_slots[i])
-				names_insert(t, old_slots[i], old_tags[i]);
-		free(old_slots);
-		free(old_tags);
-	}
-	names_insert(t, o, name_hash(s, strlen(s)));
+	map_add(&t->m, name_hash(s, strlen(s)), o);
 	/* Names at the top of a function never go out of scope, so only
 	 * nested ones are remembered for kill_defs. */
 	if (p->ncx > 1)
