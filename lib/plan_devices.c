@@ -71,10 +71,7 @@ typedef struct {
 static uint32_t
 dom_new(Planner *P)
 {
-	if (P->n == P->cap) {
-		P->cap = P->cap ? 2 * P->cap : 256;
-		P->d = xrealloc(P->d, P->cap * sizeof *P->d);
-	}
+	VEC_RESERVE(P->d, P->n, P->cap);
 	Dom *d = &P->d[P->n];
 	memset(d, 0, sizeof *d);
 	d->parent = P->n;

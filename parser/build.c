@@ -67,11 +67,7 @@ void
 scratch_push(Parser *p, void *x)
 {
 	Scratch *s = &p->scratch;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
-	}
-	s->v[s->n++] = x;
+	VEC_PUSH(s->v, s->n, s->cap) = x;
 }
 
 uint32_t
@@ -123,11 +119,7 @@ top(Parser *p)
 static Cx *
 push_cx(Parser *p, int kind, Loc loc)
 {
-	if (p->ncx == p->capcx) {
-		p->capcx = p->capcx ? 2 * p->capcx : 16;
-		p->cx = xrealloc(p->cx, p->capcx * sizeof *p->cx);
-	}
-	Cx *c = &p->cx[p->ncx++];
+	Cx *c = &VEC_PUSH(p->cx, p->ncx, p->capcx);
 	memset(c, 0, sizeof *c);
 	c->kind = (uint8_t)kind;
 	c->loc = loc;
@@ -1115,11 +1107,7 @@ b_nums_mark(Parser *p)
 void
 b_push_num(Parser *p, NumTok n)
 {
-	if (p->nnums == p->capnums) {
-		p->capnums = p->capnums ? 2 * p->capnums : 64;
-		p->nums = xrealloc(p->nums, p->capnums * sizeof *p->nums);
-	}
-	p->nums[p->nnums++] = n;
+	VEC_PUSH(p->nums, p->nnums, p->capnums) = n;
 }
 
 static Value *

@@ -331,8 +331,8 @@ is_separator(const char *s, const char *e)
 static Chunk *
 split_chunks(const char *text, size_t len, bool split, size_t *n)
 {
-	size_t cap = 4;
-	Chunk *c = xmalloc(cap * sizeof *c);
+	size_t cap = 0;
+	Chunk *c = NULL;
 	*n = 0;
 	size_t begin = 0;
 	uint32_t line = 1, begin_line = 1;
@@ -341,17 +341,13 @@ split_chunks(const char *text, size_t len, bool split, size_t *n)
 		size_t e = nl ? (size_t)(nl - text) : len;
 		size_t next = nl ? e + 1 : len;
 		if (is_separator(text + i, text + e)) {
-			if (*n == cap)
-				c = xrealloc(c, (cap *= 2) * sizeof *c);
-			c[(*n)++] = (Chunk){begin, i, begin_line};
+			VEC_PUSH(c, *n, cap) = (Chunk){begin, i, begin_line};
 			begin = next;
 			begin_line = line + 1;
 		}
 		i = next;
 	}
-	if (*n == cap)
-		c = xrealloc(c, (cap + 1) * sizeof *c);
-	c[(*n)++] = (Chunk){begin, len, begin_line};
+	VEC_PUSH(c, *n, cap) = (Chunk){begin, len, begin_line};
 	return c;
 }
 

@@ -31,7 +31,7 @@ typedef struct {
 	bool interp;
 	const char *data_dir;
 	InterpInput *inputs;
-	uint32_t ninputs;
+	uint32_t ninputs, capinputs;
 	uint64_t max_memory;     /* 0: the machine's */
 	OclBind *binds;          /* --device */
 	uint32_t nbinds;
@@ -134,12 +134,11 @@ on_opt(int code, const char *arg, void *st)
 			fprintf(stderr, "ir-run: --input takes NAME=FILE.npy, not '%s'\n", arg);
 			return 2;
 		}
-		ro->inputs = xrealloc(ro->inputs, (ro->ninputs + 1) * sizeof *ro->inputs);
 		size_t n = (size_t)(eq - arg);
 		char *nm = xmalloc(n + 1);
 		memcpy(nm, arg, n);
 		nm[n] = 0;
-		ro->inputs[ro->ninputs++] = (InterpInput){nm, eq + 1, NULL};
+		VEC_PUSH(ro->inputs, ro->ninputs, ro->capinputs) = (InterpInput){nm, eq + 1, NULL};
 		return 0;
 	}
 	}
