@@ -795,8 +795,8 @@ rewrite_walk(Rewriter *rw)
  * binding) is chained on the value, which is marked VF_USED (the walk has
  * cleared it).  A hash lookup per copy and value was a good share of the
  * planner's time on large DAGs, so a value's chain is a ring of records
- * whose last is parked in the value's scratch until the value is relinked;
- * its placement meanwhile is its copies' source (see link_copies). */
+ * whose last is parked in the value's scratch until the value is relinked
+ * (scratch is a field of its own: parking leaves vd alone). */
 static void
 plan_places(Rewriter *rw)
 {
@@ -857,7 +857,9 @@ link_copies(Relink *rl)
 		Value *x = rl->queue.v[rl->qhead++];
 		x->flags &= (uint16_t)~VF_USED;
 		uint32_t last = (uint32_t)x->scratch, r = rw->rec[last - 1].next, next;
-		x->vd = rw->rec[r - 1].copy->u.copy->src;  /* unparked */
+		/* Its copies' source is its placement; restated, not restored:
+		 * parking in scratch no longer overwrites vd. */
+		x->vd = rw->rec[r - 1].copy->u.copy->src;
 		for (bool more = true; more; r = next) {
 			Block *to = rw->blocks.v[rw->rec[r - 1].lca];
 			more = r != last;
