@@ -167,8 +167,8 @@ for spec in "dense512 nn_dense 0.268435456" "conv56 nn_conv2d 0.231211008"; do
 	"$OCL_BENCH" "$WORK/$1.ocl.ir" "$2" "$RUNS" "$3" 2> /dev/null || echo "$2: ocl_bench failed"
 done
 echo "(the hand translations of the lowering issue on POCL here: dense 512^3 250-270 GFLOP/s,"
-echo " the conv2d prim 137-141; dense's schedule reduces over K in float16 lanes, the hand"
-echo " translation broadcasts A over 16 columns of B)"
+echo " the conv2d prim 137-141; on a cpu dense now broadcasts x over 16 columns of the weight"
+echo " transposed to [K,N] (kernel 0), as the hand translation did)"
 
 echo
 echo "== ir-plan-memory: planned bytes against the lower bound and TVM's greedy_by_size"

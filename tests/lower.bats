@@ -50,6 +50,21 @@ setup() {
 	assert_output --partial '%acc1[0] = %acc1[0] + %p0[0, %r2] * %p1[%i0, %r2]'
 }
 
+@test "lower: cpu dense of 8 rows or more broadcasts x over columns of the weight transposed to [K,N]" {
+	cat > "$BATS_TEST_TMPDIR/d.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[16,20], %w: f32[64,20]) -> f32[16,64] {
+  %d = nn.dense(%x, %w)
+  return %d
+}
+IR
+	run -0 ir-lower "$BATS_TEST_TMPDIR/d.ir"
+	assert_output --partial 'alloc %wt0: f32[20,64] @cpu:global'
+	assert_output --regexp 'let %w[0-9]+: f32x16 = %wt0\[%k[0-9]+, %n[0-9]+ \+ 16:16\]'
+	assert_output --regexp 'let %a[0-9]+: f32x16 = broadcast<f32x16>\(%p0\[%m[0-9]+ \+ 7, %k[0-9]+\]\)'
+	refute_output --regexp '%acc[0-9]+\[[^]]*, 1\] \+'
+}
+
 @test "lower: a packed result is computed a texel at a time, in 4 lanes" {
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/texture_block.ir"
 	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, %gx[0-9]+, 0:4\] = '

@@ -9,9 +9,12 @@
  * with constant bounds, so that code generation can turn the array into
  * registers.
  *
- * dense [M,K] x [N,K] (and batch_matmul, per batch): a tile of RM rows x
- * RN columns, each accumulator a vector of V consecutive k (both operands
- * are contiguous along k); the V partial sums are added at the end.
+ * dense [M,K] x [N,K] (and batch_matmul, per batch), on a gpu or with
+ * fewer than 8 rows: a tile of RM rows x RN columns, each accumulator a
+ * vector of V consecutive k (both operands are contiguous along k); the V
+ * partial sums are added at the end.  On a cpu otherwise the weight is
+ * first transposed to [K,N] and each element of x broadcast over vectors
+ * of V consecutive columns (tile_matmul_cpu).
  *
  * The sizes were checked by translating the loop nests to OpenCL C by
  * hand (as the code generator will) and timing them on POCL and on an
@@ -197,6 +200,112 @@ tile_matmul(GroupCx *c, bool batched)
 	PExpr *oi[3] = {t[0], pe_add(b, i0, u), pe_add(b, j0, q)};
 	bool ok = store_through_consumers(c, sum, oi + !batched, 1);
 	pb_close_to(b, op);
+	pb_close_to(b, close);
+	return ok ? 1 : -1;
+}
+
+/* On a cpu: the weight is first transposed to [K,N] (per batch), so that
+ * V consecutive output columns are contiguous; a tile of RM rows x RN*V
+ * columns then broadcasts one element of x over each vector of columns,
+ * with no sum across lanes at the end (perf.md's gemm_blk, RM=8 and two
+ * float16: 250-270 GFLOP/s at 512^3 on POCL here, where the
+ * lanes-along-k tile above generated 112). */
+static const int64_t cpu_rows[] = {8, 4, 2, 1};
+static const int64_t cpu_vecs[] = {2, 1};
+
+static int
+tile_matmul_cpu(GroupCx *c, bool batched)
+{
+	const Value *v = c->g->members[0];
+	const Type *xt = v->args[0]->type, *wt = v->args[1]->type;
+	if (xt->n != (batched ? 3u : 2u) || v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
+		return 0;
+	if (batched) {
+		bool ta, tb;
+		lower_matmul_transposes(v, &ta, &tb);
+		if (ta || !tb)
+			return 0;
+	}
+	uint32_t o = batched; /* the axes after the batch */
+	int64_t B = batched ? v->type->dims[0] : 1, BW = batched ? wt->dims[0] : 1;
+	int64_t M = xt->dims[o], K = xt->dims[o + 1], N = wt->dims[o];
+	/* Fewer rows than a tile (a batch of 1 in inference) reuse the
+	 * transposed weight too little to pay for transposing it: those
+	 * keep the lanes-along-k tile. */
+	if (B == 0 || M < cpu_rows[0] || N == 0 || K == 0)
+		return tile_matmul(c, batched);
+	int64_t V = largest_divisor(N, dense_lanes);
+	int64_t RN = largest_divisor(N / V, cpu_vecs), RM = largest_divisor(M, cpu_rows);
+	ElemKind kk = (ElemKind)v->type->dt.kind;
+	PBuild *b = c->b;
+	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
+	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
+
+	/* Stage 1: the weight as [BW,]K,N. */
+	int64_t tdims[3] = {BW, K, N};
+	PVar *wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 2 + o, tdims + !batched), global);
+	PExpr *ti[3] = {pe_i32(b, 0), NULL, NULL};
+	int close = pb_depth(b);
+	lower_open_nest(c, tdims + !batched, 2 + o, ti + !batched, true);
+	PExpr *wsrc[3] = {ti[0], ti[2], ti[1]};
+	pb_store(b, wT, ti + !batched, 1, pe_load(b, w, wsrc + !batched, 1));
+	pb_close_to(b, close);
+
+	/* Stage 2: the product, a tile of RM rows x RN vectors of V columns. */
+	int64_t grid[3] = {B, M / RM, N / (RN * V)};
+	PExpr *t[3] = {NULL, NULL, NULL};
+	close = pb_depth(b);
+	/* One parallel axis of all the tiles: as rows x columns, 512^3 was
+	 * 64 tasks of 16 tiles, one work group on POCL, one core busy. */
+	int64_t tiles = B * grid[1] * grid[2];
+	PExpr *flat;
+	lower_open_nest(c, &tiles, 1, &flat, false);
+	lower_unflatten(b, flat, grid + !batched, NULL, 2 + o, t + !batched);
+	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[1], pe_i32(b, RM)));
+	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[2], pe_i32(b, RN * V)));
+	/* a batch of 1 is broadcast */
+	PExpr *bx = batched && xt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
+	PExpr *bw = batched && wt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
+	/* One accumulator alloc of V lanes per vector of the tile, and the
+	 * tile written out statement by statement: a single array of the
+	 * tile, read and written in runs of V, stayed in memory on POCL
+	 * (40 GFLOP/s against 150 with separate vectors). */
+	PVar *acc[8][2]; /* cpu_rows[0] x cpu_vecs[0] */
+	for (int64_t u = 0; u < RM; u++)
+		for (int64_t q = 0; q < RN; q++) {
+			int64_t n1 = V;
+			acc[u][q] = local_tile(c, kk, 1, &n1);
+			PExpr *zero = pe_i32(b, 0);
+			pb_store(b, acc[u][q], &zero, (uint32_t)V, pe_broadcast(b, (uint8_t)V, pe_float(b, 0, kk)));
+		}
+
+	int kop = pb_depth(b);
+	PExpr *k = serial(c, "k", K);
+	PExpr *wv[2];
+	for (int64_t q = 0; q < RN; q++) {
+		PExpr *wi[3] = {bw, k, pe_add(b, j0, pe_i32(b, q * V))};
+		wv[q] = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi + !batched, (uint32_t)V)));
+	}
+	for (int64_t u = 0; u < RM; u++) {
+		PExpr *xi[3] = {bx, pe_add(b, i0, pe_i32(b, u)), k};
+		PExpr *a = pb_let(b, "a", pe_broadcast(b, (uint8_t)V, as_type(c, kk, pe_load(b, x, xi + !batched, 1))));
+		for (int64_t q = 0; q < RN; q++) {
+			PExpr *zero = pe_i32(b, 0);
+			pb_store(b, acc[u][q], &zero, (uint32_t)V,
+			         mac(c, pe_load(b, acc[u][q], &zero, (uint32_t)V), a, wv[q]));
+		}
+	}
+	pb_close_to(b, kop);
+
+	bool ok = true;
+	for (int64_t u = 0; u < RM && ok; u++)
+		for (int64_t q = 0; q < RN && ok; q++) {
+			int op = pb_depth(b);
+			PExpr *l = unrolled(c, "u", V);
+			PExpr *oi[3] = {t[0], pe_add(b, i0, pe_i32(b, u)), pe_add(b, j0, pe_add(b, pe_i32(b, q * V), l))};
+			ok = store_through_consumers(c, pe_load(b, acc[u][q], &l, 1), oi + !batched, 1);
+			pb_close_to(b, op);
+		}
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }
@@ -423,9 +532,9 @@ lower_tiled(GroupCx *c)
 		return 0;
 	switch (c->g->members[0]->u.op->op->id) {
 	case O_DENSE:
-		return tile_matmul(c, false);
+		return on_gpu(c) ? tile_matmul(c, false) : tile_matmul_cpu(c, false);
 	case O_BATCH_MATMUL:
-		return tile_matmul(c, true);
+		return on_gpu(c) ? tile_matmul(c, true) : tile_matmul_cpu(c, true);
 	case O_CONV2D: {
 		int r = tile_conv2d_packed(c);
 		return r ? r : tile_conv2d(c);

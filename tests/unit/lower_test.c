@@ -218,7 +218,13 @@ static const char *const cases[] = {
 	"  %0 = multiply(%a, -14)\n  %1 = nn.global_avg_pool2d(%0) {layout=\"NCHW4c\"}\n  return %1\n}\n",
 	"fn @main(%a: i32[1,2,3,4]) -> i32[1,2,1,1] {\n"
 	"  %0 = multiply(%a, 238609294)\n  %1 = nn.global_avg_pool2d(%0)\n  return %1\n}\n",
-	/* register tiles: dense by 4x4 rows and columns of 16, 8 or 2 lanes of k */
+	/* register tiles: dense by 4x4 rows and columns of 16, 8 or 2 lanes of k
+	 * (gpu); on a cpu 8, 4, 2 or 1 rows x 2 or 1 vectors of 16, 8, 4 or 2
+	 * columns, the full 8 x 2 x 16 tile with consumers and in batches */
+	"fn @main(%x: f32[16,20], %w: f32[64,20], %b: f32[64]) -> f32[16,64] {\n"
+	"  %0 = nn.dense(%x, %w)\n  %1 = nn.bias_add(%0, %b) {axis=-1}\n  %2 = nn.relu(%1)\n  return %2\n}\n",
+	"fn @main(%x: f32[2,8,5], %y: f32[1,32,5]) -> f32[2,8,32] {\n"
+	"  %0 = nn.batch_matmul(%x, %y)\n  return %0\n}\n",
 	"fn @main(%x: f32[8,32], %w: f32[12,32], %b: f32[12]) -> f32[8,12] {\n"
 	"  %0 = nn.dense(%x, %w)\n  %1 = nn.bias_add(%0, %b) {axis=-1}\n  %2 = nn.relu(%1)\n  return %2\n}\n",
 	"fn @main(%x: f32[1,24], %w: f32[6,24]) -> f32[1,6] {\n"
