@@ -225,6 +225,33 @@ placement(FILE *f, const VDev *vd)
 	vdev(f, vd);
 }
 
+/* "\nin @pool[OFFSET], image2d(ID)[W, H]": where ir-plan-memory put
+ * node's buffers, as ir(5) writes it; at most 8 (a tuple's fields), then
+ * how many more. */
+static void
+places(FILE *f, const Module *m, const void *node)
+{
+	const PlaceList *l = m->places ? module_places(m, node) : NULL;
+	if (!l || !l->n)
+		return;
+	fputs("\\nin ", f);
+	for (uint32_t i = 0; i < l->n && i < 8; i++) {
+		const Place *p = &l->p[i];
+		if (i)
+			fputs(", ", f);
+		if (p->pool) {
+			fputc('@', f);
+			esc(f, p->pool);
+			fprintf(f, "[%" PRId64 "]", p->offset);
+		} else {
+			fprintf(f, "image2d(%" PRId64 ")[%" PRId64 ", %" PRId64 "]", p->offset,
+			        p->image[0], p->image[1]);
+		}
+	}
+	if (l->n > 8)
+		fprintf(f, " and %" PRIu32 " more", l->n - 8);
+}
+
 static void
 param_node(Dot *d, const Value *p, uint32_t i)
 {
@@ -235,6 +262,7 @@ param_node(Dot *d, const Value *p, uint32_t i)
 	fprintf(f, "\\nparameter %" PRIu32 "\\n", i);
 	type(f, p->type);
 	placement(f, p->vd);
+	places(f, d->m, p);
 	fputs("\", shape=invhouse, style=\"filled\", fillcolor=\"#ffffff\"];\n", f);
 }
 
@@ -316,6 +344,7 @@ bind_node(Dot *d, const Value *v)
 	fputs("\\n", f);
 	type(f, v->type);
 	placement(f, v->vd);
+	places(f, d->m, v);
 	fprintf(f, "\", shape=%s, style=\"%s\", fillcolor=\"#ffffff\"%s];\n", shape, style, extra);
 }
 
@@ -496,7 +525,8 @@ buffer_node(Dot *d, const PVar *v, const char *what, uint32_t id)
 		fputc(' ', f);
 		vdev(f, v->vd);
 	}
-	attrs(f, &v->annots);  /* pools and offsets, once a pass writes them */
+	attrs(f, &v->annots);  /* candidate_pools and the like */
+	places(f, d->m, v);
 	fputs("\", shape=cylinder, style=\"filled\", fillcolor=\"#ffffff\"];\n", f);
 }
 

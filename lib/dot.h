@@ -3,8 +3,9 @@
  * One node per parameter, binding and result of every function, each
  * function a cluster and within it a cluster per device; device_copy
  * nodes stand out; with prims set, each prim a cluster of its kernels and
- * buffers.  The output is a function of the module alone (no addresses,
- * no hash order), so it diffs like every tool's. */
+ * buffers; after ir-plan-memory, each planned value's places in its
+ * label.  The output is a function of the module alone (no addresses, no
+ * hash order), so it diffs like every tool's. */
 #ifndef DOT_H
 #define DOT_H
 

@@ -83,6 +83,42 @@ clusters() {
 	diff <(cat "$t/l.dot") <(sed '/subgraph cluster_p0/,$d' "$t/lp.dot"; echo '}')
 }
 
+# planned FILE [ir-plan-memory options]: FILE through the whole pipeline,
+# memory planned.
+planned() {
+	local f=$1
+	shift
+	ir-plan-devices "$f" | ir-lower | ir-plan-devices | ir-flatten-texture | ir-plan-memory "$@"
+}
+
+@test "dot: after ir-plan-memory, pools, offsets and images are in the labels" {
+	t=$BATS_TEST_TMPDIR
+	d=$BATS_TEST_DIRNAME/ir-lower
+	planned "$d/texel_writes.ir" | ir-dot > "$t/tx.dot"
+	renders "$t/tx.dot"
+	# images in texture scopes, a pool for the buffer softmax writes
+	grep -q '%p = call_lowered @layout_transform\\n.*\\non @gpu:texture\\nin image2d(0)\[6, 12\]"' "$t/tx.dot"
+	grep -q '%c = call_lowered @nn_conv2d\\n.*\\nin image2d(1)\[6, 12\]"' "$t/tx.dot"
+	grep -q '%s = call_lowered @nn_softmax\\n.*\\non @gpu:global\\nin @workspace.gpu\[0\]"' "$t/tx.dot"
+	grep -q '%s_to_texture = device_copy\\n.*\\nin image2d(0)\[6, 12\]"' "$t/tx.dot"
+	assert_equal "$(grep -c '\\nin \(@\|image2d\)' "$t/tx.dot")" 5
+	# with --io the parameters too; under --prims a global alloc's place
+	planned "$d/cnn_cpu.ir" --io | ir-dot --prims > "$t/cnn.dot"
+	renders "$t/cnn.dot"
+	grep -q '%x\\nparameter 0\\nf32\[1,3,8,8\]\\non @cpu:global\\nin @workspace.cpu\[[0-9]*\]"' "$t/cnn.dot"
+	grep -q '%r = call_lowered .*\\non @cpu:global\\nin @workspace.cpu\[[0-9]*\]"' "$t/cnn.dot"
+	grep -q '%wt0\\nalloc\\nf32\[3,3,3,4\] @cpu:global\\nin @workspace.cpu\[[0-9]*\]"' "$t/cnn.dot"
+	# each label has the place the module has
+	planned "$d/cnn_cpu.ir" --io > "$t/cnn.ir"
+	off=$(sed -n 's/.*alloc %wt0:.* in @workspace.cpu\[\([0-9]*\)\].*/\1/p' "$t/cnn.ir")
+	[ -n "$off" ]
+	grep -q "%wt0\\\\n.*\\\\nin @workspace.cpu\\[$off\\]\"" "$t/cnn.dot"
+	# unplanned, no places
+	ir-plan-devices "$d/cnn_cpu.ir" | ir-lower | ir-dot --prims > "$t/u.dot"
+	run grep -c '\\nin @' "$t/u.dot"
+	assert_output 0
+}
+
 @test "dot: if arms, several functions each a cluster, a copy between scopes" {
 	t=$BATS_TEST_TMPDIR
 	cat > "$t/m.ir" <<'IR'
