@@ -17,8 +17,8 @@
 #include "walk.h"
 
 /* Every operator binding is an error: codegen reads prims only. */
-static bool
-check_lowered(Module *m)
+bool
+ocl_require_lowered(Module *m, const char *todo)
 {
 	bool ok = true;
 	for (Func *f = m->funcs; f; f = f->next) {
@@ -27,19 +27,16 @@ check_lowered(Module *m)
 		fwalk_start(&w, f);
 		for (Value *v; (v = fwalk_next_binding(&w, &blk));)
 			if (v->kind == VK_BIND && v->form == B_OP) {
-				error_at(m->ctx, v->loc, "operator '%s' is not lowered: run ir-lower (and "
-				         "ir-plan-devices) before ir-codegen-ocl",
-				         v->u.op->op ? v->u.op->op->name : "?");
+				error_at(m->ctx, v->loc, "operator '%s' is not lowered: run %s",
+				         v->u.op->op ? v->u.op->op->name : "?", todo);
 				ok = false;
 			}
 	}
 	return ok;
 }
 
-/* The device of a prim: that of its first placed buffer, else the
- * module's default. */
-static const Device *
-prim_device(Module *m, const Prim *p)
+const Device *
+ocl_prim_device(Module *m, const Prim *p)
 {
 	for (uint32_t i = 0; i < p->nparams; i++)
 		if (p->params[i]->kind == PV_BUFFER && p->params[i]->vd)
@@ -88,7 +85,7 @@ gen_device(Module *m, const Device *dev, Gen *g, bool *any)
 	/* kernel functions share one program: their C names must differ */
 	NameSet names = {0};
 	for (Prim *p = m->prims; p; p = p->next) {
-		if (prim_device(m, p) != dev)
+		if (ocl_prim_device(m, p) != dev)
 			continue;
 		g->prim = p;
 		for (PStmt *s = p->body.first; s; s = s->next) {
@@ -118,7 +115,7 @@ gen_device(Module *m, const Device *dev, Gen *g, bool *any)
 bool
 ocl_codegen(Module *m, const OclOpts *o)
 {
-	if (!check_lowered(m))
+	if (!ocl_require_lowered(m, "ir-lower (and ir-plan-devices) before ir-codegen-ocl"))
 		return false;
 	clear_launches(m);
 	bool ok = true;

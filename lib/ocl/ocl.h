@@ -30,4 +30,12 @@ bool ocl_codegen(Module *m, const OclOpts *o);
  * has no program. */
 bool ocl_emit_cl(Module *m, const char *dev, FILE *out);
 
+/* What code generation and the runtime share.  ocl_require_lowered
+ * reports every operator binding left at the graph level, each as a
+ * located error ending "run <todo>", and returns false if there was one.
+ * ocl_prim_device is the device a prim runs on: that of its first placed
+ * buffer parameter or alloc, else the module's default. */
+bool ocl_require_lowered(Module *m, const char *todo);
+const Device *ocl_prim_device(Module *m, const Prim *p);
+
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "ocl/ocl.h"
 #include "ocl/runtime.h"
 #include "ops/ops.h"
 #include "ref/interp_prim.h"
@@ -285,19 +286,8 @@ open_device(OclRt *rt, RtDev *rd, const Program *pg)
 static bool
 check_generated(Module *m)
 {
-	bool ok = true;
-	for (Func *f = m->funcs; f; f = f->next) {
-		FuncWalk w;
-		Block *blk;
-		fwalk_start(&w, f);
-		for (Value *v; (v = fwalk_next_binding(&w, &blk));)
-			if (v->kind == VK_BIND && v->form == B_OP) {
-				error_at(m->ctx, v->loc, "operator '%s' is not lowered: run ir-lower, "
-				         "ir-flatten-texture and ir-codegen-ocl first (or use --interp)",
-				         v->u.op->op ? v->u.op->op->name : "?");
-				ok = false;
-			}
-	}
+	bool ok = ocl_require_lowered(m, "ir-lower, ir-flatten-texture and ir-codegen-ocl "
+	                              "first (or use --interp)");
 	for (Prim *p = m->prims; p; p = p->next) {
 		for (const PStmt *s = p->body.first; s; s = s->next) {
 			if (s->kind == S_ALLOC)
@@ -324,15 +314,7 @@ check_generated(Module *m)
 static RtDev *
 prim_dev(OclRt *rt, const Prim *p)
 {
-	const Device *d = NULL;
-	for (uint32_t i = 0; i < p->nparams && !d; i++)
-		if (p->params[i]->kind == PV_BUFFER && p->params[i]->vd)
-			d = module_device(rt->m, p->params[i]->vd->dev);
-	for (const PStmt *s = p->body.first; s && !d; s = s->next)
-		if (s->kind == S_ALLOC && s->u.alloc.buf->vd)
-			d = module_device(rt->m, s->u.alloc.buf->vd->dev);
-	if (!d)
-		d = module_default_device(rt->m);
+	const Device *d = ocl_prim_device(rt->m, p);
 	for (uint32_t i = 0; i < rt->ndevs; i++)
 		if (rt->devs[i].decl == d)
 			return &rt->devs[i];
