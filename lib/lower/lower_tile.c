@@ -124,6 +124,34 @@ static const int64_t dense_lanes[] = {16, 8, 4, 2, 1};
 static const int64_t dense_lanes_gpu[] = {4, 2, 1};
 static const int64_t dense_rows[] = {4, 2, 1};
 
+/* The shape of a dense [M,K] x [N,K] or batch_matmul [B|1,M,K] x
+ * [B|1,N,K] that the tiles take: false for literal operands, other
+ * transposes than y's default one, or an empty tensor. */
+typedef struct {
+	uint32_t o; /* the axes after the batch: 1 if batched */
+	int64_t B, BX, BW, M, K, N; /* batches of the result, x and w */
+} MatmulShape;
+
+static bool
+matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh)
+{
+	const Value *v = c->g->members[0];
+	const Type *xt = v->args[0]->type, *wt = v->args[1]->type;
+	if (xt->n != (batched ? 3u : 2u) || v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
+		return false;
+	if (batched) {
+		bool ta, tb;
+		lower_matmul_transposes(v, &ta, &tb);
+		if (ta || !tb)
+			return false;
+	}
+	uint32_t o = batched;
+	*sh = (MatmulShape){o, batched ? v->type->dims[0] : 1, batched ? xt->dims[0] : 1,
+	                    batched ? wt->dims[0] : 1,
+	                    xt->dims[o], xt->dims[o + 1], wt->dims[o]};
+	return sh->B && sh->M && sh->N && sh->K;
+}
+
 /* dense [M,K] x [N,K], or batch_matmul [B|1,M,K] x [B|1,N,K] (batched;
  * only without transposes other than the default one of y, so that both
  * operands are contiguous along k). */
@@ -131,20 +159,12 @@ static int
 tile_matmul(GroupCx *c, bool batched)
 {
 	const Value *v = c->g->members[0];
-	const Type *xt = v->args[0]->type, *wt = v->args[1]->type;
-	if (xt->n != (batched ? 3u : 2u) || v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
+	const Type *wt = v->args[1]->type;
+	MatmulShape sh;
+	if (!matmul_shape(c, batched, &sh))
 		return 0;
-	if (batched) {
-		bool ta, tb;
-		lower_matmul_transposes(v, &ta, &tb);
-		if (ta || !tb)
-			return 0;
-	}
-	uint32_t o = batched; /* the axes after the batch */
-	int64_t B = batched ? v->type->dims[0] : 1;
-	int64_t M = xt->dims[o], K = xt->dims[o + 1], N = wt->dims[o];
-	if (B == 0 || M == 0 || N == 0 || K == 0)
-		return 0;
+	uint32_t o = sh.o;
+	int64_t B = sh.B, M = sh.M, K = sh.K, N = sh.N;
 	int64_t V = largest_divisor(K, on_gpu(c) ? dense_lanes_gpu : dense_lanes);
 	int64_t RM = largest_divisor(M, dense_rows), RN = largest_divisor(N, dense_rows);
 	ElemKind kk = (ElemKind)v->type->dt.kind;
@@ -158,7 +178,7 @@ tile_matmul(GroupCx *c, bool batched)
 	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[1], pe_i32(b, RM)));
 	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[2], pe_i32(b, RN)));
 	/* a batch of 1 is broadcast */
-	PExpr *bx = batched && xt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
+	PExpr *bx = sh.BX != 1 ? t[0] : pe_i32(b, 0);
 	PExpr *bw = batched && wt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
 	int64_t tdims[3] = {RM, RN, V};
 	PVar *acc = local_tile(c, kk, 3, tdims);
@@ -208,8 +228,9 @@ tile_matmul(GroupCx *c, bool batched)
  * V consecutive output columns are contiguous; a tile of RM rows x RN*V
  * columns then broadcasts one element of x over each vector of columns,
  * with no sum across lanes at the end (perf.md's gemm_blk, RM=8 and two
- * float16: 250-270 GFLOP/s at 512^3 on POCL here, where the
- * lanes-along-k tile above generated 112). */
+ * float16; its hand translation ran 250-270 GFLOP/s at 512^3 on POCL
+ * here; generated through ir-codegen-ocl this tile ran 150-170 under
+ * load, the lanes-along-k tile above 112). */
 static const int64_t cpu_rows[] = {8, 4, 2, 1};
 static const int64_t cpu_vecs[] = {2, 1};
 
@@ -217,22 +238,16 @@ static int
 tile_matmul_cpu(GroupCx *c, bool batched)
 {
 	const Value *v = c->g->members[0];
-	const Type *xt = v->args[0]->type, *wt = v->args[1]->type;
-	if (xt->n != (batched ? 3u : 2u) || v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
+	const Type *wt = v->args[1]->type;
+	MatmulShape sh;
+	if (!matmul_shape(c, batched, &sh))
 		return 0;
-	if (batched) {
-		bool ta, tb;
-		lower_matmul_transposes(v, &ta, &tb);
-		if (ta || !tb)
-			return 0;
-	}
-	uint32_t o = batched; /* the axes after the batch */
-	int64_t B = batched ? v->type->dims[0] : 1, BW = batched ? wt->dims[0] : 1;
-	int64_t M = xt->dims[o], K = xt->dims[o + 1], N = wt->dims[o];
+	uint32_t o = sh.o;
+	int64_t B = sh.B, BW = sh.BW, M = sh.M, K = sh.K, N = sh.N;
 	/* Fewer rows than a tile (a batch of 1 in inference) reuse the
 	 * transposed weight too little to pay for transposing it: those
 	 * keep the lanes-along-k tile. */
-	if (B == 0 || M < cpu_rows[0] || N == 0 || K == 0)
+	if (M < cpu_rows[0])
 		return tile_matmul(c, batched);
 	int64_t V = largest_divisor(N, dense_lanes);
 	int64_t RN = largest_divisor(N / V, cpu_vecs), RM = largest_divisor(M, cpu_rows);
@@ -264,7 +279,7 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[1], pe_i32(b, RM)));
 	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[2], pe_i32(b, RN * V)));
 	/* a batch of 1 is broadcast */
-	PExpr *bx = batched && xt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
+	PExpr *bx = sh.BX != 1 ? t[0] : pe_i32(b, 0);
 	PExpr *bw = batched && wt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
 	/* One accumulator alloc of V lanes per vector of the tile, and the
 	 * tile written out statement by statement: a single array of the
