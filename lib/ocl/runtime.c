@@ -1,283 +1,13 @@
-/* runtime.c: OpenCL devices, programs and prim launches (see runtime.h). */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+/* runtime.c: running prims' kernels (see runtime.h); devices, programs
+ * and memory objects are in rt_*.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
 #include "ocl/ocl.h"
-#include "ocl/runtime.h"
-#include "ops/ops.h"
+#include "ocl/rt_impl.h"
 #include "ref/interp_prim.h"
-#include "texture.h"
-#include "walk.h"
-
-typedef struct {
-	cl_platform_id plat;
-	cl_device_id id;
-	cl_device_type type;
-	char pname[256], dname[256];
-} ClDev;
-
-typedef struct {
-	const Device *decl;
-	ClDev cl;
-	cl_context ctx;
-	cl_command_queue q;
-	cl_program prog;
-	bool images;              /* CL_DEVICE_IMAGE_SUPPORT */
-	size_t img_max[2];
-	size_t max_wg;
-} RtDev;
-
-typedef struct {
-	const PStmt *k;
-	cl_kernel kern;
-} KernCache;
-
-struct OclRt {
-	Module *m;
-	OclRtOpts o;
-	RtDev *devs;
-	uint32_t ndevs;
-	KernCache *kc;
-	size_t nkc, capkc;
-	bool said_fallback;
-};
-
-/* An OpenCL status in words. */
-static const char *
-cl_words(cl_int e)
-{
-	switch (e) {
-	case CL_OUT_OF_RESOURCES: return "the device is out of resources";
-	case CL_OUT_OF_HOST_MEMORY: return "the host is out of memory";
-	case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "the device is out of memory";
-	case CL_INVALID_BUFFER_SIZE: return "the buffer is larger than the device allows";
-	case CL_INVALID_IMAGE_SIZE: return "the image is too large for the device";
-	case CL_IMAGE_FORMAT_NOT_SUPPORTED: return "the device has no such image format";
-	case CL_INVALID_WORK_GROUP_SIZE: return "the device does not take this work-group size";
-	case CL_INVALID_WORK_ITEM_SIZE: return "a local size is larger than the device allows";
-	case CL_INVALID_KERNEL_ARGS: return "a kernel argument is not set";
-	case CL_INVALID_KERNEL_NAME: return "the program has no such kernel";
-	case CL_BUILD_PROGRAM_FAILURE: return "the program does not build";
-	case CL_DEVICE_NOT_FOUND: return "no such device";
-	case CL_INVALID_ARG_SIZE: return "a kernel argument has the wrong size";
-	case CL_INVALID_MEM_OBJECT: return "a kernel argument is not the memory object it expects";
-	}
-	return "an OpenCL error";
-}
-
-#define CLERR(rt, loc, e, ...)                                                                 \
-	error_at((rt)->m->ctx, (loc), __VA_ARGS__), \
-	note_at((rt)->m->ctx, (Loc){0}, "OpenCL says: %s (status %d)", cl_words(e), (int)(e))
-
-/* ------------------------------------------------------------ devices */
-
-static int
-cmp_plat(const void *a, const void *b)
-{
-	const ClDev *x = a, *y = b;
-	int c = strcmp(x->pname, y->pname);
-	return c ? c : (x->plat < y->plat ? -1 : x->plat > y->plat);
-}
-
-/* Every device of every platform, platforms in name order, devices in the
- * platform's order.  *n 0 when there is no platform. */
-static ClDev *
-all_devices(uint32_t *n)
-{
-	*n = 0;
-	cl_uint np = 0;
-	if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
-		return NULL;
-	cl_platform_id *pids = xcalloc(np, sizeof *pids);
-	clGetPlatformIDs(np, pids, NULL);
-	ClDev *plats = xcalloc(np, sizeof *plats);
-	for (cl_uint i = 0; i < np; i++) {
-		plats[i].plat = pids[i];
-		clGetPlatformInfo(pids[i], CL_PLATFORM_NAME, sizeof plats[i].pname - 1, plats[i].pname,
-		                  NULL);
-	}
-	free(pids);
-	/* qsort is not stable, but ties are broken by the id: the order of
-	 * two platforms of one name does not matter to selection by name */
-	qsort(plats, np, sizeof *plats, cmp_plat);
-	ClDev *out = NULL;
-	uint32_t cnt = 0;
-	for (cl_uint i = 0; i < np; i++) {
-		cl_uint nd = 0;
-		if (clGetDeviceIDs(plats[i].plat, CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || !nd)
-			continue;
-		cl_device_id *d = xcalloc(nd, sizeof *d);
-		clGetDeviceIDs(plats[i].plat, CL_DEVICE_TYPE_ALL, nd, d, NULL);
-		out = xrealloc(out, (cnt + nd) * sizeof *out);
-		for (cl_uint j = 0; j < nd; j++) {
-			ClDev *c = &out[cnt++];
-			*c = plats[i];
-			c->id = d[j];
-			clGetDeviceInfo(d[j], CL_DEVICE_TYPE, sizeof c->type, &c->type, NULL);
-			clGetDeviceInfo(d[j], CL_DEVICE_NAME, sizeof c->dname - 1, c->dname, NULL);
-		}
-		free(d);
-	}
-	free(plats);
-	*n = cnt;
-	return out;
-}
-
-static const char *
-type_word(cl_device_type t)
-{
-	return t & CL_DEVICE_TYPE_GPU ? "gpu" : t & CL_DEVICE_TYPE_ACCELERATOR ? "accel"
-	     : t & CL_DEVICE_TYPE_CPU ? "cpu" : "other";
-}
-
-static void
-list_devices(OclRt *rt, const ClDev *all, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		note_at(rt->m->ctx, (Loc){0}, "there is the %s device '%s' of the platform '%s'",
-		        type_word(all[i].type), all[i].dname, all[i].pname);
-}
-
-/* The OpenCL device of declared device d, into *out; false after
- * reporting. */
-static bool
-pick_device(OclRt *rt, const Device *d, const ClDev *all, uint32_t n, ClDev *out)
-{
-	Ctx *ctx = rt->m->ctx;
-	const OclBind *b = NULL;
-	for (uint32_t i = 0; i < rt->o.nbinds; i++)
-		if (strcmp(rt->o.binds[i].dev, d->name) == 0)
-			b = &rt->o.binds[i];
-	if (b) {
-		uint32_t k = 0;
-		for (uint32_t i = 0; i < n; i++)
-			if (strstr(all[i].pname, b->name) || strstr(all[i].dname, b->name)) {
-				if (k++ == b->index) {
-					*out = all[i];
-					return true;
-				}
-			}
-		error_at(ctx, d->loc, "--device @%s=%s:%u: %s OpenCL device's platform or device name "
-		         "contains '%s'", d->name, b->name, (unsigned)b->index,
-		         k ? "too few; no further" : "no", b->name);
-		list_devices(rt, all, n);
-		return false;
-	}
-	cl_device_type want = d->kind == DK_GPU ? CL_DEVICE_TYPE_GPU
-	                    : d->kind == DK_ACCEL ? CL_DEVICE_TYPE_ACCELERATOR : CL_DEVICE_TYPE_CPU;
-	int64_t k = 0, have = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (all[i].type & want) {
-			have++;
-			if (k++ == d->index) {
-				*out = all[i];
-				return true;
-			}
-		}
-	if (d->kind == DK_GPU && have == 0) {
-		/* every machine runs every model: POCL's CPU device stands in */
-		const ClDev *cpu = NULL;
-		for (uint32_t i = 0; i < n && !cpu; i++)
-			if ((all[i].type & CL_DEVICE_TYPE_CPU) &&
-			    strstr(all[i].pname, "Portable Computing Language"))
-				cpu = &all[i];
-		for (uint32_t i = 0; i < n && !cpu; i++)
-			if (all[i].type & CL_DEVICE_TYPE_CPU)
-				cpu = &all[i];
-		if (cpu) {
-			if (!rt->said_fallback)
-				fprintf(stderr, "ir-run: no OpenCL GPU here; @%s runs on the CPU device '%s' "
-				        "of '%s'\n", d->name, cpu->dname, cpu->pname);
-			rt->said_fallback = true;
-			*out = *cpu;
-			return true;
-		}
-	}
-	error_at(ctx, d->loc, "device @%s is %s(%lld), but there %s %lld OpenCL %s device%s",
-	         d->name, type_word(want), (long long)d->index, have == 1 ? "is" : "are",
-	         (long long)have, type_word(want), have == 1 ? "" : "s");
-	list_devices(rt, all, n);
-	return false;
-}
-
-static char *
-program_text(const Program *pg, size_t *len)
-{
-	size_t n = 0;
-	for (const ProgLine *l = pg->first; l; l = l->next)
-		n += l->n + 1;
-	char *s = xmalloc(n + 1), *p = s;
-	for (const ProgLine *l = pg->first; l; l = l->next) {
-		memcpy(p, l->s, l->n);
-		p += l->n;
-		*p++ = '\n';
-	}
-	*p = 0;
-	*len = n;
-	return s;
-}
-
-static bool
-open_device(OclRt *rt, RtDev *rd, const Program *pg)
-{
-	Ctx *ctx = rt->m->ctx;
-	cl_int e;
-	cl_device_id id = rd->cl.id;
-	rd->ctx = clCreateContext(NULL, 1, &id, NULL, NULL, &e);
-	if (!rd->ctx) {
-		CLERR(rt, rd->decl->loc, e, "cannot open the OpenCL device '%s' for @%s",
-		      rd->cl.dname, rd->decl->name);
-		return false;
-	}
-	rd->q = clCreateCommandQueue(rd->ctx, id, CL_QUEUE_PROFILING_ENABLE, &e);
-	if (!rd->q) {
-		CLERR(rt, rd->decl->loc, e, "cannot make a queue on '%s' for @%s", rd->cl.dname,
-		      rd->decl->name);
-		return false;
-	}
-	cl_bool img = CL_FALSE;
-	clGetDeviceInfo(id, CL_DEVICE_IMAGE_SUPPORT, sizeof img, &img, NULL);
-	rd->images = img;
-	clGetDeviceInfo(id, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &rd->img_max[0], NULL);
-	clGetDeviceInfo(id, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &rd->img_max[1], NULL);
-	clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t), &rd->max_wg, NULL);
-	size_t len;
-	char *src = program_text(pg, &len);
-	if (strstr(src, "cl_khr_fp16")) {
-		char ext[8192] = "";
-		clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
-		if (!strstr(ext, "cl_khr_fp16")) {
-			error_at(ctx, pg->loc, "the program of @%s computes in f16, but the OpenCL device "
-			         "'%s' has no fp16 (cl_khr_fp16)", rd->decl->name, rd->cl.dname);
-			free(src);
-			return false;
-		}
-	}
-	const char *srcs[1] = {src};
-	rd->prog = clCreateProgramWithSource(rd->ctx, 1, srcs, &len, &e);
-	free(src);
-	if (!rd->prog) {
-		CLERR(rt, pg->loc, e, "cannot load the program of @%s", rd->decl->name);
-		return false;
-	}
-	e = clBuildProgram(rd->prog, 1, &id, "", NULL, NULL);
-	if (e != CL_SUCCESS) {
-		size_t n = 0;
-		clGetProgramBuildInfo(rd->prog, id, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
-		char *log = xcalloc(n + 1, 1);
-		clGetProgramBuildInfo(rd->prog, id, CL_PROGRAM_BUILD_LOG, n, log, NULL);
-		error_at(ctx, pg->loc, "the program of @%s does not build on '%s' of '%s'; the build "
-		         "log:\n%s", rd->decl->name, rd->cl.dname, rd->cl.pname, log);
-		free(log);
-		return false;
-	}
-	return true;
-}
 
 /* ------------------------------------------------------- generated code */
 
@@ -342,29 +72,9 @@ oclrt_new(Module *m, const OclRtOpts *o)
 		oclrt_free(rt);
 		return NULL;
 	}
-	uint32_t npg = 0;
-	for (const Program *pg = m->programs; pg; pg = pg->next)
-		npg++;
-	if (!npg)
+	if (!m->programs)
 		return rt;
-	uint32_t nall;
-	ClDev *all = all_devices(&nall);
-	if (!nall) {
-		error_at(m->ctx, m->programs->loc, "no OpenCL platform or device here (is an ICD such "
-		         "as POCL installed, under /etc/OpenCL/vendors?)");
-		oclrt_free(rt);
-		return NULL;
-	}
-	rt->devs = xcalloc(npg, sizeof *rt->devs);
-	bool ok = true;
-	for (const Program *pg = m->programs; pg && ok; pg = pg->next) {
-		RtDev *rd = &rt->devs[rt->ndevs++];
-		rd->decl = module_device(m, pg->dev);
-		ok = rd->decl && pick_device(rt, rd->decl, all, nall, &rd->cl) &&
-		     open_device(rt, rd, pg);
-	}
-	free(all);
-	if (!ok) {
+	if (!rt_map_devices(rt, m)) {
 		oclrt_free(rt);
 		return NULL;
 	}
@@ -392,16 +102,6 @@ oclrt_free(OclRt *rt)
 	free(rt);
 }
 
-/* -------------------------------------------------------------- calls */
-
-/* A memory object of a prim being run: a parameter or a prim-level
- * alloc. */
-typedef struct {
-	const PVar *v;
-	cl_mem mem;
-	bool image;
-	size_t wh[2];
-} Obj;
 
 static cl_kernel
 kernel_of(OclRt *rt, RtDev *rd, const PStmt *k)
@@ -429,87 +129,6 @@ kernel_of(OclRt *rt, RtDev *rd, const PStmt *k)
 	return kern;
 }
 
-/* A buffer or image for v (image2d[W,H] of an alloc in img, else the
- * flattening's), holding src's data when src is not NULL. */
-static bool
-make_obj(OclRt *rt, RtDev *rd, const PVar *v, const int64_t *img, const Tensor *src, Obj *ob)
-{
-	Ctx *ctx = rt->m->ctx;
-	cl_int e = CL_SUCCESS;
-	ob->v = v;
-	const Type *ty = v->type;
-	ElemKind ek = (ElemKind)ty->dt.kind;
-	uint64_t bytes = (uint64_t)type_numel(ty) * elem_size(ek);
-	ob->image = v->vd && v->vd->scope && is_texture_scope(v->vd->scope);
-	if (ob->image) {
-		int64_t wh[2];
-		char why[160];
-		if (img && img[0] > 0) {
-			wh[0] = img[0];
-			wh[1] = img[1];
-		} else if (!texture_image(ty, v->vd->scope, wh, why, sizeof why)) {
-			error_at(ctx, v->loc, "'%%%s' cannot be an image: %s", v->name, why);
-			return false;
-		}
-		if (!rd->images) {
-			error_at(ctx, v->loc, "'%%%s' is in %s, but the OpenCL device '%s' of @%s has no "
-			         "images", v->name, v->vd->scope, rd->cl.dname, rd->decl->name);
-			return false;
-		}
-		if ((size_t)wh[0] > rd->img_max[0] || (size_t)wh[1] > rd->img_max[1]) {
-			error_at(ctx, v->loc, "the image of '%%%s' is %lld x %lld texels, too large for "
-			         "'%s' of @%s (at most %zu x %zu)", v->name, (long long)wh[0],
-			         (long long)wh[1], rd->cl.dname, rd->decl->name, rd->img_max[0],
-			         rd->img_max[1]);
-			return false;
-		}
-		ob->wh[0] = (size_t)wh[0];
-		ob->wh[1] = (size_t)wh[1];
-		cl_image_format f = {CL_RGBA, ek == ET_F16 ? CL_HALF_FLOAT : CL_FLOAT};
-		cl_image_desc d = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = ob->wh[0],
-		                   .image_height = ob->wh[1]};
-		ob->mem = clCreateImage(rd->ctx, CL_MEM_READ_WRITE, &f, &d, NULL, &e);
-		if (ob->mem && src) {
-			size_t org[3] = {0, 0, 0}, reg[3] = {ob->wh[0], ob->wh[1], 1};
-			e = clEnqueueWriteImage(rd->q, ob->mem, CL_FALSE, org, reg, 0, 0, src->data, 0,
-			                        NULL, NULL);
-		}
-	} else {
-		ob->mem = clCreateBuffer(rd->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &e);
-		if (ob->mem && src && bytes)
-			e = clEnqueueWriteBuffer(rd->q, ob->mem, CL_FALSE, 0, bytes, src->data, 0, NULL,
-			                         NULL);
-	}
-	if (!ob->mem || e != CL_SUCCESS) {
-		char t[128];
-		CLERR(rt, v->loc, e, "cannot hold '%%%s' (%s, %llu bytes) on @%s ('%s')", v->name,
-		      type_text(ty, t, sizeof t), (unsigned long long)bytes, rd->decl->name,
-		      rd->cl.dname);
-		return false;
-	}
-	return true;
-}
-
-static bool
-read_back(OclRt *rt, RtDev *rd, const Obj *ob, Tensor *t)
-{
-	cl_int e;
-	uint64_t bytes = (uint64_t)t->numel * elem_size(t->kind);
-	if (!bytes)
-		return true;
-	if (ob->image) {
-		size_t org[3] = {0, 0, 0}, reg[3] = {ob->wh[0], ob->wh[1], 1};
-		e = clEnqueueReadImage(rd->q, ob->mem, CL_TRUE, org, reg, 0, 0, t->data, 0, NULL, NULL);
-	} else {
-		e = clEnqueueReadBuffer(rd->q, ob->mem, CL_TRUE, 0, bytes, t->data, 0, NULL, NULL);
-	}
-	if (e != CL_SUCCESS) {
-		CLERR(rt, ob->v->loc, e, "cannot read '%%%s' back from @%s", ob->v->name,
-		      rd->decl->name);
-		return false;
-	}
-	return true;
-}
 
 /* Sets argument i of kern to PVar a: its memory object, or a scalar
  * parameter's value from its rank-0 tensor. */
@@ -639,11 +258,12 @@ oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args, 
 	bool ok = true;
 	for (uint32_t i = 0; i < p->nparams && ok; i++)
 		if (p->params[i]->kind == PV_BUFFER)
-			ok = make_obj(rt, rd, p->params[i], NULL, i < nin ? args[i] : NULL, &objs[nobj++]);
-	/* workspaces: one per call, freed when it ends */
+			ok = rt_make_obj(rt, rd, p->params[i], NULL, i < nin ? args[i] : NULL, &objs[nobj++]);
+	uint32_t nparobj = nobj;
+	/* workspaces: live for the call */
 	for (const PStmt *s = p->body.first; s && ok; s = s->next)
 		if (s->kind == S_ALLOC)
-			ok = make_obj(rt, rd, s->u.alloc.buf, s->u.alloc.image, NULL, &objs[nobj++]);
+			ok = rt_workspace(rt, rd, s, &objs[nobj++]);
 	for (const PStmt *s = p->body.first; s && ok; s = s->next)
 		if (s->kind == S_KERNEL)
 			ok = launch(rt, rd, s, objs, nobj, p, args);
@@ -651,7 +271,7 @@ oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args, 
 		while (j < nobj && objs[j].v != p->params[i])
 			j++;
 		if (j < nobj)
-			ok = read_back(rt, rd, &objs[j], args[i]);
+			ok = rt_read_back(rt, rd, &objs[j], args[i]);
 	}
 	if (ok) {
 		cl_int e = clFinish(rd->q);
@@ -662,9 +282,12 @@ oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args, 
 	} else {
 		clFinish(rd->q);
 	}
-	for (uint32_t i = 0; i < nobj; i++)
-		if (objs[i].mem)
+	for (uint32_t i = 0; i < nobj; i++) {
+		if (i >= nparobj)
+			rt_release_workspace(rt, rd, &objs[i]);
+		else if (objs[i].mem)
 			clReleaseMemObject(objs[i].mem);
+	}
 	free(objs);
 	if (ok && rt->o.check)
 		ok = check_call(rt, call, p, args, nargs, nin);

@@ -17,6 +17,11 @@
  * flattening's width and height), allocates the prim's workspaces,
  * launches its kernels in order with their launch geometry and reads the
  * results back.  device_copy, tuples and ifs are the interpreter's.
+ *
+ * Files: runtime.c runs calls; rt_device.c maps and opens devices;
+ * rt_program.c builds programs; rt_object.c makes buffers, images and
+ * workspaces (rt_workspace: the one place a prim's workspace comes
+ * from); rt_impl.h is what they share.
  */
 #ifndef OCL_RUNTIME_H
 #define OCL_RUNTIME_H

@@ -1,0 +1,62 @@
+/* rt_program.c: building a device's program. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl/rt_impl.h"
+
+static char *
+program_text(const Program *pg, size_t *len)
+{
+	size_t n = 0;
+	for (const ProgLine *l = pg->first; l; l = l->next)
+		n += l->n + 1;
+	char *s = xmalloc(n + 1), *p = s;
+	for (const ProgLine *l = pg->first; l; l = l->next) {
+		memcpy(p, l->s, l->n);
+		p += l->n;
+		*p++ = '\n';
+	}
+	*p = 0;
+	*len = n;
+	return s;
+}
+
+bool
+rt_build_program(OclRt *rt, RtDev *rd, const Program *pg)
+{
+	Ctx *ctx = rt->m->ctx;
+	cl_int e;
+	cl_device_id id = rd->cl.id;
+	size_t len;
+	char *src = program_text(pg, &len);
+	if (strstr(src, "cl_khr_fp16")) {
+		char ext[8192] = "";
+		clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
+		if (!strstr(ext, "cl_khr_fp16")) {
+			error_at(ctx, pg->loc, "the program of @%s computes in f16, but the OpenCL device "
+			         "'%s' has no fp16 (cl_khr_fp16)", rd->decl->name, rd->cl.dname);
+			free(src);
+			return false;
+		}
+	}
+	const char *srcs[1] = {src};
+	rd->prog = clCreateProgramWithSource(rd->ctx, 1, srcs, &len, &e);
+	free(src);
+	if (!rd->prog) {
+		CLERR(rt, pg->loc, e, "cannot load the program of @%s", rd->decl->name);
+		return false;
+	}
+	e = clBuildProgram(rd->prog, 1, &id, "", NULL, NULL);
+	if (e != CL_SUCCESS) {
+		size_t n = 0;
+		clGetProgramBuildInfo(rd->prog, id, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+		char *log = xcalloc(n + 1, 1);
+		clGetProgramBuildInfo(rd->prog, id, CL_PROGRAM_BUILD_LOG, n, log, NULL);
+		error_at(ctx, pg->loc, "the program of @%s does not build on '%s' of '%s'; the build "
+		         "log:\n%s", rd->decl->name, rd->cl.dname, rd->cl.pname, log);
+		free(log);
+		return false;
+	}
+	return true;
+}
