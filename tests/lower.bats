@@ -26,6 +26,10 @@ setup() {
 	assert_line '  %s: (f32[2,3],) = (%s_0,)'
 }
 
+@test "lower: strided_slice and nn.pad fuse as injective operators" {
+	golden --from=ir-plan-devices ir-lower slice_pad
+}
+
 @test "lower: --no-fuse makes one prim per operator" {
 	run -0 sh -c "ir-lower --no-fuse '$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir' | grep -c '^prim '"
 	assert_output 7

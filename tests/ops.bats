@@ -419,6 +419,34 @@ IR
 	assert_output --partial '%0: f32[2,4,3]'
 }
 
+@test "ops: strided_slice reads begin, end and strides as ONNX's Slice (negative, clamped)" {
+	run -0 ir-parse - <<'IR'
+fn @main(%x: f32[10,6,4]) {
+  %0 = strided_slice(%x) {begin=[-1, 1], end=[-9223372036854775807, 100], strides=[-3, 2]}
+  %1 = strided_slice(%x) {axes=[2], begin=[1], end=[-1]}
+  %2 = strided_slice(%x) {begin=[5], end=[2]}
+  return %0
+}
+IR
+	assert_output --partial '%0: f32[4,3,4]'
+	assert_output --partial '%1: f32[10,6,2]'
+	assert_output --partial '%2: f32[0,6,4]'
+}
+
+@test "ops: nn.pad adds before and after each axis, in every mode" {
+	run -0 ir-parse - <<'IR'
+fn @main(%x: i32[2,3]) {
+  %0 = nn.pad(%x) {pad_width=[1, 0, 2, 3], pad_value=-5}
+  %1 = nn.pad(%x) {pad_mode="edge", pad_width=[4, 4, 0, 0]}
+  %2 = nn.pad(%x) {pad_mode="reflect", pad_width=[1, 1, 2, 2]}
+  return %0
+}
+IR
+	assert_output --partial '%0: i32[3,8]'
+	assert_output --partial '%1: i32[10,3]'
+	assert_output --partial '%2: i32[4,7]'
+}
+
 @test "ops: layout_transform NCHW to NCHW4c" {
 	run -0 ir-parse - <<'IR'
 fn @main(%x: f32[1,32,720,1280]) {

@@ -44,7 +44,7 @@ lower_has_reduction(const OpDef *op)
 	case O_SQRT: case O_RSQRT: case O_SIGMOID: case O_TANH: case O_CLIP: case O_CAST:
 	case O_BIAS_ADD: case O_SOFTMAX: case O_RESHAPE: case O_TRANSPOSE:
 	case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_SPLIT: case O_SQUEEZE:
-	case O_EXPAND_DIMS: case O__COUNT:
+	case O_EXPAND_DIMS: case O_STRIDED_SLICE: case O_PAD: case O__COUNT:
 		break;
 	}
 	return false;
@@ -446,6 +446,79 @@ concatenate(GroupCx *c, int k, PExpr *const *idx)
 	return acc_get(c, tmp);
 }
 
+/* Element (begin + i * step) of each axis. */
+static PExpr *
+strided_slice(GroupCx *c, int k, PExpr *const *idx)
+{
+	const Value *v = c->g->members[k];
+	const Type *it = type_of(v->args[0]);
+	OpCx ac = attrs_of(v);
+	SliceAttrs a;
+	slice_attrs(&ac, it->n, it->dims, &a);
+	PExpr *in[LOWER_MAX_RANK];
+	for (uint32_t d = 0; d < it->n; d++) {
+		in[d] = a.step[d] == 1 ? idx[d] : pe_mul(c->b, idx[d], pe_i32(c->b, a.step[d]));
+		if (a.begin[d])
+			in[d] = pe_add(c->b, in[d], pe_i32(c->b, a.begin[d]));
+	}
+	return lower_operand(c, k, 0, in, 1);
+}
+
+/* The constant: the operand is read only inside it (its value where an
+ * index falls outside, as concatenate reads one field); edge clamps the
+ * index into the axis; reflect mirrors it about the first and the last
+ * element (the pads are shorter than the axis). */
+static PExpr *
+pad(GroupCx *c, int k, PExpr *const *idx)
+{
+	const Value *v = c->g->members[k];
+	const Type *it = type_of(v->args[0]);
+	OpCx ac = attrs_of(v);
+	PadAttrs a;
+	pad_attrs(&ac, it->n, it->dims, &a);
+	PBuild *b = c->b;
+	ElemKind kk = kind_of(v);
+	PExpr *in[LOWER_MAX_RANK], *inside = NULL;
+	for (uint32_t d = 0; d < it->n; d++) {
+		int64_t n = it->dims[d];
+		in[d] = idx[d];
+		if (!a.before[d] && !a.after[d])
+			continue;
+		PExpr *j = a.before[d] ? pb_let(b, "j", pe_sub(b, idx[d], pe_i32(b, a.before[d]))) : idx[d];
+		switch (a.mode) {
+		case PAD_CONSTANT: {
+			PExpr *t = lower_in_range(b, j, 0, n);
+			inside = inside ? pe_bin(b, OP_AND, inside, t) : t;
+			break;
+		}
+		case PAD_EDGE:
+			j = pe_call2(b, I_MAX, j, pe_i32(b, 0));
+			j = pe_call2(b, I_MIN, j, pe_i32(b, n - 1));
+			break;
+		case PAD_REFLECT:
+			j = pe_select(b, pe_bin(b, OP_LT, j, pe_i32(b, 0)), pe_neg(b, j), j);
+			j = pb_let(b, "j", j);
+			j = pe_select(b, pe_bin(b, OP_GE, j, pe_i32(b, n)),
+			              pe_sub(b, pe_i32(b, 2 * (n - 1)), j), j);
+			break;
+		}
+		in[d] = j;
+	}
+	if (!inside)
+		return lower_operand(c, k, 0, in, 1);
+	PExpr *value = kk == ET_BOOL ? pe_bool(b, a.value != 0)
+	             : elem_is_float(kk) ? pe_float(b, a.value, kk)
+	             : pe_int(b, elem_int_from_double(kk, a.value), kk);
+	PVar *tmp = accumulator(c, (DType){kk, 1}, value);
+	pb_if(b, inside);
+	PExpr *x = lower_operand(c, k, 0, in, 1);
+	if (!x)
+		return NULL;
+	acc_put(c, tmp, x);
+	pb_close(b);
+	return acc_get(c, tmp);
+}
+
 /* ---------------------------------------------------------- reductions */
 
 void
@@ -783,6 +856,8 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	case O_TRANSPOSE: res = transpose(c, k, idx); break;
 	case O_LAYOUT_TRANSFORM: res = layout_transform(c, k, idx); break;
 	case O_CONCATENATE: res = concatenate(c, k, idx); break;
+	case O_STRIDED_SLICE: res = strided_slice(c, k, idx); break;
+	case O_PAD: res = pad(c, k, idx); break;
 	case O_SUM: case O_MEAN: res = reduce(c, k, idx, code, lanes); break;
 	case O_MAX_POOL2D: case O_AVG_POOL2D: res = pool2d(c, k, idx, code, lanes); break;
 	case O_GLOBAL_AVG_POOL2D: res = global_avg_pool2d(c, k, idx, lanes); break;
@@ -815,7 +890,8 @@ inner_last(const Layout *l, char axis, uint32_t lanes)
  * broadcast members can; reductions and pooling when that axis is not
  * reduced (a packed channel axis); conv2d when the lanes are the inner
  * output channels of a packed NCHWc/OIHWo pair within one group.  Index
- * shuffles (reshape, transpose, layout_transform, concatenate) and the
+ * shuffles (reshape, transpose, layout_transform, concatenate,
+ * strided_slice, nn.pad) and the
  * integer power loop cannot. */
 static bool
 member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
@@ -866,7 +942,7 @@ member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 		}
 		case O_RESHAPE: case O_SQUEEZE: case O_EXPAND_DIMS: case O_TRANSPOSE:
 		case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_DENSE: case O_BATCH_MATMUL:
-		case O_SOFTMAX: case O_SPLIT: case O__COUNT:
+		case O_SOFTMAX: case O_SPLIT: case O_STRIDED_SLICE: case O_PAD: case O__COUNT:
 			return false;
 		}
 	}

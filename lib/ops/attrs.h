@@ -146,4 +146,28 @@ bool clip_attrs(OpCx *c, double *lo, double *hi);
 /* layout_transform's src_layout and dst_layout (both required). */
 bool transform_attrs(OpCx *c, const Layout **src, const Layout **dst);
 
+/* strided_slice of a rank-`rank` operand of shape dims: begin and end
+ * (required, one entry per axis of `axes`), strides (default 1s) and axes
+ * (default 0, 1, ...), read as ONNX's Slice reads starts, ends, steps and
+ * axes: a negative index counts from the end, then both are clamped into
+ * the axis.  Per axis: its first index, step and result length (an axis
+ * not listed: 0, 1, its size). */
+typedef struct {
+	int64_t begin[OPS_MAX_RANK], step[OPS_MAX_RANK], len[OPS_MAX_RANK];
+} SliceAttrs;
+bool slice_attrs(OpCx *c, uint32_t rank, const int64_t *dims, SliceAttrs *a);
+
+/* nn.pad of a rank-`rank` operand of shape dims: pad_width (required,
+ * [before0, after0, before1, after1, ...], non-negative), pad_mode
+ * ("constant", the default, "edge" or "reflect") and pad_value (constant
+ * mode; default 0).  Edge needs a non-empty axis where it pads, reflect
+ * pads of at most the axis's size - 1. */
+typedef enum { PAD_CONSTANT, PAD_EDGE, PAD_REFLECT } PadMode;
+typedef struct {
+	int64_t before[OPS_MAX_RANK], after[OPS_MAX_RANK], len[OPS_MAX_RANK];
+	double value;
+	PadMode mode;
+} PadAttrs;
+bool pad_attrs(OpCx *c, uint32_t rank, const int64_t *dims, PadAttrs *a);
+
 #endif

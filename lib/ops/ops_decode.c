@@ -5,6 +5,7 @@
  * reference kernels and lowering read the same values.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ops_impl.h"
@@ -123,4 +124,146 @@ transform_attrs(OpCx *c, const Layout **src, const Layout **dst)
 	*src = oa_layout(c, "src_layout", "NCHW", layout_names);
 	*dst = oa_layout(c, "dst_layout", "NCHW", layout_names);
 	return have && c->ok;
+}
+
+/* One axis of a slice, as ONNX's Slice computes it: a negative index
+ * counts from the end once, then begin and end are clamped into the
+ * axis ([0, D] going forward; [0, D-1] and [-1, D-1] going backward,
+ * where -1 is "before the first"). */
+static void
+slice_axis(int64_t D, int64_t b, int64_t e, int64_t t, int64_t *first, int64_t *len)
+{
+	if (b < 0)
+		b += D;         /* b >= INT64_MIN and D >= 0: no overflow */
+	if (e < 0)
+		e += D;
+	int64_t lo = t > 0 ? 0 : -1, hi = t > 0 ? D : D - 1;
+	b = b < 0 ? 0 : b > hi ? hi : b;
+	e = e < lo ? lo : e > hi ? hi : e;
+	int64_t n = t > 0 ? e - b : b - e;   /* |n| <= D + 1 */
+	*first = b < 0 ? 0 : b;
+	if (D == 0 || n <= 0)
+		*len = 0;
+	else if (t == INT64_MIN)        /* -t overflows; one element anyway */
+		*len = 1;
+	else {
+		int64_t s = t > 0 ? t : -t;
+		*len = n / s + (n % s != 0);
+	}
+}
+
+bool
+slice_attrs(OpCx *c, uint32_t rank, const int64_t *dims, SliceAttrs *a)
+{
+	int64_t b[OPS_MAX_RANK], e[OPS_MAX_RANK], st[OPS_MAX_RANK], ax[OPS_MAX_RANK];
+	uint32_t nb = 0, ne = 0, ns = 0, na = 0;
+	const char *list = "a list of integers, one per sliced axis";
+	bool have = oa_require(c, "begin", "begin=[0, 1]");
+	have = oa_require(c, "end", "end=[2, -1]") && have;
+	oa_ints(c, "begin", 0, OPS_MAX_RANK, INT64_MIN, b, &nb, list);
+	oa_ints(c, "end", 0, OPS_MAX_RANK, INT64_MIN, e, &ne, list);
+	int rs = oa_ints(c, "strides", 0, OPS_MAX_RANK, INT64_MIN, st, &ns, list);
+	int ra = oa_ints(c, "axes", 0, OPS_MAX_RANK, INT64_MIN, ax, &na, "a list of axes (integers)");
+	if (!have || !c->ok)
+		return false;
+	if (ne != nb || (rs && ns != nb) || (ra && na != nb)) {
+		char more[64] = "";
+		if (rs)
+			snprintf(more, sizeof more, ", 'strides' %u", ns);
+		if (ra)
+			snprintf(more + strlen(more), sizeof more - strlen(more), ", 'axes' %u", na);
+		op_error(c, "'begin' has %u entries, 'end' %u%s: each needs one entry per sliced "
+		         "axis", nb, ne, more);
+		return false;
+	}
+	if (!ra && nb > rank) {
+		op_error_at(c, oa_loc(c, "begin"), "'begin' of strided_slice has %u entries, but the "
+		            "operand has rank %u", nb, rank);
+		return false;
+	}
+	bool seen[OPS_MAX_RANK] = {false};
+	for (uint32_t d = 0; d < rank; d++) {
+		a->begin[d] = 0;
+		a->step[d] = 1;
+		a->len[d] = dims[d];
+	}
+	for (uint32_t i = 0; i < nb; i++) {
+		int64_t d = ra ? axis_norm(c, "axes", ax[i], rank) : (int64_t)i;
+		if (d < 0)
+			return false;
+		if (seen[d]) {
+			op_error_at(c, oa_loc(c, "axes"), "'axes' of strided_slice names axis %lld twice",
+			            (long long)d);
+			return false;
+		}
+		seen[d] = true;
+		int64_t t = rs ? st[i] : 1;
+		if (t == 0) {
+			op_error_at(c, oa_loc(c, "strides"), "'strides' of strided_slice must not be 0");
+			return false;
+		}
+		a->step[d] = t;
+		slice_axis(dims[d], b[i], e[i], t, &a->begin[d], &a->len[d]);
+	}
+	return true;
+}
+
+bool
+pad_attrs(OpCx *c, uint32_t rank, const int64_t *dims, PadAttrs *a)
+{
+	int64_t w[2 * OPS_MAX_RANK];
+	uint32_t n = 0;
+	bool have = oa_require(c, "pad_width", "pad_width=[0, 0, 1, 1]");
+	oa_ints(c, "pad_width", 0, 2 * OPS_MAX_RANK, 0, w, &n,
+	        "a list of non-negative integers, before and after for each axis");
+	const char *mode = oa_str(c, "pad_mode", "constant");
+	a->value = oa_num(c, "pad_value", 0);
+	if (!have || !c->ok)
+		return false;
+	if (!strcmp(mode, "constant"))
+		a->mode = PAD_CONSTANT;
+	else if (!strcmp(mode, "edge"))
+		a->mode = PAD_EDGE;
+	else if (!strcmp(mode, "reflect"))
+		a->mode = PAD_REFLECT;
+	else {
+		op_error_at(c, oa_loc(c, "pad_mode"), "'pad_mode' of nn.pad must be \"constant\", "
+		            "\"edge\" or \"reflect\", not \"%s\"", mode);
+		return false;
+	}
+	if (a->mode != PAD_CONSTANT && oa_get(c, "pad_value")) {
+		op_error_at(c, oa_loc(c, "pad_value"), "'pad_value' of nn.pad is for pad_mode "
+		            "\"constant\" only");
+		return false;
+	}
+	if (n != 2 * rank) {
+		op_error_at(c, oa_loc(c, "pad_width"), "'pad_width' of nn.pad has %u entries, but "
+		            "an operand of rank %u needs %u (before and after for each axis)", n, rank,
+		            2 * rank);
+		return false;
+	}
+	for (uint32_t d = 0; d < rank; d++) {
+		a->before[d] = w[2 * d];
+		a->after[d] = w[2 * d + 1];
+		bool pads = a->before[d] || a->after[d];
+		if (a->mode == PAD_EDGE && pads && dims[d] == 0) {
+			op_error_at(c, oa_loc(c, "pad_width"), "nn.pad: pad_mode \"edge\" cannot pad "
+			            "axis %u, which is empty", d);
+			return false;
+		}
+		if (a->mode == PAD_REFLECT && pads &&
+		    (a->before[d] >= dims[d] || a->after[d] >= dims[d])) {
+			op_error_at(c, oa_loc(c, "pad_width"), "nn.pad: pad_mode \"reflect\" pads axis "
+			            "%u of size %lld by at most %lld on each side, not %lld and %lld", d,
+			            (long long)dims[d], (long long)(dims[d] > 0 ? dims[d] - 1 : 0),
+			            (long long)a->before[d], (long long)a->after[d]);
+			return false;
+		}
+		if (__builtin_add_overflow(dims[d], a->before[d], &a->len[d]) ||
+		    __builtin_add_overflow(a->len[d], a->after[d], &a->len[d])) {
+			op_error_at(c, oa_loc(c, "pad_width"), "nn.pad: axis %u padded overflows", d);
+			return false;
+		}
+	}
+	return true;
 }

@@ -379,3 +379,41 @@ infer_reduce(Module *m, Value *v)
 	}
 	return type_tensor(m, x->dt, n, dims);
 }
+
+/* -------------------------------------------------------- strided_slice */
+
+const Type *
+infer_strided_slice(Module *m, Value *v)
+{
+	OpCx c;
+	opcx_init(&c, m, v);
+	const Type *x = op_arg(&c, 0);
+	SliceAttrs a;
+	if (!slice_attrs(&c, x->n, x->dims, &a))
+		return NULL;
+	return type_tensor(m, x->dt, x->n, a.len);
+}
+
+/* --------------------------------------------------------------- nn.pad */
+
+const Type *
+infer_pad(Module *m, Value *v)
+{
+	OpCx c;
+	opcx_init(&c, m, v);
+	const Type *x = op_arg(&c, 0);
+	PadAttrs a;
+	if (!pad_attrs(&c, x->n, x->dims, &a))
+		return NULL;
+	if (x->dt.kind == ET_BOOL && a.value != 0 && a.value != 1) {
+		op_error_at(&c, oa_loc(&c, "pad_value"), "'pad_value' of nn.pad on bool must be 0 "
+		            "or 1, not %g", a.value);
+		return NULL;
+	}
+	const Type *t = type_tensor(m, x->dt, x->n, a.len);
+	if (numel(t) < 0) {
+		op_error(&c, "the result is too large");
+		return NULL;
+	}
+	return t;
+}

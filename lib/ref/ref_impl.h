@@ -126,6 +126,6 @@ RefKernel ref_binary, ref_unary, ref_clip, ref_cast, ref_bias_add, ref_softmax, 
 RefKernel ref_conv2d, ref_dense, ref_batch_matmul, ref_pool2d, ref_global_avg_pool2d;
 /* ref_shape.c */
 RefKernel ref_reshape, ref_transpose, ref_layout_transform, ref_concatenate, ref_split,
-	ref_squeeze, ref_expand_dims;
+	ref_squeeze, ref_expand_dims, ref_strided_slice, ref_pad;
 
 #endif

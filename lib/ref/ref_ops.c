@@ -39,6 +39,8 @@ kernel_of(OpId id)
 	case O_SPLIT: return ref_split;
 	case O_SQUEEZE: return ref_squeeze;
 	case O_EXPAND_DIMS: return ref_expand_dims;
+	case O_STRIDED_SLICE: return ref_strided_slice;
+	case O_PAD: return ref_pad;
 	case O__COUNT: break;
 	}
 	return NULL;

@@ -1,5 +1,6 @@
 /* ref_shape.c: reference kernels of the data-movement operators: reshape,
- * transpose, layout_transform, concatenate, split, squeeze, expand_dims.
+ * transpose, layout_transform, concatenate, split, squeeze, expand_dims,
+ * strided_slice, nn.pad.
  *
  * They copy element bytes, never values, so every element type (i64 and
  * u64 beyond 2^53, NaN payloads) moves exactly.
@@ -350,5 +351,100 @@ ref_expand_dims(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, ui
 	if (!same_kind_out(c, x, out) || !ref_check_out(c, out, n, dims))
 		return false;
 	copy_all(out, x);
+	return true;
+}
+
+/* --------------------------------------------- strided_slice and nn.pad */
+
+/* Element o of out gets element `src` of x (src < 0: the pad value). */
+static void
+put(Tensor *out, int64_t o, const Tensor *x, int64_t src, double value)
+{
+	size_t es = elem_size(x->kind);
+	if (src < 0)
+		tensor_set(out, o, value);
+	else
+		memcpy((char *)out->data + (size_t)o * es, (const char *)x->data + (size_t)src * es, es);
+}
+
+bool
+ref_strided_slice(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	const Tensor *x = args[0];
+	Tensor *out = outs[0];
+	SliceAttrs a;
+	if (!slice_attrs(c, x->rank, x->dims, &a) || !same_kind_out(c, x, out) ||
+	    !ref_check_out(c, out, x->rank, a.len))
+		return false;
+	if (out->numel == 0)
+		return true;
+	int64_t istride[TENSOR_MAX_RANK], s = 1, idx[TENSOR_MAX_RANK] = {0};
+	for (uint32_t i = x->rank; i-- > 0;) {
+		istride[i] = s;
+		s *= x->dims[i];
+	}
+	for (int64_t o = 0; o < out->numel; o++) {
+		int64_t src = 0;
+		for (uint32_t d = 0; d < x->rank; d++)
+			src += (a.begin[d] + idx[d] * a.step[d]) * istride[d];
+		put(out, o, x, src, 0);
+		for (uint32_t d = x->rank; d-- > 0;) {
+			if (++idx[d] < out->dims[d])
+				break;
+			idx[d] = 0;
+		}
+	}
+	return true;
+}
+
+/* The index into an axis of size n that padded index i (before: the
+ * padding in front) reads, or -1 for the constant. */
+static int64_t
+pad_source(PadMode mode, int64_t i, int64_t before, int64_t n)
+{
+	i -= before;
+	if (i >= 0 && i < n)
+		return i;
+	switch (mode) {
+	case PAD_EDGE: return i < 0 ? 0 : n - 1;
+	case PAD_REFLECT: return i < 0 ? -i : 2 * (n - 1) - i;
+	case PAD_CONSTANT: break;
+	}
+	return -1;
+}
+
+bool
+ref_pad(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	const Tensor *x = args[0];
+	Tensor *out = outs[0];
+	PadAttrs a;
+	if (!pad_attrs(c, x->rank, x->dims, &a) || !same_kind_out(c, x, out) ||
+	    !ref_check_out(c, out, x->rank, a.len))
+		return false;
+	if (out->numel == 0)
+		return true;
+	int64_t istride[TENSOR_MAX_RANK], s = 1, idx[TENSOR_MAX_RANK] = {0};
+	for (uint32_t i = x->rank; i-- > 0;) {
+		istride[i] = s;
+		s *= x->dims[i];
+	}
+	for (int64_t o = 0; o < out->numel; o++) {
+		int64_t src = 0;
+		for (uint32_t d = 0; d < x->rank && src >= 0; d++) {
+			int64_t j = pad_source(a.mode, idx[d], a.before[d], x->dims[d]);
+			src = j < 0 ? -1 : src + j * istride[d];
+		}
+		put(out, o, x, src, a.value);
+		for (uint32_t d = x->rank; d-- > 0;) {
+			if (++idx[d] < out->dims[d])
+				break;
+			idx[d] = 0;
+		}
+	}
 	return true;
 }

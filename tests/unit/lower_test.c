@@ -93,6 +93,26 @@ static const char *const cases[] = {
 	"  %0 = layout_transform(%a) {src_layout=\"OIHW\", dst_layout=\"OIHW4o\"}\n  return %0\n}\n",
 	"fn @main(%a: f32[2,3], %b: f32[2,5]) -> f32[2,8] {\n"
 	"  %t = (%a, %b)\n  %0 = concatenate(%t) {axis=1}\n  return %0\n}\n",
+	/* strided_slice fused after an elementwise producer and before a
+	 * consumer; backward, strided and clamped */
+	"fn @main(%a: f32[5,7,3]) -> f32[3,3,2] {\n"
+	"  %0 = exp(%a)\n"
+	"  %1 = strided_slice(%0) {begin=[-1, 1, 0], end=[-100, 100, 2], strides=[-2, 2, 1]}\n"
+	"  %2 = nn.relu(%1)\n  return %2\n}\n",
+	"fn @main(%a: i32[4,6]) -> i32[2,6] {\n"
+	"  %0 = strided_slice(%a) {axes=[0], begin=[1], end=[3]}\n  return %0\n}\n",
+	/* nn.pad in its three modes, fused with producers and consumers */
+	"fn @main(%a: f32[1,3,5,4]) -> f32[1,3,8,5] {\n"
+	"  %0 = nn.relu(%a)\n"
+	"  %1 = nn.pad(%0) {pad_width=[0, 0, 0, 0, 2, 1, 0, 1], pad_value=-0.5}\n"
+	"  %2 = exp(%1)\n  return %2\n}\n",
+	"fn @main(%a: i16[3,4]) -> i16[5,8] {\n"
+	"  %0 = nn.pad(%a) {pad_width=[1, 1, 2, 2], pad_value=-7}\n  return %0\n}\n",
+	"fn @main(%a: f32[3,4]) -> f32[7,9] {\n"
+	"  %0 = nn.pad(%a) {pad_mode=\"edge\", pad_width=[2, 2, 1, 4]}\n  return %0\n}\n",
+	"fn @main(%a: f32[3,4]) -> f32[7,9] {\n"
+	"  %0 = negative(%a)\n"
+	"  %1 = nn.pad(%0) {pad_mode=\"reflect\", pad_width=[2, 2, 3, 2]}\n  return %1\n}\n",
 	"fn @main(%a: f32[2,3], %b: f32[1,3]) -> f32[3,3] {\n"
 	"  %t = (%a, %b)\n  %0 = concatenate(%t) {axis=0}\n  %1 = exp(%0)\n  return %1\n}\n",
 	"fn @main(%a: f32[3,6]) -> (f32[3,2], f32[3,2], f32[3,2]) {\n"

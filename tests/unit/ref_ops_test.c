@@ -1060,6 +1060,64 @@ test_shape_ops(void)
 	free_all(c1a, 1);
 }
 
+/* strided_slice and nn.pad, values worked out by hand. */
+static void
+test_slice_pad(void)
+{
+	/* x[i][j] = 3i + j + 1 */
+	Tensor *x[1] = {mk(ET_F32, SHAPE(3, 3), VALS(1, 2, 3, 4, 5, 6, 7, 8, 9))};
+	Attrs sl = {0};
+	a_ints(&sl, "begin", INTS(-1, 0));
+	a_ints(&sl, "end", INTS(INT64_MIN, 100));
+	a_ints(&sl, "strides", INTS(-2, 2));
+	/* rows 2, 0; columns 0, 2 */
+	EXPECT("strided_slice backward, clamped", RUN("strided_slice", &sl, x, ET_F32, SHAPE(2, 2)), 0,
+	       7, 9, 1, 3);
+	Attrs sa = {0};
+	a_ints(&sa, "axes", INTS(-1));
+	a_ints(&sa, "begin", INTS(1));
+	a_ints(&sa, "end", INTS(-1));
+	EXPECT("strided_slice one axis", RUN("strided_slice", &sa, x, ET_F32, SHAPE(3, 1)), 0, 2, 5, 8);
+	Attrs se = {0};
+	a_ints(&se, "begin", INTS(2));
+	a_ints(&se, "end", INTS(1));
+	tensor_free(RUN("strided_slice", &se, x, ET_F32, SHAPE(0, 3)));
+	Attrs s0 = {0};
+	a_ints(&s0, "begin", INTS(0));
+	a_ints(&s0, "end", INTS(1));
+	a_ints(&s0, "strides", INTS(0));
+	RUN_ERR("strided_slice", &s0, x, ET_F32, SHAPE(1, 3), "must not be 0");
+
+	Attrs pc = {0};
+	a_ints(&pc, "pad_width", INTS(1, 0, 0, 1));
+	a_num(&pc, "pad_value", -1.5);
+	EXPECT("nn.pad constant", RUN("nn.pad", &pc, x, ET_F32, SHAPE(4, 4)), 0,
+	       -1.5, -1.5, -1.5, -1.5, 1, 2, 3, -1.5, 4, 5, 6, -1.5, 7, 8, 9, -1.5);
+	Attrs pe = {0};
+	a_str(&pe, "pad_mode", "edge");
+	a_ints(&pe, "pad_width", INTS(0, 0, 2, 1));
+	EXPECT("nn.pad edge", RUN("nn.pad", &pe, x, ET_F32, SHAPE(3, 6)), 0,
+	       1, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6, 6, 7, 7, 7, 8, 9, 9);
+	Attrs pr = {0};
+	a_str(&pr, "pad_mode", "reflect");
+	a_ints(&pr, "pad_width", INTS(0, 0, 2, 2));
+	EXPECT("nn.pad reflect", RUN("nn.pad", &pr, x, ET_F32, SHAPE(3, 7)), 0,
+	       3, 2, 1, 2, 3, 2, 1, 6, 5, 4, 5, 6, 5, 4, 9, 8, 7, 8, 9, 8, 7);
+	Attrs pb = {0};
+	a_str(&pb, "pad_mode", "reflect");
+	a_ints(&pb, "pad_width", INTS(3, 0, 0, 0));
+	RUN_ERR("nn.pad", &pb, x, ET_F32, SHAPE(6, 3), "by at most 2");
+	free_all(x, 1);
+
+	/* An integer pad value is converted as a cast converts it. */
+	Tensor *xi[1] = {mk(ET_I8, SHAPE(2), VALS(5, -6))};
+	Attrs pi = {0};
+	a_ints(&pi, "pad_width", INTS(1, 1));
+	a_num(&pi, "pad_value", -2.7);
+	EXPECT("nn.pad i8", RUN("nn.pad", &pi, xi, ET_I8, SHAPE(4)), 0, -2, 5, -6, -2);
+	free_all(xi, 1);
+}
+
 /* Runs split with outputs of the given sizes along axis of x. */
 static void
 split_case(int line, const char *what, const Attrs *a, Tensor *x, int axis, uint32_t n,
@@ -1208,7 +1266,7 @@ test_dispatch(void)
 	int n = 0;
 	for (const OpDef *const *d = op_all(); *d; d++, n++)
 		CHECK(ref_supports(*d), "no reference kernel for %s", (*d)->name);
-	CHECK(n == 34, "the registry has %d operators; this test knows 34", n);
+	CHECK(n == 36, "the registry has %d operators; this test knows 36", n);
 	CHECK(n == O__COUNT, "op_all lists %d of %d operators", n, (int)O__COUNT);
 	/* One table (ops.def): each id names its own definition, op_all is
 	 * sorted by name, and op_lookup finds each name. */
@@ -1577,6 +1635,7 @@ main(void)
 	test_pool();
 	test_pool_layouts();
 	test_shape_ops();
+	test_slice_pad();
 	test_split();
 	test_layout_transform();
 	test_dispatch();
