@@ -15,6 +15,9 @@ setup() {
 @test "lower: injective producers fuse into a reduction, which ends the group" {
 	golden --from=ir-plan-devices ir-lower reduce_ends
 }
+@test "lower: dense and batch_matmul on a cpu (weight transposed V columns per work item, broadcast tiles)" {
+	golden --from=ir-plan-devices ir-lower matmul_cpu
+}
 @test "lower: fusion never crosses a change of placement" { golden --from=ir-plan-devices ir-lower placement; }
 @test "lower: split has two result buffers, concatenate takes a tuple's fields" {
 	golden --from=ir-plan-devices ir-lower tuples

@@ -228,9 +228,12 @@ tile_matmul(GroupCx *c, bool batched)
  * V consecutive output columns are contiguous; a tile of RM rows x RN*V
  * columns then broadcasts one element of x over each vector of columns,
  * with no sum across lanes at the end (perf.md's gemm_blk, RM=8 and two
- * float16; its hand translation ran 250-270 GFLOP/s at 512^3 on POCL
- * here; generated through ir-codegen-ocl this tile ran 150-170 under
- * load, the lanes-along-k tile above 112). */
+ * float16).  Generated through ir-codegen-ocl, the tile kernel alone runs
+ * as fast as gemm_blk on POCL here (paired, 512^3: 321 against 331
+ * GFLOP/s on an idle machine); with the transpose the prim ran 0.94-1.00x
+ * gemm_blk in paired runs, 0.79-0.90x with a transpose of a row per work
+ * item.  A lanes-along-k tile of separate vector variables (no
+ * transpose, 4 x 4 or 8 x 2 vectors) ran 0.73-0.84x by hand. */
 static const int64_t cpu_rows[] = {8, 4, 2, 1};
 static const int64_t cpu_vecs[] = {2, 1};
 
@@ -256,14 +259,28 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
 
-	/* Stage 1: the weight as [BW,]K,N. */
+	/* Stage 1: the weight as [BW,]K,N.  A work item per row k and V
+	 * columns: V strided reads gathered in a local vector, written as
+	 * one run of V (work items next to each other read neighbouring k,
+	 * so the reads share cache lines).  On POCL 512x512 took 0.08 ms
+	 * so, against 0.16-0.23 for a row of N elements per work item, 15%
+	 * of the whole 512^3 dense. */
 	int64_t tdims[3] = {BW, K, N};
 	PVar *wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 2 + o, tdims + !batched), global);
-	PExpr *ti[3] = {pe_i32(b, 0), NULL, NULL};
+	int64_t tgrid[3] = {BW, N / V, K}, titems = BW * (N / V) * K;
+	PExpr *tg[3] = {pe_i32(b, 0), NULL, NULL}, *tflat;
 	int close = pb_depth(b);
-	lower_open_nest(c, tdims + !batched, 2 + o, ti + !batched, true);
-	PExpr *wsrc[3] = {ti[0], ti[2], ti[1]};
-	pb_store(b, wT, ti + !batched, 1, pe_load(b, w, wsrc + !batched, 1));
+	lower_open_nest(c, &titems, 1, &tflat, false);
+	lower_unflatten(b, tflat, tgrid + !batched, NULL, 2 + o, tg + !batched);
+	PExpr *n0 = pb_let(b, "n", pe_mul(b, tg[1], pe_i32(b, V)));
+	PVar *col = pb_alloc(b, "col", type_tensor(c->m, (DType){wt->dt.kind, 1}, 1, &V), c->local);
+	int op = pb_depth(b);
+	PExpr *l = unrolled(c, "u", V);
+	PExpr *wsrc[3] = {tg[0], pe_add(b, n0, l), tg[2]};
+	pb_store(b, col, &l, 1, pe_load(b, w, wsrc + !batched, 1));
+	pb_close_to(b, op);
+	PExpr *zero = pe_i32(b, 0), *wdst[3] = {tg[0], tg[2], n0};
+	pb_store(b, wT, wdst + !batched, (uint32_t)V, pe_load(b, col, &zero, (uint32_t)V));
 	pb_close_to(b, close);
 
 	/* Stage 2: the product, a tile of RM rows x RN vectors of V columns. */
