@@ -15,6 +15,8 @@
 #      timed on POCL through the OpenCL API (bench/ocl_bench.c).
 #   6. ir-plan-memory on resnet- and mobilenet-like graphs (planned bytes
 #      against the lower bound and greedy_by_size) and on chains to 100k.
+#   6b. ir-run's start-up: a second run with the program binary cache,
+#      POCL's kernel cache, both or neither (bench/startup.sh).
 #   7. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
 #      tools, side by side (a change that should make nothing slower).
 set -eu
@@ -198,6 +200,9 @@ for n in ${BENCH_MEMPLAN_SIZES:-1000 10000 100000}; do
 		printf "%9d %9.3f %12.3f %8.2fx %12.3f %8.2fx\n", n, pt, gt, (pt > 0 ? gt / pt : 0), bt, (pt > 0 ? bt / pt : 0) }'
 done
 echo "(a chain with skips up to 1000 back; greedy is n log n: a segment tree over lifetimes)"
+
+# ir-run's start-up with and without the program binary cache
+IRPIPE_BIN=$BIN BENCH_DIR=$WORK BENCH_RUNS=$RUNS sh bench/startup.sh
 
 # --- against an earlier build -------------------------------------------------
 # BENCH_BASELINE_BIN=DIR: the same tools from another build (for example the

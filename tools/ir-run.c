@@ -14,7 +14,7 @@
 #include "ref/result.h"
 
 enum { OPT_INTERP = 1000, OPT_INPUT, OPT_DATA_DIR, OPT_MAX_MEMORY, OPT_DEVICE, OPT_CHECK,
-       OPT_REPEAT };
+       OPT_REPEAT, OPT_NO_CACHE, OPT_STATS };
 
 static const struct option opts[] = {
 	{"interp", no_argument, NULL, OPT_INTERP},
@@ -24,6 +24,8 @@ static const struct option opts[] = {
 	{"device", required_argument, NULL, OPT_DEVICE},
 	{"check", no_argument, NULL, OPT_CHECK},
 	{"repeat", required_argument, NULL, OPT_REPEAT},
+	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
+	{"stats", no_argument, NULL, OPT_STATS},
 	{0},
 };
 
@@ -37,6 +39,7 @@ typedef struct {
 	uint32_t nbinds;
 	bool check;
 	uint32_t repeat;         /* --repeat N; 0: once */
+	bool no_cache, stats;
 } RunOpts;
 
 /* BYTES, or BYTES with a suffix K, M, G or T (powers of 1024), above 0;
@@ -84,6 +87,12 @@ on_opt(int code, const char *arg, void *st)
 		return 0;
 	case OPT_CHECK:
 		ro->check = true;
+		return 0;
+	case OPT_NO_CACHE:
+		ro->no_cache = true;
+		return 0;
+	case OPT_STATS:
+		ro->stats = true;
 		return 0;
 	case OPT_REPEAT: {
 		char *end;
@@ -151,9 +160,10 @@ static int
 check_opts(void *st)
 {
 	const RunOpts *ro = st;
-	if (ro->interp && (ro->nbinds || ro->check)) {
+	if (ro->interp && (ro->nbinds || ro->check || ro->no_cache || ro->stats)) {
 		fprintf(stderr, "ir-run: --%s runs on OpenCL devices; leave out --interp\n",
-		        ro->check ? "check" : "device");
+		        ro->check ? "check" : ro->nbinds ? "device" : ro->no_cache ? "no-cache"
+		        : "stats");
 		return 2;
 	}
 	return 0;
@@ -180,7 +190,8 @@ consume(Module *m, const char *input, const char *output, void *st)
 	RunOpts *ro = st;
 	OclRt *rt = NULL;
 	if (!ro->interp) {
-		OclRtOpts oo = {.binds = ro->binds, .nbinds = ro->nbinds, .check = ro->check};
+		OclRtOpts oo = {.binds = ro->binds, .nbinds = ro->nbinds, .check = ro->check,
+		                 .no_cache = ro->no_cache, .stats = ro->stats ? stderr : NULL};
 		if (!(rt = oclrt_new(m, &oo)))
 			return false;
 	}
@@ -243,6 +254,8 @@ main(int argc, char **argv)
 			"                        or device name contains NAME\n"
 			"      --check           compare every call_lowered with the interpreter\n"
 			"      --repeat=N        run @main N more times; print the median and min\n"
+			"      --no-cache        neither read nor write the program binary cache\n"
+			"      --stats           print cache hits and workspace reuse to stderr\n"
 			"      --input=NAME=FILE bind @main's parameter %NAME to the .npy FILE\n"
 			"      --data-dir=DIR    where relative constant files are (default: the\n"
 			"                        input file's folder, else the current folder)\n"

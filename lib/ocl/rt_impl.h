@@ -9,6 +9,7 @@
 #include <CL/cl.h>
 
 #include "diag.h"
+#include "ocl/bincache.h"
 #include "ocl/runtime.h"
 
 typedef struct {
@@ -27,6 +28,7 @@ typedef struct {
 	bool images;              /* CL_DEVICE_IMAGE_SUPPORT */
 	size_t img_max[2];
 	size_t max_wg;
+	char *cache_key;          /* a binary cache miss, stored when the run ends */
 } RtDev;
 
 typedef struct {
@@ -42,6 +44,7 @@ struct OclRt {
 	KernCache *kc;
 	size_t nkc, capkc;
 	bool said_fallback;
+	BinCache cache;           /* program binaries across runs */
 };
 
 /* A memory object of a prim being run: a parameter or a prim-level

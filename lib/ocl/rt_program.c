@@ -40,14 +40,35 @@ rt_build_program(OclRt *rt, RtDev *rd, const Program *pg)
 			return false;
 		}
 	}
+	/* the binary cache first (bincache.h), else from source */
+	const char *opts = "";
+	char *key = bincache_key(id, src, len, opts), *path;
+	rd->prog = bincache_load(&rt->cache, rd->ctx, id, key, opts, &path);
+	if (rt->o.stats && path)
+		fprintf(rt->o.stats, "ir-run: @%s: program binary cache %s: %s\n", rd->decl->name,
+		        rd->prog ? "hit" : "miss", path);
+	free(path);
+	if (rd->prog) {
+		free(key);
+		free(src);
+		return true;
+	}
 	const char *srcs[1] = {src};
 	rd->prog = clCreateProgramWithSource(rd->ctx, 1, srcs, &len, &e);
 	free(src);
 	if (!rd->prog) {
+		free(key);
 		CLERR(rt, pg->loc, e, "cannot load the program of @%s", rd->decl->name);
 		return false;
 	}
-	e = clBuildProgram(rd->prog, 1, &id, "", NULL, NULL);
+	e = clBuildProgram(rd->prog, 1, &id, opts, NULL, NULL);
+	/* stored when the run ends (oclrt_free), so that the binary holds
+	 * what the driver compiles at the first launches too (POCL's
+	 * work-group functions: bench/startup.sh) */
+	if (e == CL_SUCCESS)
+		rd->cache_key = key;
+	else
+		free(key);
 	if (e != CL_SUCCESS) {
 		size_t n = 0;
 		clGetProgramBuildInfo(rd->prog, id, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);

@@ -59,6 +59,7 @@ oclrt_new(Module *m, const OclRtOpts *o)
 	OclRt *rt = xcalloc(1, sizeof *rt);
 	rt->m = m;
 	rt->o = *o;
+	bincache_open(&rt->cache, o->no_cache);
 	for (uint32_t i = 0; i < o->nbinds; i++)
 		if (!module_device(m, sym_intern_cstr(m, o->binds[i].dev))) {
 			error_at(m->ctx, (Loc){0}, "--device @%s: the module declares no device @%s",
@@ -90,6 +91,9 @@ oclrt_free(OclRt *rt)
 		clReleaseKernel(rt->kc[i].kern);
 	for (uint32_t i = 0; i < rt->ndevs; i++) {
 		RtDev *rd = &rt->devs[i];
+		if (rd->prog && rd->cache_key)
+			bincache_store(&rt->cache, rd->prog, rd->cache_key);
+		free(rd->cache_key);
 		if (rd->prog)
 			clReleaseProgram(rd->prog);
 		if (rd->q)
@@ -97,6 +101,7 @@ oclrt_free(OclRt *rt)
 		if (rd->ctx)
 			clReleaseContext(rd->ctx);
 	}
+	bincache_close(&rt->cache);
 	free(rt->kc);
 	free(rt->devs);
 	free(rt);

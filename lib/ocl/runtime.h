@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ir.h"
 #include "ref/tensor.h"
@@ -45,6 +46,10 @@ typedef struct {
 	/* each call_lowered is also run by the loop-level interpreter on the
 	 * same operands and the results compared (ir-run --check) */
 	bool check;
+	/* --no-cache: neither read nor write the program binary cache */
+	bool no_cache;
+	/* --stats: cache hits and misses, pool reuse, to this stream */
+	FILE *stats;
 } OclRtOpts;
 
 typedef struct OclRt OclRt;
