@@ -29,6 +29,7 @@ typedef struct {
 	size_t img_max[2];
 	size_t max_wg;
 	char *cache_key;          /* a binary cache miss, stored when the run ends */
+	struct RtPools *pools;    /* workspace pools (rt_pool.c), NULL until used */
 } RtDev;
 
 typedef struct {
@@ -79,6 +80,15 @@ bool rt_make_obj(OclRt *rt, RtDev *rd, const PVar *v, const int64_t *img, const 
 /* The workspace of the alloc statement s of a prim, live for one call. */
 bool rt_workspace(OclRt *rt, RtDev *rd, const PStmt *s, Obj *ob);
 void rt_release_workspace(OclRt *rt, RtDev *rd, Obj *ob);
+/* The image size of v (img, else the flattening's), checked against rd:
+ * images supported, within its image2d maximum; false after reporting. */
+bool rt_image_size(OclRt *rt, RtDev *rd, const PVar *v, const int64_t *img, int64_t wh[2]);
+/* rt_pool.c: workspaces from rd's pools, given back by rt_pool_release;
+ * rt_pool_free releases them all (saying the pools' statistics with
+ * --stats). */
+bool rt_pool_workspace(OclRt *rt, RtDev *rd, const PStmt *s, Obj *ob);
+void rt_pool_release(RtDev *rd, Obj *ob);
+void rt_pool_free(OclRt *rt, RtDev *rd);
 /* Reads ob back into t, blocking. */
 bool rt_read_back(OclRt *rt, RtDev *rd, const Obj *ob, Tensor *t);
 

@@ -6,12 +6,38 @@
 #include "ocl/rt_impl.h"
 #include "texture.h"
 
+bool
+rt_image_size(OclRt *rt, RtDev *rd, const PVar *v, const int64_t *img, int64_t wh[2])
+{
+	Ctx *ctx = rt->m->ctx;
+	char why[160];
+	if (img && img[0] > 0) {
+		wh[0] = img[0];
+		wh[1] = img[1];
+	} else if (!texture_image(v->type, v->vd->scope, wh, why, sizeof why)) {
+		error_at(ctx, v->loc, "'%%%s' cannot be an image: %s", v->name, why);
+		return false;
+	}
+	if (!rd->images) {
+		error_at(ctx, v->loc, "'%%%s' is in %s, but the OpenCL device '%s' of @%s has no "
+		         "images", v->name, v->vd->scope, rd->cl.dname, rd->decl->name);
+		return false;
+	}
+	if ((size_t)wh[0] > rd->img_max[0] || (size_t)wh[1] > rd->img_max[1]) {
+		error_at(ctx, v->loc, "the image of '%%%s' is %lld x %lld texels, too large for "
+		         "'%s' of @%s (at most %zu x %zu)", v->name, (long long)wh[0],
+		         (long long)wh[1], rd->cl.dname, rd->decl->name, rd->img_max[0],
+		         rd->img_max[1]);
+		return false;
+	}
+	return true;
+}
+
 /* A buffer or image for v (image2d[W,H] of an alloc in img, else the
  * flattening's), holding src's data when src is not NULL. */
 bool
 rt_make_obj(OclRt *rt, RtDev *rd, const PVar *v, const int64_t *img, const Tensor *src, Obj *ob)
 {
-	Ctx *ctx = rt->m->ctx;
 	cl_int e = CL_SUCCESS;
 	ob->v = v;
 	const Type *ty = v->type;
@@ -20,26 +46,8 @@ rt_make_obj(OclRt *rt, RtDev *rd, const PVar *v, const int64_t *img, const Tenso
 	ob->image = v->vd && v->vd->scope && is_texture_scope(v->vd->scope);
 	if (ob->image) {
 		int64_t wh[2];
-		char why[160];
-		if (img && img[0] > 0) {
-			wh[0] = img[0];
-			wh[1] = img[1];
-		} else if (!texture_image(ty, v->vd->scope, wh, why, sizeof why)) {
-			error_at(ctx, v->loc, "'%%%s' cannot be an image: %s", v->name, why);
+		if (!rt_image_size(rt, rd, v, img, wh))
 			return false;
-		}
-		if (!rd->images) {
-			error_at(ctx, v->loc, "'%%%s' is in %s, but the OpenCL device '%s' of @%s has no "
-			         "images", v->name, v->vd->scope, rd->cl.dname, rd->decl->name);
-			return false;
-		}
-		if ((size_t)wh[0] > rd->img_max[0] || (size_t)wh[1] > rd->img_max[1]) {
-			error_at(ctx, v->loc, "the image of '%%%s' is %lld x %lld texels, too large for "
-			         "'%s' of @%s (at most %zu x %zu)", v->name, (long long)wh[0],
-			         (long long)wh[1], rd->cl.dname, rd->decl->name, rd->img_max[0],
-			         rd->img_max[1]);
-			return false;
-		}
 		ob->wh[0] = (size_t)wh[0];
 		ob->wh[1] = (size_t)wh[1];
 		cl_image_format f = {CL_RGBA, ek == ET_F16 ? CL_HALF_FLOAT : CL_FLOAT};
@@ -88,19 +96,17 @@ rt_read_back(OclRt *rt, RtDev *rd, const Obj *ob, Tensor *t)
 	return true;
 }
 
-/* One object per call for now, freed when it ends. */
+/* From the device's workspace pools (rt_pool.c), given back when the
+ * call ends. */
 bool
 rt_workspace(OclRt *rt, RtDev *rd, const PStmt *s, Obj *ob)
 {
-	return rt_make_obj(rt, rd, s->u.alloc.buf, s->u.alloc.image, NULL, ob);
+	return rt_pool_workspace(rt, rd, s, ob);
 }
 
 void
 rt_release_workspace(OclRt *rt, RtDev *rd, Obj *ob)
 {
 	(void)rt;
-	(void)rd;
-	if (ob->mem)
-		clReleaseMemObject(ob->mem);
-	ob->mem = NULL;
+	rt_pool_release(rd, ob);
 }

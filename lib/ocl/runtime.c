@@ -94,6 +94,7 @@ oclrt_free(OclRt *rt)
 		if (rd->prog && rd->cache_key)
 			bincache_store(&rt->cache, rd->prog, rd->cache_key);
 		free(rd->cache_key);
+		rt_pool_free(rt, rd);
 		if (rd->prog)
 			clReleaseProgram(rd->prog);
 		if (rd->q)
