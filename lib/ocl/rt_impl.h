@@ -83,6 +83,9 @@ void rt_release_workspace(OclRt *rt, RtDev *rd, Obj *ob);
 /* The image size of v (img, else the flattening's), checked against rd:
  * images supported, within its image2d maximum; false after reporting. */
 bool rt_image_size(OclRt *rt, RtDev *rd, const PVar *v, const int64_t *img, int64_t wh[2]);
+/* rt_limits.c: every prim checked against its device's limits (work
+ * groups, images, buffer sizes), every problem reported; false if any. */
+bool rt_check_limits(OclRt *rt);
 /* rt_pool.c: workspaces from rd's pools, given back by rt_pool_release;
  * rt_pool_free releases them all (saying the pools' statistics with
  * --stats). */

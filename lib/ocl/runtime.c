@@ -75,7 +75,7 @@ oclrt_new(Module *m, const OclRtOpts *o)
 	}
 	if (!m->programs)
 		return rt;
-	if (!rt_map_devices(rt, m)) {
+	if (!rt_map_devices(rt, m) || !rt_check_limits(rt)) {
 		oclrt_free(rt);
 		return NULL;
 	}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bats
+# Device limits checked against the module before anything launches
+# (lib/ocl/rt_limits.c): a work group larger than the device takes and an
+# image wider than its image2d maximum and a buffer larger than its largest
+# allocation are refused at once, each named,
+# even behind an `if` not taken, and nothing is written.
+
+setup() {
+	load test_helper
+	bats_require_minimum_version 1.5.0
+	PY=/usr/bin/python3
+	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
+	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	export ASAN_OPTIONS=detect_leaks=0
+	d=$BATS_TEST_TMPDIR
+	export XDG_CACHE_HOME=$d/cache
+	f=$BATS_TEST_DIRNAME/ir-run-ocl/limits.ir
+	ir-flatten-texture "$f" | ir-codegen-ocl > "$d/o.ir"
+	args=$("$PY" "$H" inputs "$f" "$d")
+	# the `if` not taken: only @ok would run
+	"$PY" -c 'import numpy, sys; numpy.save(sys.argv[1], numpy.array(False))' "$d/c.npy"
+}
+
+@test "run_ocl_limits: a work group, an image and a buffer over POCL's limits are refused before anything runs" {
+	run -1 --separate-stderr ir-run --device @gpu="Portable Computing" $args -o "$d/o.npy" "$d/o.ir"
+	[[ "$stderr" == *"o.ir:14:24: error: kernel @big_group_k0 has work groups of 8192 items (8192 x 1 x 1); '"*"' of @gpu takes at most "* ]]
+	[[ "$stderr" == *"o.ir:24:9: error: the image of '%T' is 20000 x 1 texels, too large for '"*"' of @gpu (at most "* ]]
+	[[ "$stderr" == *"error: '%U' (f32[400000000000]) is 1600000000000 bytes, more than one buffer of '"*"' of @gpu can hold ("* ]]
+	# refused up front: no call ran, so no error is "in the call of" one
+	[[ "$stderr" != *"in the call of"* ]]
+	[ ! -e "$d/o.npy" ]
+}
