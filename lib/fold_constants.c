@@ -1,0 +1,405 @@
+/* fold_constants.c: ir-fold-constants (see ir-fold-constants(1)).
+ *
+ * Every operator binding whose operands are all constants (a `const`, a
+ * literal, or an on_device or device_copy of a constant, which do not
+ * change a value) is computed here with the reference kernels (ref_eval,
+ * the kernels ir-run --interp runs) and turned, in place, into a `const`
+ * binding: it keeps its name, its type, its placement and its location,
+ * so a diff of the two modules shows only the bindings folded.  One walk
+ * in program order folds chains (a transpose of a layout_transform of a
+ * weight), since a binding folded is a constant for those after it; what
+ * is left is what cannot be folded, so folding again changes nothing.
+ *
+ * Constants, on_device, device_copy and tuple bindings that only folded
+ * bindings used are removed: they would otherwise be loaded (and copied)
+ * on every run for nothing.  Nothing else is removed, so a value the user
+ * left unused stays.
+ *
+ * A binding is left as it is when its result or an operand is over
+ * --max-bytes, when it has a tuple type (split), or when its kernel
+ * refuses the operands (an integer division by zero): such a call may sit
+ * in an arm that never runs, and is the run's error to report.
+ *
+ * The pass is linear: each binding's operands are looked at once, each
+ * constant is read at most once (the tensors of a function are kept until
+ * its end), and the blocks are swept once at the end.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "fold_constants.h"
+#include "ops/ops.h"
+#include "ref/interp.h"
+#include "ref/npy.h"
+#include "ref/ref_ops.h"
+#include "ref/tensor.h"
+#include "walk.h"
+
+/* Value.flags bit of this pass: the binding is to be removed. */
+#define VF_DEAD VF_PASS_A
+
+typedef struct {
+	Module *m;
+	const FoldOpts *o;
+	uint64_t max_bytes;
+	uint32_t inline_max;
+	Func *f;
+	uint32_t nvals;
+	uint32_t *uses;       /* by Value.scratch: operand and yield uses */
+	Tensor **tensors;     /* by Value.scratch: a constant's data, once read */
+	PtrVec blocks;        /* every block of f, for the sweep */
+	PtrVec pending;       /* folded constants to write to files */
+	PtrVec folded_now;    /* every binding folded in f */
+	/* --stats */
+	uint64_t inlined, files, removed, over, refused;
+} Fold;
+
+/* ------------------------------------------------------------ numbering */
+
+static void
+number_and_count(Fold *fd)
+{
+	Func *f = fd->f;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->nparams; i++)
+		f->params[i]->scratch = n++;
+	FuncWalk w;
+	WalkStep s;
+	fwalk_start(&w, f);
+	while (fwalk_next(&w, &s))
+		if (s.ev == W_BIND)
+			s.v->scratch = n++;
+	fd->nvals = n;
+	fd->uses = xcalloc(n ? n : 1, sizeof *fd->uses);
+	fd->tensors = xcalloc(n ? n : 1, sizeof *fd->tensors);
+	/* uses, and the blocks: the body and every arm */
+	ptrvec_push(&fd->blocks, &f->body);
+	fwalk_start(&w, f);
+	while (fwalk_next(&w, &s)) {
+		Value *y = NULL;
+		if (s.ev == W_BIND) {
+			for (uint32_t i = 0; i < s.v->nargs; i++)
+				if (s.v->args[i]->kind != VK_LIT)
+					fd->uses[s.v->args[i]->scratch]++;
+			if (s.v->form == B_IF) {
+				ptrvec_push(&fd->blocks, &s.v->u.arms[0]);
+				ptrvec_push(&fd->blocks, &s.v->u.arms[1]);
+			}
+		} else {
+			y = s.blk->yield;
+		}
+		if (y && y->kind != VK_LIT)
+			fd->uses[y->scratch]++;
+	}
+}
+
+/* ------------------------------------------------------------ constants */
+
+/* The constant a (an operand) stands for, through on_device and
+ * device_copy, or NULL; literals stand for themselves. */
+static Value *
+const_of(Value *a)
+{
+	while (a->kind == VK_BIND && (a->form == B_ON_DEVICE || a->form == B_DEVICE_COPY))
+		a = a->args[0];
+	if (a->kind == VK_LIT || (a->kind == VK_BIND && a->form == B_CONST))
+		return a;
+	return NULL;
+}
+
+static uint64_t
+bytes_of(const Type *t)
+{
+	uint64_t b;
+	if (t->kind != TY_TENSOR || t->dt.lanes != 1 ||
+	    !tensor_bytes((ElemKind)t->dt.kind, t->n, t->dims, &b))
+		return UINT64_MAX;
+	return b;
+}
+
+/* Can binding v fold?  Its operands' constants go to cs (as many as the
+ * reference kernel takes: a tuple operand's fields, for concatenate). */
+static bool
+foldable(Fold *fd, Value *v, PtrVec *cs)
+{
+	if (v->form != B_OP || !v->u.op->op || !v->type || v->type->kind != TY_TENSOR)
+		return false;
+	cs->n = 0;
+	for (uint32_t i = 0; i < v->nargs; i++) {
+		Value *a = v->args[i];
+		if (a->kind == VK_BIND && a->form == B_TUPLE) {
+			for (uint32_t k = 0; k < a->nargs; k++) {
+				Value *c = const_of(a->args[k]);
+				if (!c)
+					return false;
+				ptrvec_push(cs, c);
+			}
+			continue;
+		}
+		Value *c = const_of(a);
+		if (!c)
+			return false;
+		ptrvec_push(cs, c);
+	}
+	if (bytes_of(v->type) > fd->max_bytes)
+		goto over;
+	for (size_t i = 0; i < cs->n; i++)
+		if (bytes_of(((Value *)cs->v[i])->type) > fd->max_bytes)
+			goto over;
+	return true;
+over:
+	fd->over++;
+	return false;
+}
+
+/* The data of constant c (a const binding or a literal), read once; NULL
+ * after reporting. */
+static Tensor *
+const_tensor(Fold *fd, Value *c, Tensor **lit)
+{
+	if (c->kind == VK_LIT) {
+		Tensor *t = tensor_like_type(c->type);
+		if (c->flags & VF_LIT_FLOAT)
+			tensor_set(t, 0, c->u.f);
+		else
+			tensor_set_int(t, 0, c->u.i);
+		*lit = t;
+		return t;
+	}
+	if (fd->tensors[c->scratch])
+		return fd->tensors[c->scratch];
+	const ConstData *cd = c->u.cdata;
+	Tensor *t = NULL;
+	if (!(c->flags & VF_CONST_FILE)) {
+		t = tensor_like_type(c->type);
+		bool fl = elem_is_float(t->kind);
+		for (uint32_t i = 0; i < cd->count && i < t->numel; i++) {
+			if (fl)
+				tensor_set(t, i, cd->u.f[i]);
+			else
+				tensor_set_int(t, i, cd->u.i[i]);
+		}
+	} else {
+		char *path = interp_resolve_path(cd->path, fd->o->data_dir, fd->o->input_path);
+		char err[512], a[128], b[128];
+		NpyFile nf;
+		if (!npy_open(&nf, path, err, sizeof err)) {
+			error_at(fd->m->ctx, c->loc, "cannot load the constant '%%%s': %s", c->name, err);
+		} else if (!tensor_fits(&nf.head, c->type)) {
+			error_at(fd->m->ctx, c->loc, "the constant '%%%s' is %s, but '%s' holds %s", c->name,
+			         type_text(c->type, a, sizeof a), path, tensor_type_text(&nf.head, b, sizeof b));
+			npy_close(&nf);
+		} else if (!(t = npy_load(&nf, err, sizeof err))) {
+			error_at(fd->m->ctx, c->loc, "cannot load the constant '%%%s': %s", c->name, err);
+		}
+		free(path);
+	}
+	fd->tensors[c->scratch] = t;
+	return t;
+}
+
+/* The file name of v's folded data: FUNC.NAME.npy, stable and unique in
+ * the module (function names and local names have no '/'). */
+static char *
+file_name(const Fold *fd, const Value *v)
+{
+	size_t n = strlen(fd->f->name) + strlen(v->name) + 8;
+	char *s = xmalloc(n);
+	snprintf(s, n, "%s.%s.npy", fd->f->name, v->name);
+	return s;
+}
+
+/* Turns v into a constant holding t (which it keeps, for later folds).
+ * A large one is written to its file at the end, once it is known to stay
+ * (fd->pending): an intermediate result folded further leaves no file. */
+static void
+make_const(Fold *fd, Value *v, Tensor *t)
+{
+	Module *m = fd->m;
+	ConstData *cd = arena_alloc(m->arena, sizeof *cd);
+	if ((uint64_t)t->numel <= fd->inline_max) {
+		cd->count = (uint32_t)t->numel;
+		if (elem_is_float(t->kind)) {
+			cd->u.f = arena_alloc(m->arena, (size_t)t->numel * sizeof *cd->u.f + 1);
+			for (int64_t i = 0; i < t->numel; i++)
+				cd->u.f[i] = tensor_get(t, i);
+		} else {
+			cd->u.i = arena_alloc(m->arena, (size_t)t->numel * sizeof *cd->u.i + 1);
+			for (int64_t i = 0; i < t->numel; i++)
+				cd->u.i[i] = tensor_get_int(t, i);
+		}
+		v->flags &= (uint16_t)~VF_CONST_FILE;
+	} else {
+		char *name = file_name(fd, v);
+		cd->path = module_name(m, name, strlen(name));
+		free(name);
+		v->flags |= VF_CONST_FILE;
+		ptrvec_push(&fd->pending, v);
+	}
+	v->form = B_CONST;
+	v->nargs = 0;
+	v->u.cdata = cd;
+	v->flags |= VF_TYPED;
+	fd->tensors[v->scratch] = t;
+	ptrvec_push(&fd->folded_now, v);
+}
+
+/* Writes the files of the folded constants that stay; false after
+ * reporting one that cannot be written. */
+static bool
+write_pending(Fold *fd)
+{
+	for (size_t k = 0; k < fd->pending.n; k++) {
+		Value *v = fd->pending.v[k];
+		if (v->flags & VF_DEAD)
+			continue;
+		char *path = interp_resolve_path(v->u.cdata->path, fd->o->data_dir, fd->o->input_path);
+		char err[512];
+		bool ok = npy_write(path, fd->tensors[v->scratch], err, sizeof err);
+		if (!ok)
+			error_at(fd->m->ctx, v->loc, "cannot write the folded constant '%%%s': %s", v->name, err);
+		free(path);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* v no longer uses its operands: those only folded bindings used (and
+ * that only carry a constant) go too. */
+static void
+drop_uses(Fold *fd, uint32_t nargs, Value *const *args)
+{
+	PtrVec work = {0};
+	for (uint32_t i = 0; i < nargs; i++)
+		ptrvec_push(&work, args[i]);
+	while (work.n) {
+		Value *a = work.v[--work.n];
+		if (a->kind != VK_BIND || --fd->uses[a->scratch] != 0)
+			continue;
+		if (a->form != B_CONST && a->form != B_ON_DEVICE && a->form != B_DEVICE_COPY &&
+		    a->form != B_TUPLE)
+			continue;
+		a->flags |= VF_DEAD;
+		fd->removed++;
+		for (uint32_t i = 0; i < a->nargs; i++)
+			ptrvec_push(&work, a->args[i]);
+	}
+	ptrvec_free(&work);
+}
+
+static bool
+fold_func(Fold *fd, Func *f)
+{
+	fd->f = f;
+	fd->blocks.n = 0;
+	number_and_count(fd);
+	bool ok = true;
+	PtrVec cs = {0}, ts = {0}, lits = {0};
+	FuncWalk w;
+	Block *blk;
+	fwalk_start(&w, f);
+	for (Value *v; ok && (v = fwalk_next_binding(&w, &blk));) {
+		if (!foldable(fd, v, &cs))
+			continue;
+		ts.n = 0;
+		for (size_t i = 0; i < cs.n && ok; i++) {
+			Tensor *lit = NULL;
+			Tensor *t = const_tensor(fd, cs.v[i], &lit);
+			if (lit)
+				ptrvec_push(&lits, lit);
+			if (!t)
+				ok = false;
+			ptrvec_push(&ts, t);
+		}
+		if (!ok)
+			break;
+		Tensor *out = tensor_like_type(v->type);
+		char err[512];
+		if (ref_eval(v->u.op->op, v->u.op->attrs, (Tensor *const *)ts.v, (uint32_t)ts.n, v->type,
+		             &out, 1, err, sizeof err)) {
+			/* the operands, before make_const forgets them */
+			uint32_t nargs = v->nargs;
+			Value **args = xmalloc((nargs ? nargs : 1) * sizeof *args);
+			memcpy(args, v->args, nargs * sizeof *args);
+			make_const(fd, v, out);
+			drop_uses(fd, nargs, args);
+			free(args);
+		} else {
+			tensor_free(out);
+			fd->refused++;
+		}
+		for (size_t i = 0; i < lits.n; i++)
+			tensor_free(lits.v[i]);
+		lits.n = 0;
+	}
+	if (!ok) /* the walk stopped early */
+		free(w.st);
+	/* the counts of what stays */
+	for (size_t k = 0; k < fd->pending.n; k++) {
+		const Value *v = fd->pending.v[k];
+		if (!(v->flags & VF_DEAD))
+			fd->files++;
+	}
+	for (size_t k = 0; k < fd->folded_now.n; k++) {
+		const Value *v = fd->folded_now.v[k];
+		if (!(v->flags & VF_DEAD) && !(v->flags & VF_CONST_FILE))
+			fd->inlined++;
+	}
+	if (ok)
+		ok = write_pending(fd);
+	fd->pending.n = 0;
+	fd->folded_now.n = 0;
+	/* the sweep: unlink what became dead */
+	for (size_t k = 0; k < fd->blocks.n; k++) {
+		Block *b = fd->blocks.v[k];
+		Value **link = &b->first, *last = NULL;
+		for (Value *v = b->first; v; v = v->next) {
+			if (v->flags & VF_DEAD) {
+				v->flags &= (uint16_t)~VF_DEAD;
+				continue;
+			}
+			*link = v;
+			link = &v->next;
+			last = v;
+		}
+		*link = NULL;
+		b->last = last;
+	}
+	for (uint32_t i = 0; i < fd->nvals; i++)
+		tensor_free(fd->tensors[i]);
+	free(fd->tensors);
+	free(fd->uses);
+	ptrvec_free(&cs);
+	ptrvec_free(&ts);
+	ptrvec_free(&lits);
+	return ok;
+}
+
+bool
+fold_constants(Module *m, const FoldOpts *o)
+{
+	Fold fd = {
+		.m = m,
+		.o = o,
+		.max_bytes = o->max_bytes ? o->max_bytes : FOLD_MAX_BYTES_DEFAULT,
+		.inline_max = o->inline_max_set ? o->inline_max : FOLD_INLINE_MAX_DEFAULT,
+	};
+	bool ok = true;
+	for (Func *f = m->funcs; f && ok; f = f->next)
+		ok = fold_func(&fd, f);
+	ptrvec_free(&fd.blocks);
+	ptrvec_free(&fd.pending);
+	ptrvec_free(&fd.folded_now);
+	if (ok && o->stats)
+		fprintf(o->stats,
+		        "ir-fold-constants: %llu constant%s folded inline, %llu to files; %llu binding%s "
+		        "removed; left: %llu over --max-bytes, %llu the kernels refused\n",
+		        (unsigned long long)fd.inlined, fd.inlined == 1 ? "" : "s",
+		        (unsigned long long)fd.files, (unsigned long long)fd.removed,
+		        fd.removed == 1 ? "" : "s", (unsigned long long)fd.over,
+		        (unsigned long long)fd.refused);
+	return ok;
+}

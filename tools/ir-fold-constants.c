@@ -1,0 +1,120 @@
+/* ir-fold-constants: compute at compile time every graph-level binding
+ * whose operands are all constants (see ir-fold-constants(1) and
+ * lib/fold_constants.c). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "driver.h"
+#include "fold_constants.h"
+
+enum { OPT_DATA_DIR = 1000, OPT_MAX_BYTES, OPT_INLINE_MAX, OPT_NO_WEIGHT_LAYOUTS, OPT_STATS };
+
+static const struct option opts[] = {
+	{"data-dir", required_argument, NULL, OPT_DATA_DIR},
+	{"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+	{"inline-max", required_argument, NULL, OPT_INLINE_MAX},
+	{"no-weight-layouts", no_argument, NULL, OPT_NO_WEIGHT_LAYOUTS},
+	{"stats", no_argument, NULL, OPT_STATS},
+	{0},
+};
+
+/* A decimal number, optionally with K, M, G or T (powers of 1024), in
+ * lo..hi; false if s is not one. */
+static bool
+parse_count(const char *s, bool units, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *p = s;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
+			return false;
+	if (p == s)
+		return false;
+	static const char suffixes[] = "KMGT";
+	if (*p) {
+		const char *u = units ? strchr(suffixes, *p) : NULL;
+		if (!u || p[1])
+			return false;
+		for (const char *k = suffixes; k <= u; k++)
+			if (__builtin_mul_overflow(v, 1024, &v))
+				return false;
+	}
+	*out = v;
+	return v >= lo && v <= hi;
+}
+
+static int
+on_opt(int code, const char *arg, void *st)
+{
+	FoldOpts *o = st;
+	uint64_t n;
+	switch (code) {
+	case OPT_DATA_DIR:
+		o->data_dir = arg;
+		return 0;
+	case OPT_MAX_BYTES:
+		if (!parse_count(arg, true, 1, UINT64_MAX, &n)) {
+			fprintf(stderr, "ir-fold-constants: --max-bytes takes a number of bytes above 0, "
+			        "with K, M, G or T for KiB, MiB, GiB or TiB, not '%s'\n", arg);
+			return 2;
+		}
+		o->max_bytes = n;
+		return 0;
+	case OPT_INLINE_MAX:
+		if (!parse_count(arg, false, 0, UINT32_MAX, &n)) {
+			fprintf(stderr, "ir-fold-constants: --inline-max takes a number of elements "
+			        "from 0 to 4294967295, not '%s'\n", arg);
+			return 2;
+		}
+		o->inline_max = (uint32_t)n;
+		o->inline_max_set = true;
+		return 0;
+	case OPT_NO_WEIGHT_LAYOUTS:
+		o->weight_layouts = false;
+		return 0;
+	case OPT_STATS:
+		o->stats = stderr;
+		return 0;
+	}
+	return 2;
+}
+
+static bool
+run(Module *m, void *st)
+{
+	FoldOpts *o = st;
+	/* the input file's folder is where relative constant files are,
+	 * when no --data-dir says otherwise (file 1 is the input) */
+	const char *input = m->ctx->nfiles > 1 ? src_name(m->ctx, 1) : NULL;
+	o->input_path = input && input[0] != '<' ? input : NULL;
+	return fold_constants(m, o);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const Tool tool = {
+		.name = "ir-fold-constants",
+		.summary = "Compute every graph-level binding whose operands are all constants",
+		.extra_help =
+			"      --data-dir=DIR    where relative constant files are read and folded\n"
+			"                        ones written (default: the input file's folder,\n"
+			"                        else the current folder)\n"
+			"      --max-bytes=BYTES fold only values of at most BYTES (K, M, G, T for\n"
+			"                        KiB .. TiB; default 256M)\n"
+			"      --inline-max=N    write results of at most N elements inline, larger\n"
+			"                        ones to .npy files (default 64)\n"
+			"      --no-weight-layouts\n"
+			"                        keep conv2d's constant OIHW weights in OIHW\n"
+			"      --stats           print what was folded to stderr\n",
+		.opts = opts,
+		.on_opt = on_opt,
+		.run = run,
+		.keeps_names = false,
+	};
+	FoldOpts o = {.weight_layouts = true};
+	return driver_main(&tool, argc, argv, &o);
+}
