@@ -35,6 +35,7 @@
 #include "ref/npy.h"
 #include "ref/ref_ops.h"
 #include "ref/tensor.h"
+#include "nameset.h"
 #include "walk.h"
 
 /* Value.flags bit of this pass: the binding is to be removed. */
@@ -51,9 +52,14 @@ typedef struct {
 	Tensor **tensors;     /* by Value.scratch: a constant's data, once read */
 	PtrVec blocks;        /* every block of f, for the sweep */
 	PtrVec pending;       /* folded constants to write to files */
+	PtrVec pending_t;     /* their tensors */
+	PtrVec owned;         /* tensors of the weights made in HWIO */
+	Block **blockof;      /* by Value.scratch: the block a binding is in */
+	NameSet names;        /* f's names, once a new one is needed */
+	bool have_names;
 	PtrVec folded_now;    /* every binding folded in f */
 	/* --stats */
-	uint64_t inlined, files, removed, over, refused;
+	uint64_t inlined, files, removed, over, refused, hwio;
 } Fold;
 
 /* ------------------------------------------------------------ numbering */
@@ -74,12 +80,14 @@ number_and_count(Fold *fd)
 	fd->nvals = n;
 	fd->uses = xcalloc(n ? n : 1, sizeof *fd->uses);
 	fd->tensors = xcalloc(n ? n : 1, sizeof *fd->tensors);
+	fd->blockof = xcalloc(n ? n : 1, sizeof *fd->blockof);
 	/* uses, and the blocks: the body and every arm */
 	ptrvec_push(&fd->blocks, &f->body);
 	fwalk_start(&w, f);
 	while (fwalk_next(&w, &s)) {
 		Value *y = NULL;
 		if (s.ev == W_BIND) {
+			fd->blockof[s.v->scratch] = s.blk;
 			for (uint32_t i = 0; i < s.v->nargs; i++)
 				if (s.v->args[i]->kind != VK_LIT)
 					fd->uses[s.v->args[i]->scratch]++;
@@ -211,11 +219,11 @@ file_name(const Fold *fd, const Value *v)
 	return s;
 }
 
-/* Turns v into a constant holding t (which it keeps, for later folds).
- * A large one is written to its file at the end, once it is known to stay
- * (fd->pending): an intermediate result folded further leaves no file. */
+/* Gives the constant binding v the data of t: inline when small, else a
+ * file written at the end (fd->pending), once v is known to stay, so an
+ * intermediate result folded further leaves no file. */
 static void
-make_const(Fold *fd, Value *v, Tensor *t)
+set_data(Fold *fd, Value *v, Tensor *t)
 {
 	Module *m = fd->m;
 	ConstData *cd = arena_alloc(m->arena, sizeof *cd);
@@ -231,17 +239,26 @@ make_const(Fold *fd, Value *v, Tensor *t)
 				cd->u.i[i] = tensor_get_int(t, i);
 		}
 		v->flags &= (uint16_t)~VF_CONST_FILE;
+		fd->inlined++;
 	} else {
 		char *name = file_name(fd, v);
 		cd->path = module_name(m, name, strlen(name));
 		free(name);
 		v->flags |= VF_CONST_FILE;
 		ptrvec_push(&fd->pending, v);
+		ptrvec_push(&fd->pending_t, t);
 	}
 	v->form = B_CONST;
 	v->nargs = 0;
 	v->u.cdata = cd;
 	v->flags |= VF_TYPED;
+}
+
+/* Turns v into a constant holding t, which it keeps for later folds. */
+static void
+make_const(Fold *fd, Value *v, Tensor *t)
+{
+	set_data(fd, v, t);
 	fd->tensors[v->scratch] = t;
 	ptrvec_push(&fd->folded_now, v);
 }
@@ -257,7 +274,7 @@ write_pending(Fold *fd)
 			continue;
 		char *path = interp_resolve_path(v->u.cdata->path, fd->o->data_dir, fd->o->input_path);
 		char err[512];
-		bool ok = npy_write(path, fd->tensors[v->scratch], err, sizeof err);
+		bool ok = npy_write(path, fd->pending_t.v[k], err, sizeof err);
 		if (!ok)
 			error_at(fd->m->ctx, v->loc, "cannot write the folded constant '%%%s': %s", v->name, err);
 		free(path);
@@ -288,6 +305,160 @@ drop_uses(Fold *fd, uint32_t nargs, Value *const *args)
 			ptrvec_push(&work, a->args[i]);
 	}
 	ptrvec_free(&work);
+}
+
+/* ------------------------------------------------------ weight layouts */
+
+/* The string attribute key of v, or dflt when it is not given. */
+static const char *
+str_attr(const Value *v, const char *key, const char *dflt)
+{
+	const Attr *a = v->u.op->attrs ? attr_get(v->u.op->attrs, key) : NULL;
+	return a && a->kind == AT_STR ? a->u.s : dflt;
+}
+
+/* v's attributes with kernel_layout="HWIO" (the map stays sorted). */
+static AttrMap *
+with_hwio(Module *m, const AttrMap *old)
+{
+	Sym key = sym_intern_cstr(m, "kernel_layout");
+	uint32_t n = old ? old->n : 0;
+	AttrMap *am = arena_alloc(m->arena, sizeof *am);
+	am->e = arena_alloc(m->arena, (n + 1) * sizeof *am->e);
+	AttrEntry hw = {.key = key};
+	hw.val.kind = AT_STR;
+	hw.val.n = 4;
+	hw.val.u.s = module_name(m, "HWIO", 4);
+	bool put = false;
+	for (uint32_t i = 0; i < n; i++) {
+		int c = strcmp(old->e[i].key, key);
+		if (c == 0) {
+			hw.loc = old->e[i].loc;
+			hw.val.loc = old->e[i].val.loc;
+			am->e[am->n++] = hw;
+			put = true;
+			continue;
+		}
+		if (c > 0 && !put) {
+			am->e[am->n++] = hw;
+			put = true;
+		}
+		am->e[am->n++] = old->e[i];
+	}
+	if (!put)
+		am->e[am->n++] = hw;
+	return am;
+}
+
+/* A name for the HWIO copy of w, new in f: W_hwio, else W_hwio_1, ... */
+static const char *
+hwio_name(Fold *fd, const Value *w)
+{
+	if (!fd->have_names) {
+		memset(&fd->names, 0, sizeof fd->names);
+		fd->have_names = true;
+		Func *f = fd->f;
+		for (uint32_t i = 0; i < f->nparams; i++)
+			nameset_add(&fd->names, f->params[i]->name);
+		FuncWalk wk;
+		Block *blk;
+		fwalk_start(&wk, f);
+		for (Value *v; (v = fwalk_next_binding(&wk, &blk));)
+			nameset_add(&fd->names, v->name);
+	}
+	size_t n = strlen(w->name) + 32;
+	char *s = xmalloc(n);
+	snprintf(s, n, "%s_hwio", w->name);
+	for (uint32_t k = 1; nameset_has(&fd->names, s); k++)
+		snprintf(s, n, "%s_hwio_%u", w->name, (unsigned)k);
+	const char *name = module_name(fd->m, s, strlen(s));
+	free(s);
+	nameset_add(&fd->names, name);
+	return name;
+}
+
+/* t (OIHW) as HWIO. */
+static Tensor *
+to_hwio(const Tensor *t)
+{
+	int64_t O = t->dims[0], I = t->dims[1], KH = t->dims[2], KW = t->dims[3];
+	int64_t dims[4] = {KH, KW, I, O};
+	Tensor *r = tensor_new(t->kind, 4, dims);
+	size_t es = elem_size(t->kind);
+	const char *src = t->data;
+	char *dst = r->data;
+	int64_t k = 0;
+	for (int64_t o = 0; o < O; o++)
+		for (int64_t i = 0; i < I; i++)
+			for (int64_t y = 0; y < KH; y++)
+				for (int64_t x = 0; x < KW; x++, k++)
+					memcpy(dst + (size_t)(((y * KW + x) * I + i) * O + o) * es, src + (size_t)k * es, es);
+	return r;
+}
+
+/* Every NCHW conv2d whose OIHW weight is a constant, with output channels
+ * per group a multiple of 4 (those ir-lower's cpu tile takes), reads a
+ * new constant binding W_hwio of the weight in HWIO instead, made just
+ * after W (one per weight, however many convolutions share it), so the
+ * tile needs no transpose stage at inference.  W goes when nothing else
+ * uses it. */
+static bool
+weight_layouts(Fold *fd)
+{
+	Module *m = fd->m;
+	Value **made = xcalloc(fd->nvals ? fd->nvals : 1, sizeof *made);
+	FuncWalk wk;
+	Block *blk;
+	fwalk_start(&wk, fd->f);
+	for (Value *v; (v = fwalk_next_binding(&wk, &blk));) {
+		if (v->form != B_OP || !v->u.op->op || v->u.op->op->id != O_CONV2D || !v->type ||
+		    v->type->kind != TY_TENSOR)
+			continue;
+		Value *w = v->args[1];
+		if (w->kind != VK_BIND || w->form != B_CONST || (w->flags & VF_DEAD) ||
+		    w->scratch >= fd->nvals || strcmp(str_attr(v, "data_layout", "NCHW"), "NCHW") ||
+		    strcmp(str_attr(v, "kernel_layout", "OIHW"), "OIHW") ||
+		    strcmp(str_attr(v, "out_layout", "NCHW"), "NCHW"))
+			continue;
+		const Type *wt = w->type;
+		const Attr *g = attr_get(v->u.op->attrs ? v->u.op->attrs : &(AttrMap){0}, "groups");
+		int64_t groups = g && g->kind == AT_INT && g->u.i > 0 ? g->u.i : 1;
+		if (wt->n != 4 || (wt->dims[0] / groups) % 4 != 0 || type_numel(wt) == 0 ||
+		    bytes_of(wt) > fd->max_bytes)
+			continue;
+		Value *nv = made[w->scratch];
+		if (!nv) {
+			Tensor *lit = NULL;
+			Tensor *t = const_tensor(fd, w, &lit);
+			if (!t) {
+				free(made);
+				return false;
+			}
+			Tensor *h = to_hwio(t);
+			ptrvec_push(&fd->owned, h);
+			nv = value_new(m, VK_BIND, 0);
+			nv->name = hwio_name(fd, w);
+			int64_t dims[4] = {wt->dims[2], wt->dims[3], wt->dims[1], wt->dims[0]};
+			nv->type = type_tensor(m, wt->dt, 4, dims);
+			nv->vd = w->vd;
+			nv->loc = w->loc;
+			nv->flags = w->flags & (VF_ON | VF_LOC);
+			set_data(fd, nv, h);
+			fd->inlined -= !(nv->flags & VF_CONST_FILE); /* counted apart */
+			Block *wb = fd->blockof[w->scratch];
+			nv->next = w->next;
+			w->next = nv;
+			if (wb->last == w)
+				wb->last = nv;
+			made[w->scratch] = nv;
+			fd->hwio++;
+		}
+		v->args[1] = nv;
+		v->u.op = module_opcall(m, v->u.op->op, with_hwio(m, v->u.op->attrs));
+		drop_uses(fd, 1, &w);
+	}
+	free(made);
+	return true;
 }
 
 static bool
@@ -337,6 +508,8 @@ fold_func(Fold *fd, Func *f)
 	}
 	if (!ok) /* the walk stopped early */
 		free(w.st);
+	else if (fd->o->weight_layouts)
+		ok = weight_layouts(fd);
 	/* the counts of what stays */
 	for (size_t k = 0; k < fd->pending.n; k++) {
 		const Value *v = fd->pending.v[k];
@@ -345,12 +518,12 @@ fold_func(Fold *fd, Func *f)
 	}
 	for (size_t k = 0; k < fd->folded_now.n; k++) {
 		const Value *v = fd->folded_now.v[k];
-		if (!(v->flags & VF_DEAD) && !(v->flags & VF_CONST_FILE))
-			fd->inlined++;
+		if ((v->flags & VF_DEAD) && !(v->flags & VF_CONST_FILE))
+			fd->inlined--;
 	}
 	if (ok)
 		ok = write_pending(fd);
-	fd->pending.n = 0;
+	fd->pending.n = fd->pending_t.n = 0;
 	fd->folded_now.n = 0;
 	/* the sweep: unlink what became dead */
 	for (size_t k = 0; k < fd->blocks.n; k++) {
@@ -370,6 +543,13 @@ fold_func(Fold *fd, Func *f)
 	}
 	for (uint32_t i = 0; i < fd->nvals; i++)
 		tensor_free(fd->tensors[i]);
+	for (size_t i = 0; i < fd->owned.n; i++)
+		tensor_free(fd->owned.v[i]);
+	fd->owned.n = 0;
+	if (fd->have_names)
+		nameset_free(&fd->names);
+	fd->have_names = false;
+	free(fd->blockof);
 	free(fd->tensors);
 	free(fd->uses);
 	ptrvec_free(&cs);
@@ -392,14 +572,18 @@ fold_constants(Module *m, const FoldOpts *o)
 		ok = fold_func(&fd, f);
 	ptrvec_free(&fd.blocks);
 	ptrvec_free(&fd.pending);
+	ptrvec_free(&fd.pending_t);
+	ptrvec_free(&fd.owned);
 	ptrvec_free(&fd.folded_now);
 	if (ok && o->stats)
 		fprintf(o->stats,
 		        "ir-fold-constants: %llu constant%s folded inline, %llu to files; %llu binding%s "
-		        "removed; left: %llu over --max-bytes, %llu the kernels refused\n",
+		        "removed; %llu conv2d weight%s made HWIO; left: %llu over --max-bytes, %llu the "
+		        "kernels refused\n",
 		        (unsigned long long)fd.inlined, fd.inlined == 1 ? "" : "s",
 		        (unsigned long long)fd.files, (unsigned long long)fd.removed,
-		        fd.removed == 1 ? "" : "s", (unsigned long long)fd.over,
+		        fd.removed == 1 ? "" : "s", (unsigned long long)fd.hwio, fd.hwio == 1 ? "" : "s",
+		        (unsigned long long)fd.over,
 		        (unsigned long long)fd.refused);
 	return ok;
 }

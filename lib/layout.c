@@ -10,9 +10,10 @@ static const Layout layouts[] = {
 	{"NHWC", 4, "NHWC", 0},
 	{"OIHW", 4, "OIHW", 0},
 	{"OIHW4o", 5, "OIHWo", 4},
+	{"HWIO", 4, "HWIO", 0},
 };
 
-const char *const layout_names[] = {"NCHW", "NCHW4c", "NHWC", "OIHW", "OIHW4o", NULL};
+const char *const layout_names[] = {"NCHW", "NCHW4c", "NHWC", "OIHW", "OIHW4o", "HWIO", NULL};
 
 const Layout *
 layout_find(const char *s)

@@ -1,5 +1,5 @@
 /* layout.h: the tensor layouts irpipe knows (NCHW, NCHW4c, NHWC, OIHW,
- * OIHW4o) and their arithmetic, shared by the type rules (lib/ops/), the
+ * OIHW4o, HWIO) and their arithmetic, shared by the type rules (lib/ops/), the
  * reference kernels (lib/ref/) and lowering (lib/lower/), so all read a
  * layout the same way. */
 #ifndef LAYOUT_H
@@ -20,7 +20,7 @@ typedef struct {
 /* Their names, NULL-terminated. */
 extern const char *const layout_names[];
 
-/* NULL if s is not one of NCHW NCHW4c NHWC OIHW OIHW4o. */
+/* NULL if s is not one of NCHW NCHW4c NHWC OIHW OIHW4o HWIO. */
 const Layout *layout_find(const char *s);
 /* The upper-case letters of l, in order: its logical axes ("NCHW"). */
 void layout_logical_axes(const Layout *l, char *out);

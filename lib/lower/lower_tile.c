@@ -28,7 +28,8 @@
  * [I,KH,KW,O] so that V output channels are contiguous, and a padded
  * input is written when there is padding, so the inner loops read
  * without bounds checks: two stages, each a kernel of its own, before
- * the convolution's.
+ * the convolution's.  An HWIO weight (ir-fold-constants makes constant
+ * weights so) has them contiguous already and skips the first stage.
  *
  * The consumers fused after the master (bias_add, relu, ...) run on each
  * element of the tile as it is stored (GroupCx.master).
@@ -367,12 +368,16 @@ tile_conv2d(GroupCx *c)
 		return 0;
 	ConvAttrs ca;
 	lower_conv_attrs(v, &ca);
-	if (!is_layout(ca.dl, "NCHW") || !is_layout(ca.kl, "OIHW") || !is_layout(ca.ol, "NCHW"))
+	/* An HWIO weight (ir-fold-constants writes constant weights so) has
+	 * the output channels innermost already: no transpose stage. */
+	bool hwio = is_layout(ca.kl, "HWIO");
+	if (!is_layout(ca.dl, "NCHW") || !(hwio || is_layout(ca.kl, "OIHW")) || !is_layout(ca.ol, "NCHW"))
 		return 0;
 	const int64_t *st = ca.st, *dil = ca.dil, *pad = ca.pad, groups = ca.groups;
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
 	int64_t N = xt->dims[0], C = xt->dims[1], H = xt->dims[2], W = xt->dims[3];
-	int64_t O = wt->dims[0], I = wt->dims[1], KH = wt->dims[2], KW = wt->dims[3];
+	int64_t O = layout_dim(ca.kl, wt->dims, 'O'), I = layout_dim(ca.kl, wt->dims, 'I');
+	int64_t KH = layout_dim(ca.kl, wt->dims, 'H'), KW = layout_dim(ca.kl, wt->dims, 'W');
 	int64_t OH = ot->dims[2], OW = ot->dims[3];
 	int64_t V = largest_divisor(O / groups, conv_lanes);
 	if (V == 1 || N * OH * OW * I * KH * KW == 0 ||
@@ -385,14 +390,18 @@ tile_conv2d(GroupCx *c)
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
 
 	/* Stage 1: the weight as [I,KH,KW,O]. */
-	int64_t tdims[4] = {I, KH, KW, O};
-	PVar *wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 4, tdims), global);
-	PExpr *ti[4];
-	int close = pb_depth(b);
-	lower_open_nest(c, tdims, 4, ti, true);
-	PExpr *wsrc[4] = {ti[3], ti[0], ti[1], ti[2]};
-	pb_store(b, wT, ti, 1, pe_load(b, w, wsrc, 1));
-	pb_close_to(b, close);
+	PVar *wT = w;
+	int close;
+	if (!hwio) {
+		int64_t tdims[4] = {I, KH, KW, O};
+		wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 4, tdims), global);
+		PExpr *ti[4];
+		close = pb_depth(b);
+		lower_open_nest(c, tdims, 4, ti, true);
+		PExpr *wsrc[4] = {ti[3], ti[0], ti[1], ti[2]};
+		pb_store(b, wT, ti, 1, pe_load(b, w, wsrc, 1));
+		pb_close_to(b, close);
+	}
 
 	/* Stage 2: the input with its padding written out as zeros. */
 	PVar *src = x;
@@ -434,7 +443,7 @@ tile_conv2d(GroupCx *c)
 	PExpr *ky = serial(c, "r", KH);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_mul(b, g[2], pe_i32(b, st[0])), pe_mul(b, ky, pe_i32(b, dil[0]))));
 	PExpr *kx = serial(c, "r", KW);
-	PExpr *wi[4] = {ic, ky, kx, oc0};
+	PExpr *wi[4] = {hwio ? ky : ic, hwio ? kx : ky, hwio ? ic : kx, oc0};
 	PExpr *wv = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi, (uint32_t)V)));
 	op = pb_depth(b);
 	q = unrolled(c, "u", RX);

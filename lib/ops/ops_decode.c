@@ -11,7 +11,9 @@
 #include "ops_impl.h"
 
 const char *const data_layouts[] = {"NCHW", "NCHW4c", NULL};
-const char *const kernel_layouts[] = {"OIHW", "OIHW4o", NULL};
+/* HWIO: output channels innermost, as ir-lower's cpu conv2d tile reads
+ * them (ir-fold-constants writes constant weights so) */
+const char *const kernel_layouts[] = {"OIHW", "OIHW4o", "HWIO", NULL};
 
 bool
 conv2d_attrs(OpCx *c, ConvAttrs *a)
