@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+# ir-fold-constants: goldens of folding and weight preparation, files
+# and their names, --max-bytes and --inline-max, errors; every model of
+# tests/ir-run and random models (tests/gen/gen.py) interpret to the same
+# bits before and after folding, also with their parameters made
+# constants, and lowered after folding (tests/gen/check_fold.py).
+#
+# UPDATE_GOLDEN=1 bats tests/fold.bats rewrites tests/ir-fold-constants/*.out.
+
+setup() {
+	load test_helper
+	PY=/usr/bin/python3
+	D="$BATS_TEST_DIRNAME/ir-fold-constants"
+	T=$BATS_TEST_TMPDIR
+}
+
+need_numpy() {
+	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+}
+
+@test "golden: chains fold into the last binding; placement, if arms, refused kernels, unused values" {
+	golden ir-fold-constants chain
+}
+
+@test "golden: a packed weight's layout_transform folds; conv2d reads constant weights as HWIO" {
+	golden ir-fold-constants weights
+}
+
+# big: a module whose transposed 10x20 constant (from big.npy) is folded.
+big() {
+	need_numpy
+	"$PY" -c "import numpy as np; np.save('$T/big.npy', np.arange(200, dtype=np.float32).reshape(10, 20) / 7)"
+	printf 'fn @main(%%x: f32[20,10]) -> f32[20,10] {\n  %%c = const f32[10,20] file="big.npy"\n  %%t = transpose(%%c) {axes=[1, 0]}\n  %%n = negative(%%t)\n  %%v = multiply(%%x, %%n)\n  return %%v\n}\n' > "$T/big.ir"
+}
+
+@test "fold: a large result goes to FUNC.NAME.npy beside the input, equal to NumPy's; no file for what folded further" {
+	big
+	run -0 ir-fold-constants "$T/big.ir"
+	assert_line -n 0 'fn @main(%x: f32[20,10]) -> f32[20,10] {'
+	assert_line -n 1 '  %n: f32[20,10] = const f32[20,10] file="main.n.npy"'
+	assert_line -n 2 '  %v: f32[20,10] = multiply(%x, %n)'
+	[ ! -e "$T/main.t.npy" ]
+	"$PY" -c "
+import numpy as np
+a, b = np.load('$T/main.n.npy'), -np.load('$T/big.npy').T
+assert a.dtype == b.dtype and a.shape == b.shape and (a == b).all()"
+	# the folded module runs to the same bits
+	"$PY" -c "import numpy as np; np.save('$T/x.npy', np.linspace(-1, 1, 200, dtype=np.float32).reshape(20, 10))"
+	ir-run --interp --input x="$T/x.npy" -o "$T/a.npy" "$T/big.ir"
+	ir-fold-constants "$T/big.ir" > "$T/f.ir"
+	ir-run --interp --input x="$T/x.npy" -o "$T/b.npy" "$T/f.ir"
+	cmp "$T/a.npy" "$T/b.npy"
+}
+
+@test "fold: --data-dir is where constants are read and written; the output is the same bytes every time" {
+	big
+	mkdir "$T/d" "$T/e"
+	mv "$T/big.npy" "$T/d/"
+	run -1 ir-fold-constants "$T/big.ir"
+	ir-fold-constants --data-dir "$T/d" "$T/big.ir" > "$T/1.ir"
+	cp "$T/d/main.n.npy" "$T/first.npy"
+	ir-fold-constants --data-dir "$T/d" < "$T/big.ir" > "$T/2.ir"
+	cmp "$T/1.ir" "$T/2.ir"
+	cmp "$T/first.npy" "$T/d/main.n.npy"
+	# folding again changes nothing and writes nothing
+	rm "$T/d/main.n.npy"
+	ir-fold-constants --data-dir "$T/e" "$T/1.ir" | cmp - "$T/1.ir"
+	[ -z "$(ls "$T/e")" ]
+}
+
+@test "fold: --max-bytes leaves larger values; --inline-max puts small ones in files too" {
+	big
+	run -0 --separate-stderr ir-fold-constants --stats --max-bytes 799 "$T/big.ir"
+	assert_line -n 1 '  %c: f32[10,20] = const f32[10,20] file="big.npy"'
+	assert_line -n 2 '  %t: f32[20,10] = transpose(%c) {axes=[1, 0]}'
+	[[ $stderr == *"left: 1 over --max-bytes"* ]]
+	run -0 ir-fold-constants --max-bytes 800 "$T/big.ir"
+	assert_line -n 1 '  %n: f32[20,10] = const f32[20,10] file="main.n.npy"'
+	printf 'fn @main() -> f32[2] {\n  %%a = const f32[2] [1, 2]\n  %%b = add(%%a, %%a)\n  return %%b\n}\n' > "$T/s.ir"
+	run -0 ir-fold-constants --inline-max 1 "$T/s.ir"
+	assert_line -n 1 '  %b: f32[2] = const f32[2] file="main.b.npy"'
+	run -0 ir-run --interp --data-dir "$T" "$T/s.ir"
+	assert_output 'f32[2] [2.0, 4.0]'
+	ir-fold-constants --inline-max 1 "$T/s.ir" > "$T/s2.ir"
+	run -0 ir-run --interp "$T/s2.ir"
+	assert_output 'f32[2] [2.0, 4.0]'
+}
+
+@test "fold: after ir-fold-constants the cpu conv2d prim has no weight transpose stage; --no-weight-layouts keeps it" {
+	need_numpy
+	"$PY" -c "import numpy as np; np.save('$T/w.npy', np.random.RandomState(1).randn(8, 3, 3, 3).astype(np.float32))"
+	printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[1,3,8,8]) -> f32[1,8,8,8] {\n  %%w = const f32[8,3,3,3] file="w.npy"\n  %%c = nn.conv2d(%%x, %%w) {padding=[1, 1, 1, 1]}\n  %%r = nn.relu(%%c)\n  return %%r\n}\n' > "$T/c.ir"
+	ir-plan-devices "$T/c.ir" | ir-lower > "$T/before.ir"
+	ir-fold-constants "$T/c.ir" | ir-plan-devices | ir-lower > "$T/after.ir"
+	ir-fold-constants --no-weight-layouts "$T/c.ir" | ir-plan-devices | ir-lower | cmp - "$T/before.ir"
+	grep -q 'alloc %wt' "$T/before.ir"
+	! grep -q 'alloc %wt' "$T/after.ir"
+	[ "$(grep -c '^  kernel ' "$T/after.ir")" -eq "$(($(grep -c '^  kernel ' "$T/before.ir") - 1))" ]
+	grep -q 'w_hwio: f32\[3,3,3,8\]' "$T/after.ir"
+	"$PY" -c "import numpy as np; np.save('$T/x.npy', np.random.RandomState(2).randn(1, 3, 8, 8).astype(np.float32))"
+	ir-run --interp --data-dir "$T" --input x="$T/x.npy" -o "$T/a.npy" "$T/before.ir"
+	ir-run --interp --data-dir "$T" --input x="$T/x.npy" -o "$T/b.npy" "$T/after.ir"
+	"$PY" -c "
+import numpy as np
+a, b = np.load('$T/a.npy'), np.load('$T/b.npy')
+assert np.allclose(a, b, rtol=1e-5, atol=1e-5), abs(a - b).max()"
+}
+
+@test "fold: errors name the constant and its line; usage errors" {
+	printf 'fn @main() -> f32[2] {\n  %%a = const f32[2] file="nowhere.npy"\n  %%b = negative(%%a)\n  return %%b\n}\n' > "$T/m.ir"
+	run -1 --separate-stderr ir-fold-constants "$T/m.ir"
+	assert_output ''
+	[[ $stderr == *"m.ir:2:3: error: cannot load the constant '%a': $T/nowhere.npy: No such file or directory"* ]]
+	need_numpy
+	"$PY" -c "import numpy as np; np.save('$T/nowhere.npy', np.zeros(3, dtype=np.float32))"
+	run -1 --separate-stderr ir-fold-constants "$T/m.ir"
+	[[ $stderr == *"m.ir:2:3: error: the constant '%a' is f32[2], but '$T/nowhere.npy' holds f32[3]"* ]]
+	big
+	run -1 --separate-stderr ir-fold-constants --data-dir "$T/no/such/dir" "$T/big.ir"
+	assert_output ''
+	[[ $stderr == *"big.ir:2:3: error: cannot load the constant '%c'"* ]]
+	cp "$T/big.npy" "$T/ro.npy"
+	mkdir "$T/ro" && cp "$T/big.npy" "$T/ro/" && chmod a-w "$T/ro"
+	if [ ! -w "$T/ro" ]; then
+		run -1 --separate-stderr ir-fold-constants --data-dir "$T/ro" "$T/big.ir"
+		assert_output ''
+		[[ $stderr == *"big.ir:4:3: error: cannot write the folded constant '%n': $T/ro/main.n.npy"* ]]
+	fi
+	chmod u+w "$T/ro"
+	run -2 ir-fold-constants --max-bytes 0 "$T/big.ir"
+	[[ $output == *"--max-bytes takes a number of bytes above 0"* ]]
+	run -2 ir-fold-constants --inline-max=-1 "$T/big.ir"
+	[[ $output == *"--inline-max takes a number of elements"* ]]
+}
+
+@test "fold: every model of tests/ir-run, as written, with constant parameters and constant weights" {
+	need_numpy
+	for f in "$BATS_TEST_DIRNAME"/ir-run/*.ir; do
+		m=$(basename "$f" .ir)
+		mkdir "$T/$m"
+		"$PY" "$BATS_TEST_DIRNAME/ir-run/oracle.py" inputs "$m" "$T/$m" > /dev/null
+		run "$PY" "$BATS_TEST_DIRNAME/gen/check_fold.py" --model "$f" --inputs "$T/$m" --bin "$IRPIPE_BIN"
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "fold: random models fold, fold idempotently and interpret to the same bits" {
+	need_numpy
+	export TMPDIR=$T
+	run "$PY" "$BATS_TEST_DIRNAME/gen/check_fold.py" --bin "$IRPIPE_BIN" \
+		--seed "${IRPIPE_RANDOM_SEED:-1}" --count "${IRPIPE_RANDOM_COUNT:-150}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
