@@ -1,0 +1,49 @@
+/* fuzz_fold.c: libFuzzer harness for ir-fold-constants (make fuzz).
+ *
+ * The input is a module; its first byte, taken off, holds the options:
+ * bit 0 --no-weight-layouts, bit 1 --max-bytes=64, bit 2 every result in
+ * a file (--inline-max=0).  Constant files are looked for, and written,
+ * in a folder that does not exist, so nothing touches the disk: a module
+ * that needs a file is rejected.  Any module may be rejected, but what
+ * the pass accepts must verify, re-parse to the same bytes and fold
+ * again to them.
+ */
+#include "fold_constants.h"
+
+#include "fuzz_common.h"
+
+int FUZZ_ENTRY(const uint8_t *data, size_t size);
+
+int
+FUZZ_ENTRY(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	FoldOpts o = {
+		.data_dir = "/nonexistent/irpipe-fuzz",
+		.weight_layouts = !(data[0] & 1),
+		.max_bytes = data[0] & 2 ? 64 : 0,
+		.inline_max = 0,
+		.inline_max_set = data[0] & 4,
+	};
+	Ctx *ctx;
+	Module *m = fuzz_parse_text(&ctx, (const char *)data + 1, size - 1);
+	size_t n1, n2;
+	if (!m || !fold_constants(m, &o))
+		goto out;
+	fuzz_check(ir_verify(m), "the folded module verifies");
+	char *q1 = fuzz_canonical(m, &n1, "the folded module");
+	Ctx *c2;
+	Module *m2 = fuzz_parse_text(&c2, q1, n1);
+	fuzz_check(fold_constants(m2, &o), "folding the folded module succeeds");
+	char *q2 = fuzz_print(m2, &n2, false);
+	fuzz_check(n1 == n2 && memcmp(q1, q2, n1) == 0, "folding is idempotent");
+	free(q1);
+	free(q2);
+	module_free(m2);
+	ctx_free(c2);
+out:
+	module_free(m);
+	ctx_free(ctx);
+	return 0;
+}
