@@ -172,6 +172,9 @@ echo "(the hand translations of the lowering issue on POCL here: dense 512^3 250
 echo " the conv2d prim 137-141; on a cpu dense now broadcasts x over 16 columns of the weight"
 echo " transposed to [K,N] (kernel 0), as the hand translation did)"
 
+# weight preparation at inference against ir-fold-constants' constants
+. bench/fold.sh
+
 echo
 echo "== ir-plan-memory: planned bytes against the lower bound and TVM's greedy_by_size"
 printf '%-14s %8s %12s %12s %12s %8s %8s  %s\n' graph buffers "lower bound" "greedy size" "planned" "/bound" "/greedy" algorithm

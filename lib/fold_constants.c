@@ -10,14 +10,16 @@
  * weight), since a binding folded is a constant for those after it; what
  * is left is what cannot be folded, so folding again changes nothing.
  *
- * Constants, on_device, device_copy and tuple bindings that only folded
- * bindings used are removed: they would otherwise be loaded (and copied)
- * on every run for nothing.  Nothing else is removed, so a value the user
- * left unused stays.
+ * A split of constants (a tuple) folds through its projections: each
+ * `%p = %s.0` becomes the constant of its field.
+ *
+ * Constants, on_device, device_copy, tuple and split bindings that only
+ * folded bindings used are removed: they would otherwise be loaded (and
+ * copied) on every run for nothing.  Nothing else is removed, so a value
+ * the user left unused stays.
  *
  * A binding is left as it is when its result or an operand is over
- * --max-bytes, when it has a tuple type (split), or when its kernel
- * refuses the operands (an integer division by zero): such a call may sit
+ * --max-bytes, or when its kernel refuses the operands (an integer division by zero): such a call may sit
  * in an arm that never runs, and is the run's error to report.
  *
  * The pass is linear: each binding's operands are looked at once, each
@@ -50,6 +52,7 @@ typedef struct {
 	uint32_t nvals;
 	uint32_t *uses;       /* by Value.scratch: operand and yield uses */
 	Tensor **tensors;     /* by Value.scratch: a constant's data, once read */
+	Tensor ***splits;     /* by Value.scratch: a split's results, once computed */
 	PtrVec blocks;        /* every block of f, for the sweep */
 	PtrVec pending;       /* folded constants to write to files */
 	PtrVec pending_t;     /* their tensors */
@@ -80,6 +83,7 @@ number_and_count(Fold *fd)
 	fd->nvals = n;
 	fd->uses = xcalloc(n ? n : 1, sizeof *fd->uses);
 	fd->tensors = xcalloc(n ? n : 1, sizeof *fd->tensors);
+	fd->splits = xcalloc(n ? n : 1, sizeof *fd->splits);
 	fd->blockof = xcalloc(n ? n : 1, sizeof *fd->blockof);
 	/* uses, and the blocks: the body and every arm */
 	ptrvec_push(&fd->blocks, &f->body);
@@ -127,16 +131,31 @@ bytes_of(const Type *t)
 	return b;
 }
 
-/* Can binding v fold?  Its operands' constants go to cs (as many as the
- * reference kernel takes: a tuple operand's fields, for concatenate). */
+/* The operator call binding v computes: v itself, or for a projection
+ * of a split (a tuple result), the split; NULL for other forms. */
+static Value *
+call_of(Value *v)
+{
+	if (v->form == B_PROJ) {
+		Value *t = v->args[0];
+		return t->kind == VK_BIND && t->form == B_OP && t->u.op->op && t->type &&
+		       t->type->kind == TY_TUPLE ? t : NULL;
+	}
+	return v->form == B_OP && v->u.op->op && v->type && v->type->kind == TY_TENSOR ? v : NULL;
+}
+
+/* Can binding v fold?  Its call's operands' constants go to cs (as many
+ * as the reference kernel takes: a tuple operand's fields, for
+ * concatenate). */
 static bool
 foldable(Fold *fd, Value *v, PtrVec *cs)
 {
-	if (v->form != B_OP || !v->u.op->op || !v->type || v->type->kind != TY_TENSOR)
+	Value *call = call_of(v);
+	if (!call)
 		return false;
 	cs->n = 0;
-	for (uint32_t i = 0; i < v->nargs; i++) {
-		Value *a = v->args[i];
+	for (uint32_t i = 0; i < call->nargs; i++) {
+		Value *a = call->args[i];
 		if (a->kind == VK_BIND && a->form == B_TUPLE) {
 			for (uint32_t k = 0; k < a->nargs; k++) {
 				Value *c = const_of(a->args[k]);
@@ -151,7 +170,7 @@ foldable(Fold *fd, Value *v, PtrVec *cs)
 			return false;
 		ptrvec_push(cs, c);
 	}
-	if (bytes_of(v->type) > fd->max_bytes)
+	if ((uint64_t)type_bytes(call->type) > fd->max_bytes)
 		goto over;
 	for (size_t i = 0; i < cs->n; i++)
 		if (bytes_of(((Value *)cs->v[i])->type) > fd->max_bytes)
@@ -217,6 +236,40 @@ file_name(const Fold *fd, const Value *v)
 	char *s = xmalloc(n);
 	snprintf(s, n, "%s.%s.npy", fd->f->name, v->name);
 	return s;
+}
+
+/* The value of v (foldable, its operands' data in ts), or NULL if the
+ * kernel refuses them.  A split is evaluated once for all its projections
+ * (fd->splits). */
+static Tensor *
+eval_call(Fold *fd, Value *v, const PtrVec *ts)
+{
+	Value *call = call_of(v);
+	char err[512];
+	if (call == v) {
+		Tensor *out = tensor_like_type(v->type);
+		if (ref_eval(v->u.op->op, v->u.op->attrs, (Tensor *const *)ts->v, (uint32_t)ts->n, v->type,
+		             &out, 1, err, sizeof err))
+			return out;
+		tensor_free(out);
+		return NULL;
+	}
+	const Type *tt = call->type;
+	Tensor **outs = fd->splits[call->scratch];
+	if (!outs) {
+		outs = xcalloc(tt->n + 1, sizeof *outs); /* NULL-terminated */
+		for (uint32_t i = 0; i < tt->n; i++)
+			outs[i] = tensor_like_type(tt->fields[i]);
+		if (!ref_eval(call->u.op->op, call->u.op->attrs, (Tensor *const *)ts->v, (uint32_t)ts->n,
+		              tt, outs, tt->n, err, sizeof err)) {
+			for (uint32_t i = 0; i < tt->n; i++)
+				tensor_free(outs[i]);
+			free(outs);
+			return NULL;
+		}
+		fd->splits[call->scratch] = outs;
+	}
+	return v->u.index < tt->n ? tensor_copy(outs[v->u.index]) : NULL;
 }
 
 /* Gives the constant binding v the data of t: inline when small, else a
@@ -296,8 +349,10 @@ drop_uses(Fold *fd, uint32_t nargs, Value *const *args)
 		Value *a = work.v[--work.n];
 		if (a->kind != VK_BIND || --fd->uses[a->scratch] != 0)
 			continue;
+		/* a split whose projections all folded goes too */
+		bool split = a->form == B_OP && a->type && a->type->kind == TY_TUPLE;
 		if (a->form != B_CONST && a->form != B_ON_DEVICE && a->form != B_DEVICE_COPY &&
-		    a->form != B_TUPLE)
+		    a->form != B_TUPLE && !split)
 			continue;
 		a->flags |= VF_DEAD;
 		fd->removed++;
@@ -487,10 +542,8 @@ fold_func(Fold *fd, Func *f)
 		}
 		if (!ok)
 			break;
-		Tensor *out = tensor_like_type(v->type);
-		char err[512];
-		if (ref_eval(v->u.op->op, v->u.op->attrs, (Tensor *const *)ts.v, (uint32_t)ts.n, v->type,
-		             &out, 1, err, sizeof err)) {
+		Tensor *out = eval_call(fd, v, &ts);
+		if (out) {
 			/* the operands, before make_const forgets them */
 			uint32_t nargs = v->nargs;
 			Value **args = xmalloc((nargs ? nargs : 1) * sizeof *args);
@@ -499,7 +552,6 @@ fold_func(Fold *fd, Func *f)
 			drop_uses(fd, nargs, args);
 			free(args);
 		} else {
-			tensor_free(out);
 			fd->refused++;
 		}
 		for (size_t i = 0; i < lits.n; i++)
@@ -541,8 +593,14 @@ fold_func(Fold *fd, Func *f)
 		*link = NULL;
 		b->last = last;
 	}
-	for (uint32_t i = 0; i < fd->nvals; i++)
+	for (uint32_t i = 0; i < fd->nvals; i++) {
 		tensor_free(fd->tensors[i]);
+		Tensor **sp = fd->splits[i];
+		for (uint32_t k = 0; sp && sp[k]; k++)
+			tensor_free(sp[k]);
+		free(sp);
+	}
+	free(fd->splits);
 	for (size_t i = 0; i < fd->owned.n; i++)
 		tensor_free(fd->owned.v[i]);
 	fd->owned.n = 0;
