@@ -15,7 +15,7 @@ setup() {
 @test "lower: injective producers fuse into a reduction, which ends the group" {
 	golden --from=ir-plan-devices ir-lower reduce_ends
 }
-@test "lower: dense and batch_matmul on a cpu (weight transposed V columns per work item, broadcast tiles)" {
+@test "lower: dense and batch_matmul on a cpu (the weight transposed into panels, broadcast tiles)" {
 	golden --from=ir-plan-devices ir-lower matmul_cpu
 }
 @test "lower: fusion never crosses a change of placement" { golden --from=ir-plan-devices ir-lower placement; }
@@ -57,7 +57,7 @@ setup() {
 	assert_output --partial '%acc1[0] = %acc1[0] + %p0[0, %r2] * %p1[%i0, %r2]'
 }
 
-@test "lower: cpu dense of 8 rows or more broadcasts x over columns of the weight transposed to [K,N]" {
+@test "lower: cpu dense of 8 rows or more broadcasts x over columns of the weight transposed into panels" {
 	cat > "$BATS_TEST_TMPDIR/d.ir" <<'IR'
 device @cpu = cpu(0)
 fn @main(%x: f32[16,20], %w: f32[64,20]) -> f32[16,64] {
@@ -66,8 +66,8 @@ fn @main(%x: f32[16,20], %w: f32[64,20]) -> f32[16,64] {
 }
 IR
 	run -0 ir-lower "$BATS_TEST_TMPDIR/d.ir"
-	assert_output --partial 'alloc %wt0: f32[20,64] @cpu:global'
-	assert_output --regexp 'let %w[0-9]+: f32x16 = %wt0\[%k[0-9]+, %n[0-9]+ \+ 16:16\]'
+	assert_output --partial 'alloc %wt0: f32[2,20,32] @cpu:global'
+	assert_output --regexp 'let %w[0-9]+: f32x16 = %wt0\[%i[0-9]+, %k[0-9]+, 16:16\]'
 	assert_output --regexp 'let %a[0-9]+: f32x16 = broadcast<f32x16>\(%p0\[%m[0-9]+ \+ 7, %k[0-9]+\]\)'
 	refute_output --regexp '%acc[0-9]+\[[^]]*, 1\] \+'
 }

@@ -13,8 +13,8 @@
  * fewer than 8 rows: a tile of RM rows x RN columns, each accumulator a
  * vector of V consecutive k (both operands are contiguous along k); the V
  * partial sums are added at the end.  On a cpu otherwise the weight is
- * first transposed to [K,N] and each element of x broadcast over vectors
- * of V consecutive columns (tile_matmul_cpu).
+ * first transposed to panels of columns ([N/P,K,P]) and each element of
+ * x broadcast over vectors of V consecutive columns (tile_matmul_cpu).
  *
  * The sizes were checked by translating the loop nests to OpenCL C by
  * hand (as the code generator will) and timing them on POCL and on an
@@ -225,8 +225,9 @@ tile_matmul(GroupCx *c, bool batched)
 	return ok ? 1 : -1;
 }
 
-/* On a cpu: the weight is first transposed to [K,N] (per batch), so that
- * V consecutive output columns are contiguous; a tile of RM rows x RN*V
+/* On a cpu: the weight is first transposed to panels [N/P,K,P] of
+ * P = RN*V columns (per batch), so that V consecutive output columns are
+ * contiguous; a tile of RM rows x RN*V
  * columns then broadcasts one element of x over each vector of columns,
  * with no sum across lanes at the end (perf.md's gemm_blk, RM=8 and two
  * float16).  Generated through ir-codegen-ocl, the tile kernel alone runs
@@ -260,32 +261,40 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
 
-	/* Stage 1: the weight as [BW,]K,N.  A work item per row k and V
-	 * columns: V strided reads gathered in a local vector, written as
-	 * one run of V (work items next to each other read neighbouring k,
-	 * so the reads share cache lines).  On POCL 512x512 took 0.08 ms
-	 * so, against 0.16-0.23 for a row of N elements per work item, 15%
-	 * of the whole 512^3 dense. */
-	int64_t tdims[3] = {BW, K, N};
-	PVar *wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 2 + o, tdims + !batched), global);
-	int64_t tgrid[3] = {BW, N / V, K}, titems = BW * (N / V) * K;
-	PExpr *tg[3] = {pe_i32(b, 0), NULL, NULL}, *tflat;
+	/* Stage 1: the weight in panels of P = RN*V columns, [BW,]N/P,K,P,
+	 * so that a tile reads its P columns of every k from one contiguous
+	 * run.  As [K,N], 1024^3 ran at 27-65 GFLOP/s on POCL here (the
+	 * tile's rows of the weight 4 KiB apart); in panels 170-190, as
+	 * 512^3.  A work item per row k and V columns: V strided reads
+	 * gathered in a local vector and written as one run (work items next
+	 * to each other read neighbouring k, so the reads share cache lines;
+	 * 512x512 took 0.08 ms so, against 0.16-0.23 for a row of N elements
+	 * per work item, 15% of the whole 512^3 dense). */
+	int64_t P = RN * V, NP = N / P;
+	int64_t tdims[4] = {BW, NP, K, P};
+	PVar *wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 3 + o, tdims + !batched), global);
+	int64_t tgrid[4] = {BW, NP, RN, K}, titems = BW * NP * RN * K;
+	PExpr *tg[4] = {pe_i32(b, 0), NULL, NULL, NULL}, *tflat;
 	int close = pb_depth(b);
 	lower_open_nest(c, &titems, 1, &tflat, false);
-	lower_unflatten(b, tflat, tgrid + !batched, NULL, 2 + o, tg + !batched);
-	PExpr *n0 = pb_let(b, "n", pe_mul(b, tg[1], pe_i32(b, V)));
+	lower_unflatten(b, tflat, tgrid + !batched, NULL, 3 + o, tg + !batched);
+	PExpr *q0 = pb_let(b, "q", pe_mul(b, tg[2], pe_i32(b, V)));
+	PExpr *n0 = pb_let(b, "n", pe_add(b, pe_mul(b, tg[1], pe_i32(b, P)), q0));
 	PVar *col = pb_alloc(b, "col", type_tensor(c->m, (DType){wt->dt.kind, 1}, 1, &V), c->local);
 	int op = pb_depth(b);
 	PExpr *l = unrolled(c, "u", V);
-	PExpr *wsrc[3] = {tg[0], pe_add(b, n0, l), tg[2]};
+	PExpr *wsrc[3] = {tg[0], pe_add(b, n0, l), tg[3]};
 	pb_store(b, col, &l, 1, pe_load(b, w, wsrc + !batched, 1));
 	pb_close_to(b, op);
-	PExpr *zero = pe_i32(b, 0), *wdst[3] = {tg[0], tg[2], n0};
+	PExpr *zero = pe_i32(b, 0), *wdst[4] = {tg[0], tg[1], tg[3], q0};
 	pb_store(b, wT, wdst + !batched, (uint32_t)V, pe_load(b, col, &zero, (uint32_t)V));
 	pb_close_to(b, close);
 
-	/* Stage 2: the product, a tile of RM rows x RN vectors of V columns. */
-	int64_t grid[3] = {B, M / RM, N / (RN * V)};
+	/* Stage 2: the product, a tile of RM rows x RN vectors of V columns,
+	 * the tiles of one panel next to each other (the panel stays in
+	 * cache while the rows of x go by: 2.5x at 1024^3 over the panels
+	 * side by side). */
+	int64_t grid[3] = {B, NP, M / RM};
 	PExpr *t[3] = {NULL, NULL, NULL};
 	close = pb_depth(b);
 	/* One parallel axis of all the tiles: as rows x columns, 512^3 was
@@ -294,8 +303,8 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	PExpr *flat;
 	lower_open_nest(c, &tiles, 1, &flat, false);
 	lower_unflatten(b, flat, grid + !batched, NULL, 2 + o, t + !batched);
-	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[1], pe_i32(b, RM)));
-	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[2], pe_i32(b, RN * V)));
+	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[2], pe_i32(b, RM)));
+	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[1], pe_i32(b, P)));
 	/* a batch of 1 is broadcast */
 	PExpr *bx = sh.BX != 1 ? t[0] : pe_i32(b, 0);
 	PExpr *bw = batched && wt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
@@ -316,7 +325,7 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	PExpr *k = serial(c, "k", K);
 	PExpr *wv[2];
 	for (int64_t q = 0; q < RN; q++) {
-		PExpr *wi[3] = {bw, k, pe_add(b, j0, pe_i32(b, q * V))};
+		PExpr *wi[4] = {bw, t[1], k, pe_i32(b, q * V)};
 		wv[q] = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi + !batched, (uint32_t)V)));
 	}
 	for (int64_t u = 0; u < RM; u++) {
