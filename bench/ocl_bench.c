@@ -1,13 +1,26 @@
 /* ocl-bench: times one prim's generated kernels on POCL through the
  * OpenCL API, until ir-run launches kernels itself (make bench).
  *
- *   ocl-bench FILE.ocl.ir PRIM RUNS GFLOP
+ *   ocl-bench [--copy | --vs-cl=FILE.cl,KERNEL,GX,GY,LX,LY[,OPTIONS]]
+ *             FILE.ocl.ir PRIM RUNS GFLOP
  *
  * FILE is ir-codegen-ocl's output.  Every buffer parameter and prim-level
  * alloc of @PRIM gets a buffer of its type's size (random floats); the
  * kernels are launched in order, as their launches say; one call of the
  * prim is warmed up, then RUNS calls are timed.  Prints min, median and
- * max milliseconds and GFLOP/s for GFLOP per call.
+ * max milliseconds and GFLOP/s for GFLOP per call, and on stderr
+ * "ocl-bench: RUNS runs, median T ms, min T ms" (as ir-run --repeat).
+ *
+ * --copy: for a memory-bound prim, a float4 buffer copy moving as many
+ * bytes as the prim's parameters hold (read + written; research/perf.md
+ * §4's ceiling for memory-bound kernels on POCL) is timed call by call
+ * alternating with the prim, so that both see the same load on a shared
+ * machine; prints both in GB/s and the median of the per-pair ratios.
+ *
+ * --vs-cl: likewise against a hand-written kernel (KERNEL of FILE.cl,
+ * built with OPTIONS, launched on GX x GY items in groups of LX x LY,
+ * given the prim's parameter buffers in order), in GFLOP/s: how close
+ * the generated code comes to a hand translation (bench/gemm_blk.cl).
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -59,8 +72,13 @@ slurp(const char *path, size_t *n)
 int
 main(int argc, char **argv)
 {
+	bool copy = argc > 1 && strcmp(argv[1], "--copy") == 0;
+	const char *vs = argc > 1 && strncmp(argv[1], "--vs-cl=", 8) == 0 ? argv[1] + 8 : NULL;
+	argv += copy || vs;
+	argc -= copy || vs;
 	if (argc != 5) {
-		fprintf(stderr, "usage: ocl-bench FILE.ocl.ir PRIM RUNS GFLOP\n");
+		fprintf(stderr, "usage: ocl-bench [--copy | --vs-cl=FILE.cl,KERNEL,GX,GY,LX,LY[,OPTIONS]] "
+		        "FILE.ocl.ir PRIM RUNS GFLOP\n");
 		return 2;
 	}
 	int runs = atoi(argv[3]);
@@ -174,7 +192,59 @@ main(int argc, char **argv)
 		}
 		nk++;
 	}
-	double *t = calloc((size_t)runs, sizeof *t);
+	/* the reference kernel: for --copy a float4 copy of half the
+	 * parameters' bytes (read, and as many written) */
+	cl_kernel ck = NULL;
+	size_t cg[2] = {1, 1}, cl[2] = {64, 1};
+	double pbytes = 0;
+	if (copy) {
+		for (uint32_t i = 0; i < p->nparams; i++)
+			pbytes += (double)type_bytes(p->params[i]->type);
+		cg[0] = (size_t)(pbytes / 2 / 16 / 64) * 64;
+		if (cg[0] == 0)
+			cg[0] = 64;
+		static const char *csrc = "__kernel void copy4(__global const float4 *restrict a, "
+		                          "__global float4 *restrict b) { size_t i = get_global_id(0); b[i] = a[i]; }";
+		cl_program cp = clCreateProgramWithSource(cx, 1, &csrc, NULL, &err);
+		CHECK(err, "clCreateProgramWithSource");
+		CHECK(clBuildProgram(cp, 1, &dev, "-cl-std=CL1.2", NULL, NULL), "clBuildProgram (copy)");
+		ck = clCreateKernel(cp, "copy4", &err);
+		CHECK(err, "clCreateKernel");
+		for (int a = 0; a < 2; a++) {
+			cl_mem mb = clCreateBuffer(cx, CL_MEM_READ_WRITE, cg[0] * 16, NULL, &err);
+			CHECK(err, "clCreateBuffer");
+			float zero = 0;
+			CHECK(clEnqueueFillBuffer(q, mb, &zero, sizeof zero, 0, cg[0] * 16, 0, NULL, NULL),
+			      "clEnqueueFillBuffer");
+			CHECK(clSetKernelArg(ck, (cl_uint)a, sizeof mb, &mb), "clSetKernelArg");
+		}
+	} else if (vs) {
+		char file[512], kname[128], opts[512] = "-cl-std=CL1.2 ";
+		int n = 0;
+		if (sscanf(vs, "%511[^,],%127[^,],%zu,%zu,%zu,%zu%n", file, kname, &cg[0], &cg[1], &cl[0], &cl[1], &n) < 6) {
+			fprintf(stderr, "ocl-bench: --vs-cl=FILE.cl,KERNEL,GX,GY,LX,LY[,OPTIONS]\n");
+			return 2;
+		}
+		if (vs[n] == ',')
+			snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%s", vs + n + 1);
+		size_t hl;
+		char *hsrc = slurp(file, &hl);
+		if (!hsrc) {
+			fprintf(stderr, "ocl-bench: cannot read '%s'\n", file);
+			return 2;
+		}
+		hsrc[hl] = 0;
+		const char *hs[] = {hsrc};
+		cl_program hp = clCreateProgramWithSource(cx, 1, hs, &hl, &err);
+		CHECK(err, "clCreateProgramWithSource");
+		CHECK(clBuildProgram(hp, 1, &dev, opts, NULL, NULL), "clBuildProgram (--vs-cl)");
+		ck = clCreateKernel(hp, kname, &err);
+		CHECK(err, "clCreateKernel (--vs-cl)");
+		for (uint32_t a = 0; a < p->nparams; a++)
+			CHECK(clSetKernelArg(ck, a, sizeof(cl_mem), &mems[a]), "clSetKernelArg (--vs-cl)");
+	}
+	double *t = calloc((size_t)runs, sizeof *t), *tc = calloc((size_t)runs, sizeof *tc);
+	double *ratio = calloc((size_t)runs, sizeof *ratio);
 	for (int r = -1; r < runs; r++) {
 		double t0 = now();
 		for (size_t k = 0; k < nk; k++) {
@@ -185,8 +255,18 @@ main(int argc, char **argv)
 			      "clEnqueueNDRangeKernel");
 		}
 		CHECK(clFinish(q), "clFinish");
-		if (r >= 0)
-			t[r] = now() - t0;
+		double t1 = now();
+		if (ck) {
+			CHECK(clEnqueueNDRangeKernel(q, ck, 2, NULL, cg, cl, 0, NULL, NULL), "clEnqueueNDRangeKernel");
+			CHECK(clFinish(q), "clFinish");
+		}
+		if (r >= 0) {
+			t[r] = t1 - t0;
+			tc[r] = now() - t1;
+			/* the prim's speed over the reference's (per byte for the
+			 * copy, which may move a few bytes less) */
+			ratio[r] = copy ? (tc[r] / (double)(cg[0] * 32)) / (t[r] / pbytes) : tc[r] / t[r];
+		}
 	}
 	/* each kernel alone, to stderr: where the time goes */
 	for (size_t k = 0; k < nk; k++) {
@@ -207,6 +287,19 @@ main(int argc, char **argv)
 	}
 	qsort(t, (size_t)runs, sizeof *t, cmp_double);
 	double med = t[runs / 2];
+	fprintf(stderr, "ocl-bench: %d runs, median %.3f ms, min %.3f ms\n", runs, med * 1e3, t[0] * 1e3);
+	if (ck) {
+		qsort(tc, (size_t)runs, sizeof *tc, cmp_double);
+		qsort(ratio, (size_t)runs, sizeof *ratio, cmp_double);
+		if (copy)
+			printf("%-8s %9.1f GB/s   float4 copy %9.1f GB/s", argv[2], pbytes / med * 1e-9,
+			       (double)(cg[0] * 32) / tc[runs / 2] * 1e-9);
+		else
+			printf("%-8s %9.1f GFLOP/s   hand kernel %9.1f GFLOP/s", argv[2], gflop / med,
+			       gflop / tc[runs / 2]);
+		printf("   paired ratio %.2fx [%.2f-%.2f]\n", ratio[runs / 2], ratio[0], ratio[runs - 1]);
+		return 0;
+	}
 	printf("%-8s %9.3f %9.3f %9.3f %9.1f %9.1f %9.1f\n", argv[2], t[0] * 1e3, med * 1e3,
 	       t[runs - 1] * 1e3, gflop / t[runs - 1], gflop / med, gflop / t[0]);
 	return 0;

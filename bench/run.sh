@@ -12,7 +12,11 @@
 #   4. the reference interpreter on conv2d and dense: the lowered prims
 #      (register-tiled, and with --no-tile) beside the direct kernels.
 #   5. ir-codegen-ocl's kernels for dense 512^3 and conv2d 64->64 56x56 3x3,
-#      timed on POCL through the OpenCL API (bench/ocl_bench.c).
+#      timed on POCL through the OpenCL API (bench/ocl_bench.c); then,
+#      paired round by round (bench/vs_ref.py), the conv2d against torch,
+#      dense 1024^3 against numpy.dot on OpenBLAS, an elementwise chain
+#      against a float4 buffer copy, the packed conv2d with textures and
+#      buffers.
 #   6. ir-plan-memory on resnet- and mobilenet-like graphs (planned bytes
 #      against the lower bound and greedy_by_size) and on chains to 100k.
 #   6b. ir-run's start-up: a second run with the program binary cache,
@@ -25,6 +29,8 @@ BIN=${IRPIPE_BIN:-build/bin}
 WORK=${BENCH_DIR:-build/bench}
 SIZES=${BENCH_SIZES:-"10000 100000 1000000"}
 RUNS=${BENCH_RUNS:-3}
+VS_ROUNDS=${BENCH_VS_ROUNDS:-5}
+VS_RUNS=${BENCH_VS_RUNS:-11}
 mkdir -p "$WORK"
 
 MLIR_OPT=$(command -v mlir-opt-15 || command -v mlir-opt || true)
@@ -168,9 +174,78 @@ for spec in "dense512 nn_dense 0.268435456" "conv56 nn_conv2d 0.231211008"; do
 		| "$BIN/ir-codegen-ocl" > "$WORK/$1.ocl.ir"
 	"$OCL_BENCH" "$WORK/$1.ocl.ir" "$2" "$RUNS" "$3" 2> /dev/null || echo "$2: ocl_bench failed"
 done
-echo "(the hand translations of the lowering issue on POCL here: dense 512^3 250-270 GFLOP/s,"
-echo " the conv2d prim 137-141; on a cpu dense now broadcasts x over 16 columns of the weight"
-echo " transposed to [K,N] (kernel 0), as the hand translation did)"
+echo "(the hand translations of the lowering issue on POCL: dense 512^3 250-270 GFLOP/s, the"
+echo " conv2d prim 137-141; on a cpu dense broadcasts x over 16 columns of the weight, transposed"
+echo " into panels of 32 columns by kernel 0, as the hand translation did)"
+echo "dense 512^3 and perf.md's hand-written gemm_blk (bench/gemm_blk.cl, no transpose),"
+echo "alternating call by call, 2 threads then 1 thread pinned; ratio = gemm_blk's time / ours:"
+for thr in 2 1; do
+	pin=
+	[ $thr = 2 ] || pin="taskset -c 0"
+	POCL_MAX_PTHREAD_COUNT=$thr $pin "$OCL_BENCH" "--vs-cl=bench/gemm_blk.cl,gemm_blk,16,64,4,4,-DM=512 -DN=512 -DK=512 -DRM=8" \
+		"$WORK/dense512.ocl.ir" nn_dense "$VS_RUNS" 0.268435456 2> /dev/null || echo "(ocl-bench failed)"
+done
+
+echo
+echo "== generated code on POCL against what a user would pick instead (issue 12's goals)"
+echo "   (bench/vs_ref.py: the reference and ours take turns in $VS_ROUNDS rounds of $VS_RUNS calls;"
+echo "   ratio = reference time / ours, per round, median [range]; same thread count on both sides;"
+echo "   'kernels': ocl-bench, the prim's kernels on device buffers; 'whole @main': ir-run --repeat,"
+echo "   inputs read from .npy and results read back included)"
+VS="/usr/bin/python3 bench/vs_ref.py"
+OB=$OCL_BENCH
+printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[1024,1024], %%w: f32[1024,1024]) -> f32[1024,1024] {\n  %%d = nn.dense(%%x, %%w)\n  return %%d\n}\n' > "$WORK/dense1024.ir"
+python3 bench/gen.py npy 1,64,56,56 "$WORK/x56.npy"
+python3 bench/gen.py npy 64,64,3,3 "$WORK/w56.npy"
+python3 bench/gen.py npy 1024,1024 "$WORK/x1024.npy"
+python3 bench/gen.py npy 1024,1024 "$WORK/w1024.npy"
+for m in dense1024 conv56; do
+	"$BIN/ir-plan-devices" "$WORK/$m.ir" | "$BIN/ir-lower" | "$BIN/ir-plan-devices" \
+		| "$BIN/ir-codegen-ocl" > "$WORK/$m.ocl.ir"
+done
+for thr in 2 1; do
+	echo "conv2d 1x64x56x56, 64 filters 3x3, pad 1 (goal 0.8x torch, floor 0.5x):"
+	$VS conv $thr "$VS_ROUNDS" "$VS_RUNS" 0.231211008 \
+		"kernels (ocl-bench)=$OB $WORK/conv56.ocl.ir nn_conv2d $VS_RUNS 0.231211008" \
+		"whole @main (ir-run)=$BIN/ir-run --repeat=$VS_RUNS --input x=$WORK/x56.npy --input w=$WORK/w56.npy -o $WORK/o.npy $WORK/conv56.ocl.ir"
+	echo "dense 1024^3 (goal 0.75x numpy.dot on OpenBLAS, floor 0.5x):"
+	$VS dense $thr "$VS_ROUNDS" "$VS_RUNS" 2.147483648 \
+		"kernels (ocl-bench)=$OB $WORK/dense1024.ocl.ir nn_dense $VS_RUNS 2.147483648" \
+		"whole @main (ir-run)=$BIN/ir-run --repeat=$VS_RUNS --input x=$WORK/x1024.npy --input w=$WORK/w1024.npy -o $WORK/o.npy $WORK/dense1024.ocl.ir"
+done
+echo "(1 thread: pinned to one CPU, research/perf.md's stable figure; 2 threads: torch's OpenMP"
+echo " suffers most when the shared machine takes a core away)"
+
+echo
+echo "memory-bound: a fused elementwise chain (x + y) * 0.5 - z, relu on 4 x 16 MiB, against"
+echo "POCL's float4 buffer copy of as many bytes, alternating call by call (goal 0.8x):"
+printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[16,64,64,64], %%y: f32[16,64,64,64], %%z: f32[16,64,64,64]) -> f32[16,64,64,64] {\n  %%a = add(%%x, %%y)\n  %%b = multiply(%%a, 0.5)\n  %%c = subtract(%%b, %%z)\n  %%d = nn.relu(%%c)\n  return %%d\n}\n' > "$WORK/chain.ir"
+"$BIN/ir-plan-devices" "$WORK/chain.ir" | "$BIN/ir-lower" | "$BIN/ir-plan-devices" \
+	| "$BIN/ir-codegen-ocl" > "$WORK/chain.ocl.ir"
+prim=$(sed -n 's/^prim @\([A-Za-z0-9_.]*\).*/\1/p' "$WORK/chain.ocl.ir" | head -1)
+"$OB" --copy "$WORK/chain.ocl.ir" "$prim" "$VS_RUNS" 0 2> /dev/null || echo "(ocl-bench failed)"
+
+echo
+echo "the packed conv2d (NCHW4c, OIHW4o, 1x16x56x56x4, 64 filters 3x3, pad 1): textures against"
+echo "buffers on a gpu device (POCL's cpu stands in for the GPU here), and the cpu tile;"
+echo "whole @main through ir-run, ratio = the texture run's time / the variant's:"
+python3 bench/gen.py npy 1,16,56,56,4 "$WORK/xp.npy"
+python3 bench/gen.py npy 16,64,3,3,4 "$WORK/wp.npy"
+for v in tex buf cpu; do
+	case $v in
+	tex) d='gpu(0) {texture=true}' ;;
+	buf) d='gpu(0)' ;;
+	cpu) d='cpu(0)' ;;
+	esac
+	printf 'device @d = %s\nfn @main(%%x: f32[1,16,56,56,4], %%w: f32[16,64,3,3,4]) -> f32[1,16,56,56,4] {\n  %%c = nn.conv2d(%%x, %%w) {padding=[1,1,1,1], data_layout="NCHW4c", kernel_layout="OIHW4o"}\n  return %%c\n}\n' "$d" > "$WORK/packed_$v.ir"
+	"$BIN/ir-plan-devices" "$WORK/packed_$v.ir" | "$BIN/ir-lower" | "$BIN/ir-plan-devices" \
+		| "$BIN/ir-flatten-texture" | "$BIN/ir-codegen-ocl" > "$WORK/packed_$v.ocl.ir"
+done
+run_packed() {
+	echo "$1=$BIN/ir-run --repeat=$VS_RUNS --input x=$WORK/xp.npy --input w=$WORK/wp.npy -o $WORK/o.npy $WORK/packed_$2.ocl.ir"
+}
+$VS first 2 "$VS_ROUNDS" "$VS_RUNS" 0.231211008 "$(run_packed "gpu, textures" tex)" \
+	"$(run_packed "gpu, buffers" buf)" "$(run_packed "cpu, buffers (RX-column tile)" cpu)"
 
 # weight preparation at inference against ir-fold-constants' constants
 . bench/fold.sh
