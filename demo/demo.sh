@@ -1,8 +1,8 @@
 #!/bin/sh
 # demo/demo.sh: a short tour of irpipe (run by `make demo`).  The tools come
 # from $IRPIPE_BIN (default build/bin).  Later stages are added as the
-# tools exist: ir-plan-devices (drawn by ir-dot), ir-lower and ir-run --interp
-# so far.
+# tools exist: ir-plan-devices (drawn by ir-dot), ir-lower, ir-run --interp,
+# and ir-run on OpenCL (POCL here) with a texture model and --profile.
 set -eu
 cd "$(dirname "$0")/.."
 bin=${IRPIPE_BIN:-build/bin}
@@ -57,4 +57,35 @@ if [ -x "$bin/ir-lower" ] && [ -x "$bin/ir-run" ]; then
 	step "the same on the graph level, before lowering"
 	"$bin/ir-run" --interp --input x="$tmp/x.npy" --input w="$tmp/w.npy" \
 		--input b="$tmp/b.npy" "$tmp/planned.ir" | cut -c1-100
+fi
+
+if [ -x "$bin/ir-flatten-texture" ] && [ -x "$bin/ir-codegen-ocl" ] && [ -x "$bin/ir-run" ]; then
+	step "ir-flatten-texture lowered.ir | ir-codegen-ocl > ocl.ir   (OpenCL C per device)"
+	"$bin/ir-flatten-texture" "$tmp/lowered.ir" | "$bin/ir-codegen-ocl" >"$tmp/ocl.ir"
+	grep -c '^ *|' "$tmp/ocl.ir" | sed 's/$/ lines of OpenCL C/'
+	in="--input x=$tmp/x.npy --input w=$tmp/w.npy --input b=$tmp/b.npy"
+	# on OpenCL (POCL here), every call checked against the interpreter
+	step "ir-run --check --input x=x.npy --input w=w.npy --input b=b.npy ocl.ir -o y.npy"
+	# shellcheck disable=SC2086
+	"$bin/ir-run" --check $in -o "$tmp/y.npy" "$tmp/ocl.ir"
+	echo "every call_lowered equals the interpreter's"
+	step "ir-run --profile --repeat 20 --input x=x.npy --input w=w.npy --input b=b.npy ocl.ir -o y.npy"
+	# shellcheck disable=SC2086
+	"$bin/ir-run" --profile --repeat 20 $in -o "$tmp/y.npy" "$tmp/ocl.ir"
+	# A texture model: NCHW4c activations and OIHW4o weights in 2-d images
+	step "demo/texture.ir through the pipeline: images on a texture gpu"
+	"$bin/ir-plan-devices" demo/texture.ir | "$bin/ir-lower" | "$bin/ir-plan-devices" \
+		| "$bin/ir-flatten-texture" | "$bin/ir-codegen-ocl" >"$tmp/tex.ir"
+	grep '^ *| *__kernel' "$tmp/tex.ir" | cut -c1-100
+	python3 bench/gen.py npy 1,4,28,28,4 "$tmp/tx.npy"
+	python3 bench/gen.py npy 4,16,3,3,4 "$tmp/tw1.npy"
+	python3 bench/gen.py npy 4,16,3,3,4 "$tmp/tw2.npy"
+	tin="--input x=$tmp/tx.npy --input w1=$tmp/tw1.npy --input w2=$tmp/tw2.npy"
+	step "ir-run --check --input x=x.npy --input w1=w1.npy --input w2=w2.npy tex.ir -o y.npy"
+	# shellcheck disable=SC2086
+	"$bin/ir-run" --check $tin -o "$tmp/ty.npy" "$tmp/tex.ir"
+	echo "every call_lowered equals the interpreter's"
+	step "ir-run --profile --repeat 20 --input x=x.npy --input w1=w1.npy --input w2=w2.npy tex.ir -o y.npy"
+	# shellcheck disable=SC2086
+	"$bin/ir-run" --profile --repeat 20 $tin -o "$tmp/ty.npy" "$tmp/tex.ir"
 fi

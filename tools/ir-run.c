@@ -14,7 +14,7 @@
 #include "ref/result.h"
 
 enum { OPT_INTERP = 1000, OPT_INPUT, OPT_DATA_DIR, OPT_MAX_MEMORY, OPT_DEVICE, OPT_CHECK,
-       OPT_REPEAT, OPT_NO_CACHE, OPT_STATS };
+       OPT_REPEAT, OPT_NO_CACHE, OPT_STATS, OPT_SYNC, OPT_PROFILE };
 
 static const struct option opts[] = {
 	{"interp", no_argument, NULL, OPT_INTERP},
@@ -26,6 +26,8 @@ static const struct option opts[] = {
 	{"repeat", required_argument, NULL, OPT_REPEAT},
 	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 	{"stats", no_argument, NULL, OPT_STATS},
+	{"sync", no_argument, NULL, OPT_SYNC},
+	{"profile", no_argument, NULL, OPT_PROFILE},
 	{0},
 };
 
@@ -37,7 +39,7 @@ typedef struct {
 	uint64_t max_memory;     /* 0: the machine's */
 	OclBind *binds;          /* --device */
 	uint32_t nbinds;
-	bool check;
+	bool check, sync, profile;
 	uint32_t repeat;         /* --repeat N; 0: once */
 	bool no_cache, stats;
 } RunOpts;
@@ -93,6 +95,12 @@ on_opt(int code, const char *arg, void *st)
 		return 0;
 	case OPT_STATS:
 		ro->stats = true;
+		return 0;
+	case OPT_SYNC:
+		ro->sync = true;
+		return 0;
+	case OPT_PROFILE:
+		ro->profile = true;
 		return 0;
 	case OPT_REPEAT: {
 		char *end;
@@ -160,10 +168,11 @@ static int
 check_opts(void *st)
 {
 	const RunOpts *ro = st;
-	if (ro->interp && (ro->nbinds || ro->check || ro->no_cache || ro->stats)) {
+	if (ro->interp && (ro->nbinds || ro->check || ro->no_cache || ro->stats || ro->sync ||
+	                   ro->profile)) {
 		fprintf(stderr, "ir-run: --%s runs on OpenCL devices; leave out --interp\n",
 		        ro->check ? "check" : ro->nbinds ? "device" : ro->no_cache ? "no-cache"
-		        : "stats");
+		        : ro->stats ? "stats" : ro->sync ? "sync" : "profile");
 		return 2;
 	}
 	return 0;
@@ -191,7 +200,8 @@ consume(Module *m, const char *input, const char *output, void *st)
 	OclRt *rt = NULL;
 	if (!ro->interp) {
 		OclRtOpts oo = {.binds = ro->binds, .nbinds = ro->nbinds, .check = ro->check,
-		                 .no_cache = ro->no_cache, .stats = ro->stats ? stderr : NULL};
+		                 .no_cache = ro->no_cache, .stats = ro->stats ? stderr : NULL,
+		                 .sync = ro->sync, .profile = ro->profile};
 		if (!(rt = oclrt_new(m, &oo)))
 			return false;
 	}
@@ -203,6 +213,9 @@ consume(Module *m, const char *input, const char *output, void *st)
 		.max_memory = ro->max_memory,
 		.run_prim = rt ? oclrt_run_prim : NULL,
 		.run_prim_ud = rt,
+		.to_host = rt ? oclrt_to_host : NULL,
+		.device_copy = rt ? oclrt_device_copy : NULL,
+		.placed = rt ? oclrt_placed : NULL,
 	};
 	/* --repeat: one warm-up run, then N timed ones; each a whole run of
 	 * @main, inputs read and results read back included */
@@ -214,7 +227,15 @@ consume(Module *m, const char *input, const char *output, void *st)
 		interp_free(in);
 		in = interp_new(m);
 		double t0 = now_ms();
+		if (rt)
+			oclrt_begin_run(rt);
 		r = interp_run_main(in, &io);
+		/* every command finished, the run's device memory freed */
+		if (rt && !oclrt_end_run(rt))
+			r = NULL;
+		/* the profile leaves the warm-up out */
+		if (rt && ro->repeat && k == 0)
+			oclrt_profile_reset(rt);
 		ms[k] = now_ms() - t0;
 		if (!r)
 			break;
@@ -228,6 +249,8 @@ consume(Module *m, const char *input, const char *output, void *st)
 		        med, ms[1]);
 	}
 	free(ms);
+	if (ok && rt && ro->profile)
+		oclrt_profile_print(rt, stderr);
 	if (ok && output) {
 		char err[1024];
 		ok = result_write(r, output, err, sizeof err);
@@ -253,6 +276,8 @@ main(int argc, char **argv)
 			"                        run @DEV on the Nth OpenCL device whose platform\n"
 			"                        or device name contains NAME\n"
 			"      --check           compare every call_lowered with the interpreter\n"
+			"      --sync            finish every OpenCL command before the next\n"
+			"      --profile         print a table of kernel and copy times on stderr\n"
 			"      --repeat=N        run @main N more times; print the median and min\n"
 			"      --no-cache        neither read nor write the program binary cache\n"
 			"      --stats           print cache hits and workspace reuse to stderr\n"

@@ -182,6 +182,9 @@ open_device(OclRt *rt, RtDev *rd, const Program *pg)
 	clGetDeviceInfo(id, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &rd->img_max[0], NULL);
 	clGetDeviceInfo(id, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &rd->img_max[1], NULL);
 	clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t), &rd->max_wg, NULL);
+	cl_uint bits = 0;
+	clGetDeviceInfo(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL);
+	rd->base_align = bits >= 8 ? bits / 8 : 1;
 	return rt_build_program(rt, rd, pg);
 }
 
@@ -209,4 +212,13 @@ rt_map_devices(OclRt *rt, Module *m)
 	}
 	free(all);
 	return ok;
+}
+
+RtDev *
+rt_dev_of(OclRt *rt, const Device *d)
+{
+	for (uint32_t i = 0; i < rt->ndevs; i++)
+		if (rt->devs[i].decl == d)
+			return &rt->devs[i];
+	return NULL;
 }

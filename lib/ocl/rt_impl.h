@@ -1,7 +1,9 @@
 /* rt_impl.h: what the files of the OpenCL runtime share (runtime.h says
  * what it does).  runtime.c runs calls; rt_device.c maps declared devices
  * to OpenCL devices and opens them; rt_program.c builds their programs;
- * rt_object.c makes the buffers and images values and workspaces live in.
+ * rt_object.c makes the buffers and images values and workspaces live in;
+ * rt_value.c keeps where each value of the run is (host, devices, forms);
+ * rt_copy.c moves data between them; rt_profile.c times and counts.
  */
 #ifndef OCL_RT_IMPL_H
 #define OCL_RT_IMPL_H
@@ -23,19 +25,54 @@ typedef struct {
 	const Device *decl;
 	ClDev cl;
 	cl_context ctx;
-	cl_command_queue q;
+	cl_command_queue q;       /* in order: what one device does is ordered */
 	cl_program prog;
 	bool images;              /* CL_DEVICE_IMAGE_SUPPORT */
 	size_t img_max[2];
 	size_t max_wg;
 	char *cache_key;          /* a binary cache miss, stored when the run ends */
 	struct RtPools *pools;    /* workspace pools (rt_pool.c), NULL until used */
+	uint32_t base_align;      /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
+	double busy_ms;           /* --profile: summed command times */
+	uint64_t live, peak;      /* bytes of objects not in a plan's memory */
 } RtDev;
 
 typedef struct {
 	const PStmt *k;
 	cl_kernel kern;
+	double flops;             /* per launch; < 0: not known */
 } KernCache;
+
+/* A memory plan's pool buffer or shared image on a device (rt_plan.c). */
+typedef struct {
+	Sym pool;                 /* NULL: an image */
+	int64_t id;               /* an image's id */
+	RtDev *dev;
+	cl_mem mem;
+	uint64_t size;            /* bytes */
+	uint64_t used;            /* a pool: the end of the furthest buffer in it */
+	ElemKind kind;            /* an image's element type */
+} PlanMem;
+
+/* --profile: one row of the table, a kernel or a copy kind on a device. */
+typedef struct {
+	const char *name;
+	const RtDev *dev;
+	bool kernel;
+	uint64_t calls;
+	double ms;
+	double flops, bytes;      /* summed; flops < 0: not known */
+} ProfRow;
+
+/* --profile: a command whose times are read when the run ends. */
+typedef struct {
+	cl_event ev;
+	RtDev *dev;
+	const char *name;
+	bool kernel;
+	double flops;
+	uint64_t bytes;
+} ProfEv;
 
 struct OclRt {
 	Module *m;
@@ -46,15 +83,32 @@ struct OclRt {
 	size_t nkc, capkc;
 	bool said_fallback;
 	BinCache cache;           /* program binaries across runs */
+	/* the values of the run under way (rt_value.c) */
+	Map vals;                 /* DevVal by Tensor pointer */
+	PtrVec allvals;
+	/* --profile */
+	ProfEv *pev;
+	size_t npev, cappev;
+	ProfRow *rows;
+	size_t nrows, caprows;
+	uint32_t runs;
+	double wall_ms, run_t0;
+	/* a memory plan's pools and images, kept for every run */
+	PlanMem *plan;
+	size_t nplan, capplan;
 };
 
 /* A memory object of a prim being run: a parameter or a prim-level
  * alloc. */
 typedef struct {
-	const PVar *v;
+	const PVar *v;            /* the parameter or alloc (NULL: a copy's) */
+	const char *name;         /* for errors: '%name' at loc */
+	Loc loc;
 	cl_mem mem;
 	bool image;
+	bool planned;             /* in a plan's pool or image */
 	size_t wh[2];
+	uint64_t bytes;           /* counted in its device's live bytes */
 } Obj;
 
 /* An OpenCL status in words. */
@@ -64,21 +118,29 @@ const char *cl_words(cl_int e);
 	error_at((rt)->m->ctx, (loc), __VA_ARGS__), \
 	note_at((rt)->m->ctx, (Loc){0}, "OpenCL says: %s (status %d)", cl_words(e), (int)(e))
 
-
 /* rt_device.c: the OpenCL device of declared device d (by --device
  * binding, else kind and index), and its context, queue and limits. */
 bool rt_map_devices(OclRt *rt, Module *m);
+/* The opened device of declared device d; NULL when d has no program
+ * (its values live on the host). */
+RtDev *rt_dev_of(OclRt *rt, const Device *d);
 
 /* rt_program.c: builds the program pg for rd (the build log in the
  * error); false after reporting. */
 bool rt_build_program(OclRt *rt, RtDev *rd, const Program *pg);
 
-/* rt_object.c: a buffer or image for v (image2d[W,H] of an alloc in img,
- * else the flattening's), holding src's data when src is not NULL. */
-bool rt_make_obj(OclRt *rt, RtDev *rd, const PVar *v, const int64_t *img, const Tensor *src,
-                 Obj *ob);
-/* The workspace of the alloc statement s of a prim, live for one call. */
+/* rt_object.c: a buffer, or for a scope that is a texture an image
+ * (image2d[W,H] of an alloc in img, else the flattening's), for a value
+ * of type ty called name (errors at loc); no data in it yet. */
+bool rt_obj_new(OclRt *rt, RtDev *rd, const char *name, Loc loc, const Type *ty, Sym scope,
+                const int64_t *img, Obj *ob);
+/* Releases an object of rt_obj_new (or a planned one). */
+void rt_obj_release(OclRt *rt, RtDev *rd, Obj *ob);
+/* The workspace of the alloc statement s of a prim, live for one call;
+ * the one place workspaces come from (a pool may stand behind it). */
 bool rt_workspace(OclRt *rt, RtDev *rd, const PStmt *s, Obj *ob);
+/* Gives it back once the call's commands are enqueued (OpenCL keeps the
+ * memory until they are done). */
 void rt_release_workspace(OclRt *rt, RtDev *rd, Obj *ob);
 /* The image size of v (img, else the flattening's), checked against rd:
  * images supported, within its image2d maximum; false after reporting. */
@@ -92,7 +154,47 @@ bool rt_check_limits(OclRt *rt);
 bool rt_pool_workspace(OclRt *rt, RtDev *rd, const PStmt *s, Obj *ob);
 void rt_pool_release(RtDev *rd, Obj *ob);
 void rt_pool_free(OclRt *rt, RtDev *rd);
-/* Reads ob back into t, blocking. */
-bool rt_read_back(OclRt *rt, RtDev *rd, const Obj *ob, Tensor *t);
+
+/* rt_plan.c: the object of a buffer that place pl puts in a pool (a
+ * sub-buffer at its offset) or a planned image, when the plan applies on
+ * rd (*planned true); else *planned false and nothing made.  img as
+ * rt_obj_new's.  False after reporting (an offset the device cannot take,
+ * a pool it cannot allocate). */
+bool rt_plan_obj(OclRt *rt, RtDev *rd, const Place *pl, const char *name, Loc loc,
+                 const Type *ty, Sym scope, const int64_t *img, Obj *ob, bool *planned);
+void rt_plan_free(OclRt *rt);
+
+/* rt_copy.c: commands that move data, each enqueued without blocking
+ * after the nwait events (of rd's context) in wait, its event into *ev
+ * (NULL: not wanted), timed for --profile and finished at once under
+ * --sync.  bytes are the value's; an image holds exactly them (the
+ * flattening keeps memory order, rows of 4-lane texels). */
+bool rt_write(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t bytes,
+              cl_uint nwait, const cl_event *wait, cl_event *ev);
+bool rt_read(OclRt *rt, RtDev *rd, const Obj *src, void *dst, uint64_t bytes, cl_event *ev);
+bool rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes);
+/* What an OpenCL command did: under --profile kept for the table, under
+ * --sync waited for; false (after reporting what, at loc) when it
+ * failed.  ev is the caller's still. */
+bool rt_done(OclRt *rt, RtDev *rd, cl_event ev, const char *name, bool kernel, double flops,
+             uint64_t bytes, Loc loc);
+
+/* rt_value.c: the memory object holding tensor t for prim parameter v
+ * on rd, in v's form (image for a texture scope, else buffer): the one
+ * made already, else copied there from where t is (another form on rd,
+ * the host, another device through the host).  NULL after reporting. */
+const Obj *rt_val_on(OclRt *rt, RtDev *rd, Tensor *t, const PVar *v);
+/* A fresh object for result t of a prim, for parameter v, on rd. */
+const Obj *rt_val_new(OclRt *rt, RtDev *rd, Tensor *t, const PVar *v);
+/* Frees every value's objects (the queues finished first). */
+void rt_vals_release(OclRt *rt);
+
+
+/* rt_profile.c */
+double rt_kernel_flops(const PStmt *k);
+/* Reads the times of the commands of the run (the queues finished),
+ * adds them to the table and releases their events. */
+void rt_prof_collect(OclRt *rt);
+void rt_prof_free(OclRt *rt);
 
 #endif

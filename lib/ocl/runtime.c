@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ocl/ocl.h"
 #include "ocl/rt_impl.h"
@@ -44,11 +45,7 @@ check_generated(Module *m)
 static RtDev *
 prim_dev(OclRt *rt, const Prim *p)
 {
-	const Device *d = ocl_prim_device(rt->m, p);
-	for (uint32_t i = 0; i < rt->ndevs; i++)
-		if (rt->devs[i].decl == d)
-			return &rt->devs[i];
-	return NULL;
+	return rt_dev_of(rt, ocl_prim_device(rt->m, p));
 }
 
 OclRt *
@@ -87,6 +84,9 @@ oclrt_free(OclRt *rt)
 {
 	if (!rt)
 		return;
+	/* the run's memory objects before the contexts they belong to */
+	rt_vals_release(rt);
+	rt_plan_free(rt);
 	for (size_t i = 0; i < rt->nkc; i++)
 		clReleaseKernel(rt->kc[i].kern);
 	for (uint32_t i = 0; i < rt->ndevs; i++) {
@@ -103,18 +103,19 @@ oclrt_free(OclRt *rt)
 			clReleaseContext(rd->ctx);
 	}
 	bincache_close(&rt->cache);
+	rt_prof_free(rt);
 	free(rt->kc);
 	free(rt->devs);
 	free(rt);
 }
 
 
-static cl_kernel
+static KernCache *
 kernel_of(OclRt *rt, RtDev *rd, const PStmt *k)
 {
 	for (size_t i = 0; i < rt->nkc; i++)
 		if (rt->kc[i].k == k)
-			return rt->kc[i].kern;
+			return &rt->kc[i];
 	char name[512];
 	size_t j = 0;
 	for (const char *s = k->u.kernel.name; *s && j < sizeof name - 1; s++)
@@ -131,8 +132,8 @@ kernel_of(OclRt *rt, RtDev *rd, const PStmt *k)
 		rt->capkc = rt->capkc ? 2 * rt->capkc : 16;
 		rt->kc = xrealloc(rt->kc, rt->capkc * sizeof *rt->kc);
 	}
-	rt->kc[rt->nkc++] = (KernCache){k, kern};
-	return kern;
+	rt->kc[rt->nkc] = (KernCache){k, kern, rt_kernel_flops(k)};
+	return &rt->kc[rt->nkc++];
 }
 
 
@@ -175,9 +176,10 @@ launch(OclRt *rt, RtDev *rd, const PStmt *k, const Obj *objs, uint32_t nobj, con
        Tensor *const *args)
 {
 	const Launch *l = k->u.kernel.launch;
-	cl_kernel kern = kernel_of(rt, rd, k);
-	if (!kern)
+	KernCache *kc = kernel_of(rt, rd, k);
+	if (!kc)
 		return false;
+	cl_kernel kern = kc->kern;
 	for (uint32_t i = 0; i < l->nargs; i++)
 		if (!set_arg(rt, kern, i, l->args[i], objs, nobj, p, args, k))
 			return false;
@@ -193,13 +195,16 @@ launch(OclRt *rt, RtDev *rd, const PStmt *k, const Obj *objs, uint32_t nobj, con
 		         rd->max_wg);
 		return false;
 	}
-	cl_int e = clEnqueueNDRangeKernel(rd->q, kern, 3, NULL, g, lo, 0, NULL, NULL);
+	cl_event ev = NULL;
+	cl_int e = clEnqueueNDRangeKernel(rd->q, kern, 3, NULL, g, lo, 0, NULL, &ev);
 	if (e != CL_SUCCESS) {
 		CLERR(rt, l->loc, e, "cannot launch kernel @%s on @%s", k->u.kernel.name,
 		      rd->decl->name);
 		return false;
 	}
-	return true;
+	bool ok = rt_done(rt, rd, ev, k->u.kernel.name, true, kc->flops, 0, l->loc);
+	clReleaseEvent(ev);
+	return ok;
 }
 
 /* Compares OpenCL's results with the interpreter's: floats within
@@ -230,6 +235,9 @@ static bool
 check_call(OclRt *rt, const Value *call, const Prim *p, Tensor *const *args, uint32_t nargs,
            uint32_t nin)
 {
+	for (uint32_t i = 0; i < nargs; i++)
+		if (!oclrt_to_host(rt, args[i]))
+			return false;
 	Tensor **ref = xcalloc(nargs, sizeof *ref);
 	for (uint32_t i = 0; i < nargs; i++) {
 		ref[i] = tensor_copy(args[i]);
@@ -262,42 +270,84 @@ oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args, 
 	Obj *objs = xcalloc(p->nparams + nalloc + 1, sizeof *objs);
 	uint32_t nobj = 0;
 	bool ok = true;
-	for (uint32_t i = 0; i < p->nparams && ok; i++)
-		if (p->params[i]->kind == PV_BUFFER)
-			ok = rt_make_obj(rt, rd, p->params[i], NULL, i < nin ? args[i] : NULL, &objs[nobj++]);
+	/* operands where they are (copied here if they are not), results on
+	 * this device; scalars are read on the host */
+	for (uint32_t i = 0; i < p->nparams && ok; i++) {
+		const PVar *v = p->params[i];
+		if (v->kind != PV_BUFFER) {
+			ok = oclrt_to_host(rt, args[i]);
+			continue;
+		}
+		const Obj *o = i < nin ? rt_val_on(rt, rd, args[i], v) : rt_val_new(rt, rd, args[i], v);
+		if (!o) {
+			ok = false;
+			break;
+		}
+		objs[nobj] = *o;
+		objs[nobj++].v = v;
+	}
 	uint32_t nparobj = nobj;
-	/* workspaces: live for the call */
-	for (const PStmt *s = p->body.first; s && ok; s = s->next)
-		if (s->kind == S_ALLOC)
-			ok = rt_workspace(rt, rd, s, &objs[nobj++]);
+	/* workspaces: live for the call, where a memory plan puts them */
+	for (const PStmt *s = p->body.first; s && ok; s = s->next) {
+		if (s->kind != S_ALLOC)
+			continue;
+		const PVar *b = s->u.alloc.buf;
+		const PlaceList *pl = rt->m->places ? module_places(rt->m, b) : NULL;
+		bool planned = false;
+		ok = rt_plan_obj(rt, rd, pl && pl->n == 1 ? &pl->p[0] : NULL, b->name, b->loc, b->type,
+		                 b->vd ? b->vd->scope : NULL, s->u.alloc.image, &objs[nobj], &planned);
+		objs[nobj].v = b;
+		if (ok && !planned)
+			ok = rt_workspace(rt, rd, s, &objs[nobj]);
+		nobj++;
+	}
 	for (const PStmt *s = p->body.first; s && ok; s = s->next)
 		if (s->kind == S_KERNEL)
 			ok = launch(rt, rd, s, objs, nobj, p, args);
-	for (uint32_t i = nin, j = 0; i < p->nparams && ok; i++) {
-		while (j < nobj && objs[j].v != p->params[i])
-			j++;
-		if (j < nobj)
-			ok = rt_read_back(rt, rd, &objs[j], args[i]);
-	}
-	if (ok) {
-		cl_int e = clFinish(rd->q);
-		if (e != CL_SUCCESS) {
-			CLERR(rt, call->loc, e, "@%s failed on @%s", p->name, rd->decl->name);
-			ok = false;
-		}
-	} else {
-		clFinish(rd->q);
-	}
-	for (uint32_t i = 0; i < nobj; i++) {
-		if (i >= nparobj)
+	for (uint32_t i = nparobj; i < nobj; i++) {
+		if (objs[i].planned)
+			rt_obj_release(rt, rd, &objs[i]);
+		else
 			rt_release_workspace(rt, rd, &objs[i]);
-		else if (objs[i].mem)
-			clReleaseMemObject(objs[i].mem);
 	}
 	free(objs);
 	if (ok && rt->o.check)
 		ok = check_call(rt, call, p, args, nargs, nin);
 	if (!ok)
 		note_at(rt->m->ctx, call->loc, "in the call of @%s here", p->name);
+	return ok;
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void
+oclrt_begin_run(OclRt *rt)
+{
+	rt->run_t0 = now_ms();
+}
+
+bool
+oclrt_end_run(OclRt *rt)
+{
+	bool ok = true;
+	for (uint32_t i = 0; i < rt->ndevs; i++) {
+		RtDev *rd = &rt->devs[i];
+		cl_int e = clFinish(rd->q);
+		if (e != CL_SUCCESS && ok) {
+			CLERR(rt, rd->decl->loc, e, "a command on @%s ('%s') failed", rd->decl->name,
+			      rd->cl.dname);
+			ok = false;
+		}
+	}
+	rt->wall_ms += now_ms() - rt->run_t0;
+	rt->runs++;
+	rt_prof_collect(rt);
+	rt_vals_release(rt);
 	return ok;
 }

@@ -12,16 +12,24 @@
  * built once before anything runs (the build log in the error).
  *
  * The graph level runs on the host through the reference interpreter's
- * walk (interp.h's run_prim hook): each call_lowered uploads its operands
- * into buffers (global scopes) or 2-d RGBA images (texture scopes, the
- * flattening's width and height), allocates the prim's workspaces,
- * launches its kernels in order with their launch geometry and reads the
- * results back.  device_copy, tuples and ifs are the interpreter's.
+ * walk (interp.h's hooks), but values stay where prims made them: each
+ * call_lowered takes its operands where they are (uploading only what is
+ * on the host: @main's inputs and constants, straight into images for
+ * texture scopes), launches its kernels and leaves its results on its
+ * device, in buffers for global scopes and 2-d RGBA images (the
+ * flattening's width and height) for texture scopes.  device_copy moves
+ * data on the device (buffer <-> image) or between devices through host
+ * memory; only an if's condition, a scalar argument and @main's result
+ * are read back.  Commands are enqueued without blocking, in order on
+ * each device's queue; a copy between contexts waits through an event
+ * callback, so the host never blocks on it (--sync: every command
+ * finishes before the next).
  *
  * Files: runtime.c runs calls; rt_device.c maps and opens devices;
  * rt_program.c builds programs; rt_object.c makes buffers, images and
  * workspaces (rt_workspace: the one place a prim's workspace comes
- * from); rt_impl.h is what they share.
+ * from); rt_value.c keeps where values are; rt_copy.c moves data;
+ * rt_profile.c times (--profile); rt_impl.h is what they share.
  */
 #ifndef OCL_RUNTIME_H
 #define OCL_RUNTIME_H
@@ -50,6 +58,8 @@ typedef struct {
 	bool no_cache;
 	/* --stats: cache hits and misses, pool reuse, to this stream */
 	FILE *stats;
+	bool sync;            /* finish every command before the next */
+	bool profile;         /* time every command (oclrt_profile_print) */
 } OclRtOpts;
 
 typedef struct OclRt OclRt;
@@ -60,8 +70,25 @@ typedef struct OclRt OclRt;
 OclRt *oclrt_new(Module *m, const OclRtOpts *o);
 void oclrt_free(OclRt *rt);
 
-/* interp.h's run_prim hook; ud is the OclRt. */
+/* interp.h's hooks; ud is the OclRt.  run_prim leaves its results on
+ * the device; to_host brings a tensor's data to the host; device_copy
+ * copies src into the fresh dst where v's target says. */
 bool oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args,
                     uint32_t nargs, uint32_t nin);
+bool oclrt_to_host(void *ud, Tensor *t);
+bool oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst);
+/* placed: tensor t is buffer i of n of node's places in a memory plan
+ * (ir-plan-memory): its device memory is there (rt_plan.c). */
+void oclrt_placed(void *ud, const void *node, uint32_t i, uint32_t n, Tensor *t);
+
+/* Marks the start of a run of @main (for --profile's wall time). */
+void oclrt_begin_run(OclRt *rt);
+/* Ends a run: waits for every queue, collects the profile and frees the
+ * run's memory objects.  False after reporting a command that failed. */
+bool oclrt_end_run(OclRt *rt);
+/* --profile: the table (rt_profile.c says what it holds) on f; reset
+ * forgets what was timed so far (a warm-up run). */
+void oclrt_profile_print(OclRt *rt, FILE *f);
+void oclrt_profile_reset(OclRt *rt);
 
 #endif

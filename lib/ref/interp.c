@@ -338,7 +338,7 @@ add_arena(const PlaceList *l, void *st)
 static void
 plan_arenas(Interp *in)
 {
-	if (!in->m->places || in->narenas)
+	if (!in->m->places || in->narenas || in->o->run_prim)
 		return;
 	module_each_places(in->m, add_arena, in);
 	for (size_t k = 0; k < in->narenas; k++)
@@ -364,6 +364,12 @@ place_data(Interp *in, const Place *p, uint64_t bytes)
 static void
 to_place(Interp *in, const void *node, uint32_t i, uint32_t n, Tensor *t)
 {
+	const InterpOpts *o = in->o;
+	if (o && o->run_prim) {
+		if (o->placed && t && in->m->places)
+			o->placed(o->run_prim_ud, node, i, n, t);
+		return;
+	}
 	const PlaceList *l = in->m->places ? module_places(in->m, node) : NULL;
 	if (!l || l->n != n || !t)
 		return;
@@ -428,7 +434,8 @@ call_buffers(Interp *in, Frame *fr, const Value *v, PtrVec *bufs, uint32_t *nin,
 			return false;
 		if (fr->f == in->main)
 			to_place(in, v, i, nouts, t);
-		tensor_poison(t);
+		if (!in->o || !in->o->run_prim)
+			tensor_poison(t);
 		RtVal *o = val_tensor(in, fty, t);
 		if (r)
 			r->fields[i] = o;
@@ -448,6 +455,9 @@ eval_op(Interp *in, Frame *fr, const Value *v)
 	RtVal *r = NULL;
 	bool ok = call_buffers(in, fr, v, &bufs, &nin, &r);
 	char err[512];
+	const InterpOpts *o = in->o;
+	for (uint32_t i = 0; ok && o && o->to_host && i < nin; i++)
+		ok = o->to_host(o->run_prim_ud, bufs.v[i]);
 	if (ok && !ref_eval(v->u.op->op, v->u.op->attrs, (Tensor *const *)bufs.v, nin, v->type,
 	                    (Tensor **)bufs.v + nin, (uint32_t)bufs.n - nin, err, sizeof err)) {
 		error_at(in->m->ctx, v->loc, "%s", err);
@@ -646,6 +656,12 @@ interp_run_main(Interp *in, const InterpOpts *o)
 			break;
 		case B_DEVICE_COPY:
 			r = operand(in, fr, v->args[0]);
+			if (r && o->device_copy && r->type->kind == TY_TENSOR) {
+				Tensor *t = new_tensor(in, r->type, "the copy", v->loc);
+				RtVal *c = t ? val_tensor(in, r->type, t) : NULL;
+				r = c && o->device_copy(o->run_prim_ud, v, r->t, t) ? c : NULL;
+				break;
+			}
 			/* a planned copy has its own place: copy the data there */
 			if (r && fr->f == main && r->type->kind == TY_TENSOR && module_places(in->m, v)) {
 				Tensor *t = tensor_copy(r->t);
@@ -675,6 +691,10 @@ interp_run_main(Interp *in, const InterpOpts *o)
 				ok = false;
 				break;
 			}
+			if (o->to_host && !o->to_host(o->run_prim_ud, cv->t)) {
+				ok = false;
+				break;
+			}
 			bool taken = tensor_get_int(cv->t, 0) != 0;
 			push_cursor(fr, &v->u.arms[taken ? 0 : 1], v);
 			continue;
@@ -692,5 +712,12 @@ interp_run_main(Interp *in, const InterpOpts *o)
 	for (size_t i = 0; i < stack.n; i++)
 		free_frame(stack.v[i]);
 	ptrvec_free(&stack);
+	if (ok && result && o->to_host) {
+		PtrVec ts = {0};
+		flatten(result, &ts);
+		for (size_t i = 0; i < ts.n && ok; i++)
+			ok = o->to_host(o->run_prim_ud, ts.v[i]);
+		ptrvec_free(&ts);
+	}
 	return ok ? result : NULL;
 }

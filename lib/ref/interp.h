@@ -52,6 +52,20 @@ typedef struct {
 	bool (*run_prim)(void *ud, const Value *call, const Prim *p, Tensor *const *args,
 	                 uint32_t nargs, uint32_t nin);
 	void *run_prim_ud;
+	/* With run_prim, a prim's results may stay where run_prim keeps them
+	 * (on a device), so its fresh result tensors are not poisoned and
+	 * memory plans are left to it (no host arenas).  to_host(ud, t) then
+	 * makes t's data valid before the interpreter reads it (an if's
+	 * condition, an operator's operands, @main's result), and
+	 * device_copy(ud, v, src, dst) fills the fresh dst for the
+	 * device_copy v of the tensor src.  Both take run_prim_ud; false after
+	 * reporting.  NULL: the data is always on the host. */
+	bool (*to_host)(void *ud, Tensor *t);
+	bool (*device_copy)(void *ud, const Value *v, Tensor *src, Tensor *dst);
+	/* With run_prim, a memory plan's places are told instead: tensor t
+	 * of @main is buffer i of the n that node's places give (a binding,
+	 * a parameter, a constant); NULL: no plan is followed. */
+	void (*placed)(void *ud, const void *node, uint32_t i, uint32_t n, Tensor *t);
 } InterpOpts;
 
 typedef struct Interp Interp;

@@ -1,0 +1,140 @@
+/* rt_copy.c: the commands that move data: host -> buffer or image,
+ * buffer or image -> host, and between a device's buffers and images.
+ * An image of a texture scope holds the elements in memory order (rows
+ * of RGBA texels, ir-flatten-texture's convention), so a buffer and an
+ * image of one value copy into each other as they are, with no
+ * reordering kernel. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl/rt_impl.h"
+
+bool
+rt_done(OclRt *rt, RtDev *rd, cl_event ev, const char *name, bool kernel, double flops,
+        uint64_t bytes, Loc loc)
+{
+	if (rt->o.profile && ev) {
+		clRetainEvent(ev);
+		VEC_PUSH(rt->pev, rt->npev, rt->cappev) =
+			(ProfEv){ev, rd, name, kernel, flops, bytes};
+	}
+	if (rt->o.sync && ev) {
+		cl_int e = clWaitForEvents(1, &ev);
+		if (e != CL_SUCCESS) {
+			CLERR(rt, loc, e, "%s%s failed on @%s ('%s')", kernel ? "kernel @" : "", name,
+			      rd->decl->name, rd->cl.dname);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+region(const Obj *o, size_t org[3], size_t reg[3])
+{
+	org[0] = org[1] = org[2] = 0;
+	reg[0] = o->wh[0];
+	reg[1] = o->wh[1];
+	reg[2] = 1;
+}
+
+bool
+rt_write(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t bytes, cl_uint nwait,
+         const cl_event *wait, cl_event *ev)
+{
+	cl_event e1 = NULL;
+	cl_int e;
+	const char *name = dst->image ? "copy host->image" : "copy host->buffer";
+	if (ev)
+		*ev = NULL;
+	if (!bytes)
+		return true;
+	if (dst->image) {
+		size_t org[3], reg[3];
+		region(dst, org, reg);
+		e = clEnqueueWriteImage(rd->q, dst->mem, CL_FALSE, org, reg, 0, 0, src, nwait,
+		                        nwait ? wait : NULL, &e1);
+	} else {
+		e = clEnqueueWriteBuffer(rd->q, dst->mem, CL_FALSE, 0, bytes, src, nwait,
+		                         nwait ? wait : NULL, &e1);
+	}
+	if (e != CL_SUCCESS) {
+		CLERR(rt, dst->loc, e, "cannot copy '%%%s' (%llu bytes) to @%s ('%s')", dst->name,
+		      (unsigned long long)bytes, rd->decl->name, rd->cl.dname);
+		return false;
+	}
+	bool ok = rt_done(rt, rd, e1, name, false, -1, bytes, dst->loc);
+	if (ev)
+		*ev = e1;
+	else
+		clReleaseEvent(e1);
+	return ok;
+}
+
+bool
+rt_read(OclRt *rt, RtDev *rd, const Obj *src, void *dst, uint64_t bytes, cl_event *ev)
+{
+	cl_event e1 = NULL;
+	cl_int e;
+	const char *name = src->image ? "copy image->host" : "copy buffer->host";
+	if (ev)
+		*ev = NULL;
+	if (!bytes)
+		return true;
+	if (src->image) {
+		size_t org[3], reg[3];
+		region(src, org, reg);
+		e = clEnqueueReadImage(rd->q, src->mem, CL_FALSE, org, reg, 0, 0, dst, 0, NULL, &e1);
+	} else {
+		e = clEnqueueReadBuffer(rd->q, src->mem, CL_FALSE, 0, bytes, dst, 0, NULL, &e1);
+	}
+	if (e != CL_SUCCESS) {
+		CLERR(rt, src->loc, e, "cannot read '%%%s' (%llu bytes) back from @%s ('%s')",
+		      src->name, (unsigned long long)bytes, rd->decl->name, rd->cl.dname);
+		return false;
+	}
+	/* whoever reads the host data waits for it; the queue must start it */
+	clFlush(rd->q);
+	bool ok = rt_done(rt, rd, e1, name, false, -1, bytes, src->loc);
+	if (ev)
+		*ev = e1;
+	else
+		clReleaseEvent(e1);
+	return ok;
+}
+
+bool
+rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes)
+{
+	static const char *names[2][2] = {
+		{"copy buffer->buffer", "copy buffer->image"},
+		{"copy image->buffer", "copy image->image"},
+	};
+	cl_event e1 = NULL;
+	cl_int e;
+	if (!bytes)
+		return true;
+	size_t org[3], reg[3];
+	if (src->image && dst->image) {
+		region(src, org, reg);
+		e = clEnqueueCopyImage(rd->q, src->mem, dst->mem, org, org, reg, 0, NULL, &e1);
+	} else if (src->image) {
+		region(src, org, reg);
+		e = clEnqueueCopyImageToBuffer(rd->q, src->mem, dst->mem, org, reg, 0, 0, NULL, &e1);
+	} else if (dst->image) {
+		region(dst, org, reg);
+		e = clEnqueueCopyBufferToImage(rd->q, src->mem, dst->mem, 0, org, reg, 0, NULL, &e1);
+	} else {
+		e = clEnqueueCopyBuffer(rd->q, src->mem, dst->mem, 0, 0, bytes, 0, NULL, &e1);
+	}
+	if (e != CL_SUCCESS) {
+		CLERR(rt, dst->loc, e, "cannot copy '%%%s' (%llu bytes) from %s to %s on @%s ('%s')",
+		      dst->name, (unsigned long long)bytes, src->image ? "an image" : "a buffer",
+		      dst->image ? "an image" : "a buffer", rd->decl->name, rd->cl.dname);
+		return false;
+	}
+	bool ok = rt_done(rt, rd, e1, names[src->image][dst->image], false, -1, bytes, dst->loc);
+	clReleaseEvent(e1);
+	return ok;
+}

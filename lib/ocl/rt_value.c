@@ -1,0 +1,276 @@
+/* rt_value.c: where each tensor of the run is, and getting it where a
+ * prim or a device_copy wants it.
+ *
+ * The interpreter's tensors are the values; the runtime files each one
+ * it has seen under its pointer.  A tensor it has not seen is host data
+ * (an input, a constant, a literal).  A value never changes once made
+ * (every binding is a fresh tensor), so every copy of it stays valid: a
+ * value may be held at once on the host, and on devices as a buffer, an
+ * image or both; each is made the first time something wants it there
+ * and kept until the run ends.
+ *
+ * Ordering: each device has one in-order queue, and every command that
+ * writes or reads a device's copy goes to that queue, so a device orders
+ * its own work.  Between devices (different contexts, whose events do not
+ * mix) the data goes through the tensor's host memory: a read on the
+ * source queue, and a write on the target queue that waits for a user
+ * event of the target's context, completed by a callback on the read's
+ * event; the host thread never blocks on it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl/rt_impl.h"
+#include "texture.h"
+
+typedef struct {
+	Obj o;
+	RtDev *dev;
+} Res;
+
+typedef struct {
+	Tensor *t;
+	bool host;            /* t->data holds it (once host_ready completes) */
+	cl_event host_ready;  /* a read into t->data under way; NULL: none */
+	RtDev *host_dev;      /* host_ready's device */
+	const Place *place;   /* where a memory plan puts it; NULL: nowhere */
+	Res *res;
+	uint32_t nres, capres;
+} DevVal;
+
+static DevVal *
+lookup(OclRt *rt, Tensor *t, bool make)
+{
+	MapProbe it;
+	uint32_t h = map_hash_ptr(t);
+	for (DevVal *d = map_first(&rt->vals, h, &it); d; d = map_next(&it))
+		if (d->t == t)
+			return d;
+	if (!make)
+		return NULL;
+	DevVal *d = xcalloc(1, sizeof *d);
+	d->t = t;
+	d->host = true;
+	map_add(&rt->vals, h, d);
+	ptrvec_push(&rt->allvals, d);
+	return d;
+}
+
+static uint64_t
+bytes_of(const Tensor *t)
+{
+	return (uint64_t)t->numel * elem_size(t->kind);
+}
+
+static bool
+waited(OclRt *rt, RtDev *rd, cl_event ev, Loc loc)
+{
+	cl_int e = clWaitForEvents(1, &ev);
+	if (e != CL_SUCCESS) {
+		CLERR(rt, loc, e, "a command on @%s ('%s') failed", rd->decl->name, rd->cl.dname);
+		return false;
+	}
+	return true;
+}
+
+static void CL_CALLBACK
+bridge_done(cl_event ev, cl_int status, void *ud)
+{
+	(void)ev;
+	cl_event user = ud;
+	clSetUserEventStatus(user, status < 0 ? status : CL_COMPLETE);
+	clReleaseEvent(user);
+}
+
+/* Brings d's data to the host memory of its tensor, without waiting:
+ * afterwards d->host is true and d->host_ready what to wait for. */
+static bool
+start_host(OclRt *rt, DevVal *d)
+{
+	if (d->host)
+		return true;
+	Res *r = &d->res[0];
+	cl_event ev = NULL;
+	if (!rt_read(rt, r->dev, &r->o, d->t->data, bytes_of(d->t), &ev))
+		return false;
+	d->host = true;
+	d->host_ready = ev;
+	d->host_dev = r->dev;
+	return true;
+}
+
+/* Fills the fresh object o on rd with d's value, from wherever d is. */
+static bool
+fill(OclRt *rt, RtDev *rd, DevVal *d, const Obj *o)
+{
+	uint64_t bytes = bytes_of(d->t);
+	for (uint32_t i = 0; i < d->nres; i++)
+		if (d->res[i].dev == rd)
+			return rt_copy_obj(rt, rd, &d->res[i].o, o, bytes);
+	if (!start_host(rt, d))
+		return false;
+	if (!d->host_ready || d->host_dev == rd)
+		return rt_write(rt, rd, o, d->t->data, bytes, d->host_ready ? 1 : 0, &d->host_ready,
+		                NULL);
+	/* another context: a user event of rd's, completed when the read is */
+	cl_int e;
+	cl_event user = clCreateUserEvent(rd->ctx, &e);
+	if (!user) {
+		CLERR(rt, o->loc, e, "cannot order a copy of '%%%s' to @%s", o->name, rd->decl->name);
+		return false;
+	}
+	clRetainEvent(user);      /* the callback's */
+	e = clSetEventCallback(d->host_ready, CL_COMPLETE, bridge_done, user);
+	if (e != CL_SUCCESS) {
+		clReleaseEvent(user);
+		clSetUserEventStatus(user, CL_COMPLETE);
+		clReleaseEvent(user);
+		if (!waited(rt, d->host_dev, d->host_ready, o->loc))
+			return false;
+		return rt_write(rt, rd, o, d->t->data, bytes, 0, NULL, NULL);
+	}
+	bool ok = rt_write(rt, rd, o, d->t->data, bytes, 1, &user, NULL);
+	clReleaseEvent(user);
+	return ok;
+}
+
+/* A fresh object for d on rd, in the form of scope: at the plan's place
+ * when the plan applies there, else one of its own. */
+static bool
+obj_for(OclRt *rt, RtDev *rd, DevVal *d, const char *name, Loc loc, const Type *ty, Sym scope,
+        Obj *o)
+{
+	bool planned = false;
+	if (!rt_plan_obj(rt, rd, d->place, name, loc, ty, scope, NULL, o, &planned))
+		return false;
+	return planned || rt_obj_new(rt, rd, name, loc, ty, scope, NULL, o);
+}
+
+static Res *
+add_res(DevVal *d, RtDev *rd, const Obj *o)
+{
+	Res *r = &VEC_PUSH(d->res, d->nres, d->capres);
+	r->o = *o;
+	r->dev = rd;
+	return r;
+}
+
+static bool
+want_image(const PVar *v)
+{
+	return v->vd && v->vd->scope && is_texture_scope(v->vd->scope);
+}
+
+const Obj *
+rt_val_on(OclRt *rt, RtDev *rd, Tensor *t, const PVar *v)
+{
+	DevVal *d = lookup(rt, t, true);
+	bool img = want_image(v);
+	for (uint32_t i = 0; i < d->nres; i++)
+		if (d->res[i].dev == rd && d->res[i].o.image == img)
+			return &d->res[i].o;
+	Obj o = {.v = v};
+	if (!obj_for(rt, rd, d, v->name, v->loc, v->type, v->vd ? v->vd->scope : NULL, &o))
+		return NULL;
+	if (!fill(rt, rd, d, &o)) {
+		rt_obj_release(rt, rd, &o);
+		return NULL;
+	}
+	return &add_res(d, rd, &o)->o;
+}
+
+const Obj *
+rt_val_new(OclRt *rt, RtDev *rd, Tensor *t, const PVar *v)
+{
+	DevVal *d = lookup(rt, t, true);
+	d->host = false;
+	Obj o = {.v = v};
+	if (!obj_for(rt, rd, d, v->name, v->loc, v->type, v->vd ? v->vd->scope : NULL, &o))
+		return NULL;
+	return &add_res(d, rd, &o)->o;
+}
+
+bool
+oclrt_to_host(void *ud, Tensor *t)
+{
+	OclRt *rt = ud;
+	DevVal *d = lookup(rt, t, false);
+	if (!d)
+		return true;
+	if (!start_host(rt, d))
+		return false;
+	if (d->host_ready) {
+		bool ok = waited(rt, d->host_dev, d->host_ready, (Loc){0});
+		clReleaseEvent(d->host_ready);
+		d->host_ready = NULL;
+		return ok;
+	}
+	return true;
+}
+
+bool
+oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst)
+{
+	OclRt *rt = ud;
+	const VDev *to = v->u.copy->dst;
+	RtDev *rd = rt_dev_of(rt, module_device(rt->m, to->dev));
+	if (!rd) {
+		/* a device without a program holds its values on the host */
+		if (!oclrt_to_host(rt, src))
+			return false;
+		if (bytes_of(src))
+			memcpy(dst->data, src->data, bytes_of(src));
+		return true;
+	}
+	DevVal *s = lookup(rt, src, true);
+	bool img = to->scope && is_texture_scope(to->scope);
+	DevVal *d = lookup(rt, dst, true);
+	d->host = false;
+	const PlaceList *pl = rt->m->places ? module_places(rt->m, v) : NULL;
+	d->place = pl && pl->n == 1 ? &pl->p[0] : NULL;
+	for (uint32_t i = 0; i < s->nres && !d->place; i++)
+		if (s->res[i].dev == rd && s->res[i].o.image == img) {
+			/* the same device and form: values never change, so share
+			 * it (not when the plan gives the copy a place: the source's
+			 * memory may be reused while the copy lives) */
+			clRetainMemObject(s->res[i].o.mem);
+			add_res(d, rd, &s->res[i].o)->o.bytes = 0;
+			return true;
+		}
+	Obj o = {0};
+	if (!obj_for(rt, rd, d, v->name, v->loc, v->type, to->scope, &o))
+		return false;
+	if (!fill(rt, rd, s, &o)) {
+		rt_obj_release(rt, rd, &o);
+		return false;
+	}
+	add_res(d, rd, &o);
+	return true;
+}
+
+void
+oclrt_placed(void *ud, const void *node, uint32_t i, uint32_t n, Tensor *t)
+{
+	OclRt *rt = ud;
+	const PlaceList *l = module_places(rt->m, node);
+	if (l && l->n == n && i < n)
+		lookup(rt, t, true)->place = &l->p[i];
+}
+
+void
+rt_vals_release(OclRt *rt)
+{
+	for (size_t i = 0; i < rt->allvals.n; i++) {
+		DevVal *d = rt->allvals.v[i];
+		for (uint32_t j = 0; j < d->nres; j++)
+			rt_obj_release(rt, d->res[j].dev, &d->res[j].o);
+		if (d->host_ready)
+			clReleaseEvent(d->host_ready);
+		free(d->res);
+		free(d);
+	}
+	ptrvec_free(&rt->allvals);
+	map_free(&rt->vals);
+	memset(&rt->vals, 0, sizeof rt->vals);
+}

@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# ir-run's OpenCL executor: values stay on their devices between calls,
+# every kind of copy (seen in --profile's rows), graph-level ifs and
+# tuples, --sync against the asynchronous default, and --profile's table.
+
+setup() {
+	load test_helper
+	bats_require_minimum_version 1.5.0
+	PY=/usr/bin/python3
+	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
+	FX="$BATS_TEST_DIRNAME/ir-run-ocl"
+	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	export ASAN_OPTIONS=detect_leaks=0
+}
+
+compiled() {
+	ir-plan-devices "$1" | ir-lower | ir-plan-devices | ir-flatten-texture | ir-codegen-ocl > "$2"
+}
+
+# rows PROFILE_TEXT NAME DEVICE: the calls column of that row, or nothing
+calls_of() {
+	awk -v n="$2" -v d="$3" '$1 ~ /^[0-9.]+$/ && $7 == d && substr($0, index($0, $7) + 11) == n { print $3 }' <<< "$1"
+}
+
+# run_both FIXTURE OUT: OpenCL (with --profile, stderr in $stderr) and the
+# interpreter on random inputs; they must agree
+run_both() {
+	local d=$BATS_TEST_TMPDIR f=$1 o=$2
+	compiled "$FX/$f.ir" "$d/$f.ocl.ir"
+	args=$("$PY" "$H" inputs "$FX/$f.ir" "$d")
+	if grep -q -- '-> (' "$FX/$f.ir"; then mkdir -p "$d/$o.ocl" "$d/$o.ref"; else o=$o.npy; fi
+	run -0 --separate-stderr ir-run --profile $args -o "$d/${o%.npy}.ocl${o#${o%.npy}}" "$d/$f.ocl.ir"
+	ir-run --interp $args -o "$d/${o%.npy}.ref${o#${o%.npy}}" "$d/$f.ocl.ir"
+	"$PY" "$H" same "$d/${o%.npy}.ocl${o#${o%.npy}}" "$d/${o%.npy}.ref${o#${o%.npy}}"
+}
+
+@test "run_ocl_exec: values stay on the device: inputs uploaded once, only the result read back" {
+	local d=$BATS_TEST_TMPDIR
+	cp "$BATS_TEST_DIRNAME/ir-lower/texture_block.ir" "$d/t.ir"
+	grep -q 'texture=true' "$d/t.ir"
+	compiled "$d/t.ir" "$d/t.ocl.ir"
+	args=$("$PY" "$H" inputs "$d/t.ir" "$d")
+	run -0 --separate-stderr ir-run --profile $args -o "$d/o.npy" "$d/t.ocl.ir"
+	# three inputs straight into images, one result out, two calls between
+	[ "$(calls_of "$stderr" "copy host->image" @gpu)" = 3 ]
+	[ "$(calls_of "$stderr" "copy image->host" @gpu)" = 1 ]
+	[ "$(grep -c ' copy ' <<< "$stderr")" = 2 ]
+	ir-run --interp $args -o "$d/r.npy" "$d/t.ocl.ir"
+	"$PY" "$H" same "$d/o.npy" "$d/r.npy"
+}
+
+@test "run_ocl_exec: buffer <-> image on one device, host -> image, buffer -> host" {
+	run_both copy_scopes o
+	[ "$(calls_of "$stderr" "copy host->image" @gpu)" = 1 ]
+	[ -n "$(calls_of "$stderr" "copy image->buffer" @gpu)" ]
+	[ -n "$(calls_of "$stderr" "copy buffer->image" @gpu)" ]
+	[ "$(calls_of "$stderr" "copy buffer->host" @gpu)" = 1 ]
+	# nothing else went through the host
+	[ "$(grep -c ' copy .*host' <<< "$stderr")" = 2 ]
+}
+
+@test "run_ocl_exec: between devices of different contexts through host memory" {
+	run_both copy_devices o
+	# @gpu's image -> host -> @cpu's buffer, and back
+	[ "$(calls_of "$stderr" "copy image->host" @gpu)" = 2 ]
+	[ "$(calls_of "$stderr" "copy host->buffer" @cpu)" = 3 ]
+	[ "$(calls_of "$stderr" "copy buffer->host" @cpu)" = 2 ]
+	[ "$(calls_of "$stderr" "copy host->image" @gpu)" = 2 ]
+}
+
+@test "run_ocl_exec: an if on a condition a kernel computed, with tuples; --check passes" {
+	run_both if_tuple o
+	run -0 ir-run --check $args "$BATS_TEST_TMPDIR/if_tuple.ocl.ir"
+}
+
+@test "run_ocl_exec: --sync gives the same bytes as the asynchronous default" {
+	local d=$BATS_TEST_TMPDIR f
+	for f in copy_scopes copy_devices; do
+		compiled "$FX/$f.ir" "$d/$f.ocl.ir"
+		args=$("$PY" "$H" inputs "$FX/$f.ir" "$d")
+		ir-run $args -o "$d/$f.a.npy" "$d/$f.ocl.ir"
+		ir-run --sync $args -o "$d/$f.s.npy" "$d/$f.ocl.ir"
+		cmp "$d/$f.a.npy" "$d/$f.s.npy"
+	done
+}
+
+@test "run_ocl_exec: --profile: columns, every kernel named, sorted by time, the wall line" {
+	local d=$BATS_TEST_TMPDIR
+	compiled "$FX/copy_devices.ir" "$d/m.ir"
+	args=$("$PY" "$H" inputs "$d/m.ir" "$d")
+	run -0 --separate-stderr ir-run --profile --repeat 2 $args -o "$d/o.npy" "$d/m.ir"
+	grep -q "^ir-run: profile of 2 runs" <<< "$stderr"
+	grep -Eq '^ +total_ms +share +calls +mean_us +GFLOP/s +GB/s +device +kernel_or_copy$' <<< "$stderr"
+	for k in $(grep -o 'kernel @[A-Za-z0-9_.]*' "$d/m.ir" | cut -d' ' -f2); do
+		[ "$(calls_of "$stderr" "$k" @cpu)$(calls_of "$stderr" "$k" @gpu)" = 2 ]
+	done
+	# sorted by total time, largest first
+	awk '$1 ~ /^[0-9.]+$/ { print $1 }' <<< "$stderr" > "$d/t"
+	[ -s "$d/t" ]
+	sort -g -r "$d/t" | cmp - "$d/t"
+	# GFLOP/s only for kernels, GB/s only for copies
+	awk '$1 ~ /^[0-9.]+$/ && $8 == "copy" && $5 != "-" { exit 1 }
+	     $1 ~ /^[0-9.]+$/ && $8 ~ /^@/ && ($5 == "-" || $6 != "-") { exit 1 }' <<< "$stderr"
+	grep -Eq '^ir-run: wall [0-9.]+ ms; @cpu busy [0-9.]+ ms \(kernels [0-9.]+, copies [0-9.]+\); @gpu busy .*; overlapped [0-9.]+ ms$' <<< "$stderr"
+	[[ "$stderr" =~ ir-run:\ 2\ runs,\ median ]]
+}
+
+@test "run_ocl_exec: --sync and --profile are for OpenCL, not --interp" {
+	run -2 --separate-stderr ir-run --interp --sync "$FX/if_tuple.ir"
+	[[ "$stderr" == *"--sync runs on OpenCL devices; leave out --interp"* ]]
+	run -2 --separate-stderr ir-run --interp --profile "$FX/if_tuple.ir"
+	[[ "$stderr" == *"--profile runs on OpenCL devices; leave out --interp"* ]]
+}
+
+# pools FILE: FILE with two pools any device may use, aligned for any
+# OpenCL device's sub-buffers (128 bytes: POCL's CL_DEVICE_MEM_BASE_ADDR_ALIGN)
+pools() {
+	awk '/^fn / && !p { print "pool @arena {size=16777216, alignment=128}"
+		print "pool @consts {size=16777216, kind=\"constant\", alignment=128}"; p = 1 } { print }' "$1"
+}
+
+@test "run_ocl_exec: a memory plan runs in pools (sub-buffers) and shared images and equals the unplanned run" {
+	local d=$BATS_TEST_TMPDIR f n o pooled=0 imaged=0
+	for f in "$BATS_TEST_DIRNAME"/ir-run/*.ir "$BATS_TEST_DIRNAME"/ir-lower/texture_block.ir; do
+		n=$(basename "$f" .ir)
+		pools "$f" > "$d/$n.ir"
+		ir-plan-devices "$d/$n.ir" | ir-lower | ir-plan-devices | ir-flatten-texture > "$d/$n.flat.ir"
+		ir-codegen-ocl "$d/$n.flat.ir" > "$d/$n.u.ir"
+		ir-plan-memory "$d/$n.flat.ir" | ir-codegen-ocl > "$d/$n.p.ir"
+		args=$("$PY" "$H" inputs "$f" "$d")
+		o=npy
+		if grep -q -- '-> (' "$f"; then o=dir; mkdir -p "$d/$n.u.dir" "$d/$n.p.dir"; fi
+		ir-run $args -o "$d/$n.u.$o" "$d/$n.u.ir"
+		run -0 --separate-stderr ir-run --profile $args -o "$d/$n.p.$o" "$d/$n.p.ir"
+		"$PY" "$H" same "$d/$n.p.$o" "$d/$n.u.$o" || { echo "$n: differs"; return 1; }
+		if grep -q ' in @arena\[' "$d/$n.p.ir"; then
+			[[ "$stderr" =~ memory\ on\ @[a-z]+:\ pool\ @arena\ 16777216\ bytes,\ [1-9][0-9]*\ used ]]
+			pooled=$((pooled + 1))
+		fi
+		if grep -q ' in image2d(' "$d/$n.p.ir"; then
+			[[ "$stderr" =~ planned\ images\ [1-9][0-9]*\ bytes ]]
+			imaged=$((imaged + 1))
+		fi
+	done
+	[ $pooled -ge 2 ] && [ $imaged -ge 1 ]
+}
+
+@test "run_ocl_exec: a planned offset the device cannot take as a sub-buffer is an error in words" {
+	local d=$BATS_TEST_TMPDIR
+	printf 'device @cpu = cpu(0)\npool @small {size=1024, alignment=16}\nfn @main(%%x: f32[4]) -> f32[4] {\n  %%a = nn.relu(%%x)\n  %%b = exp(%%a)\n  %%c = add(%%a, %%b)\n  %%e = negative(%%c)\n  return %%e\n}\n' > "$d/a.ir"
+	ir-plan-devices "$d/a.ir" | ir-lower --no-fuse | ir-plan-devices | ir-flatten-texture \
+		| ir-plan-memory | ir-codegen-ocl > "$d/a.p.ir"
+	grep -Eq ' in @small\[(16|32|48|64|80|96|112)\]' "$d/a.p.ir"
+	args=$("$PY" "$H" inputs "$d/a.ir" "$d")
+	run -1 --separate-stderr ir-run $args -o "$d/o.npy" "$d/a.p.ir"
+	[[ "$stderr" == *"a.p.ir:"*": error: '%"*"' is planned at offset "*" of pool @small, but '"*"' of @cpu puts a buffer only at multiples of "*" bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN): declare the pool with alignment="* ]]
+	[ ! -e "$d/o.npy" ]
+}
