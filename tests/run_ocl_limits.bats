@@ -3,7 +3,8 @@
 # (lib/ocl/rt_limits.c): a work group larger than the device takes and an
 # image wider than its image2d maximum and a buffer larger than its largest
 # allocation are refused at once, each named,
-# even behind an `if` not taken, and nothing is written.
+# even behind an `if` not taken, and nothing is written; a program that
+# needs cl_khr_fp16 on a device without it is refused when it is built.
 
 setup() {
 	load test_helper
@@ -29,4 +30,19 @@ setup() {
 	# refused up front: no call ran, so no error is "in the call of" one
 	[[ "$stderr" != *"in the call of"* ]]
 	[ ! -e "$d/o.npy" ]
+}
+
+@test "run_ocl_limits: a program that needs cl_khr_fp16 on a device without it is refused in words" {
+	compiled=$d/r.ir
+	ir-plan-devices "$BATS_TEST_DIRNAME/ir-lower/reduce_ends.ir" | ir-lower | ir-plan-devices \
+		| ir-flatten-texture | ir-codegen-ocl > "$compiled"
+	# the program's first line asks for half arithmetic
+	awk '/^\| / && !done { print "| #pragma OPENCL EXTENSION cl_khr_fp16 : enable"; done=1 } {print}' \
+		"$compiled" > "$d/h.ir"
+	a=$("$PY" "$H" inputs "$compiled" "$d")
+	run --separate-stderr ir-run $a -o "$d/h.npy" "$d/h.ir"
+	[ "$status" != 0 ] || skip "this OpenCL device has cl_khr_fp16"
+	[ "$status" = 1 ]
+	[[ "$stderr" == *"error: the program of @"*" computes in f16, but the OpenCL device '"*"' has no fp16 (cl_khr_fp16)"* ]]
+	[ ! -e "$d/h.npy" ]
 }
