@@ -73,6 +73,21 @@ entries() {
 	printf 'irpipe-bincache 1\n\377\377\377\377\377\377\377\377' > "$f"
 	run -0 --separate-stderr ir-run --stats $args -o "$d/o.npy" "$d/m.ocl.ir"
 	[[ "$stderr" == *"program binary cache miss"* ]]
+	# a whole key, then a binary length of the file's size less the frame
+	# (wrapped below zero as the checksum is missing): refused, not allocated
+	"$PY" - "$f" <<'PY'
+import struct, sys
+p = sys.argv[1]
+b = open(p, "rb").read()
+magic = len("irpipe-bincache 1\n")
+klen = struct.unpack("<Q", b[magic:magic + 8])[0]
+head = b[:magic + 8 + klen]
+frame = len(head) + 8 + 8
+size = len(head) + 8 + 4
+open(p, "wb").write(head + struct.pack("<Q", (size - frame) % 2**64) + b"abcd")
+PY
+	run -0 --separate-stderr ir-run --stats $args -o "$d/o.npy" "$d/m.ocl.ir"
+	[[ "$stderr" == *"program binary cache miss"* ]]
 	"$PY" "$H" same "$d/o.npy" "$d/ref.npy"
 }
 

@@ -161,8 +161,11 @@ read_entry(const char *path, const char *key, size_t *blen)
 	    memcmp(m, magic, sizeof m) != 0 || !read_u64(f, &klen) || klen != want)
 		goto out;
 	k = xmalloc(want);
+	/* the binary is what the file holds past the header and before the
+	 * checksum: a file too short for a checksum is no entry */
+	uint64_t frame = sizeof m + 8 + want + 8 + 8;
 	if (fread(k, 1, want, f) != want || memcmp(k, key, want) != 0 || !read_u64(f, &n) ||
-	    n == 0 || n != (uint64_t)st.st_size - (sizeof m + 8 + want + 8 + 8))
+	    (uint64_t)st.st_size <= frame || n != (uint64_t)st.st_size - frame)
 		goto out;
 	bin = xmalloc(n);
 	if (fread(bin, 1, n, f) != n || !read_u64(f, &sum) || sum != fnv(FNV0, bin, n)) {
