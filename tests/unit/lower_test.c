@@ -259,6 +259,9 @@ static const char *const cases[] = {
 	"  %0 = nn.batch_matmul(%x, %y)\n  return %0\n}\n",
 	"fn @main(%x: f32[3,2,12], %y: f32[1,5,12]) -> f32[3,2,5] {\n"
 	"  %0 = nn.batch_matmul(%x, %y)\n  return %0\n}\n",
+	/* a weight per batch on a cpu: panels of the weight per batch */
+	"fn @main(%x: f32[2,8,6], %y: f32[2,64,6]) -> f32[2,8,64] {\n"
+	"  %0 = nn.batch_matmul(%x, %y)\n  return %0\n}\n",
 	/* register tiles: conv2d by 16, 8 or 4 output channels x columns */
 	"fn @main(%x: f32[1,3,9,9], %w: f32[16,3,3,3], %b: f32[16]) -> f32[1,16,9,9] {\n"
 	"  %0 = nn.conv2d(%x, %w) {padding=[1,1,1,1]}\n  %1 = nn.bias_add(%0, %b)\n  %2 = nn.relu(%1)\n"
