@@ -29,6 +29,10 @@ setup() {
 	assert_line '  %s: (f32[2,3],) = (%s_0,)'
 }
 
+@test "lower: max and min fuse with their producers as sum does" {
+	golden --from=ir-plan-devices ir-lower reduce_max_min
+}
+
 @test "lower: strided_slice and nn.pad fuse as injective operators" {
 	golden --from=ir-plan-devices ir-lower slice_pad
 }

@@ -419,6 +419,20 @@ IR
 	assert_output --partial '%0: f32[2,4,3]'
 }
 
+@test "ops: max and min reduce like sum" {
+	run -0 ir-parse - <<'IR'
+fn @main(%x: i16[2,3,4]) {
+  %0 = max(%x) {axis=[1]}
+  %1 = min(%x) {axis=[0, 2], keepdims=true}
+  %2 = max(%x)
+  return %0
+}
+IR
+	assert_output --partial '%0: i16[2,4]'
+	assert_output --partial '%1: i16[1,3,1]'
+	assert_output --partial '%2: i16[]'
+}
+
 @test "ops: strided_slice reads begin, end and strides as ONNX's Slice (negative, clamped)" {
 	run -0 ir-parse - <<'IR'
 fn @main(%x: f32[10,6,4]) {

@@ -140,3 +140,26 @@ compiled() {
 	[[ "$stderr" == *"error: --check: @"*" differs from the interpreter: result 0 element "*" on OpenCL, "*" in the interpreter (off by "* ]]
 	[ ! -e "$d/o.npy" ]
 }
+
+@test "run_ocl: max and min keep NaN lowered and on OpenCL, as the reference does" {
+	local d=$BATS_TEST_TMPDIR
+	"$PY" -c 'import numpy as np; x = np.arange(12, dtype=np.float32).reshape(3, 4); x[1, 2] = np.nan; np.save("'"$d"'/x.npy", x)'
+	cat > "$d/m.ir" <<'IR'
+device @gpu = gpu(0)
+fn @main(%x: f32[3,4]) -> (f32[3], f32[4]) {
+  %a = max(%x) {axis=[1]}
+  %b = min(%x) {axis=[0]}
+  %t = (%a, %b)
+  return %t
+}
+IR
+	run -0 ir-run --interp --input x="$d/x.npy" "$d/m.ir"
+	assert_line '0: f32[3] [3.0, nan, 11.0]'
+	assert_line '1: f32[4] [0.0, 1.0, nan, 3.0]'
+	local ref=$output
+	compiled "$d/m.ir" "$d/c.ir"
+	run -0 ir-run --interp --input x="$d/x.npy" "$d/c.ir"
+	assert_equal "$output" "$ref"
+	run -0 --separate-stderr ir-run --input x="$d/x.npy" "$d/c.ir"
+	assert_equal "$output" "$ref"
+}

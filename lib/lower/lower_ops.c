@@ -36,8 +36,8 @@ bool
 lower_has_reduction(const OpDef *op)
 {
 	switch (op->id) {
-	case O_SUM: case O_MEAN: case O_MAX_POOL2D: case O_AVG_POOL2D: case O_GLOBAL_AVG_POOL2D:
-	case O_CONV2D: case O_DENSE: case O_BATCH_MATMUL:
+	case O_SUM: case O_MEAN: case O_MAX: case O_MIN: case O_MAX_POOL2D: case O_AVG_POOL2D:
+	case O_GLOBAL_AVG_POOL2D: case O_CONV2D: case O_DENSE: case O_BATCH_MATMUL:
 		return true;
 	case O_ADD: case O_SUBTRACT: case O_MULTIPLY: case O_DIVIDE: case O_MAXIMUM:
 	case O_MINIMUM: case O_POWER: case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG:
@@ -544,17 +544,36 @@ lower_average_kind(ElemKind k)
 	return elem_is_signed(k) ? ET_I64 : ET_U64;
 }
 
-/* The mean (or sum) of member k's operand over the axes red marks, each
- * a loop of its own; in[] holds the index of the other axes and gets
- * the loop variables.  Accumulates in the result's type (an integer
- * mean: in 64 bits), with lanes. */
+/* The largest value of kind k: +inf, or the integer maximum (u64's
+ * written 0 - 1, as pe_int takes no value above INT64_MAX). */
 static PExpr *
-reduce_over(GroupCx *c, int k, const bool *red, PExpr **in, bool mean, uint32_t lanes)
+highest(PBuild *b, ElemKind k)
+{
+	if (elem_is_float(k))
+		return pe_float(b, INFINITY, k);
+	int64_t lo;
+	uint64_t hi;
+	elem_int_range(k, &lo, &hi);
+	if (hi > INT64_MAX)
+		return pe_sub(b, pe_int(b, 0, k), pe_int(b, 1, k));
+	return pe_int(b, (int64_t)hi, k);
+}
+
+/* The sum, mean, max or min (code) of member k's operand over the axes
+ * red marks, each a loop of its own; in[] holds the index of the other
+ * axes and gets the loop variables.  Accumulates in the result's type (an
+ * integer mean: in 64 bits), with lanes; max and min start from the
+ * lowest and the highest value and keep NaN, as the reference does. */
+static PExpr *
+reduce_over(GroupCx *c, int k, const bool *red, PExpr **in, OpId code, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
 	const Type *it = type_of(v->args[0]);
+	bool mean = code == O_MEAN, ext = code == O_MAX || code == O_MIN;
 	ElemKind kk = kind_of(v), ak = mean ? lower_average_kind(kk) : kk;
-	PVar *acc = accumulator(c, (DType){ak, (uint8_t)lanes}, pe_float(c->b, 0, ak));
+	PExpr *init = code == O_MAX ? pe_lowest(c->b, kk) : code == O_MIN ? highest(c->b, kk)
+	            : pe_float(c->b, 0, ak);
+	PVar *acc = accumulator(c, (DType){ak, (uint8_t)lanes}, init);
 	int opened = 0;
 	int64_t count = 1;
 	for (uint32_t d = 0; d < it->n; d++) {
@@ -567,7 +586,18 @@ reduce_over(GroupCx *c, int k, const bool *red, PExpr **in, bool mean, uint32_t 
 	if (!x)
 		return NULL;
 	x = pe_cast(c->b, (DType){ak, (uint8_t)lanes}, x);
-	acc_put(c, acc, pe_add(c->b, acc_get(c, acc), x));
+	if (ext) {
+		/* Comparisons, not the max and min intrinsics (OpenCL's fmax
+		 * drops NaN): x wins if it is NaN (x != x) or beyond the
+		 * accumulator, and once the accumulator is NaN nothing is. */
+		x = pb_let(c->b, "x", x);
+		PExpr *a = pb_let(c->b, "a", acc_get(c, acc));
+		PExpr *beyond = pe_bin(c->b, code == O_MAX ? OP_GT : OP_LT, x, a);
+		if (elem_is_float(ak))
+			beyond = pe_bin(c->b, OP_OR, pe_bin(c->b, OP_NE, x, x), beyond);
+		acc_put(c, acc, pe_select(c->b, beyond, x, a));
+	} else
+		acc_put(c, acc, pe_add(c->b, acc_get(c, acc), x));
 	while (opened--)
 		pb_close(c->b);
 	PExpr *r = acc_get(c, acc);
@@ -591,7 +621,7 @@ reduce(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 		if (!red[d] || keep)
 			o++;
 	}
-	return reduce_over(c, k, red, in, code == O_MEAN, lanes);
+	return reduce_over(c, k, red, in, code, lanes);
 }
 
 static PExpr *
@@ -665,7 +695,7 @@ global_avg_pool2d(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 		red[d] = l->axes[d] == 'H' || l->axes[d] == 'W';
 		in[d] = idx[d];
 	}
-	return reduce_over(c, k, red, in, true, lanes);
+	return reduce_over(c, k, red, in, O_MEAN, lanes);
 }
 
 /* acc += cast(x) * cast(w), in the result's type. */
@@ -858,7 +888,7 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	case O_CONCATENATE: res = concatenate(c, k, idx); break;
 	case O_STRIDED_SLICE: res = strided_slice(c, k, idx); break;
 	case O_PAD: res = pad(c, k, idx); break;
-	case O_SUM: case O_MEAN: res = reduce(c, k, idx, code, lanes); break;
+	case O_SUM: case O_MEAN: case O_MAX: case O_MIN: res = reduce(c, k, idx, code, lanes); break;
 	case O_MAX_POOL2D: case O_AVG_POOL2D: res = pool2d(c, k, idx, code, lanes); break;
 	case O_GLOBAL_AVG_POOL2D: res = global_avg_pool2d(c, k, idx, lanes); break;
 	case O_CONV2D: res = conv2d(c, k, idx, lanes); break;
@@ -916,7 +946,7 @@ member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 			if (pred && v->args[0] != pred && bias_axis(v) + 1 != type_of(v)->n)
 				lanes = 1;
 			break;
-		case O_SUM: case O_MEAN: {
+		case O_SUM: case O_MEAN: case O_MAX: case O_MIN: {
 			const Type *it = type_of(v->args[0]);
 			if (it->n == 0 || reduced_axis(v, it->n - 1))
 				return false;

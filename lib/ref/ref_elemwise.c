@@ -321,7 +321,46 @@ ref_softmax(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32
 	return true;
 }
 
-/* ------------------------------------------------------------ sum, mean */
+/* ------------------------------------------------- sum, mean, max, min */
+
+/* max or min into out (ostride: the output offset step of each input
+ * axis, 0 for a reduced one): NaN wins, as in maximum and max_pool2d;
+ * nothing to reduce gives the lowest (max) or highest (min) value. */
+static void
+extreme(bool ismax, const Tensor *x, const int64_t *ostride, Tensor *out)
+{
+	bool isfloat = elem_is_float(x->kind), uns = !elem_is_signed(x->kind);
+	int64_t lo;
+	uint64_t hi;
+	elem_int_range(isfloat ? ET_I64 : x->kind, &lo, &hi);
+	for (int64_t j = 0; j < out->numel; j++) {
+		if (isfloat)
+			tensor_set(out, j, ismax ? -INFINITY : INFINITY);
+		else
+			tensor_set_int(out, j, ismax ? lo : ref_s(hi));
+	}
+	int64_t idx[TENSOR_MAX_RANK] = {0}, o = 0;
+	for (int64_t i = 0; i < x->numel; i++) {
+		if (isfloat) {
+			double v = tensor_get(x, i), m = tensor_get(out, o);
+			if (!isnan(m) && (isnan(v) || (ismax ? v > m : v < m)))
+				tensor_set(out, o, v);
+		} else {
+			int64_t v = tensor_get_int(x, i), m = tensor_get_int(out, o);
+			bool gt = uns ? ref_u(v) > ref_u(m) : v > m;
+			bool lt = uns ? ref_u(v) < ref_u(m) : v < m;
+			if (ismax ? gt : lt)
+				tensor_set_int(out, o, v);
+		}
+		for (uint32_t k = x->rank; k-- > 0;) {
+			o += ostride[k];
+			if (++idx[k] < x->dims[k])
+				break;
+			o -= ostride[k] * x->dims[k];
+			idx[k] = 0;
+		}
+	}
+}
 
 bool
 ref_reduce(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
@@ -359,6 +398,10 @@ ref_reduce(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	}
 	if (count == 0 && c->id == O_MEAN && !elem_is_float(x->kind))
 		return ref_fail(c, "mean of zero integer elements (division by zero)");
+	if (c->id == O_MAX || c->id == O_MIN) {
+		extreme(c->id == O_MAX, x, ostride, out);
+		return true;
+	}
 	Acc *acc = xmalloc((size_t)out->numel * sizeof *acc);
 	for (int64_t o = 0; o < out->numel; o++)
 		acc[o] = acc_zero(x->kind);

@@ -93,6 +93,15 @@ static const char *const cases[] = {
 	"  %0 = layout_transform(%a) {src_layout=\"OIHW\", dst_layout=\"OIHW4o\"}\n  return %0\n}\n",
 	"fn @main(%a: f32[2,3], %b: f32[2,5]) -> f32[2,8] {\n"
 	"  %t = (%a, %b)\n  %0 = concatenate(%t) {axis=1}\n  return %0\n}\n",
+	/* max and min, fused after a producer, over inner and outer axes */
+	"fn @main(%a: f32[3,4,5]) -> f32[3,5] {\n"
+	"  %0 = exp(%a)\n  %1 = max(%0) {axis=[1]}\n  return %1\n}\n",
+	"fn @main(%a: f32[3,4,5]) -> f32[1,4,1] {\n"
+	"  %0 = min(%a) {axis=[0, 2], keepdims=true}\n  %1 = negative(%0)\n  return %1\n}\n",
+	"fn @main(%a: i32[6,7], %b: u64[2,3]) -> (i32[7], u64[2]) {\n"
+	"  %0 = min(%a) {axis=[0]}\n  %1 = max(%b) {axis=[1]}\n  %t = (%0, %1)\n  return %t\n}\n",
+	"fn @main(%a: f32[2,8,3,3,4]) -> f32[2,8,1,1,4] {\n"
+	"  %0 = max(%a) {axis=[2, 3], keepdims=true}\n  return %0\n}\n",
 	/* strided_slice fused after an elementwise producer and before a
 	 * consumer; backward, strided and clamped */
 	"fn @main(%a: f32[5,7,3]) -> f32[3,3,2] {\n"

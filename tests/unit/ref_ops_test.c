@@ -102,6 +102,8 @@ mk(ElemKind k, uint32_t rank, const int64_t *dims, const double *vals)
 	return t;
 }
 
+/* A rank-0 shape, where SHAPE() would need an empty initializer. */
+#define SHAPE0 0u, (int64_t *)NULL
 #define SHAPE(...) (uint32_t)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__}
 #define SCALAR 0, (const int64_t *)NULL
 #define VALS(...) (double[]){__VA_ARGS__}
@@ -274,7 +276,7 @@ test_tensor(void)
 	t = tensor_new(ET_F32, 2, z);
 	CHECK(t && t->numel == 0 && !t->data, "empty tensor has no data");
 	tensor_free(t);
-	t = tensor_new(ET_F16, 0, NULL);
+	t = tensor_new(ET_F16, SHAPE0);
 	CHECK(t && t->numel == 1 && t->rank == 0, "rank 0");
 	tensor_set(t, 0, 1.0 + 0x1p-11);    /* tie: to even */
 	CHECK(tensor_get(t, 0) == 1.0, "f16 tensor_set rounds to even");
@@ -576,7 +578,7 @@ test_reduce(void)
 	a_int(&ex, "keepdims", 1);
 	EXPECT("mean exclude without axes", RUN("mean", &ex, x, ET_F32, SHAPE(1, 1)), 0, 3.5);
 	Attrs e0 = {0};
-	a_ints(&e0, "axis", 0, NULL);   /* axis=[]: nothing reduced */
+	a_ints(&e0, "axis", SHAPE0);   /* axis=[]: nothing reduced */
 	EXPECT("sum axis []", RUN("sum", &e0, x, ET_F32, SHAPE(2, 3)), 0, 1, 2, 3, 4, 5, 6);
 	Attrs dup = {0};
 	a_ints(&dup, "axis", INTS(1, -1));
@@ -1060,6 +1062,47 @@ test_shape_ops(void)
 	free_all(c1a, 1);
 }
 
+/* max and min, values worked out by hand. */
+static void
+test_max_min(void)
+{
+	Tensor *x[1] = {mk(ET_F32, SHAPE(2, 3), VALS(1, -2, 3, -4, 5, -6))};
+	Attrs a1 = {0};
+	a_ints(&a1, "axis", INTS(1));
+	EXPECT("max axis 1", RUN("max", &a1, x, ET_F32, SHAPE(2)), 0, 3, 5);
+	EXPECT("min axis 1", RUN("min", &a1, x, ET_F32, SHAPE(2)), 0, -2, -6);
+	Attrs a0 = {0};
+	a_ints(&a0, "axis", INTS(0));
+	a_bool(&a0, "keepdims", true);
+	EXPECT("max axis 0 keepdims", RUN("max", &a0, x, ET_F32, SHAPE(1, 3)), 0, 1, 5, 3);
+	EXPECT("min of all", RUN("min", NULL, x, ET_F32, SHAPE0), 0, -6);
+	tensor_set(x[0], 4, NAN);
+	EXPECT("max keeps NaN", RUN("max", &a1, x, ET_F32, SHAPE(2)), 0, 3, NAN);
+	EXPECT("min keeps NaN", RUN("min", &a1, x, ET_F32, SHAPE(2)), 0, -2, NAN);
+	free_all(x, 1);
+	/* nothing to reduce: the lowest and the highest value */
+	Tensor *e[1] = {mk(ET_F32, SHAPE(2, 0), NULL)};
+	EXPECT("max of none", RUN("max", &a1, e, ET_F32, SHAPE(2)), 0, -INFINITY, -INFINITY);
+	EXPECT("min of none", RUN("min", &a1, e, ET_F32, SHAPE(2)), 0, INFINITY, INFINITY);
+	free_all(e, 1);
+	/* u64 above INT64_MAX compares unsigned */
+	Tensor *u[1] = {tensor_new(ET_U64, SHAPE(3))};
+	tensor_set_int(u[0], 0, -1);        /* 2^64 - 1 */
+	tensor_set_int(u[0], 1, 7);
+	tensor_set_int(u[0], 2, INT64_MIN); /* 2^63 */
+	Tensor *o = RUN("max", NULL, u, ET_U64, SHAPE0);
+	CHECK(o && tensor_get_int(o, 0) == -1, "max of u64 is 2^64 - 1");
+	tensor_free(o);
+	o = RUN("min", NULL, u, ET_U64, SHAPE0);
+	CHECK(o && tensor_get_int(o, 0) == 7, "min of u64 is 7");
+	tensor_free(o);
+	free_all(u, 1);
+	Tensor *i8[1] = {mk(ET_I8, SHAPE(0), NULL)};
+	EXPECT("min of no i8", RUN("min", NULL, i8, ET_I8, SHAPE0), 0, 127);
+	EXPECT("max of no i8", RUN("max", NULL, i8, ET_I8, SHAPE0), 0, -128);
+	free_all(i8, 1);
+}
+
 /* strided_slice and nn.pad, values worked out by hand. */
 static void
 test_slice_pad(void)
@@ -1266,7 +1309,7 @@ test_dispatch(void)
 	int n = 0;
 	for (const OpDef *const *d = op_all(); *d; d++, n++)
 		CHECK(ref_supports(*d), "no reference kernel for %s", (*d)->name);
-	CHECK(n == 36, "the registry has %d operators; this test knows 36", n);
+	CHECK(n == 38, "the registry has %d operators; this test knows 38", n);
 	CHECK(n == O__COUNT, "op_all lists %d of %d operators", n, (int)O__COUNT);
 	/* One table (ops.def): each id names its own definition, op_all is
 	 * sorted by name, and op_lookup finds each name. */
@@ -1636,6 +1679,7 @@ main(void)
 	test_pool_layouts();
 	test_shape_ops();
 	test_slice_pad();
+	test_max_min();
 	test_split();
 	test_layout_transform();
 	test_dispatch();
