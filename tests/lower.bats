@@ -29,6 +29,10 @@ setup() {
 	assert_line '  %s: (f32[2,3],) = (%s_0,)'
 }
 
+@test "lower: comparisons, logic and where fuse as broadcasting operators" {
+	golden --from=ir-plan-devices ir-lower logic
+}
+
 @test "lower: max and min fuse with their producers as sum does" {
 	golden --from=ir-plan-devices ir-lower reduce_max_min
 }

@@ -419,6 +419,26 @@ IR
 	assert_output --partial '%0: f32[2,4,3]'
 }
 
+@test "ops: comparisons broadcast and give bool; logic takes bool; where takes x's type" {
+	run -0 ir-parse - <<'IR'
+fn @main(%x: f32[2,1,4], %y: f32[3,1], %c: bool[4]) {
+  %0 = less(%x, %y)
+  %1 = equal(%x, 0.5)
+  %2 = logical_and(%0, %c)
+  %3 = logical_not(%c)
+  %4 = where(%c, %y, 0.0)
+  %5 = where(%0, 1, 0)
+  return %0
+}
+IR
+	assert_output --partial '%0: bool[2,3,4]'
+	assert_output --partial '%1: bool[2,1,4]'
+	assert_output --partial '%2: bool[2,3,4]'
+	assert_output --partial '%3: bool[4]'
+	assert_output --partial '%4: f32[3,4]'
+	assert_output --partial '%5: i32[2,3,4]'
+}
+
 @test "ops: max and min reduce like sum" {
 	run -0 ir-parse - <<'IR'
 fn @main(%x: i16[2,3,4]) {

@@ -636,7 +636,9 @@ schedule(Lower *L, GroupCx *c)
 	case O_AVG_POOL2D:
 	case O_GLOBAL_AVG_POOL2D: case O_RESHAPE: case O_TRANSPOSE: case O_LAYOUT_TRANSFORM:
 	case O_CONCATENATE: case O_SQUEEZE: case O_EXPAND_DIMS: case O_STRIDED_SLICE:
-	case O_PAD: case O__COUNT:
+	case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL: case O_GREATER:
+	case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR: case O_LOGICAL_XOR:
+	case O_LOGICAL_NOT: case O_WHERE: case O__COUNT:
 		break;
 	}
 	if (!L->o->no_tile && (r = lower_reduce_across(c)) != 0)

@@ -44,7 +44,10 @@ lower_has_reduction(const OpDef *op)
 	case O_SQRT: case O_RSQRT: case O_SIGMOID: case O_TANH: case O_CLIP: case O_CAST:
 	case O_BIAS_ADD: case O_SOFTMAX: case O_RESHAPE: case O_TRANSPOSE:
 	case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_SPLIT: case O_SQUEEZE:
-	case O_EXPAND_DIMS: case O_STRIDED_SLICE: case O_PAD: case O__COUNT:
+	case O_EXPAND_DIMS: case O_STRIDED_SLICE: case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL:
+	case O_GREATER: case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR:
+	case O_LOGICAL_XOR: case O_LOGICAL_NOT: case O_WHERE:
+	case O__COUNT:
 		break;
 	}
 	return false;
@@ -290,6 +293,18 @@ binary(GroupCx *c, OpId code, PExpr *x, PExpr *y, ElemKind k)
 	default:                /* lower_member calls it for these only */
 		return x;
 	}
+}
+
+/* A comparison or a logical operator of two operands: a bool. */
+static PExpr *
+compare(GroupCx *c, OpId code, PExpr *x, PExpr *y)
+{
+	static const PBinOp ops[O__COUNT] = {
+		[O_EQUAL] = OP_EQ, [O_NOT_EQUAL] = OP_NE, [O_LESS] = OP_LT, [O_LESS_EQUAL] = OP_LE,
+		[O_GREATER] = OP_GT, [O_GREATER_EQUAL] = OP_GE, [O_LOGICAL_AND] = OP_AND,
+		[O_LOGICAL_OR] = OP_OR, [O_LOGICAL_XOR] = OP_NE,   /* on bools: xor */
+	};
+	return pe_bin(c->b, ops[code], x, y);
 }
 
 static PExpr *
@@ -855,6 +870,32 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 		res = unary(c, code, x, kk);
 		break;
 	}
+	case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL: case O_GREATER:
+	case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR: case O_LOGICAL_XOR: {
+		/* one lane: member_lanes_ok refuses bool vectors */
+		PExpr *x = broadcast_operand(c, k, 0, idx, 1);
+		PExpr *y = x ? broadcast_operand(c, k, 1, idx, 1) : NULL;
+		if (!y)
+			return NULL;
+		res = compare(c, code, x, y);
+		break;
+	}
+	case O_LOGICAL_NOT: {
+		PExpr *x = lower_operand(c, k, 0, idx, 1);
+		if (!x)
+			return NULL;
+		res = pe_not(c->b, x);
+		break;
+	}
+	case O_WHERE: {
+		PExpr *w = broadcast_operand(c, k, 0, idx, 1);
+		PExpr *x = w ? broadcast_operand(c, k, 1, idx, 1) : NULL;
+		PExpr *y = x ? broadcast_operand(c, k, 2, idx, 1) : NULL;
+		if (!y)
+			return NULL;
+		res = pe_select(c->b, w, x, y);
+		break;
+	}
 	case O_CAST: {
 		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		if (!x)
@@ -972,7 +1013,10 @@ member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 		}
 		case O_RESHAPE: case O_SQUEEZE: case O_EXPAND_DIMS: case O_TRANSPOSE:
 		case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_DENSE: case O_BATCH_MATMUL:
-		case O_SOFTMAX: case O_SPLIT: case O_STRIDED_SLICE: case O_PAD: case O__COUNT:
+		case O_SOFTMAX: case O_SPLIT: case O_STRIDED_SLICE: case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL:
+		case O_GREATER: case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR:
+		case O_LOGICAL_XOR: case O_LOGICAL_NOT: case O_WHERE:
+		case O__COUNT:
 			return false;
 		}
 	}

@@ -254,7 +254,9 @@ static bool
 type_literals(Module *m, Value *v)
 {
 	const Type *like = NULL;
-	for (uint32_t i = 0; i < v->nargs && !like; i++) {
+	/* where's condition is no model for its x and y, nor they for it */
+	uint32_t from = v->u.op->op->id == O_WHERE ? 1 : 0;
+	for (uint32_t i = from; i < v->nargs && !like; i++) {
 		const Value *a = v->args[i];
 		if (a->kind != VK_LIT && a->type && a->type->kind == TY_TENSOR)
 			like = a->type;
@@ -264,7 +266,7 @@ type_literals(Module *m, Value *v)
 		Value *a = v->args[i];
 		if (a->kind != VK_LIT)
 			continue;
-		if (like) {
+		if (like && i >= from) {
 			if (!literal_fits(m, v, a, like->dt)) {
 				ok = false;
 				continue;

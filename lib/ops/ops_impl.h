@@ -3,7 +3,7 @@
  * ops.c holds the registry and the common checks (arity, literal operands,
  * attribute names); ops_attr.c the attribute readers (attrs.h) and message
  * helpers; ops_decode.c the decoders of the operator families (attrs.h);
- * ops_elemwise.c, ops_nn.c and ops_shape.c the type rules.
+ * ops_elemwise.c, ops_logic.c, ops_nn.c and ops_shape.c the type rules.
  *
  * A type rule reads its attributes first, then checks shapes.  Every reader
  * reports its own error (at the attribute's location) and clears cx->ok, so
@@ -70,6 +70,11 @@ const Type *infer_clip(Module *m, Value *v);
 const Type *infer_cast(Module *m, Value *v);
 const Type *infer_bias_add(Module *m, Value *v);
 const Type *infer_softmax(Module *m, Value *v);
+
+/* ops_logic.c */
+const Type *infer_compare(Module *m, Value *v);
+const Type *infer_logical(Module *m, Value *v);
+const Type *infer_where(Module *m, Value *v);
 
 /* ops_nn.c */
 const Type *infer_conv2d(Module *m, Value *v);

@@ -122,6 +122,8 @@ int64_t ref_prod(const int64_t *dims, uint32_t lo, uint32_t hi);
 
 /* ref_elemwise.c */
 RefKernel ref_binary, ref_unary, ref_clip, ref_cast, ref_bias_add, ref_softmax, ref_reduce;
+/* ref_logic.c */
+RefKernel ref_compare, ref_logical_not, ref_where;
 /* ref_nn.c */
 RefKernel ref_conv2d, ref_dense, ref_batch_matmul, ref_pool2d, ref_global_avg_pool2d;
 /* ref_shape.c */

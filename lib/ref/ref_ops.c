@@ -22,6 +22,11 @@ kernel_of(OpId id)
 	case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT: case O_RSQRT:
 	case O_SIGMOID: case O_TANH:
 		return ref_unary;
+	case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL: case O_GREATER:
+	case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR: case O_LOGICAL_XOR:
+		return ref_compare;
+	case O_LOGICAL_NOT: return ref_logical_not;
+	case O_WHERE: return ref_where;
 	case O_CLIP: return ref_clip;
 	case O_CAST: return ref_cast;
 	case O_BIAS_ADD: return ref_bias_add;

@@ -93,6 +93,14 @@ static const char *const cases[] = {
 	"  %0 = layout_transform(%a) {src_layout=\"OIHW\", dst_layout=\"OIHW4o\"}\n  return %0\n}\n",
 	"fn @main(%a: f32[2,3], %b: f32[2,5]) -> f32[2,8] {\n"
 	"  %t = (%a, %b)\n  %0 = concatenate(%t) {axis=1}\n  return %0\n}\n",
+	/* comparisons, logic and where, fused, broadcasting */
+	"fn @main(%a: f32[3,4], %b: f32[4], %c: i32[3,1], %d: i32[4]) -> f32[3,4] {\n"
+	"  %0 = less(%a, %b)\n  %1 = greater_equal(%c, %d)\n  %2 = logical_xor(%0, %1)\n"
+	"  %3 = logical_not(%2)\n  %4 = equal(%c, 2)\n  %5 = logical_or(%3, %4)\n"
+	"  %6 = not_equal(%a, %b)\n  %7 = logical_and(%5, %6)\n"
+	"  %8 = exp(%a)\n  %9 = where(%7, %8, %b)\n  return %9\n}\n",
+	"fn @main(%a: f32[2,8,3,3,4], %b: f32[2,8,3,3,4]) -> f32[2,8,3,3,4] {\n"
+	"  %0 = less_equal(%a, %b)\n  %1 = where(%0, %a, 0.0)\n  return %1\n}\n",
 	/* max and min, fused after a producer, over inner and outer axes */
 	"fn @main(%a: f32[3,4,5]) -> f32[3,5] {\n"
 	"  %0 = exp(%a)\n  %1 = max(%0) {axis=[1]}\n  return %1\n}\n",

@@ -1062,6 +1062,42 @@ test_shape_ops(void)
 	free_all(c1a, 1);
 }
 
+/* Comparisons, logic and where, values worked out by hand. */
+static void
+test_logic(void)
+{
+	Tensor *ab[2] = {mk(ET_F32, SHAPE(2, 2), VALS(1, 2, 3, NAN)), mk(ET_F32, SHAPE(2), VALS(2, 2))};
+	EXPECT("equal", RUN("equal", NULL, ab, ET_BOOL, SHAPE(2, 2)), 0, 0, 1, 0, 0);
+	EXPECT("not_equal (NaN too)", RUN("not_equal", NULL, ab, ET_BOOL, SHAPE(2, 2)), 0, 1, 0, 1, 1);
+	EXPECT("less", RUN("less", NULL, ab, ET_BOOL, SHAPE(2, 2)), 0, 1, 0, 0, 0);
+	EXPECT("less_equal", RUN("less_equal", NULL, ab, ET_BOOL, SHAPE(2, 2)), 0, 1, 1, 0, 0);
+	EXPECT("greater", RUN("greater", NULL, ab, ET_BOOL, SHAPE(2, 2)), 0, 0, 0, 1, 0);
+	EXPECT("greater_equal", RUN("greater_equal", NULL, ab, ET_BOOL, SHAPE(2, 2)), 0, 0, 1, 1, 0);
+	RUN_ERR("equal", NULL, ab, ET_F32, SHAPE(2, 2), "must be bool");
+	free_all(ab, 2);
+	/* u8 compares unsigned: 200 > 100 */
+	Tensor *u[2] = {mk(ET_U8, SHAPE(2), VALS(200, 1)), mk(ET_U8, SHAPE(1), VALS(100))};
+	EXPECT("greater u8", RUN("greater", NULL, u, ET_BOOL, SHAPE(2)), 0, 1, 0);
+	free_all(u, 2);
+	Tensor *pq[2] = {mk(ET_BOOL, SHAPE(4), VALS(0, 0, 1, 1)), mk(ET_BOOL, SHAPE(4), VALS(0, 1, 0, 1))};
+	EXPECT("logical_and", RUN("logical_and", NULL, pq, ET_BOOL, SHAPE(4)), 0, 0, 0, 0, 1);
+	EXPECT("logical_or", RUN("logical_or", NULL, pq, ET_BOOL, SHAPE(4)), 0, 0, 1, 1, 1);
+	EXPECT("logical_xor", RUN("logical_xor", NULL, pq, ET_BOOL, SHAPE(4)), 0, 0, 1, 1, 0);
+	Tensor *p[1] = {pq[0]};
+	EXPECT("logical_not", RUN("logical_not", NULL, p, ET_BOOL, SHAPE(4)), 0, 1, 1, 0, 0);
+	free_all(pq, 2);
+	/* where broadcasts its three operands; i64 beyond 2^53 moves exactly */
+	Tensor *w[3] = {mk(ET_BOOL, SHAPE(2, 1), VALS(1, 0)), tensor_new(ET_I64, SHAPE(3)),
+	                mk(ET_I64, SHAPE(1), VALS(-1))};
+	for (int i = 0; i < 3; i++)
+		tensor_set_int(w[1], i, INT64_MAX - i);
+	Tensor *o = RUN("where", NULL, w, ET_I64, SHAPE(2, 3));
+	CHECK(o && tensor_get_int(o, 0) == INT64_MAX && tensor_get_int(o, 2) == INT64_MAX - 2 &&
+	      tensor_get_int(o, 3) == -1 && tensor_get_int(o, 5) == -1, "where i64 [2,3]");
+	tensor_free(o);
+	free_all(w, 3);
+}
+
 /* max and min, values worked out by hand. */
 static void
 test_max_min(void)
@@ -1309,7 +1345,7 @@ test_dispatch(void)
 	int n = 0;
 	for (const OpDef *const *d = op_all(); *d; d++, n++)
 		CHECK(ref_supports(*d), "no reference kernel for %s", (*d)->name);
-	CHECK(n == 38, "the registry has %d operators; this test knows 38", n);
+	CHECK(n == 49, "the registry has %d operators; this test knows 49", n);
 	CHECK(n == O__COUNT, "op_all lists %d of %d operators", n, (int)O__COUNT);
 	/* One table (ops.def): each id names its own definition, op_all is
 	 * sorted by name, and op_lookup finds each name. */
@@ -1680,6 +1716,7 @@ main(void)
 	test_shape_ops();
 	test_slice_pad();
 	test_max_min();
+	test_logic();
 	test_split();
 	test_layout_transform();
 	test_dispatch();
