@@ -33,6 +33,10 @@ setup() {
 	golden --from=ir-plan-devices ir-lower logic
 }
 
+@test "lower: argmax and argmin fuse with their producers as reductions" {
+	golden --from=ir-plan-devices ir-lower argmax
+}
+
 @test "lower: max and min fuse with their producers as sum does" {
 	golden --from=ir-plan-devices ir-lower reduce_max_min
 }

@@ -439,6 +439,20 @@ IR
 	assert_output --partial '%5: i32[2,3,4]'
 }
 
+@test "ops: argmax and argmin reduce to an i32 index" {
+	run -0 ir-parse - <<'IR'
+fn @main(%x: f16[2,3,4]) {
+  %0 = argmax(%x) {axis=[1]}
+  %1 = argmin(%x) {axis=[0, 2], keepdims=true, select_last_index=true}
+  %2 = argmax(%x)
+  return %0
+}
+IR
+	assert_output --partial '%0: i32[2,4]'
+	assert_output --partial '%1: i32[1,3,1]'
+	assert_output --partial '%2: i32[]'
+}
+
 @test "ops: max and min reduce like sum" {
 	run -0 ir-parse - <<'IR'
 fn @main(%x: i16[2,3,4]) {

@@ -632,7 +632,8 @@ schedule(Lower *L, GroupCx *c)
 	case O_ADD: case O_SUBTRACT: case O_MULTIPLY: case O_DIVIDE: case O_MAXIMUM:
 	case O_MINIMUM: case O_POWER: case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG:
 	case O_SQRT: case O_RSQRT: case O_SIGMOID: case O_TANH: case O_CLIP: case O_CAST:
-	case O_BIAS_ADD: case O_SUM: case O_MEAN: case O_MAX: case O_MIN: case O_MAX_POOL2D:
+	case O_BIAS_ADD: case O_SUM: case O_MEAN: case O_MAX: case O_MIN: case O_ARGMAX:
+	case O_ARGMIN: case O_MAX_POOL2D:
 	case O_AVG_POOL2D:
 	case O_GLOBAL_AVG_POOL2D: case O_RESHAPE: case O_TRANSPOSE: case O_LAYOUT_TRANSFORM:
 	case O_CONCATENATE: case O_SQUEEZE: case O_EXPAND_DIMS: case O_STRIDED_SLICE:

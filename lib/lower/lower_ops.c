@@ -36,8 +36,9 @@ bool
 lower_has_reduction(const OpDef *op)
 {
 	switch (op->id) {
-	case O_SUM: case O_MEAN: case O_MAX: case O_MIN: case O_MAX_POOL2D: case O_AVG_POOL2D:
-	case O_GLOBAL_AVG_POOL2D: case O_CONV2D: case O_DENSE: case O_BATCH_MATMUL:
+	case O_SUM: case O_MEAN: case O_MAX: case O_MIN: case O_ARGMAX: case O_ARGMIN:
+	case O_MAX_POOL2D: case O_AVG_POOL2D: case O_GLOBAL_AVG_POOL2D: case O_CONV2D: case O_DENSE:
+	case O_BATCH_MATMUL:
 		return true;
 	case O_ADD: case O_SUBTRACT: case O_MULTIPLY: case O_DIVIDE: case O_MAXIMUM:
 	case O_MINIMUM: case O_POWER: case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG:
@@ -639,6 +640,60 @@ reduce(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 	return reduce_over(c, k, red, in, code, lanes);
 }
 
+/* argmax, argmin: the extreme so far and its index among the reduced
+ * axes (C order), replaced as the reference replaces them: NaN wins,
+ * equals keep the first (or, select_last_index, the last). */
+static PExpr *
+argreduce(GroupCx *c, int k, PExpr *const *idx, OpId code)
+{
+	const Value *v = c->g->members[k];
+	const Type *it = type_of(v->args[0]);
+	ReduceAttrs a;
+	lower_reduce_attrs(v, &a);
+	OpCx ac = attrs_of(v);
+	bool last = arg_last_index(&ac), ismax = code == O_ARGMAX;
+	ElemKind xk = (ElemKind)it->dt.kind;
+	PBuild *b = c->b;
+	PExpr *in[LOWER_MAX_RANK];
+	for (uint32_t d = 0, o = 0; d < it->n; d++) {
+		if (!a.red[d])
+			in[d] = idx[o];
+		if (!a.red[d] || a.keepdims)
+			o++;
+	}
+	PVar *best = accumulator(c, (DType){xk, 1}, ismax ? pe_lowest(b, xk) : highest(b, xk));
+	PVar *at = accumulator(c, (DType){ET_I32, 1}, pe_i32(b, 0));
+	int opened = 0;
+	PExpr *flat = pe_i32(b, 0);
+	for (uint32_t d = 0; d < it->n; d++) {
+		if (!a.red[d])
+			continue;
+		PExpr *r = it->dims[d] == 1 ? pe_i32(b, 0) : (opened++, reduce_loop(c, it->dims[d]));
+		in[d] = r;
+		flat = pe_add(b, pe_mul(b, flat, pe_i32(b, it->dims[d])), r);
+	}
+	PExpr *x = lower_operand(c, k, 0, in, 1);
+	if (!x)
+		return NULL;
+	x = pb_let(b, "x", x);
+	PExpr *m = pb_let(b, "m", acc_get(c, best));
+	PBinOp beyond = ismax ? (last ? OP_GE : OP_GT) : (last ? OP_LE : OP_LT);
+	PExpr *take = pe_bin(b, beyond, x, m);
+	if (elem_is_float(xk)) {
+		PExpr *xnan = pe_bin(b, OP_NE, x, x);
+		take = last ? pe_bin(b, OP_OR, xnan, take)
+		     : pe_bin(b, OP_OR, pe_bin(b, OP_AND, xnan, pe_bin(b, OP_EQ, m, m)), take);
+	}
+	/* The first element is taken whatever it is (-inf among -infs). */
+	PExpr *first = pe_bin(b, OP_EQ, flat, pe_i32(b, 0));
+	take = pb_let(b, "t", pe_bin(b, OP_OR, first, take));
+	acc_put(c, best, pe_select(b, take, x, m));
+	acc_put(c, at, pe_select(b, take, flat, acc_get(c, at)));
+	while (opened--)
+		pb_close(b);
+	return acc_get(c, at);
+}
+
 static PExpr *
 pool2d(GroupCx *c, int k, PExpr *const *idx, OpId code, uint32_t lanes)
 {
@@ -930,6 +985,7 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	case O_STRIDED_SLICE: res = strided_slice(c, k, idx); break;
 	case O_PAD: res = pad(c, k, idx); break;
 	case O_SUM: case O_MEAN: case O_MAX: case O_MIN: res = reduce(c, k, idx, code, lanes); break;
+	case O_ARGMAX: case O_ARGMIN: res = argreduce(c, k, idx, code); break;
 	case O_MAX_POOL2D: case O_AVG_POOL2D: res = pool2d(c, k, idx, code, lanes); break;
 	case O_GLOBAL_AVG_POOL2D: res = global_avg_pool2d(c, k, idx, lanes); break;
 	case O_CONV2D: res = conv2d(c, k, idx, lanes); break;
@@ -1013,6 +1069,7 @@ member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 		}
 		case O_RESHAPE: case O_SQUEEZE: case O_EXPAND_DIMS: case O_TRANSPOSE:
 		case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_DENSE: case O_BATCH_MATMUL:
+		case O_ARGMAX: case O_ARGMIN:
 		case O_SOFTMAX: case O_SPLIT: case O_STRIDED_SLICE: case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL:
 		case O_GREATER: case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR:
 		case O_LOGICAL_XOR: case O_LOGICAL_NOT: case O_WHERE:

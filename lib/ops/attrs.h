@@ -135,6 +135,9 @@ typedef struct {
 	bool red[OPS_MAX_RANK];
 } ReduceAttrs;
 bool reduce_attrs(OpCx *c, uint32_t rank, ReduceAttrs *a);
+/* argmax and argmin: select_last_index (default false: the first of
+ * equal extremes, and of NaNs, which win). */
+bool arg_last_index(OpCx *c);
 
 /* The `axis` of bias_add (default 1: NCHW's channels), softmax (-1: the
  * last) and concatenate and split (0), as written: possibly negative. */

@@ -35,6 +35,8 @@ static const char *const a_layout_transform[] = {"dst_layout", "src_layout", NUL
 static const char *const a_split[] = {"axis", "indices_or_sections", NULL};
 static const char *const a_expand_dims[] = {"axis", "num_newaxis", NULL};
 static const char *const a_reduce[] = {"axis", "exclude", "keepdims", NULL};
+static const char *const a_argreduce[] = {"axis", "exclude", "keepdims", "select_last_index",
+                                          NULL};
 static const char *const a_strided_slice[] = {"axes", "begin", "end", "strides", NULL};
 static const char *const a_pad[] = {"pad_mode", "pad_value", "pad_width", NULL};
 

@@ -89,6 +89,12 @@ reduce_attrs(OpCx *c, uint32_t rank, ReduceAttrs *a)
 	return true;
 }
 
+bool
+arg_last_index(OpCx *c)
+{
+	return oa_bool(c, "select_last_index", false);
+}
+
 int64_t
 op_axis(OpCx *c)
 {

@@ -92,6 +92,7 @@ const Type *infer_split(Module *m, Value *v);
 const Type *infer_squeeze(Module *m, Value *v);
 const Type *infer_expand_dims(Module *m, Value *v);
 const Type *infer_reduce(Module *m, Value *v);
+const Type *infer_argreduce(Module *m, Value *v);
 const Type *infer_strided_slice(Module *m, Value *v);
 const Type *infer_pad(Module *m, Value *v);
 

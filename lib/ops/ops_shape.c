@@ -380,6 +380,39 @@ infer_reduce(Module *m, Value *v)
 	return type_tensor(m, x->dt, n, dims);
 }
 
+/* argmax, argmin: reduce as sum does, to the i32 index of the extreme
+ * over the reduced axes (flattened in C order); not over nothing. */
+const Type *
+infer_argreduce(Module *m, Value *v)
+{
+	OpCx c;
+	opcx_init(&c, m, v);
+	const Type *x = op_arg(&c, 0);
+	ReduceAttrs a;
+	arg_last_index(&c);
+	if (!reduce_attrs(&c, x->n, &a) || !c.ok || !check_not_bool(&c, x))
+		return NULL;
+	int64_t dims[OPS_MAX_RANK], red = 1;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < x->n; i++) {
+		if (a.red[i] && !ck_mul(red, x->dims[i], &red))
+			red = INT64_MAX;
+		if (!a.red[i])
+			dims[n++] = x->dims[i];
+		else if (a.keepdims)
+			dims[n++] = 1;
+	}
+	if (red == 0) {
+		op_error(&c, "reduces no elements: there is no index of an extreme");
+		return NULL;
+	}
+	if (red > INT32_MAX) {
+		op_error(&c, "reduces %lld elements, more than an i32 index counts", (long long)red);
+		return NULL;
+	}
+	return type_tensor(m, (DType){ET_I32, 1}, n, dims);
+}
+
 /* -------------------------------------------------------- strided_slice */
 
 const Type *

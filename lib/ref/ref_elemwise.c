@@ -426,3 +426,91 @@ ref_reduce(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	free(acc);
 	return true;
 }
+
+/* -------------------------------------------------------- argmax, argmin */
+
+bool
+ref_argreduce(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	const Tensor *x = args[0];
+	Tensor *out = outs[0];
+	ReduceAttrs a;
+	bool last = arg_last_index(c);
+	if (!reduce_attrs(c, x->rank, &a) || !c->ok)
+		return false;
+	if (x->kind == ET_BOOL || out->kind != ET_I32)
+		return ref_fail(c, "takes a number tensor to i32, not %s to %s", elem_name(x->kind),
+		                elem_name(out->kind));
+	int64_t dims[TENSOR_MAX_RANK], ostride[TENSOR_MAX_RANK], rstride[TENSOR_MAX_RANK];
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < x->rank; i++) {
+		if (!a.red[i])
+			dims[n++] = x->dims[i];
+		else if (a.keepdims)
+			dims[n++] = 1;
+	}
+	if (!ref_check_out(c, out, n, dims))
+		return false;
+	if (out->numel == 0)
+		return true;
+	if (x->numel == 0)
+		return ref_fail(c, "reduces no elements: there is no index of an extreme");
+	/* Offsets of an input index: in the output (kept axes) and among the
+	 * reduced axes (the index the result holds), both C order. */
+	int64_t s = 1, t = 1;
+	for (uint32_t i = x->rank; i-- > 0;) {
+		ostride[i] = a.red[i] ? 0 : s;
+		rstride[i] = a.red[i] ? t : 0;
+		if (a.red[i])
+			t *= x->dims[i];
+		else
+			s *= x->dims[i];
+	}
+	bool ismax = c->id == O_ARGMAX, isfloat = elem_is_float(x->kind);
+	bool uns = !elem_is_signed(x->kind);
+	bool *seen = xmalloc((size_t)out->numel * sizeof *seen);
+	double *best = xmalloc((size_t)out->numel * sizeof *best);
+	int64_t *ibest = xmalloc((size_t)out->numel * sizeof *ibest);
+	memset(seen, 0, (size_t)out->numel * sizeof *seen);
+	int64_t idx[TENSOR_MAX_RANK] = {0}, o = 0, r = 0;
+	for (int64_t i = 0; i < x->numel; i++) {
+		bool take;
+		if (!seen[o]) {
+			take = true;
+		} else if (isfloat) {
+			double v = tensor_get(x, i), b = best[o];
+			/* NaN wins; among equals (and NaNs) the first, or the last */
+			if (last)
+				take = isnan(v) || (ismax ? v >= b : v <= b);
+			else
+				take = (isnan(v) && !isnan(b)) || (ismax ? v > b : v < b);
+		} else {
+			int64_t v = tensor_get_int(x, i), b = ibest[o];
+			bool gt = uns ? ref_u(v) > ref_u(b) : v > b, lt = uns ? ref_u(v) < ref_u(b) : v < b;
+			take = ismax ? gt || (last && !lt) : lt || (last && !gt);
+		}
+		if (take) {
+			seen[o] = true;
+			if (isfloat)
+				best[o] = tensor_get(x, i);
+			else
+				ibest[o] = tensor_get_int(x, i);
+			tensor_set_int(out, o, r);
+		}
+		for (uint32_t k = x->rank; k-- > 0;) {
+			o += ostride[k];
+			r += rstride[k];
+			if (++idx[k] < x->dims[k])
+				break;
+			o -= ostride[k] * x->dims[k];
+			r -= rstride[k] * x->dims[k];
+			idx[k] = 0;
+		}
+	}
+	free(seen);
+	free(best);
+	free(ibest);
+	return true;
+}

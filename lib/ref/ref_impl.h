@@ -121,7 +121,8 @@ int64_t ref_prod(const int64_t *dims, uint32_t lo, uint32_t hi);
 /* ------------------------------------------------------------- kernels */
 
 /* ref_elemwise.c */
-RefKernel ref_binary, ref_unary, ref_clip, ref_cast, ref_bias_add, ref_softmax, ref_reduce;
+RefKernel ref_binary, ref_unary, ref_clip, ref_cast, ref_bias_add, ref_softmax, ref_reduce,
+	ref_argreduce;
 /* ref_logic.c */
 RefKernel ref_compare, ref_logical_not, ref_where;
 /* ref_nn.c */

@@ -101,6 +101,12 @@ static const char *const cases[] = {
 	"  %8 = exp(%a)\n  %9 = where(%7, %8, %b)\n  return %9\n}\n",
 	"fn @main(%a: f32[2,8,3,3,4], %b: f32[2,8,3,3,4]) -> f32[2,8,3,3,4] {\n"
 	"  %0 = less_equal(%a, %b)\n  %1 = where(%0, %a, 0.0)\n  return %1\n}\n",
+	/* argmax and argmin, fused after a producer, first or last index */
+	"fn @main(%a: f32[3,4,5], %b: i32[6,7]) -> (i32[3,5], i32[1,4,1], i32[7]) {\n"
+	"  %0 = exp(%a)\n  %1 = argmax(%0) {axis=[1]}\n"
+	"  %2 = argmin(%a) {axis=[0, 2], keepdims=true, select_last_index=true}\n"
+	"  %3 = argmax(%b) {axis=[0], select_last_index=true}\n"
+	"  %t = (%1, %2, %3)\n  return %t\n}\n",
 	/* max and min, fused after a producer, over inner and outer axes */
 	"fn @main(%a: f32[3,4,5]) -> f32[3,5] {\n"
 	"  %0 = exp(%a)\n  %1 = max(%0) {axis=[1]}\n  return %1\n}\n",

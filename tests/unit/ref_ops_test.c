@@ -1098,6 +1098,28 @@ test_logic(void)
 	free_all(w, 3);
 }
 
+/* argmax and argmin, values worked out by hand. */
+static void
+test_argreduce(void)
+{
+	Tensor *x[1] = {mk(ET_F32, SHAPE(2, 4), VALS(1, 5, 5, -2, 0, NAN, 3, NAN))};
+	Attrs a1 = {0};
+	a_ints(&a1, "axis", INTS(1));
+	EXPECT("argmax first of equals", RUN("argmax", &a1, x, ET_I32, SHAPE(2)), 0, 1, 1);
+	EXPECT("argmin", RUN("argmin", &a1, x, ET_I32, SHAPE(2)), 0, 3, 1);
+	Attrs al = {0};
+	a_ints(&al, "axis", INTS(1));
+	a_bool(&al, "select_last_index", true);
+	EXPECT("argmax last of equals, last NaN", RUN("argmax", &al, x, ET_I32, SHAPE(2)), 0, 2, 3);
+	/* all axes: the index in the flattened tensor */
+	EXPECT("argmin of all: the first NaN", RUN("argmin", NULL, x, ET_I32, SHAPE0), 0, 5);
+	RUN_ERR("argmax", &a1, x, ET_F32, SHAPE(2), "i32");
+	free_all(x, 1);
+	Tensor *u[1] = {mk(ET_U8, SHAPE(3), VALS(7, 255, 255))};
+	EXPECT("argmax u8", RUN("argmax", NULL, u, ET_I32, SHAPE0), 0, 1);
+	free_all(u, 1);
+}
+
 /* max and min, values worked out by hand. */
 static void
 test_max_min(void)
@@ -1345,7 +1367,7 @@ test_dispatch(void)
 	int n = 0;
 	for (const OpDef *const *d = op_all(); *d; d++, n++)
 		CHECK(ref_supports(*d), "no reference kernel for %s", (*d)->name);
-	CHECK(n == 49, "the registry has %d operators; this test knows 49", n);
+	CHECK(n == 51, "the registry has %d operators; this test knows 51", n);
 	CHECK(n == O__COUNT, "op_all lists %d of %d operators", n, (int)O__COUNT);
 	/* One table (ops.def): each id names its own definition, op_all is
 	 * sorted by name, and op_lookup finds each name. */
@@ -1716,6 +1738,7 @@ main(void)
 	test_shape_ops();
 	test_slice_pad();
 	test_max_min();
+	test_argreduce();
 	test_logic();
 	test_split();
 	test_layout_transform();
