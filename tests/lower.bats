@@ -18,6 +18,24 @@ setup() {
 @test "lower: dense and batch_matmul on a cpu (the weight transposed into panels, broadcast tiles)" {
 	golden --from=ir-plan-devices ir-lower matmul_cpu
 }
+@test "lower: gpu dense, batch_matmul and conv2d are matrix products tiled in shared memory" {
+	golden --from=ir-plan-devices ir-lower gpu_tiles
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles.ir"
+	assert_output --partial 'alloc %as'
+	assert_output --partial '@gpu:shared'
+	assert_output --partial 'bind(threadIdx.y)'
+	assert_line --regexp '^ +barrier$'
+	# shapes that do not divide into tiles keep the register tile
+	sed 's/f32\[64,32\]/f32[60,32]/; s/f32\[64,96\]/f32[60,96]/' \
+		"$BATS_TEST_DIRNAME/ir-lower/gpu_tiles.ir" > "$BATS_TEST_TMPDIR/odd.ir"
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles.ir"
+	[ "$(grep -c '^prim' <<< "$output")" = 3 ]
+	[ "$(grep -c 'alloc %as' <<< "$output")" = 3 ]
+	run -0 ir-lower "$BATS_TEST_TMPDIR/odd.ir"
+	[ "$(grep -c 'alloc %as' <<< "$output")" = 2 ]
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles.ir"
+	refute_output --partial '@gpu:shared'
+}
 @test "lower: fusion never crosses a change of placement" { golden --from=ir-plan-devices ir-lower placement; }
 @test "lower: split has two result buffers, concatenate takes a tuple's fields" {
 	golden --from=ir-plan-devices ir-lower tuples

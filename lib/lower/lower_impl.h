@@ -133,6 +133,21 @@ int lower_reduce_across(GroupCx *c);
 /* Register-tiled dense and conv2d (lower_tile.c): 1 when it lowered the
  * group, 0 when the group has no tiled schedule, -1 after an error. */
 int lower_tiled(GroupCx *c);
+/* The shape of a dense [M,K] x [N,K] or batch_matmul [B|1,M,K] x
+ * [B|1,N,K] that the tiles take (lower_tile.c): false for literal
+ * operands, other transposes than y's default one, or an empty tensor. */
+typedef struct {
+	uint32_t o; /* the axes after the batch: 1 if batched */
+	int64_t B, BX, BW, M, K, N; /* batches of the result, x and w */
+} MatmulShape;
+bool lower_matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh);
+/* Stores e, member 0's value at idx (lanes along the last axis), through
+ * the fused consumers into the result (lower_tile.c); false after an
+ * error. */
+bool lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes);
+/* dense, batch_matmul and conv2d on a gpu as a matrix product tiled in
+ * shared memory (lower_tile_gpu.c): 1, 0 or -1 as lower_tiled. */
+int lower_tiled_gpu(GroupCx *c);
 
 /* The attributes of a verified binding, through ops/attrs.h's decoders. */
 void lower_conv_attrs(const Value *v, ConvAttrs *a);

@@ -125,16 +125,9 @@ static const int64_t dense_lanes[] = {16, 8, 4, 2, 1};
 static const int64_t dense_lanes_gpu[] = {4, 2, 1};
 static const int64_t dense_rows[] = {4, 2, 1};
 
-/* The shape of a dense [M,K] x [N,K] or batch_matmul [B|1,M,K] x
- * [B|1,N,K] that the tiles take: false for literal operands, other
- * transposes than y's default one, or an empty tensor. */
-typedef struct {
-	uint32_t o; /* the axes after the batch: 1 if batched */
-	int64_t B, BX, BW, M, K, N; /* batches of the result, x and w */
-} MatmulShape;
-
-static bool
-matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh)
+/* The shape a tile takes (lower_impl.h). */
+bool
+lower_matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh)
 {
 	const Value *v = c->g->members[0];
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type;
@@ -162,7 +155,7 @@ tile_matmul(GroupCx *c, bool batched)
 	const Value *v = c->g->members[0];
 	const Type *wt = v->args[1]->type;
 	MatmulShape sh;
-	if (!matmul_shape(c, batched, &sh))
+	if (!lower_matmul_shape(c, batched, &sh))
 		return 0;
 	uint32_t o = sh.o;
 	int64_t B = sh.B, M = sh.M, K = sh.K, N = sh.N;
@@ -245,7 +238,7 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	const Value *v = c->g->members[0];
 	const Type *wt = v->args[1]->type;
 	MatmulShape sh;
-	if (!matmul_shape(c, batched, &sh))
+	if (!lower_matmul_shape(c, batched, &sh))
 		return 0;
 	uint32_t o = sh.o;
 	int64_t B = sh.B, BW = sh.BW, M = sh.M, K = sh.K, N = sh.N;
@@ -575,11 +568,20 @@ tile_conv2d_packed(GroupCx *c)
 	return ok ? 1 : -1;
 }
 
+bool
+lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes)
+{
+	return store_through_consumers(c, e, idx, lanes);
+}
+
 int
 lower_tiled(GroupCx *c)
 {
 	if (c->g->members[0]->type->kind != TY_TENSOR)
 		return 0;
+	int r = on_gpu(c) ? lower_tiled_gpu(c) : 0;
+	if (r)
+		return r;
 	switch (c->g->members[0]->u.op->op->id) {
 	case O_DENSE:
 		return on_gpu(c) ? tile_matmul(c, false) : tile_matmul_cpu(c, false);

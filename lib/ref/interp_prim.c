@@ -625,9 +625,53 @@ is_thread_loop(const PStmt *s)
 	       strncmp(s->u.loop.thread, "threadIdx", 9) == 0;
 }
 
+/* Does s hold a barrier, at any depth?  (An explicit stack of blocks:
+ * nests may be deep.) */
+static bool
+holds_barrier(const PStmt *s)
+{
+	if (s->kind == S_BARRIER)
+		return true;
+	PtrVec st = {0};
+	bool found = false;
+	const PStmt *c = s;
+	for (;;) {
+		switch (c->kind) {
+		case S_BARRIER:
+			found = true;
+			break;
+		case S_FOR:
+			ptrvec_push(&st, (void *)c->u.loop.body.first);
+			break;
+		case S_IF:
+			ptrvec_push(&st, (void *)c->u.cond.arms[0].first);
+			ptrvec_push(&st, (void *)c->u.cond.arms[1].first);
+			break;
+		case S_KERNEL:
+			ptrvec_push(&st, (void *)c->u.kernel.body.first);
+			break;
+		default:
+			break;
+		}
+		if (found)
+			break;
+		/* the next statement: c's successor in a block taken from the stack */
+		c = NULL;
+		while (!c && st.n)
+			c = st.v[--st.n];
+		if (!c)
+			break;
+		if (c->next)
+			ptrvec_push(&st, (void *)c->next);
+	}
+	ptrvec_free(&st);
+	return found;
+}
+
 /* The body that a barrier in the work items of loop would stand in: the
  * body of the innermost loop of the perfect nest of threadIdx loops that
- * begins at loop.  Returns it if it holds a barrier, else NULL. */
+ * begins at loop.  Returns it if it holds a barrier (at any depth), else
+ * NULL. */
 static const PBlock *
 barrier_body(const PStmt *loop)
 {
@@ -635,7 +679,7 @@ barrier_body(const PStmt *loop)
 	while (b->first && !b->first->next && is_thread_loop(b->first))
 		b = &b->first->u.loop.body;
 	for (const PStmt *s = b->first; s; s = s->next)
-		if (s->kind == S_BARRIER)
+		if (holds_barrier(s))
 			return b;
 	return NULL;
 }
@@ -881,11 +925,69 @@ run_work_group(Run *r, const PStmt *loop, const PBlock *body)
 	r->phased = true;
 	r->phase_run++;
 	bool ok = true;
-	for (const PStmt *seg = body->first; ok;) {
+	/* The blocks that hold barriers, run for the whole group at once:
+	 * the body, and the loops in it (of any depth) that hold barriers,
+	 * whose bounds must then be the same for every work item.  Between
+	 * two barriers, each item runs the statements in between. */
+	typedef struct { const PStmt *loop, *next; int64_t cur, hi; } GFrame;
+	GFrame *gs = NULL;
+	size_t ngs = 0, capgs = 0;
+	VEC_PUSH(gs, ngs, capgs) = (GFrame){NULL, body->first, 0, 0};
+	while (ok && ngs) {
+		GFrame *f = &gs[ngs - 1];
+		const PStmt *seg = f->next;
+		if (!seg) {
+			if (f->loop && ++f->cur < f->hi) {
+				const PVar *var = f->loop->u.loop.var;
+				int64_t v = wrap(var->type ? (ElemKind)var->type->dt.kind : ET_I32, f->cur);
+				for (size_t t = 0; t < items; t++)
+					slots[t * ns + (var->scratch - s0)].l[0].i = v;
+				f->next = f->loop->u.loop.body.first;
+			} else {
+				ngs--;
+			}
+			continue;
+		}
+		if (seg->kind == S_BARRIER) {
+			f->next = seg->next;
+			continue;
+		}
+		if (holds_barrier(seg)) {
+			f->next = seg->next;
+			if (seg->kind != S_FOR || seg->fkind == FK_THREAD) {
+				const PStmt *b = seg->kind == S_IF || seg->kind == S_FOR ? seg : NULL;
+				ok = barrier_error(r, seg, b);
+				break;
+			}
+			int64_t lo = 0, hi = 0;
+			for (size_t t = 0; ok && t < items; t++) {
+				int64_t l, h;
+				memcpy(&r->slot[s0], &slots[t * ns], ns * sizeof *slots);
+				if (!(ok = loop_bounds(r, seg, &l, &h)))
+					break;
+				if (t == 0)
+					lo = l, hi = h;
+				else if (l != lo || h != hi)
+					ok = fail(r, seg->loc, "a loop that holds a barrier runs %lld..%lld in one "
+					          "work item and %lld..%lld in another: a barrier must be met by every "
+					          "work item of the group", (long long)lo, (long long)hi,
+					          (long long)l, (long long)h);
+			}
+			if (ok && lo < hi) {
+				const PVar *var = seg->u.loop.var;
+				ElemKind k = var->type ? (ElemKind)var->type->dt.kind : ET_I32;
+				lo = wrap(k, lo);
+				for (size_t t = 0; t < items; t++)
+					slots[t * ns + (var->scratch - s0)].l[0].i = lo;
+				VEC_PUSH(gs, ngs, capgs) = (GFrame){seg, seg->u.loop.body.first, lo, hi};
+			}
+			continue;
+		}
 		const PStmt *end = seg;
-		while (end && end->kind != S_BARRIER)
+		while (end && !holds_barrier(end))
 			end = end->next;
-		for (size_t t = 0; ok && t < items && seg != end; t++) {
+		f->next = end;
+		for (size_t t = 0; ok && t < items; t++) {
 			memcpy(&r->slot[s0], &slots[t * ns], ns * sizeof *slots);
 			memcpy(&r->buf[b0], &bufs[t * nb], nb * sizeof *bufs);
 			r->item = t;
@@ -893,10 +995,8 @@ run_work_group(Run *r, const PStmt *loop, const PBlock *body)
 			memcpy(&slots[t * ns], &r->slot[s0], ns * sizeof *slots);
 			memcpy(&bufs[t * nb], &r->buf[b0], nb * sizeof *bufs);
 		}
-		if (!end)
-			break;
-		seg = end->next;
 	}
+	free(gs);
 	r->phased = false;
 	r->item = 0;
 	free(slots);
