@@ -21,6 +21,11 @@
  * built with OPTIONS, launched on GX x GY items in groups of LX x LY,
  * given the prim's parameter buffers in order), in GFLOP/s: how close
  * the generated code comes to a hand translation (bench/gemm_blk.cl).
+ *
+ * OCL_BENCH_PLATFORM=NAME takes the first device of the platform whose
+ * name contains NAME (default: POCL's); bench/h100.sh times the NVIDIA
+ * platform so.  Buffers in a texture scope get RGBA images of their
+ * flattened size instead.
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -31,6 +36,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "texture.h"
 
 static double
 now(void)
@@ -120,14 +126,17 @@ main(int argc, char **argv)
 	CHECK(clGetPlatformIDs(0, NULL, &np), "clGetPlatformIDs");
 	cl_platform_id *ids = calloc(np, sizeof *ids), plat = NULL;
 	CHECK(clGetPlatformIDs(np, ids, NULL), "clGetPlatformIDs");
+	const char *want = getenv("OCL_BENCH_PLATFORM");
+	if (!want || !*want)
+		want = "Portable Computing Language";
 	for (cl_uint i = 0; i < np && !plat; i++) {
 		char name[256] = "";
 		clGetPlatformInfo(ids[i], CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
-		if (strstr(name, "Portable Computing Language"))
+		if (strstr(name, want))
 			plat = ids[i];
 	}
 	if (!plat) {
-		fprintf(stderr, "ocl-bench: no POCL platform\n");
+		fprintf(stderr, "ocl-bench: no platform named like '%s'\n", want);
 		return 1;
 	}
 	cl_device_id dev;
@@ -162,8 +171,20 @@ main(int argc, char **argv)
 		float *init = malloc(bytes + 4);
 		for (size_t k = 0; k < bytes / 4; k++)
 			init[k] = (float)rand() / RAND_MAX - 0.5f;
-		mems[i] = clCreateBuffer(cx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, init, &err);
-		CHECK(err, "clCreateBuffer");
+		int64_t wh[2] = {0, 0};
+		char why[160];
+		if (vars[i]->vd && vars[i]->vd->scope && is_texture_scope(vars[i]->vd->scope) &&
+		    texture_image(vars[i]->type, vars[i]->vd->scope, wh, why, sizeof why)) {
+			cl_image_format f = {CL_RGBA, CL_FLOAT};
+			cl_image_desc d = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = (size_t)wh[0],
+			                   .image_height = (size_t)wh[1]};
+			mems[i] = clCreateImage(cx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &f, &d, init,
+			                        &err);
+		} else {
+			mems[i] = clCreateBuffer(cx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, init,
+			                         &err);
+		}
+		CHECK(err, "clCreateBuffer/Image");
 		free(init);
 	}
 	cl_kernel ks[64];
