@@ -30,7 +30,7 @@ export PATH=$BIN:$PATH
 mkdir -p "$W"
 date -u +'date: %Y-%m-%d %H:%M UTC'
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
-git log -1 --format='commit: %h %s' 2>/dev/null
+[ -f COMMIT ] && echo "commit: $(cat COMMIT)"
 
 npy() { # FILE DIMS...: random normal float32
 	f=$1
@@ -46,18 +46,19 @@ compile() { # IN OUT [ir-lower options]
 
 # one model: NAME KIND GFLOP VARIANTS; @main in $W/NAME.body, inputs x and
 # w in $W/NAME.[xw].npy.  Variants: tile (the default schedule), notile
-# (--no-tile), tex (a gpu with texture=true: packed tensors in images).
+# (--no-tile), tex (a gpu with texture=true: packed tensors in images
+# where the schedule keeps them there), texnotile (both).
 bench_model() {
 	name=$1 kind=$2 gflop=$3 variants=$4
 	for v in $variants; do
 		f=$W/$name.$v
 		case $v in
-		tex) printf 'device @gpu = gpu(0) {texture=true, image2d_max=[32768,32768]}\n' > "$f.ir" ;;
+		tex*) printf 'device @gpu = gpu(0) {texture=true, image2d_max=[32768,32768]}\n' > "$f.ir" ;;
 		*) printf 'device @gpu = gpu(0)\n' > "$f.ir" ;;
 		esac
 		cat "$W/$name.body" >> "$f.ir"
 		opt=
-		[ $v = notile ] && opt=--no-tile
+		case $v in *notile) opt=--no-tile ;; esac
 		compile "$f.ir" "$f.ocl.ir" $opt || { echo "RESULT $name $v: does not compile"; continue; }
 		prim=$(sed -n 's/^prim @\([A-Za-z0-9_.]*\(conv2d\|dense\)[A-Za-z0-9_.]*\)(.*/\1/p' "$f.ocl.ir" | head -1)
 		kt=$(OCL_BENCH_PLATFORM=$NV "$OB" "$f.ocl.ir" "$prim" "$RUNS" "$gflop" 2> "$f.kern" |
@@ -93,7 +94,7 @@ for nc in "1 64" "8 256"; do
 		$1 $c4 $c4 $2 $1 $c4 > "$W/${name}p.body"
 	npy "$W/${name}p.x.npy" $1 $c4 56 56 4
 	npy "$W/${name}p.w.npy" $c4 $2 3 3 4
-	bench_model ${name}p conv4c "$gf" "tile tex"
+	bench_model ${name}p conv4c "$gf" "tile tex notile texnotile"
 done
 
 echo "== heterogeneous: conv2d on @gpu ($NV), relu on @cpu (POCL), twice"
@@ -124,7 +125,7 @@ fi
 ir-run --check --device @gpu=$NV --device "@cpu=Portable Computing Language" $args "$W/hetero.ocl.ir" > /dev/null &&
 	echo "RESULT hetero --check: every prim matches the interpreter"
 
-echo "== every lowering test module and model on $NV (gpu, texture gpu) with --check"
+echo "== every lowering test module and model as gpu(N) (the H100 for N = 0) and texture gpu, with --check"
 pass=0 failed=
 for f in tests/ir-lower/*.ir tests/ir-run/*.ir; do
 	for to in 'gpu(\2)' 'gpu(\2) {texture=true}'; do
@@ -132,7 +133,7 @@ for f in tests/ir-lower/*.ir tests/ir-run/*.ir; do
 		compile "$W/t.ir" "$W/t.ocl.ir" 2> /dev/null || continue
 		mkdir -p "$W/t.in"
 		args=$("$PY" tests/ir-run-ocl/npyio.py inputs "$W/t.ir" "$W/t.in")
-		if ir-run --check --device @gpu=$NV $args "$W/t.ocl.ir" > /dev/null 2> "$W/t.err"; then
+		if ir-run --check $args "$W/t.ocl.ir" > /dev/null 2> "$W/t.err"; then
 			pass=$((pass + 1))
 		else
 			failed="$failed $f($to)"

@@ -36,6 +36,17 @@ setup() {
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles.ir"
 	refute_output --partial '@gpu:shared'
 }
+@test "lower: a packed conv2d the shared-memory product takes stays in buffers on a texture gpu" {
+	golden --from=ir-plan-devices ir-lower gpu_tiles_packed
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_packed.ir"
+	[[ "$stderr" == *"is a matrix product tiled in shared memory: its operands and result stay in global memory"* ]]
+	refute_output --partial '@gpu:texture'
+	assert_output --partial '@gpu:shared'
+	# --no-tile keeps the texel schedule, on images
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_packed.ir"
+	assert_output --partial '@gpu:texture'
+	refute_output --partial '@gpu:shared'
+}
 @test "lower: fusion never crosses a change of placement" { golden --from=ir-plan-devices ir-lower placement; }
 @test "lower: split has two result buffers, concatenate takes a tuple's fields" {
 	golden --from=ir-plan-devices ir-lower tuples

@@ -721,6 +721,17 @@ group_scopes(Lower *L, GroupCx *c, const Device *dev, const char *prim)
 	const Type *rt = tail->type;
 	Sym *scopes = xcalloc((size_t)(c->nin + c->nout), sizeof *scopes);
 	char what[300];
+	/* A packed conv2d that the shared-memory product takes runs on
+	 * buffers: on the H100 that ran faster than the texel-per-item
+	 * schedule on images (bench/h100.md). */
+	if (dev && dev->texture && !L->o->no_texture && !L->o->no_tile && lower_gpu_packed_gemm(c)) {
+		if (L->o->stats)
+			fprintf(L->o->stats, "ir-lower: @%s is a matrix product tiled in shared memory: "
+			        "its operands and result stay in global memory\n", prim);
+		for (int i = 0; i < c->nin + c->nout; i++)
+			scopes[i] = sym_intern_cstr(m, "global");
+		return scopes;
+	}
 	for (int i = 0; i < c->nin; i++) {
 		snprintf(what, sizeof what, "operand %%%s of @%s", c->in[i].v->name, prim);
 		scopes[i] = sym_intern_cstr(m, choose_scope(L, dev, input_type(&c->in[i]),

@@ -25,7 +25,11 @@
  * output's (image, row, column) and k over (channel, ky, kx), read
  * straight from the input with the padding selected to zero (no im2col
  * buffer); n consecutive along the output's columns, so B's loads walk
- * n.
+ * n.  A packed conv2d (NCHW4c, OIHW4o, NCHW4c) is the same product with
+ * channel c at texel c / 4, lane c % 4; on a texture device its tensors
+ * then stay in buffers (lower.c's group_scopes asks
+ * lower_gpu_packed_gemm), as on the H100 the product on buffers ran
+ * several times faster than the texel-per-item tile on images.
  *
  * It applies when the sizes divide into tiles (M and N into 32, K into
  * 8); the other shapes keep lower_tile.c's register tiles or one element
@@ -55,6 +59,7 @@ struct Gemm {
 	bool batched, bx_bcast, bw_bcast;
 	/* conv2d */
 	ConvAttrs ca;
+	bool packed;               /* NCHW4c data and result, OIHW4o weight */
 	int64_t C, H, W, KH, KW, OH, OW;
 };
 
@@ -129,15 +134,17 @@ load_tile(GroupCx *c, const Gemm *g, bool is_a, PVar *sh, int64_t R, int64_t BK,
 	pb_close_to(b, op);
 }
 
-static int
-build_gemm(GroupCx *c, const Gemm *g)
+/* The register tile TM x TN and the k step of g (in t, when not NULL);
+ * false when the sizes do not divide into tiles. */
+static bool
+gemm_tiles(const GroupCx *c, const Gemm *g, int64_t t[3])
 {
 	if (!c->device || lower_wg_limit(c->device) < THREADS)
-		return 0;
+		return false;
 	int64_t TM = tile_side(g->M), TN = tile_side(g->N);
 	int64_t BK = g->K % 16 == 0 ? 16 : g->K % 8 == 0 ? 8 : 0;
 	if (!TM || !TN || !BK)
-		return 0;
+		return false;
 	while (g->B * (g->M / (T16 * TM)) * (g->N / (T16 * TN)) < MIN_BLOCKS) {
 		if (TN >= TM && TN > 2)
 			TN /= 2;
@@ -146,6 +153,18 @@ build_gemm(GroupCx *c, const Gemm *g)
 		else
 			break;
 	}
+	if (t)
+		t[0] = TM, t[1] = TN, t[2] = BK;
+	return true;
+}
+
+static int
+build_gemm(GroupCx *c, const Gemm *g)
+{
+	int64_t t[3];
+	if (!gemm_tiles(c, g, t))
+		return 0;
+	int64_t TM = t[0], TN = t[1], BK = t[2];
 	int64_t BM = T16 * TM, BN = T16 * TN;
 	PBuild *b = c->b;
 	Module *m = c->m;
@@ -277,14 +296,45 @@ conv_n(GroupCx *c, const Gemm *g, PExpr *n, PExpr **img, PExpr **oy, PExpr **ox)
 	*ox = pb_let(b, "ox", pe_mod(b, n, pe_i32(b, g->OW)));
 }
 
+/* Channel ch of a packed tensor: its texel ch / 4, lane ch % 4. */
+static PExpr *
+texel_of(PBuild *b, PExpr *ch)
+{
+	return pe_div(b, ch, pe_i32(b, 4));
+}
+
+static PExpr *
+lane_of(PBuild *b, PExpr *ch)
+{
+	return pe_mod(b, ch, pe_i32(b, 4));
+}
+
 static PExpr *
 conv_load_a(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *k)
 {
 	(void)bt;
+	PBuild *b = c->b;
 	PExpr *ic, *ky, *kx;
 	conv_k(c, g, k, &ic, &ky, &kx);
+	if (g->packed) {
+		PExpr *wi[5] = {texel_of(b, m), ic, ky, kx, lane_of(b, m)};
+		return pe_load(b, g->w, wi, 1);
+	}
 	PExpr *wi[4] = {m, ic, ky, kx};
-	return pe_load(c->b, g->w, wi, 1);
+	return pe_load(b, g->w, wi, 1);
+}
+
+/* The input at (image, channel, y, x), either layout. */
+static PExpr *
+conv_input(GroupCx *c, const Gemm *g, PExpr *img, PExpr *ic, PExpr *y, PExpr *x)
+{
+	PBuild *b = c->b;
+	if (g->packed) {
+		PExpr *xi[5] = {img, texel_of(b, ic), y, x, lane_of(b, ic)};
+		return pe_load(b, g->x, xi, 1);
+	}
+	PExpr *xi[4] = {img, ic, y, x};
+	return pe_load(b, g->x, xi, 1);
 }
 
 static PExpr *
@@ -300,15 +350,12 @@ conv_load_b(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k)
 	                                 pe_mul(b, ky, pe_i32(b, dil[0]))));
 	PExpr *x = pb_let(b, "x", pe_add(b, pe_sub(b, pe_mul(b, ox, pe_i32(b, st[1])), pe_i32(b, pad[1])),
 	                                 pe_mul(b, kx, pe_i32(b, dil[1]))));
-	if (!(pad[0] || pad[1] || pad[2] || pad[3])) {
-		PExpr *xi[4] = {img, ic, y, x};
-		return pe_load(b, g->x, xi, 1);
-	}
+	if (!(pad[0] || pad[1] || pad[2] || pad[3]))
+		return conv_input(c, g, img, ic, y, x);
 	/* Clamped, the load stays in bounds where select drops it. */
 	PExpr *cy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, y, pe_i32(b, 0)), pe_i32(b, g->H - 1));
 	PExpr *cx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, x, pe_i32(b, 0)), pe_i32(b, g->W - 1));
-	PExpr *xi[4] = {img, ic, cy, cx};
-	PExpr *val = pe_load(b, g->x, xi, 1);
+	PExpr *val = conv_input(c, g, img, ic, cy, cx);
 	return pe_select(b, lower_inside(b, y, x, 0, g->H, 0, g->W), val, pe_like(b, val, 0));
 }
 
@@ -318,6 +365,10 @@ conv_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val)
 	(void)bt;
 	PExpr *img, *oy, *ox;
 	conv_n(c, g, n, &img, &oy, &ox);
+	if (g->packed) {
+		PExpr *oi[5] = {img, texel_of(c->b, m), oy, ox, lane_of(c->b, m)};
+		return lower_store_through(c, val, oi, 1);
+	}
 	PExpr *oi[4] = {img, m, oy, ox};
 	return lower_store_through(c, val, oi, 1);
 }
@@ -328,34 +379,57 @@ is_layout(const Layout *l, const char *name)
 	return strcmp(l->name, name) == 0;
 }
 
-static int
-tile_conv2d_gpu(GroupCx *c)
+/* The product a conv2d master is, in g; false when it is not one the
+ * tiles take (layouts, groups, literal operands, i32 indices). */
+static bool
+conv_gemm(const GroupCx *c, Gemm *g)
 {
 	const Value *v = c->g->members[0];
 	if (v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
-		return 0;
-	Gemm g = {.B = 1, .a_kfast = true, .b_kfast = false, .load_a = conv_load_a,
-	          .load_b = conv_load_b, .store = conv_store};
-	lower_conv_attrs(v, &g.ca);
-	if (!is_layout(g.ca.dl, "NCHW") || !is_layout(g.ca.kl, "OIHW") || !is_layout(g.ca.ol, "NCHW") ||
-	    g.ca.groups != 1)
-		return 0;
+		return false;
+	*g = (Gemm){.B = 1, .a_kfast = true, .b_kfast = false, .load_a = conv_load_a,
+	            .load_b = conv_load_b, .store = conv_store};
+	lower_conv_attrs(v, &g->ca);
+	if (g->ca.groups != 1)
+		return false;
+	if (is_layout(g->ca.dl, "NCHW4c") && is_layout(g->ca.kl, "OIHW4o") &&
+	    is_layout(g->ca.ol, "NCHW4c"))
+		g->packed = true;
+	else if (!is_layout(g->ca.dl, "NCHW") || !is_layout(g->ca.kl, "OIHW") ||
+	         !is_layout(g->ca.ol, "NCHW"))
+		return false;
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
 	int64_t NI = xt->dims[0];
-	g.C = xt->dims[1], g.H = xt->dims[2], g.W = xt->dims[3];
-	g.KH = wt->dims[2], g.KW = wt->dims[3];
-	g.OH = ot->dims[2], g.OW = ot->dims[3];
-	g.M = wt->dims[0];
-	g.N = NI * g.OH * g.OW;
-	g.K = wt->dims[1] * g.KH * g.KW;
-	g.kk = (ElemKind)ot->dt.kind;
+	g->C = xt->dims[1] * (g->packed ? 4 : 1), g->H = xt->dims[2], g->W = xt->dims[3];
+	g->KH = wt->dims[2], g->KW = wt->dims[3];
+	g->OH = ot->dims[2], g->OW = ot->dims[3];
+	g->M = wt->dims[0] * (g->packed ? 4 : 1);
+	g->N = NI * g->OH * g->OW;
+	g->K = wt->dims[1] * g->KH * g->KW;
+	g->kk = (ElemKind)ot->dt.kind;
 	/* i32 indices: the output's and input's element counts */
-	if (g.H < 1 || g.W < 1 || type_numel(ot) > INT32_MAX || type_numel(xt) > INT32_MAX ||
-	    g.N > INT32_MAX || g.M * g.K > INT32_MAX)
+	return g->H >= 1 && g->W >= 1 && type_numel(ot) <= INT32_MAX && type_numel(xt) <= INT32_MAX &&
+	       g->N <= INT32_MAX && g->M * g->K <= INT32_MAX;
+}
+
+static int
+tile_conv2d_gpu(GroupCx *c)
+{
+	Gemm g;
+	if (!conv_gemm(c, &g))
 		return 0;
 	g.x = lower_input(c, 0, 0, -1)->buf;
 	g.w = lower_input(c, 0, 1, -1)->buf;
 	return build_gemm(c, &g);
+}
+
+bool
+lower_gpu_packed_gemm(const GroupCx *c)
+{
+	Gemm g;
+	return c->device && c->device->kind != DK_CPU &&
+	       c->g->members[0]->u.op->op->id == O_CONV2D && conv_gemm(c, &g) && g.packed &&
+	       gemm_tiles(c, &g, NULL);
 }
 
 int
