@@ -10,11 +10,13 @@
 
 set -u
 
-# Build: compiler, generators, OpenCL.  Tests: bats, mandoc, POCL, numpy,
+# Build: compiler, generators, OpenCL; ir-import-onnx: protobuf-c and the
+# onnx.proto of python3-onnx (whose onnx.helper its tests build models with).  Tests: bats, mandoc, POCL, numpy,
 # graphviz (ir-dot's output is checked with dot -Tsvg; the demo draws).
 # Fuzzing: clang with its libFuzzer and sanitizer runtimes.
 PACKAGES="make gcc libc6-dev re2c bison pkg-config
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+libprotobuf-c-dev protobuf-c-compiler python3-onnx
 bats bats-assert bats-support mandoc python3-numpy graphviz
 clang libclang-rt-14-dev"
 

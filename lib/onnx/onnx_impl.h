@@ -1,0 +1,207 @@
+/* onnx_impl.h: what the parts of the ONNX importer share.
+ *
+ *   onnx_read.c    protobuf in (protoc-c's bindings), tensors, attributes
+ *   onnx_fold.c    arithmetic on tensors known at import (shape folding)
+ *   onnx_emit.c    values, IR names, bindings, constants, .npy files
+ *   onnx_ops.c     the operator table; elementwise and shape operators
+ *   onnx_nn.c      convolution, pooling, matrix products, normalization
+ *   onnx_import.c  the graph: inputs, nodes in order, outputs, --stats
+ *
+ * Every ONNX value becomes a Val.  A Val whose data is known at import
+ * (an initializer, a Constant, or anything computed only from those, as
+ * the shape arithmetic torch.onnx emits) carries it as a Tensor and is
+ * written into the module only where an operator that is not folded uses
+ * it, as a constant.  Every other Val is a binding of @main, written when
+ * its node is mapped; it is written with its type, so the parser that
+ * reads the module back checks the importer's shape arithmetic.
+ */
+#ifndef ONNX_IMPL_H
+#define ONNX_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ir.h"
+#include "map.h"
+#include "onnx.pb-c.h"
+#include "onnx/onnx_import.h"
+#include "ref/tensor.h"
+
+#define MAX_RANK IR_MAX_RANK
+
+typedef struct Val {
+	const char *onnx;        /* the ONNX name it was first bound to, or NULL */
+	char *hint;              /* what its IR name is made of */
+	ElemKind kind;
+	uint32_t rank;
+	int64_t dims[MAX_RANK];
+	Tensor *k;               /* the data, when known at import */
+	char *ir;                /* "%name" once written into the module */
+} Val;
+
+/* An ONNX name and what is known of it before the nodes are mapped. */
+typedef struct {
+	const char *name;
+	uint32_t uses;           /* node inputs and graph outputs naming it */
+	size_t user;             /* the index of the last node using it */
+	bool graph_output;
+	Val *val;                /* once bound */
+} Name;
+
+typedef struct {
+	char *file;              /* "conv1_weight.npy" */
+	const Tensor *t;
+} DataFile;
+
+typedef struct Imp {
+	const OnnxOpts *o;
+	const char *path;
+	Onnx__ModelProto *model;
+	int64_t opset;           /* of the default domain */
+	const Onnx__NodeProto *node;   /* being mapped, for messages */
+	size_t node_index;
+	Map names;               /* Name, by ONNX name */
+	PtrVec vals;             /* every Val, to free */
+	Map taken;               /* IR names in use (char *) */
+	Map files_taken;         /* .npy names in use (char *) */
+	PtrVec strs;             /* strings the maps hold, to free */
+	DataFile *files;
+	size_t nfiles, capfiles;
+	char *body;              /* @main's bindings */
+	size_t bodylen;
+	FILE *out;               /* writes body */
+	Val **absorbed;          /* per node: the value of a node another one folded
+	                          * into itself (a BatchNormalization into the Conv
+	                          * before it), or NULL */
+} Imp;
+
+/* ------------------------------------------------------------ onnx_read.c */
+
+/* The model in buf, after checking that its messages nest at most
+ * ONNX_MAX_DEPTH deep (protobuf-c unpacks recursively); NULL after
+ * reporting. */
+#define ONNX_MAX_DEPTH 64
+Onnx__ModelProto *onx_unpack(Imp *im, const uint8_t *buf, size_t len);
+/* ONNX's TensorProto.DataType as an element type; false if the IR has none. */
+bool onx_elem(int32_t dt, ElemKind *k);
+const char *onx_type_name(int32_t dt);            /* "FLOAT", "STRING" */
+/* The data of a TensorProto (`what` names it in messages); NULL after
+ * reporting. */
+Tensor *onx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what);
+
+const Onnx__AttributeProto *onx_attr(const Onnx__NodeProto *n, const char *name);
+int64_t attr_int(const Onnx__NodeProto *n, const char *name, int64_t def);
+double attr_float(const Onnx__NodeProto *n, const char *name, double def);
+/* The string attribute into buf (n bytes), or def. */
+const char *attr_str(const Onnx__NodeProto *n, const char *name, const char *def, char *buf,
+                     size_t bufn);
+/* The ints attribute: its count (-1 if absent), at most max copied. */
+long attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, size_t max);
+
+/* ------------------------------------------------------------ onnx_fold.c */
+
+typedef enum {
+	BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_POW, BIN_MAX, BIN_MIN,
+	BIN_EQ, BIN_LT, BIN_GT, BIN_AND, BIN_OR, BIN_MOD,
+} BinOp;
+
+typedef enum {
+	UN_NEG, UN_RELU, UN_SIGMOID, UN_TANH, UN_EXP, UN_LOG, UN_SQRT, UN_RECIP,
+	UN_ABS, UN_FLOOR, UN_CEIL, UN_NOT,
+} UnOp;
+
+/* NumPy broadcasting of two shapes into out; false if they do not. */
+bool bcast_shape(uint32_t ra, const int64_t *a, uint32_t rb, const int64_t *b, uint32_t *ro,
+                 int64_t *out);
+int64_t shape_numel(uint32_t rank, const int64_t *dims);
+
+/* Elementwise with broadcasting; the result has kind `kind` (bool for the
+ * comparisons).  NULL if the shapes do not broadcast. */
+Tensor *fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind);
+Tensor *fold_unary(UnOp op, const Tensor *a);
+Tensor *fold_where(const Tensor *c, const Tensor *a, const Tensor *b);
+Tensor *fold_cast(const Tensor *a, ElemKind k);
+Tensor *fold_reshape(const Tensor *a, uint32_t rank, const int64_t *dims);
+Tensor *fold_transpose(const Tensor *a, const int64_t *perm);
+/* Elements of a along axis at idx (already in range), as numpy.take. */
+Tensor *fold_gather(const Tensor *a, int64_t axis, const Tensor *idx);
+/* a[start:end:step] along each axis (normalized: starts in range, counts
+ * given). */
+Tensor *fold_slice(const Tensor *a, const int64_t *start, const int64_t *step,
+                   const int64_t *count);
+Tensor *fold_concat(const Tensor *const *parts, size_t n, int64_t axis);
+Tensor *fold_expand(const Tensor *a, uint32_t rank, const int64_t *dims);
+
+/* ------------------------------------------------------------ onnx_emit.c */
+
+/* "f32[1,3,224,224]" into buf. */
+const char *type_str(ElemKind k, uint32_t rank, const int64_t *dims, char *buf, size_t n);
+
+/* A Val of the given type with no data and no IR name yet. */
+Val *val_new(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims);
+/* A Val known at import; takes t. */
+Val *val_known(Imp *im, const char *hint, Tensor *t);
+/* The IR operand for v ("%name"), writing its constant first if it is one
+ * not written yet. */
+const char *ref(Imp *im, Val *v);
+/* Binds a new value of the given type: `%name: TYPE = RHS` where RHS is
+ * fmt's expansion.  Operands in fmt come from ref() (evaluated before). */
+Val *emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
+          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* A fresh IR name made from hint (sanitized to [A-Za-z0-9_], unique). */
+char *take_name(Imp *im, const char *hint);
+/* The name the current node's output i gives, sanitized (NULL: none). */
+const char *out_hint(Imp *im, size_t i);
+/* Reports an error about the current node (or the model); returns NULL. */
+void *fail(Imp *im, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------ onnx_ops.c */
+
+typedef struct {
+	const char *op;          /* ONNX op_type */
+	int since;               /* the first opset we map it in */
+	int min_in;              /* inputs it needs */
+	/* Maps the node: fills out[0..nout), returns false after fail(). */
+	bool (*map)(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out,
+	            size_t nout);
+} OpMap;
+
+/* The mapping of op in the default domain at opset, or NULL. */
+const OpMap *onx_op_lookup(const char *op, int64_t opset);
+
+/* Shared by the two operator files. */
+Val *op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint);
+Val *op_unary(Imp *im, UnOp op, Val *a, const char *hint);
+Val *op_reshape(Imp *im, Val *a, uint32_t rank, const int64_t *dims, const char *hint);
+Val *op_transpose(Imp *im, Val *a, const int64_t *perm, const char *hint);
+/* a[start:start+count*step:step] along axis. */
+Val *op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, int64_t count,
+                   const char *hint);
+/* The integer data of a known Val (shape arithmetic); false after fail()
+ * when v is not known at import or not integers. */
+bool known_ints(Imp *im, Val *v, const char *what, int64_t *out, size_t max, size_t *n);
+/* An axis in [-rank, rank) normalized, or -1 after fail(). */
+int64_t norm_axis(Imp *im, int64_t axis, uint32_t rank, const char *what);
+
+/* ------------------------------------------------------------ onnx_nn.c */
+
+bool map_conv(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool map_gemm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool map_matmul(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool map_batchnorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool map_maxpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool map_avgpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool map_global_avgpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool map_softmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool map_logsoftmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool map_reduce(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+
+/* The Name of an ONNX value (NULL if the graph never names it). */
+Name *name_get(Imp *im, const char *s);
+/* The single node that uses name s, if s has exactly one use and it is a
+ * node's input (not a graph output), its index in *index; NULL otherwise. */
+const Onnx__NodeProto *sole_user(Imp *im, const char *s, size_t *index);
+
+#endif

@@ -1,0 +1,51 @@
+/* onnx_import.h: an ONNX model in, one module of the IR out (see
+ * ir-import-onnx(1)).
+ *
+ * The import happens in memory: onnx_import gives the module's text and the
+ * list of .npy files it names, and writes nothing, so a failed import
+ * leaves no file behind; the tool writes the data once the module has
+ * parsed and verified.  This header does not expose protobuf-c: only
+ * lib/onnx/ sees the generated bindings.
+ */
+#ifndef ONNX_IMPORT_H
+#define ONNX_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ir.h"
+
+/* --shape NAME=D,D,...: the shape an input of the graph gets. */
+typedef struct {
+	const char *name;
+	uint32_t rank;
+	int64_t dims[IR_MAX_RANK];
+	bool used;              /* set by the import: the graph has that input */
+} OnnxShape;
+
+typedef struct {
+	const char *path;              /* the model's name in messages */
+	const char *const *devices;    /* --device declarations; none: @cpu */
+	size_t ndevices;
+	OnnxShape *shapes;             /* --shape */
+	size_t nshapes;
+	FILE *stats;                   /* --stats: where to print, or NULL */
+	int64_t inline_max;            /* constants of at most this many elements
+	                                * are written inline */
+} OnnxOpts;
+
+typedef struct OnnxModule OnnxModule;
+
+/* The module of the model in buf, or NULL after reporting on stderr
+ * ("PATH: error: ..."). */
+OnnxModule *onnx_import(const uint8_t *buf, size_t len, const OnnxOpts *o);
+/* Its text (NUL-terminated, len bytes). */
+const char *onnx_module_text(const OnnxModule *om, size_t *len);
+/* Writes every .npy file the module names into dir (NULL: the current
+ * folder); false with "path: message" in err. */
+bool onnx_write_data(const OnnxModule *om, const char *dir, char *err, size_t errsz);
+void onnx_module_free(OnnxModule *om);
+
+#endif

@@ -1,0 +1,1029 @@
+/* onnx_ops.c: the operator table, and the mapping of elementwise and
+ * shape operators.  Each of these folds when its inputs are known at
+ * import (see onnx_fold.c); some (Shape, Equal, Range, ...) exist in a
+ * model only to compute shapes, and are mapped only that way. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx_impl.h"
+
+#define MAP(fn) \
+	static bool fn(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, \
+	               size_t nout)
+
+/* ------------------------------------------------------------ helpers */
+
+int64_t
+norm_axis(Imp *im, int64_t axis, uint32_t rank, const char *what)
+{
+	if (axis < -(int64_t)rank || axis >= (int64_t)rank) {
+		fail(im, "%s %lld is out of range for rank %u", what, (long long)axis, rank);
+		return -1;
+	}
+	return axis < 0 ? axis + rank : axis;
+}
+
+bool
+known_ints(Imp *im, Val *v, const char *what, int64_t *out, size_t max, size_t *n)
+{
+	if (!v || !v->k)
+		return fail(im, "%s must be known at import (a constant, an initializer or "
+		            "computed from them)", what), false;
+	if (elem_is_float(v->kind) || v->rank > 1)
+		return fail(im, "%s must be integers of rank 0 or 1", what), false;
+	if ((size_t)v->k->numel > max)
+		return fail(im, "%s has %lld values, more than %zu", what, (long long)v->k->numel,
+		            max), false;
+	for (int64_t i = 0; i < v->k->numel; i++)
+		out[i] = tensor_get_int(v->k, i);
+	*n = (size_t)v->k->numel;
+	return true;
+}
+
+static bool
+dims_eq(uint32_t ra, const int64_t *a, uint32_t rb, const int64_t *b)
+{
+	return ra == rb && (ra == 0 || memcmp(a, b, ra * sizeof *a) == 0);
+}
+
+/* "[1, 2, 3]" into buf. */
+static const char *
+list_str(const int64_t *v, size_t n, char *buf, size_t bufn)
+{
+	size_t o = (size_t)snprintf(buf, bufn, "[");
+	for (size_t i = 0; i < n && o < bufn; i++)
+		o += (size_t)snprintf(buf + o, bufn - o, i ? ", %lld" : "%lld", (long long)v[i]);
+	if (o < bufn)
+		snprintf(buf + o, bufn - o, "]");
+	return buf;
+}
+
+static const char *const bin_ir[] = {
+	[BIN_ADD] = "add", [BIN_SUB] = "subtract", [BIN_MUL] = "multiply",
+	[BIN_DIV] = "divide", [BIN_POW] = "power", [BIN_MAX] = "maximum",
+	[BIN_MIN] = "minimum",
+};
+
+Val *
+op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
+{
+	bool cmp = op == BIN_EQ || op == BIN_LT || op == BIN_GT || op == BIN_AND || op == BIN_OR;
+	ElemKind rk = cmp ? ET_BOOL : a->kind;
+	uint32_t r;
+	int64_t dims[MAX_RANK];
+	if (!bcast_shape(a->rank, a->dims, b->rank, b->dims, &r, dims)) {
+		char x[1024], y[1024];
+		return fail(im, "shapes %s and %s do not broadcast",
+		            type_str(a->kind, a->rank, a->dims, x, sizeof x),
+		            type_str(b->kind, b->rank, b->dims, y, sizeof y));
+	}
+	if (a->kind != b->kind && op != BIN_POW)
+		return fail(im, "operands of element types %s and %s", elem_name(a->kind),
+		            elem_name(b->kind));
+	if (a->k && b->k) {
+		Tensor *t = fold_binary(op, a->k, b->k, rk);
+		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
+	}
+	if (op >= sizeof bin_ir / sizeof *bin_ir || !bin_ir[op])
+		return fail(im, "is supported only on values known at import (shape arithmetic)");
+	if (a->kind != b->kind) {
+		/* Pow's exponent may have another type: cast it */
+		if (!b->k)
+			return fail(im, "an exponent of another element type must be known at import");
+		Tensor *t = fold_cast(b->k, a->kind);
+		if (!t)
+			return fail(im, "cannot fold: too large");
+		b = val_known(im, b->hint, t);
+	}
+	if (a->kind == ET_BOOL)
+		return fail(im, "arithmetic on bool tensors");
+	const char *x = ref(im, a), *y = ref(im, b);
+	return emit(im, hint, rk, r, dims, "%s(%s, %s)", bin_ir[op], x, y);
+}
+
+Val *
+op_unary(Imp *im, UnOp op, Val *a, const char *hint)
+{
+	static const char *const ir[] = {
+		[UN_NEG] = "negative", [UN_RELU] = "nn.relu", [UN_SIGMOID] = "sigmoid",
+		[UN_TANH] = "tanh", [UN_EXP] = "exp", [UN_LOG] = "log", [UN_SQRT] = "sqrt",
+	};
+	if (a->k) {
+		Tensor *t = fold_unary(op, a->k);
+		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
+	}
+	bool fl = elem_is_float(a->kind);
+	if ((op == UN_SIGMOID || op == UN_TANH || op == UN_EXP || op == UN_LOG || op == UN_SQRT ||
+	     op == UN_RECIP) && !fl)
+		return fail(im, "needs a floating-point operand, not %s", elem_name(a->kind));
+	if (a->kind == ET_BOOL && op != UN_NOT)
+		return fail(im, "arithmetic on bool tensors");
+	const char *x = ref(im, a);
+	if (op == UN_RECIP)
+		return emit(im, hint, a->kind, a->rank, a->dims, "divide(1, %s)", x);
+	if (op == UN_ABS) {
+		Val *ng = emit(im, hint, a->kind, a->rank, a->dims, "negative(%s)", x);
+		return emit(im, hint, a->kind, a->rank, a->dims, "maximum(%s, %s)", x, ng->ir);
+	}
+	if (op >= sizeof ir / sizeof *ir || !ir[op])
+		return fail(im, "is supported only on values known at import");
+	return emit(im, hint, a->kind, a->rank, a->dims, "%s(%s)", ir[op], x);
+}
+
+Val *
+op_reshape(Imp *im, Val *a, uint32_t rank, const int64_t *dims, const char *hint)
+{
+	if (shape_numel(rank, dims) != shape_numel(a->rank, a->dims))
+		return fail(im, "cannot reshape %lld elements into %lld",
+		            (long long)shape_numel(a->rank, a->dims),
+		            (long long)shape_numel(rank, dims));
+	if (dims_eq(a->rank, a->dims, rank, dims))
+		return a;
+	if (a->k) {
+		Tensor *t = fold_reshape(a->k, rank, dims);
+		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
+	}
+	char l[1400];
+	const char *x = ref(im, a);
+	return emit(im, hint, a->kind, rank, dims, "reshape(%s) {newshape=%s}", x,
+	            list_str(dims, rank, l, sizeof l));
+}
+
+Val *
+op_transpose(Imp *im, Val *a, const int64_t *perm, const char *hint)
+{
+	int64_t dims[MAX_RANK];
+	bool ident = true;
+	for (uint32_t i = 0; i < a->rank; i++) {
+		dims[i] = a->dims[perm[i]];
+		ident = ident && perm[i] == i;
+	}
+	if (ident)
+		return a;
+	if (a->k) {
+		Tensor *t = fold_transpose(a->k, perm);
+		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
+	}
+	char l[1400];
+	const char *x = ref(im, a);
+	return emit(im, hint, a->kind, a->rank, dims, "transpose(%s) {axes=%s}", x,
+	            list_str(perm, a->rank, l, sizeof l));
+}
+
+/* The parts of a along axis at the increasing cut points cuts[0..ncut),
+ * strictly inside the axis, written as one split: field i of the tuple
+ * into res[i] where want[i], named after hints[i]. */
+static bool
+emit_split(Imp *im, Val *a, int64_t axis, const int64_t *cuts, size_t ncut, const bool *want,
+           Val **res, const char *const *hints)
+{
+	char l[4096], h[96];
+	if (ncut * 22 + 4 > sizeof l)
+		return fail(im, "splits into too many parts"), false;
+	const char *x = ref(im, a);
+	snprintf(h, sizeof h, "%s_parts", hints[0]);
+	const char *t = take_name(im, h);
+	fprintf(im->out, "  %%%s = split(%s) {axis=%lld, indices_or_sections=%s}\n", t, x,
+	        (long long)axis, list_str(cuts, ncut, l, sizeof l));
+	for (size_t i = 0; i <= ncut; i++) {
+		if (!want[i])
+			continue;
+		int64_t dims[MAX_RANK];
+		memcpy(dims, a->dims, a->rank * sizeof *dims);
+		int64_t lo = i ? cuts[i - 1] : 0, hi = i < ncut ? cuts[i] : a->dims[axis];
+		dims[axis] = hi - lo;
+		res[i] = emit(im, hints[i], a->kind, a->rank, dims, "%%%s.%zu", t, i);
+	}
+	return true;
+}
+
+Val *
+op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, int64_t count,
+              const char *hint)
+{
+	int64_t d = a->dims[axis];
+	if (step == 1 && start == 0 && count == d)
+		return a;
+	if (a->k) {
+		int64_t st[MAX_RANK] = {0}, sp[MAX_RANK], ct[MAX_RANK];
+		for (uint32_t i = 0; i < a->rank; i++)
+			sp[i] = 1, ct[i] = a->dims[i];
+		st[axis] = start, sp[axis] = step, ct[axis] = count;
+		Tensor *t = fold_slice(a->k, st, sp, ct);
+		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
+	}
+	if (count == 0)
+		return fail(im, "an empty slice of a computed value is not supported");
+	if (step != 1)
+		return fail(im, "a slice with step %lld of a computed value is not supported yet "
+		            "(it needs a strided slice operator)", (long long)step);
+	/* a slice of steps of 1 is the middle part of a split */
+	int64_t cuts[2];
+	size_t nc = 0, want = 0;
+	if (start > 0) {
+		cuts[nc++] = start;
+		want = 1;
+	}
+	if (start + count < d)
+		cuts[nc++] = start + count;
+	Val *parts[3] = {NULL, NULL, NULL};
+	bool wanted[3] = {false, false, false};
+	const char *hints[3] = {hint, hint, hint};
+	wanted[want] = true;
+	if (!emit_split(im, a, axis, cuts, nc, wanted, parts, hints))
+		return NULL;
+	return parts[want];
+}
+
+/* ------------------------------------------------------------ elementwise */
+
+static BinOp
+bin_of(const char *op)
+{
+	static const struct { const char *n; BinOp b; } t[] = {
+		{"Add", BIN_ADD}, {"Sub", BIN_SUB}, {"Mul", BIN_MUL}, {"Div", BIN_DIV},
+		{"Pow", BIN_POW}, {"Max", BIN_MAX}, {"Min", BIN_MIN}, {"Sum", BIN_ADD},
+		{"Equal", BIN_EQ}, {"Less", BIN_LT}, {"Greater", BIN_GT}, {"And", BIN_AND},
+		{"Or", BIN_OR}, {"Mod", BIN_MOD},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (strcmp(t[i].n, op) == 0)
+			return t[i].b;
+	return BIN_ADD;
+}
+
+MAP(map_binary)
+{
+	(void)nout;
+	if (nin < 1 || !in[0])
+		return fail(im, "needs an input"), false;
+	BinOp op = bin_of(n->op_type);
+	if (op == BIN_MOD && attr_int(n, "fmod", 0) && !elem_is_float(in[0]->kind))
+		return fail(im, "integer Mod with fmod=1 is not supported"), false;
+	Val *acc = in[0];
+	if (nin == 1)
+		return out[0] = acc, true;   /* Max, Min, Sum of one */
+	for (size_t i = 1; i < nin && acc; i++) {
+		if (!in[i])
+			return fail(im, "input %zu is missing", i), false;
+		acc = op_binary(im, op, acc, in[i], out_hint(im, 0));
+	}
+	return (out[0] = acc) != NULL;
+}
+
+static UnOp
+un_of(const char *op)
+{
+	static const struct { const char *n; UnOp u; } t[] = {
+		{"Relu", UN_RELU}, {"Sigmoid", UN_SIGMOID}, {"Tanh", UN_TANH}, {"Exp", UN_EXP},
+		{"Log", UN_LOG}, {"Sqrt", UN_SQRT}, {"Neg", UN_NEG}, {"Reciprocal", UN_RECIP},
+		{"Abs", UN_ABS}, {"Floor", UN_FLOOR}, {"Ceil", UN_CEIL}, {"Not", UN_NOT},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (strcmp(t[i].n, op) == 0)
+			return t[i].u;
+	return UN_NEG;
+}
+
+MAP(map_unary)
+{
+	(void)nin, (void)nout;
+	return (out[0] = op_unary(im, un_of(n->op_type), in[0], out_hint(im, 0))) != NULL;
+}
+
+MAP(map_identity)
+{
+	(void)im, (void)n, (void)nin;
+	if (nout > 1 && strcmp(n->op_type, "Dropout") == 0 && n->output[1] && *n->output[1])
+		return fail(im, "the mask output of Dropout is not supported"), false;
+	out[0] = in[0];
+	return true;
+}
+
+MAP(map_clip)
+{
+	(void)nout;
+	Val *x = in[0];
+	double lo, hi;
+	if (elem_is_float(x->kind)) {
+		lo = -elem_float_max(x->kind);
+		hi = elem_float_max(x->kind);
+	} else {
+		int64_t l;
+		uint64_t h;
+		elem_int_range(x->kind, &l, &h);
+		lo = (double)l;
+		hi = (double)h;
+	}
+	if (im->opset < 11) {
+		lo = attr_float(n, "min", lo);
+		hi = attr_float(n, "max", hi);
+	} else {
+		for (size_t i = 1; i < 3 && i < nin; i++) {
+			if (!in[i])
+				continue;
+			if (!in[i]->k || in[i]->k->numel != 1)
+				return fail(im, "its %s must be a scalar known at import",
+				            i == 1 ? "min" : "max"), false;
+			*(i == 1 ? &lo : &hi) = tensor_get(in[i]->k, 0);
+		}
+	}
+	if (x->k) {
+		Tensor *t = tensor_copy(x->k);
+		for (int64_t i = 0; i < t->numel; i++) {
+			double v = tensor_get(t, i);
+			tensor_set(t, i, v < lo ? lo : v > hi ? hi : v);
+		}
+		return (out[0] = val_known(im, out_hint(im, 0), t)) != NULL;
+	}
+	if (lo > hi)
+		return fail(im, "min %g is above max %g", lo, hi), false;
+	const char *r = ref(im, x);
+	out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, x->dims,
+	              "clip(%s) {a_max=%.17g, a_min=%.17g}", r, hi, lo);
+	return true;
+}
+
+MAP(map_cast)
+{
+	(void)nin, (void)nout;
+	ElemKind k;
+	int64_t to = attr_int(n, "to", 0);
+	if (to < 0 || to > INT32_MAX || !onx_elem((int32_t)to, &k))
+		return fail(im, "casts to %s, which the IR does not have",
+		            onx_type_name(to < 0 || to > INT32_MAX ? 0 : (int32_t)to)), false;
+	Val *x = in[0];
+	if (x->kind == k)
+		return out[0] = x, true;
+	if (x->k) {
+		Tensor *t = fold_cast(x->k, k);
+		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
+	}
+	const char *r = ref(im, x);
+	out[0] = emit(im, out_hint(im, 0), k, x->rank, x->dims, "cast(%s) {dtype=\"%s\"}", r,
+	              elem_name(k));
+	return true;
+}
+
+/* ------------------------------------------------------------ constants */
+
+MAP(map_constant)
+{
+	(void)in, (void)nin, (void)nout;
+	const Onnx__AttributeProto *a;
+	Tensor *t = NULL;
+	if ((a = onx_attr(n, "value")) && a->t) {
+		t = onx_tensor(im, a->t, "its value");
+		if (!t)
+			return false;
+	} else if ((a = onx_attr(n, "value_float")) && a->has_f) {
+		t = tensor_new(ET_F32, 0, NULL);
+		tensor_set(t, 0, a->f);
+	} else if ((a = onx_attr(n, "value_int")) && a->has_i) {
+		t = tensor_new(ET_I64, 0, NULL);
+		tensor_set_int(t, 0, a->i);
+	} else if ((a = onx_attr(n, "value_floats"))) {
+		int64_t d = (int64_t)a->n_floats;
+		t = tensor_new(ET_F32, 1, &d);
+		for (size_t i = 0; i < a->n_floats; i++)
+			tensor_set(t, (int64_t)i, a->floats[i]);
+	} else if ((a = onx_attr(n, "value_ints"))) {
+		int64_t d = (int64_t)a->n_ints;
+		t = tensor_new(ET_I64, 1, &d);
+		for (size_t i = 0; i < a->n_ints; i++)
+			tensor_set_int(t, (int64_t)i, a->ints[i]);
+	} else {
+		return fail(im, "only value, value_float(s) and value_int(s) are supported"), false;
+	}
+	out[0] = val_known(im, out_hint(im, 0), t);
+	return true;
+}
+
+MAP(map_constant_of_shape)
+{
+	(void)nin, (void)nout;
+	int64_t dims[MAX_RANK];
+	size_t r;
+	if (!known_ints(im, in[0], "its shape", dims, MAX_RANK, &r))
+		return false;
+	for (size_t i = 0; i < r; i++)
+		if (dims[i] < 0 || dims[i] > ((int64_t)1 << 40))
+			return fail(im, "dimension %lld in its shape", (long long)dims[i]), false;
+	const Onnx__AttributeProto *a = onx_attr(n, "value");
+	ElemKind k = ET_F32;
+	double v = 0;
+	int64_t vi = 0;
+	if (a && a->t) {
+		Tensor *vt = onx_tensor(im, a->t, "its value");
+		if (!vt)
+			return false;
+		if (vt->numel != 1) {
+			tensor_free(vt);
+			return fail(im, "its value must have one element"), false;
+		}
+		k = vt->kind;
+		v = tensor_get(vt, 0);
+		vi = tensor_get_int(vt, 0);
+		tensor_free(vt);
+	}
+	Tensor *t = tensor_new(k, (uint32_t)r, dims);
+	if (!t)
+		return fail(im, "too large"), false;
+	for (int64_t i = 0; i < t->numel; i++) {
+		if (elem_is_float(k))
+			tensor_set(t, i, v);
+		else
+			tensor_set_int(t, i, vi);
+	}
+	out[0] = val_known(im, out_hint(im, 0), t);
+	return true;
+}
+
+MAP(map_range)
+{
+	(void)n, (void)nin, (void)nout;
+	for (int i = 0; i < 3; i++)
+		if (!in[i]->k || in[i]->k->numel != 1)
+			return fail(im, "start, limit and delta must be scalars known at import"), false;
+	ElemKind k = in[0]->kind;
+	double s = tensor_get(in[0]->k, 0), l = tensor_get(in[1]->k, 0), d = tensor_get(in[2]->k, 0);
+	if (d == 0)
+		return fail(im, "delta is 0"), false;
+	double cnt = ceil((l - s) / d);
+	if (!(cnt < (double)((int64_t)1 << 32)))
+		return fail(im, "too many elements"), false;
+	int64_t c = cnt > 0 ? (int64_t)cnt : 0;
+	Tensor *t = tensor_new(k, 1, &c);
+	for (int64_t i = 0; i < c; i++) {
+		if (elem_is_float(k))
+			tensor_set(t, i, s + (double)i * d);
+		else
+			tensor_set_int(t, i, tensor_get_int(in[0]->k, 0) + i * tensor_get_int(in[2]->k, 0));
+	}
+	out[0] = val_known(im, out_hint(im, 0), t);
+	return true;
+}
+
+MAP(map_where)
+{
+	(void)n, (void)nin, (void)nout;
+	if (!in[0]->k || !in[1]->k || !in[2]->k)
+		return fail(im, "is supported only on values known at import"), false;
+	Tensor *t = fold_where(in[0]->k, in[1]->k, in[2]->k);
+	if (!t)
+		return fail(im, "shapes do not broadcast"), false;
+	out[0] = val_known(im, out_hint(im, 0), t);
+	return true;
+}
+
+/* ------------------------------------------------------------ shapes */
+
+MAP(map_shape)
+{
+	(void)nin, (void)nout;
+	Val *x = in[0];
+	int64_t r = x->rank, s = 0, e = r;
+	if (im->opset >= 15) {
+		s = attr_int(n, "start", 0);
+		e = attr_int(n, "end", r);
+		s = s < 0 ? s + r : s;
+		e = e < 0 ? e + r : e;
+		s = s < 0 ? 0 : s > r ? r : s;
+		e = e < 0 ? 0 : e > r ? r : e;
+	}
+	int64_t c = e > s ? e - s : 0;
+	Tensor *t = tensor_new(ET_I64, 1, &c);
+	for (int64_t i = 0; i < c; i++)
+		tensor_set_int(t, i, x->dims[s + i]);
+	out[0] = val_known(im, out_hint(im, 0), t);
+	return true;
+}
+
+MAP(map_size)
+{
+	(void)n, (void)nin, (void)nout;
+	Tensor *t = tensor_new(ET_I64, 0, NULL);
+	tensor_set_int(t, 0, shape_numel(in[0]->rank, in[0]->dims));
+	out[0] = val_known(im, out_hint(im, 0), t);
+	return true;
+}
+
+MAP(map_gather)
+{
+	(void)nin, (void)nout;
+	Val *x = in[0], *ix = in[1];
+	if (x->rank == 0)
+		return fail(im, "gathers from a scalar"), false;
+	int64_t axis = norm_axis(im, attr_int(n, "axis", 0), x->rank, "axis");
+	if (axis < 0)
+		return false;
+	if (!ix->k || elem_is_float(ix->kind))
+		return fail(im, "its indices must be integers known at import"), false;
+	int64_t d = x->dims[axis];
+	for (int64_t i = 0; i < ix->k->numel; i++) {
+		int64_t k = tensor_get_int(ix->k, i);
+		if (k < -d || k >= d)
+			return fail(im, "index %lld is out of range for an axis of %lld", (long long)k,
+			            (long long)d), false;
+	}
+	if (x->k) {
+		Tensor *t = fold_gather(x->k, axis, ix->k);
+		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
+	}
+	/* a computed value: scalar indices, and runs of consecutive ones, are
+	 * slices */
+	int64_t first = ix->k->numel ? tensor_get_int(ix->k, 0) : 0;
+	first = first < 0 ? first + d : first;
+	for (int64_t i = 1; i < ix->k->numel; i++) {
+		int64_t k = tensor_get_int(ix->k, i);
+		if ((k < 0 ? k + d : k) != first + i)
+			return fail(im, "gathering other than consecutive indices from a computed "
+			            "value is not supported"), false;
+	}
+	if (ix->rank > 1 || ix->k->numel == 0)
+		return fail(im, "indices of rank %u from a computed value are not supported",
+		            ix->rank), false;
+	Val *s = op_slice_axis(im, x, axis, first, 1, ix->rank ? ix->k->numel : 1,
+	                       out_hint(im, 0));
+	if (!s)
+		return false;
+	if (ix->rank == 0) {
+		int64_t dims[MAX_RANK];
+		uint32_t r = 0;
+		for (uint32_t i = 0; i < x->rank; i++)
+			if (i != axis)
+				dims[r++] = x->dims[i];
+		s = op_reshape(im, s, r, dims, out_hint(im, 0));
+	}
+	return (out[0] = s) != NULL;
+}
+
+/* The axes of Unsqueeze or Squeeze: the attribute before opset 13, the
+ * input from it. */
+static bool
+axes_of(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, int64_t *axes, size_t *na,
+        bool *given)
+{
+	*given = true;
+	if (im->opset < 13) {
+		long c = attr_ints(n, "axes", axes, MAX_RANK);
+		if (c > MAX_RANK)
+			return fail(im, "too many axes"), false;
+		*given = c >= 0;
+		*na = c < 0 ? 0 : (size_t)c;
+		return true;
+	}
+	if (nin < 2 || !in[1]) {
+		*given = false;
+		*na = 0;
+		return true;
+	}
+	return known_ints(im, in[1], "its axes", axes, MAX_RANK, na);
+}
+
+MAP(map_unsqueeze)
+{
+	(void)nout;
+	int64_t axes[MAX_RANK], dims[MAX_RANK];
+	size_t na;
+	bool given;
+	if (!axes_of(im, n, in, nin, axes, &na, &given))
+		return false;
+	Val *x = in[0];
+	uint32_t r = x->rank + (uint32_t)na;
+	if (!given || r > MAX_RANK)
+		return fail(im, "needs axes, and at most rank %d", MAX_RANK), false;
+	bool ins[MAX_RANK] = {false};
+	for (size_t i = 0; i < na; i++) {
+		int64_t a = norm_axis(im, axes[i], r, "axis");
+		if (a < 0)
+			return false;
+		if (ins[a])
+			return fail(im, "axis %lld is repeated", (long long)axes[i]), false;
+		ins[a] = true;
+	}
+	for (uint32_t i = 0, j = 0; i < r; i++)
+		dims[i] = ins[i] ? 1 : x->dims[j++];
+	return (out[0] = op_reshape(im, x, r, dims, out_hint(im, 0))) != NULL;
+}
+
+MAP(map_squeeze)
+{
+	(void)nout;
+	int64_t axes[MAX_RANK], dims[MAX_RANK];
+	size_t na;
+	bool given;
+	if (!axes_of(im, n, in, nin, axes, &na, &given))
+		return false;
+	Val *x = in[0];
+	bool drop[MAX_RANK] = {false};
+	for (size_t i = 0; i < na; i++) {
+		int64_t a = norm_axis(im, axes[i], x->rank, "axis");
+		if (a < 0)
+			return false;
+		if (x->dims[a] != 1)
+			return fail(im, "axis %lld has size %lld, not 1", (long long)axes[i],
+			            (long long)x->dims[a]), false;
+		drop[a] = true;
+	}
+	uint32_t r = 0;
+	for (uint32_t i = 0; i < x->rank; i++)
+		if (!(given ? drop[i] : x->dims[i] == 1))
+			dims[r++] = x->dims[i];
+	return (out[0] = op_reshape(im, x, r, dims, out_hint(im, 0))) != NULL;
+}
+
+MAP(map_reshape)
+{
+	(void)nout;
+	int64_t want[MAX_RANK], dims[MAX_RANK];
+	size_t r;
+	Val *x = in[0];
+	if (im->opset < 5) {
+		long c = attr_ints(n, "shape", want, MAX_RANK);
+		if (c < 0 || c > MAX_RANK)
+			return fail(im, "needs a shape of rank at most %d", MAX_RANK), false;
+		r = (size_t)c;
+	} else if (nin < 2 || !known_ints(im, in[1], "its shape", want, MAX_RANK, &r)) {
+		return nin < 2 ? (fail(im, "needs a shape"), false) : false;
+	}
+	bool allowzero = attr_int(n, "allowzero", 0) != 0;
+	int64_t known = 1, infer = -1;
+	for (size_t i = 0; i < r; i++) {
+		dims[i] = want[i];
+		if (want[i] == 0 && !allowzero) {
+			if (i >= x->rank)
+				return fail(im, "shape entry %zu is 0, but the input has rank %u", i,
+				            x->rank), false;
+			dims[i] = x->dims[i];
+		} else if (want[i] == -1) {
+			if (infer >= 0)
+				return fail(im, "its shape has more than one -1"), false;
+			infer = (int64_t)i;
+			continue;
+		} else if (want[i] < 0) {
+			return fail(im, "shape entry %lld", (long long)want[i]), false;
+		}
+		if (dims[i] > ((int64_t)1 << 40))
+			return fail(im, "shape entry %lld is too large", (long long)dims[i]), false;
+		known *= dims[i];
+	}
+	int64_t total = shape_numel(x->rank, x->dims);
+	if (infer >= 0) {
+		if (known == 0 || total % known)
+			return fail(im, "cannot infer the -1 in its shape: %lld elements", (long long)total),
+			       false;
+		dims[infer] = total / known;
+	}
+	return (out[0] = op_reshape(im, x, (uint32_t)r, dims, out_hint(im, 0))) != NULL;
+}
+
+MAP(map_flatten)
+{
+	(void)nin, (void)nout;
+	Val *x = in[0];
+	int64_t axis = attr_int(n, "axis", 1);
+	if (axis < -(int64_t)x->rank || axis > (int64_t)x->rank)
+		return fail(im, "axis %lld is out of range for rank %u", (long long)axis, x->rank),
+		       false;
+	if (axis < 0)
+		axis += x->rank;
+	int64_t dims[2] = {shape_numel((uint32_t)axis, x->dims),
+	                   shape_numel(x->rank - (uint32_t)axis, x->dims + axis)};
+	return (out[0] = op_reshape(im, x, 2, dims, out_hint(im, 0))) != NULL;
+}
+
+MAP(map_transpose)
+{
+	(void)nin, (void)nout;
+	Val *x = in[0];
+	int64_t perm[MAX_RANK];
+	long c = attr_ints(n, "perm", perm, MAX_RANK);
+	if (c < 0) {
+		for (uint32_t i = 0; i < x->rank; i++)
+			perm[i] = x->rank - 1 - i;
+	} else {
+		bool seen[MAX_RANK] = {false};
+		if ((uint32_t)c != x->rank)
+			return fail(im, "perm has %ld entries for rank %u", c, x->rank), false;
+		for (uint32_t i = 0; i < x->rank; i++) {
+			if (perm[i] < 0 || perm[i] >= x->rank || seen[perm[i]])
+				return fail(im, "perm is not a permutation of the axes"), false;
+			seen[perm[i]] = true;
+		}
+	}
+	return (out[0] = op_transpose(im, x, perm, out_hint(im, 0))) != NULL;
+}
+
+MAP(map_concat)
+{
+	(void)nout;
+	if (nin == 0 || !in[0])
+		return fail(im, "needs inputs"), false;
+	Val *f = in[0];
+	if (!onx_attr(n, "axis"))
+		return fail(im, "needs an axis"), false;
+	int64_t axis = norm_axis(im, attr_int(n, "axis", 0), f->rank, "axis");
+	if (axis < 0)
+		return false;
+	bool all = true;
+	int64_t dims[MAX_RANK];
+	memcpy(dims, f->dims, f->rank * sizeof *dims);
+	dims[axis] = 0;
+	for (size_t i = 0; i < nin; i++) {
+		Val *v = in[i];
+		if (!v)
+			return fail(im, "input %zu is missing", i), false;
+		if (v->rank != f->rank || v->kind != f->kind)
+			return fail(im, "input %zu has another rank or element type", i), false;
+		for (uint32_t d = 0; d < f->rank; d++)
+			if (d != axis && v->dims[d] != f->dims[d])
+				return fail(im, "input %zu differs in size on axis %u", i, d), false;
+		dims[axis] += v->dims[axis];
+		all = all && v->k;
+	}
+	if (all) {
+		const Tensor **ts = xmalloc(nin * sizeof *ts);
+		for (size_t i = 0; i < nin; i++)
+			ts[i] = in[i]->k;
+		Tensor *t = fold_concat(ts, nin, axis);
+		free(ts);
+		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
+	}
+	if (nin == 1)
+		return out[0] = f, true;
+	/* the operands first (constants among them are written here) */
+	const char **refs = xmalloc(nin * sizeof *refs);
+	for (size_t i = 0; i < nin; i++)
+		refs[i] = ref(im, in[i]);
+	char h[96];
+	snprintf(h, sizeof h, "%s_in", out_hint(im, 0));
+	const char *t = take_name(im, h);
+	fprintf(im->out, "  %%%s = (", t);
+	for (size_t i = 0; i < nin; i++)
+		fprintf(im->out, i ? ", %s" : "%s", refs[i]);
+	fprintf(im->out, ")\n");
+	free(refs);
+	out[0] = emit(im, out_hint(im, 0), f->kind, f->rank, dims, "concatenate(%%%s) {axis=%lld}",
+	              t, (long long)axis);
+	return true;
+}
+
+/* ONNX's clamping of one axis of a Slice: the first index and the count. */
+static void
+slice_range(int64_t d, int64_t s, int64_t e, int64_t step, int64_t *start, int64_t *count)
+{
+	if (s < 0)
+		s = s < -d ? 0 : s + d;
+	if (e < 0)
+		e = e < -d ? -1 : e + d;
+	if (step > 0) {
+		s = s > d ? d : s;
+		e = e < 0 ? 0 : e > d ? d : e;
+		*count = e > s ? (e - s + step - 1) / step : 0;
+	} else {
+		s = s > d - 1 ? d - 1 : s;
+		e = e > d - 1 ? d - 1 : e;
+		*count = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+	}
+	*start = s;
+}
+
+MAP(map_slice)
+{
+	(void)nout;
+	Val *x = in[0];
+	int64_t st[MAX_RANK * 2], en[MAX_RANK * 2], ax[MAX_RANK * 2], sp[MAX_RANK * 2];
+	size_t ns, ne, na, np;
+	if (im->opset < 10) {
+		long a = attr_ints(n, "starts", st, MAX_RANK), b = attr_ints(n, "ends", en, MAX_RANK);
+		long c = attr_ints(n, "axes", ax, MAX_RANK);
+		if (a < 0 || b < 0 || a > MAX_RANK || b > MAX_RANK || c > MAX_RANK)
+			return fail(im, "needs starts and ends"), false;
+		ns = (size_t)a, ne = (size_t)b, na = c < 0 ? SIZE_MAX : (size_t)c, np = SIZE_MAX;
+	} else {
+		if (nin < 3 || !known_ints(im, in[1], "its starts", st, MAX_RANK, &ns) ||
+		    !known_ints(im, in[2], "its ends", en, MAX_RANK, &ne))
+			return nin < 3 ? (fail(im, "needs starts and ends"), false) : false;
+		na = np = SIZE_MAX;
+		if (nin > 3 && in[3] && !known_ints(im, in[3], "its axes", ax, MAX_RANK, &na))
+			return false;
+		if (nin > 4 && in[4] && !known_ints(im, in[4], "its steps", sp, MAX_RANK, &np))
+			return false;
+	}
+	if (na == SIZE_MAX)
+		for (na = 0; na < ns && na < MAX_RANK; na++)
+			ax[na] = (int64_t)na;
+	if (np == SIZE_MAX)
+		for (np = 0; np < ns; np++)
+			sp[np] = 1;
+	if (ns != ne || ns != na || ns != np)
+		return fail(im, "starts, ends, axes and steps differ in length"), false;
+	int64_t start[MAX_RANK] = {0}, step[MAX_RANK], count[MAX_RANK];
+	bool seen[MAX_RANK] = {false};
+	for (uint32_t i = 0; i < x->rank; i++)
+		step[i] = 1, count[i] = x->dims[i];
+	for (size_t i = 0; i < ns; i++) {
+		int64_t a = norm_axis(im, ax[i], x->rank, "axis");
+		if (a < 0)
+			return false;
+		if (seen[a])
+			return fail(im, "axis %lld is repeated", (long long)ax[i]), false;
+		seen[a] = true;
+		if (sp[i] == 0)
+			return fail(im, "step 0"), false;
+		step[a] = sp[i];
+		slice_range(x->dims[a], st[i], en[i], sp[i], &start[a], &count[a]);
+	}
+	if (x->k) {
+		Tensor *t = fold_slice(x->k, start, step, count);
+		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
+	}
+	Val *v = x;
+	for (uint32_t a = 0; a < x->rank && v; a++)
+		if (seen[a])
+			v = op_slice_axis(im, v, a, start[a], step[a], count[a], out_hint(im, 0));
+	return (out[0] = v) != NULL;
+}
+
+MAP(map_split)
+{
+	Val *x = in[0];
+	if (x->rank == 0)
+		return fail(im, "splits a scalar"), false;
+	int64_t axis = norm_axis(im, attr_int(n, "axis", 0), x->rank, "axis");
+	if (axis < 0)
+		return false;
+	if (nout > 65536)
+		return fail(im, "too many outputs"), false;
+	int64_t *sz = xmalloc(nout * sizeof *sz);
+	size_t ns = 0;
+	bool given = false;
+	if (im->opset < 13) {
+		long c = attr_ints(n, "split", sz, nout);
+		given = c >= 0;
+		ns = c < 0 ? 0 : (size_t)c;
+	} else if (nin > 1 && in[1]) {
+		given = true;
+		if (!known_ints(im, in[1], "its split", sz, nout, &ns)) {
+			free(sz);
+			return false;
+		}
+	}
+	int64_t d = x->dims[axis];
+	if (!given) {
+		if (d % (int64_t)nout) {
+			free(sz);
+			return fail(im, "an axis of %lld does not split into %zu equal parts",
+			            (long long)d, nout), false;
+		}
+		for (size_t i = 0; i < nout; i++)
+			sz[i] = d / (int64_t)nout;
+		ns = nout;
+	}
+	int64_t sum = 0;
+	for (size_t i = 0; i < ns; i++)
+		sum += sz[i] < 0 ? -1 : sz[i];
+	if (ns != nout || sum != d) {
+		free(sz);
+		return fail(im, "the split sizes do not add up to the axis (%lld) for %zu outputs",
+		            (long long)d, nout), false;
+	}
+	bool ok = true;
+	if (x->k || nout == 1) {
+		for (size_t i = 0, at = 0; i < nout && ok; at += (size_t)sz[i], i++)
+			ok = (out[i] = op_slice_axis(im, x, axis, (int64_t)at, 1, sz[i],
+			                              out_hint(im, i))) != NULL;
+		free(sz);
+		return ok;
+	}
+	int64_t *cuts = xmalloc(nout * sizeof *cuts);
+	bool *want = xmalloc(nout * sizeof *want);
+	const char **hints = xmalloc(nout * sizeof *hints);
+	int64_t at = 0;
+	for (size_t i = 0; i < nout; i++) {
+		if (sz[i] == 0)
+			ok = false;
+		at += sz[i];
+		if (i + 1 < nout)
+			cuts[i] = at;
+		want[i] = true;
+		hints[i] = out_hint(im, i);
+	}
+	if (!ok)
+		fail(im, "an empty part of a computed value is not supported");
+	else
+		ok = emit_split(im, x, axis, cuts, nout - 1, want, out, hints);
+	free(cuts);
+	free(want);
+	free(hints);
+	free(sz);
+	return ok;
+}
+
+MAP(map_expand)
+{
+	(void)n, (void)nout;
+	Val *x = in[0];
+	int64_t want[MAX_RANK], dims[MAX_RANK];
+	size_t r;
+	uint32_t ro;
+	if (nin < 2 || !known_ints(im, in[1], "its shape", want, MAX_RANK, &r))
+		return nin < 2 ? (fail(im, "needs a shape"), false) : false;
+	if (!bcast_shape(x->rank, x->dims, (uint32_t)r, want, &ro, dims))
+		return fail(im, "its shape does not broadcast with the input's"), false;
+	if (shape_numel(ro, dims) > ((int64_t)1 << 40))
+		return fail(im, "too large"), false;
+	if (x->k) {
+		Tensor *t = fold_expand(x->k, ro, dims);
+		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
+	}
+	if (dims_eq(x->rank, x->dims, ro, dims))
+		return out[0] = x, true;
+	/* x + zeros, the zeros only as large as the axes x broadcasts along */
+	int64_t zd[MAX_RANK];
+	for (uint32_t i = 0; i < ro; i++) {
+		int64_t xd = i < ro - x->rank ? 1 : x->dims[i - (ro - x->rank)];
+		zd[i] = xd == dims[i] ? 1 : dims[i];
+	}
+	Tensor *z = tensor_new(x->kind, ro, zd);
+	if (!z)
+		return fail(im, "too large"), false;
+	Val *zv = val_known(im, "zeros", z);
+	return (out[0] = op_binary(im, BIN_ADD, x, zv, out_hint(im, 0))) != NULL;
+}
+
+/* ------------------------------------------------------------ the table */
+
+static const OpMap ops[] = {
+	{"Abs", 6, 1, map_unary},
+	{"Add", 7, 2, map_binary},
+	{"And", 7, 2, map_binary},
+	{"AveragePool", 7, 1, map_avgpool},
+	{"BatchNormalization", 7, 5, map_batchnorm},
+	{"Cast", 6, 1, map_cast},
+	{"Ceil", 6, 1, map_unary},
+	{"Clip", 6, 1, map_clip},
+	{"Concat", 4, 1, map_concat},
+	{"Constant", 1, 0, map_constant},
+	{"ConstantOfShape", 9, 1, map_constant_of_shape},
+	{"Conv", 1, 2, map_conv},
+	{"Div", 7, 2, map_binary},
+	{"Dropout", 7, 1, map_identity},
+	{"Equal", 7, 2, map_binary},
+	{"Exp", 6, 1, map_unary},
+	{"Expand", 8, 2, map_expand},
+	{"Flatten", 1, 1, map_flatten},
+	{"Floor", 6, 1, map_unary},
+	{"Gather", 1, 2, map_gather},
+	{"Gemm", 7, 2, map_gemm},
+	{"GlobalAveragePool", 1, 1, map_global_avgpool},
+	{"Greater", 7, 2, map_binary},
+	{"Identity", 1, 1, map_identity},
+	{"Less", 7, 2, map_binary},
+	{"Log", 6, 1, map_unary},
+	{"LogSoftmax", 1, 1, map_logsoftmax},
+	{"MatMul", 1, 2, map_matmul},
+	{"Max", 8, 1, map_binary},
+	{"MaxPool", 8, 1, map_maxpool},
+	{"Min", 8, 1, map_binary},
+	{"Mod", 10, 2, map_binary},
+	{"Mul", 7, 2, map_binary},
+	{"Neg", 6, 1, map_unary},
+	{"Not", 1, 1, map_unary},
+	{"Or", 7, 2, map_binary},
+	{"Pow", 7, 2, map_binary},
+	{"Range", 11, 3, map_range},
+	{"Reciprocal", 6, 1, map_unary},
+	{"ReduceMean", 1, 1, map_reduce},
+	{"ReduceSum", 1, 1, map_reduce},
+	{"Relu", 6, 1, map_unary},
+	{"Reshape", 5, 1, map_reshape},
+	{"Shape", 1, 1, map_shape},
+	{"Sigmoid", 6, 1, map_unary},
+	{"Size", 1, 1, map_size},
+	{"Slice", 1, 1, map_slice},
+	{"Softmax", 1, 1, map_softmax},
+	{"Split", 2, 1, map_split},
+	{"Sqrt", 6, 1, map_unary},
+	{"Squeeze", 1, 1, map_squeeze},
+	{"Sub", 7, 2, map_binary},
+	{"Sum", 8, 1, map_binary},
+	{"Tanh", 6, 1, map_unary},
+	{"Transpose", 1, 1, map_transpose},
+	{"Unsqueeze", 1, 1, map_unsqueeze},
+	{"Where", 9, 3, map_where},
+};
+
+const OpMap *
+onx_op_lookup(const char *op, int64_t opset)
+{
+	if (!op)
+		return NULL;
+	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+		if (strcmp(ops[i].op, op) == 0)
+			return opset >= ops[i].since ? &ops[i] : NULL;
+	return NULL;
+}

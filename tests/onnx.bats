@@ -1,0 +1,191 @@
+#!/usr/bin/env bats
+# ir-import-onnx: small ONNX models built by tests/onnx/cases.py with
+# onnx.helper, imported, run by ir-run --interp (at the graph level, and
+# lowered) and compared with numpy; the module's form; every error.
+# bats file_tags=onnx
+
+setup() {
+	load test_helper
+	PY=/usr/bin/python3
+	C=$BATS_TEST_DIRNAME/onnx/cases.py
+	$PY -c 'import onnx, numpy' 2>/dev/null || skip "python3-onnx is not installed"
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# imported CASE [--lower]: the case imports, runs and equals numpy.
+imported() {
+	run $PY "$C" run "$1" "$BATS_TEST_TMPDIR/$1" "$IRPIPE_BIN" "${@:2}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+# make CASE: the case's model.onnx (and inputs) in ./CASE/
+make_case() {
+	$PY "$C" make "$1" "$1"
+}
+
+# --- models that run ---------------------------------------------------------------
+
+@test "onnx: Conv, Relu, Add, Flatten and Gemm equal numpy, also lowered" {
+	imported conv_relu_add_gemm
+	imported conv_relu_add_gemm --lower
+}
+
+@test "onnx: Conv with groups, strides, dilations and asymmetric pads" {
+	imported conv_groups_strides_dilation
+	imported conv_groups_strides_dilation --lower
+}
+
+@test "onnx: Conv with auto_pad SAME_UPPER, SAME_LOWER (depthwise, bias) and VALID" {
+	imported conv_auto_pad_same_upper
+	imported conv_auto_pad_same_lower_depthwise
+	imported conv_valid_weights_as_input --lower
+}
+
+@test "onnx: Gemm with alpha, beta, transA, transB, a bias C and weights as inputs" {
+	imported gemm_alpha_beta_trans
+	imported gemm_inputs_alpha_no_c --lower
+}
+
+@test "onnx: Add, Sub, Mul, Div broadcast as numpy does" {
+	imported broadcasting_arith
+	imported broadcasting_arith --lower
+}
+
+@test "onnx: several graph outputs are a tuple" {
+	imported two_outputs
+	grep -q -- '-> (f32\[2,3\], f32\[2,3\])' two_outputs/m.ir
+}
+
+# --- the module --------------------------------------------------------------------
+
+@test "onnx: the module: @cpu, @main's parameters and types, large constants in .npy files" {
+	make_case conv_relu_add_gemm
+	run -0 --separate-stderr ir-import-onnx conv_relu_add_gemm/model.onnx
+	assert_line --index 0 'device @cpu = cpu(0)'
+	assert_line 'fn @main(%x: f32[1,3,6,6]) -> f32[1,10] {'
+	assert_line --partial '%W: f32[8,3,3,3] = const f32[8,3,3,3] file="W.npy"'
+	assert_line --regexp '^  %B: f32\[8\] = const f32\[8\] \[[-0-9.e, ]+\]$'
+	# without -o, the files go to the current folder
+	[ -f W.npy ] && [ -f G.npy ] && [ ! -f B.npy ]
+	# the output is canonical
+	printf '%s\n' "$output" | ir-parse | diff - <(printf '%s\n' "$output")
+	# and the data equal the initializers
+	$PY -c '
+import numpy as np, onnx
+from onnx import numpy_helper as nh
+m = onnx.load("conv_relu_add_gemm/model.onnx")
+w = {t.name: nh.to_array(t) for t in m.graph.initializer}
+assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()'
+}
+
+@test "onnx: -o puts the .npy files beside the module, --data-dir elsewhere" {
+	make_case conv_relu_add_gemm
+	mkdir out data
+	run -0 ir-import-onnx -o out/m.ir conv_relu_add_gemm/model.onnx
+	assert_output ''
+	[ -f out/m.ir ] && [ -f out/W.npy ] && [ -f out/G.npy ]
+	run -0 ir-import-onnx --data-dir=data -o out/m2.ir conv_relu_add_gemm/model.onnx
+	[ -f data/W.npy ] && [ -f data/G.npy ]
+	cmp out/m.ir out/m2.ir
+	# the module and its folder are self-contained
+	run -0 ir-run --interp --input=x=conv_relu_add_gemm/x.npy out/m.ir
+}
+
+@test "onnx: --device lines replace @cpu, and a bad one is reported in it" {
+	make_case two_outputs
+	run -0 ir-import-onnx --device '@gpu = gpu(0) {texture=true}' --device 'device @cpu = cpu(0)' \
+		two_outputs/model.onnx
+	assert_line --index 0 'device @gpu = gpu(0) {texture=true}'
+	assert_line --index 1 'device @cpu = cpu(0)'
+	run -1 --separate-stderr ir-import-onnx --device '@gpu = gpu(0) {textur=true}' two_outputs/model.onnx
+	assert_output ''
+	[[ "$stderr" == *"--device:1:"*"error"*"textur"* ]]
+	run -1 --separate-stderr ir-import-onnx --device 'fn @f() {' two_outputs/model.onnx
+	assert_output ''
+}
+
+@test "onnx: --stats names every input's IR name (sanitized) and lists the op types" {
+	make_case dynamic_input
+	run -0 --separate-stderr ir-import-onnx --stats --shape input.1=2,3 dynamic_input/model.onnx
+	[[ "$stderr" == *"input 'input.1' -> %input_1: f32[2,3]"* ]]
+	[[ "$stderr" == *"op types: Relu 1 yes"* ]]
+	[[ "$stderr" == *"output 'y' -> %y"* ]]
+	assert_line 'fn @main(%input_1: f32[2,3]) -> f32[2,3] {'
+}
+
+# --- errors: a message, exit 1, nothing on stdout, no file written ------------------
+
+@test "onnx: an unsupported operator names the node, the op type and the opset, and lists every op type" {
+	make_case unsupported_op
+	echo old > m.ir
+	run -1 --separate-stderr ir-import-onnx -o m.ir unsupported_op/model.onnx
+	assert_output ''
+	assert_equal "${stderr_lines[0]}" "unsupported_op/model.onnx: error: node 'mix' (Einsum, opset 13): operator Einsum is not supported"
+	assert_equal "${stderr_lines[1]}" "unsupported_op/model.onnx: note: op types: Einsum 1 no, Relu 2 yes"
+	[ "$(cat m.ir)" = old ]
+	[ ! -f W.npy ]
+	run -1 --separate-stderr ir-import-onnx --stats unsupported_op/model.onnx
+	[[ "$stderr" == *"op types: Einsum 1 no, Relu 2 yes"* ]]
+}
+
+@test "onnx: a dynamic dimension is an error naming the input, unless --shape fixes it" {
+	make_case dynamic_input
+	run -1 --separate-stderr ir-import-onnx dynamic_input/model.onnx
+	assert_output ''
+	assert_equal "$stderr" "dynamic_input/model.onnx: error: input 'input.1' has a dynamic dimension 0 ('N'); fix its shape with --shape input.1=D,D,..."
+	run -0 ir-import-onnx -o m.ir --shape input.1=2,3 dynamic_input/model.onnx
+	run -0 ir-run --interp --input=input_1=dynamic_input/input_1.npy -o y.npy m.ir
+	$PY -c 'import numpy as np; x = np.load("dynamic_input/input_1.npy"); assert (np.load("y.npy") == np.maximum(x, 0)).all()'
+}
+
+@test "onnx: --shape that does not fit, or names no input, is an error" {
+	make_case dynamic_input
+	run -1 --separate-stderr ir-import-onnx --shape input.1=2,4 dynamic_input/model.onnx
+	assert_output ''
+	[[ "$stderr" == *"--shape gives input 'input.1' size 4 on axis 1, the model 3"* ]]
+	run -1 --separate-stderr ir-import-onnx --shape input.1=2 dynamic_input/model.onnx
+	[[ "$stderr" == *"--shape gives input 'input.1' rank 1, the model rank 2"* ]]
+	run -1 --separate-stderr ir-import-onnx --shape input.1=2,3 --shape z=1 dynamic_input/model.onnx
+	[[ "$stderr" == *"--shape names 'z', which is not an input of the graph"* ]]
+	run -2 --separate-stderr ir-import-onnx --shape input.1=2,x dynamic_input/model.onnx
+	[[ "$stderr" == *"--shape takes NAME=D,D,..."* ]]
+}
+
+@test "onnx: an opset outside 7 to 17 is an error" {
+	make_case old_opset
+	run -1 --separate-stderr ir-import-onnx old_opset/model.onnx
+	assert_output ''
+	[[ "$stderr" == *"opset 6 is not supported (7 to 17 are)"* ]]
+}
+
+@test "onnx: input that is not an ONNX model is an error, never a crash" {
+	printf 'device @cpu = cpu(0)\n' > m.ir
+	run -1 --separate-stderr ir-import-onnx m.ir
+	assert_output ''
+	[[ "$stderr" == "m.ir: error: not an ONNX model"* ]]
+	head -c 4096 /dev/zero | tr '\0' '\377' > ff.bin
+	run -1 ir-import-onnx ff.bin
+	run -1 --separate-stderr ir-import-onnx < /dev/null
+	[[ "$stderr" == "<stdin>: error: the model has no graph" ]]
+	run -1 --separate-stderr ir-import-onnx nosuch.onnx
+	[[ "$stderr" == "ir-import-onnx: cannot open 'nosuch.onnx': "* ]]
+}
+
+@test "onnx: messages nested deeper than 64 are refused before protobuf-c recurses into them" {
+	make_case deep_nesting
+	run -1 --separate-stderr ir-import-onnx deep_nesting/model.onnx
+	assert_output ''
+	[[ "$stderr" == *"messages nest more than 64 deep"* ]]
+}
+
+@test "onnx: --help, --version and usage errors" {
+	run -0 ir-import-onnx --help
+	assert_line --index 0 'Usage: ir-import-onnx [OPTION]... [FILE]'
+	run -0 ir-import-onnx --version
+	assert_output --regexp '^ir-import-onnx \(irpipe\) [0-9]+\.'
+	run -2 --separate-stderr ir-import-onnx --foo
+	assert_output ''
+	assert_equal "${stderr_lines[1]}" "Try 'ir-import-onnx --help'."
+	run -2 ir-import-onnx a.onnx b.onnx
+}

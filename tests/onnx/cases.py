@@ -1,0 +1,327 @@
+#!/usr/bin/python3
+"""Small ONNX models for tests/onnx.bats, built here with onnx.helper (no
+binary is committed), with their expected outputs computed by numpy.
+
+    cases.py make CASE DIR        DIR/model.onnx and DIR/NAME.npy per input
+    cases.py run CASE DIR BIN [--lower]
+                                  make, then BIN/ir-import-onnx, BIN/ir-run
+                                  --interp (after ir-plan-devices | ir-lower
+                                  | ir-plan-devices with --lower), and
+                                  compare with numpy; exit 1 on a difference
+    cases.py list                 the cases
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+CASES = {}
+
+
+def case(opset=13):
+    def reg(fn):
+        CASES[fn.__name__] = (fn, opset)
+        return fn
+    return reg
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def f32(a):
+    return np.asarray(a, dtype=np.float32)
+
+
+def vi(name, shape, et=T.FLOAT):
+    return h.make_tensor_value_info(name, et, shape)
+
+
+def init(name, a):
+    return nh.from_array(np.asarray(a), name)
+
+
+# --- numpy references ---------------------------------------------------------
+
+def conv2d(x, w, b=None, strides=(1, 1), pads=(0, 0, 0, 0), dil=(1, 1), group=1):
+    n, c, hh, ww = x.shape
+    o, i, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (hh + pads[0] + pads[2] - ((kh - 1) * dil[0] + 1)) // strides[0] + 1
+    ow = (ww + pads[1] + pads[3] - ((kw - 1) * dil[1] + 1)) // strides[1] + 1
+    out = np.zeros((n, o, oh, ow))
+    og = o // group
+    for g in range(group):
+        xs = xp[:, g * i:(g + 1) * i]
+        ws = w[g * og:(g + 1) * og].astype(np.float64)
+        for y in range(kh):
+            for z in range(kw):
+                p = xs[:, :, y * dil[0]:y * dil[0] + strides[0] * (oh - 1) + 1:strides[0],
+                       z * dil[1]:z * dil[1] + strides[1] * (ow - 1) + 1:strides[1]]
+                out[:, g * og:(g + 1) * og] += np.einsum('nihw,oi->nohw', p, ws[:, :, y, z])
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out
+
+
+def pool2d(x, k, strides, pads, kind, ceil=False, count_pad=False):
+    n, c, hh, ww = x.shape
+
+    def osz(i, kk, s, p0, p1):
+        span = i + p0 + p1 - kk
+        return (-(-span // s) if ceil else span // s) + 1
+    oh = osz(hh, k[0], strides[0], pads[0], pads[2])
+    ow = osz(ww, k[1], strides[1], pads[1], pads[3])
+    out = np.zeros((n, c, oh, ow))
+    for y in range(oh):
+        for z in range(ow):
+            y0, z0 = y * strides[0] - pads[0], z * strides[1] - pads[1]
+            ys, ye = max(y0, 0), min(y0 + k[0], hh)
+            zs, ze = max(z0, 0), min(z0 + k[1], ww)
+            win = x[:, :, ys:ye, zs:ze].astype(np.float64)
+            if kind == 'max':
+                out[:, :, y, z] = win.max(axis=(2, 3))
+            else:
+                cnt = (ye - ys) * (ze - zs)
+                if count_pad:
+                    cnt = (min(y0 + k[0], hh + pads[2]) - y0) * (min(z0 + k[1], ww + pads[3]) - z0)
+                out[:, :, y, z] = win.sum(axis=(2, 3)) / cnt
+    return out
+
+
+# --- the cases: each returns (nodes, inputs, outputs, initializers, feeds, wants) ------
+
+@case()
+def conv_relu_add_gemm():
+    r = rng(1)
+    x = f32(r.standard_normal((1, 3, 6, 6)))
+    w = f32(r.standard_normal((8, 3, 3, 3)))
+    b = f32(r.standard_normal(8))
+    g = f32(r.standard_normal((10, 8 * 6 * 6)))
+    c = np.maximum(conv2d(x, w, b, pads=(1, 1, 1, 1)), 0)
+    y = (c + c).reshape(1, -1) @ g.T
+    nodes = [h.make_node('Conv', ['x', 'W', 'B'], ['c'], pads=[1, 1, 1, 1]),
+             h.make_node('Relu', ['c'], ['r']),
+             h.make_node('Add', ['r', 'r'], ['a']),
+             h.make_node('Flatten', ['a'], ['f']),
+             h.make_node('Gemm', ['f', 'G'], ['y'], transB=1)]
+    return (nodes, [vi('x', [1, 3, 6, 6])], [vi('y', [1, 10])],
+            [init('W', w), init('B', b), init('G', g)], {'x': x}, [y])
+
+
+@case(opset=11)
+def conv_groups_strides_dilation():
+    r = rng(2)
+    x = f32(r.standard_normal((2, 4, 9, 8)))
+    w = f32(r.standard_normal((6, 2, 3, 2)))
+    y = conv2d(x, w, strides=(2, 1), pads=(1, 0, 2, 1), dil=(2, 1), group=2)
+    nodes = [h.make_node('Conv', ['x', 'W'], ['y'], group=2, strides=[2, 1],
+                         pads=[1, 0, 2, 1], dilations=[2, 1], kernel_shape=[3, 2])]
+    return (nodes, [vi('x', [2, 4, 9, 8])], [vi('y', list(y.shape))], [init('W', w)],
+            {'x': x}, [y])
+
+
+def same_pads(i, k, s, upper):
+    o = -(-i // s)
+    total = max((o - 1) * s + k - i, 0)
+    small = total // 2
+    return (small, total - small) if upper else (total - small, small)
+
+
+@case()
+def conv_auto_pad_same_upper():
+    r = rng(3)
+    x = f32(r.standard_normal((1, 2, 7, 6)))
+    w = f32(r.standard_normal((3, 2, 4, 3)))
+    ph, pw = same_pads(7, 4, 2, True), same_pads(6, 3, 2, True)
+    y = conv2d(x, w, strides=(2, 2), pads=(ph[0], pw[0], ph[1], pw[1]))
+    nodes = [h.make_node('Conv', ['x', 'W'], ['y'], auto_pad='SAME_UPPER', strides=[2, 2])]
+    return (nodes, [vi('x', [1, 2, 7, 6])], [vi('y', list(y.shape))], [init('W', w)],
+            {'x': x}, [y])
+
+
+@case()
+def conv_auto_pad_same_lower_depthwise():
+    r = rng(4)
+    x = f32(r.standard_normal((1, 3, 6, 5)))
+    w = f32(r.standard_normal((3, 1, 4, 4)))
+    b = f32(r.standard_normal(3))
+    ph, pw = same_pads(6, 4, 1, False), same_pads(5, 4, 1, False)
+    y = conv2d(x, w, b, pads=(ph[0], pw[0], ph[1], pw[1]), group=3)
+    nodes = [h.make_node('Conv', ['x', 'W', 'B'], ['y'], auto_pad='SAME_LOWER', group=3)]
+    return (nodes, [vi('x', [1, 3, 6, 5])], [vi('y', list(y.shape))],
+            [init('W', w), init('B', b)], {'x': x}, [y])
+
+
+@case()
+def conv_valid_weights_as_input():
+    r = rng(5)
+    x = f32(r.standard_normal((1, 2, 5, 5)))
+    w = f32(r.standard_normal((4, 2, 3, 3)))
+    y = conv2d(x, w)
+    nodes = [h.make_node('Conv', ['x', 'w'], ['y'], auto_pad='VALID')]
+    return (nodes, [vi('x', [1, 2, 5, 5]), vi('w', [4, 2, 3, 3])], [vi('y', [1, 4, 3, 3])], [],
+            {'x': x, 'w': w}, [y])
+
+
+@case()
+def gemm_alpha_beta_trans():
+    r = rng(6)
+    a = f32(r.standard_normal((5, 3)))   # transA: A is [K,M]
+    b = f32(r.standard_normal((5, 4)))   # [K,N]
+    c = f32(r.standard_normal(4))
+    y = 0.5 * a.T.astype(np.float64) @ b + 2.0 * c
+    nodes = [h.make_node('Gemm', ['a', 'B', 'C'], ['y'], alpha=0.5, beta=2.0, transA=1)]
+    return (nodes, [vi('a', [5, 3])], [vi('y', [3, 4])], [init('B', b), init('C', c)],
+            {'a': a}, [y])
+
+
+@case(opset=11)
+def gemm_inputs_alpha_no_c():
+    r = rng(7)
+    a = f32(r.standard_normal((2, 6)))
+    b = f32(r.standard_normal((3, 6)))
+    y = 3.0 * (a.astype(np.float64) @ b.T)
+    nodes = [h.make_node('Gemm', ['a', 'b'], ['y'], alpha=3.0, transB=1)]
+    return (nodes, [vi('a', [2, 6]), vi('b', [3, 6])], [vi('y', [2, 3])], [],
+            {'a': a, 'b': b}, [y])
+
+
+@case()
+def broadcasting_arith():
+    r = rng(8)
+    x = f32(r.standard_normal((2, 3, 4)))
+    v = f32(r.standard_normal((3, 1)))
+    s = f32(r.uniform(1, 2, (4,)))
+    t = f32(r.standard_normal((1, 1, 1)))
+    y = ((x + v) - t) * s / (s + 1)
+    nodes = [h.make_node('Add', ['x', 'v'], ['a']),
+             h.make_node('Sub', ['a', 't'], ['b']),
+             h.make_node('Mul', ['b', 's'], ['c']),
+             h.make_node('Add', ['s', 'one'], ['s1']),
+             h.make_node('Div', ['c', 's1'], ['y'])]
+    return (nodes, [vi('x', [2, 3, 4]), vi('v', [3, 1])], [vi('y', [2, 3, 4])],
+            [init('s', s), init('t', t), init('one', f32(1.0))], {'x': x, 'v': v}, [y])
+
+
+@case()
+def two_outputs():
+    r = rng(9)
+    x = f32(r.standard_normal((2, 3)))
+    nodes = [h.make_node('Relu', ['x'], ['r']),
+             h.make_node('Mul', ['x', 'x'], ['m'])]
+    return (nodes, [vi('x', [2, 3])], [vi('r', [2, 3]), vi('m', [2, 3])], [],
+            {'x': x}, [np.maximum(x, 0), x * x])
+
+
+# --- models for the error cases: no expected outputs ----------------------------
+
+@case()
+def unsupported_op():
+    nodes = [h.make_node('Relu', ['x'], ['r']),
+             h.make_node('Einsum', ['r', 'r'], ['e'], name='mix', equation='ij,ij->ij'),
+             h.make_node('Relu', ['e'], ['y'])]
+    return (nodes, [vi('x', [2, 3])], [vi('y', [2, 3])], [init('W', f32(np.ones((40,))))],
+            {}, None)
+
+
+@case()
+def dynamic_input():
+    x = f32(rng(10).standard_normal((2, 3)))
+    nodes = [h.make_node('Relu', ['input.1'], ['y'])]
+    return (nodes, [vi('input.1', ['N', 3])], [vi('y', ['N', 3])], [], {'input_1': x},
+            [np.maximum(x, 0)])
+
+
+@case(opset=6)
+def old_opset():
+    nodes = [h.make_node('Relu', ['x'], ['y'])]
+    return (nodes, [vi('x', [2])], [vi('y', [2])], [], {}, None)
+
+
+@case()
+def deep_nesting():
+    # a graph in an If's branch in a graph ...: 3 messages a level
+    g = h.make_graph([h.make_node('Identity', ['x'], ['y'])], 'inner', [], [vi('y', [1])])
+    leaf = g
+    for i in range(30):
+        n = h.make_node('If', ['c'], ['y'], then_branch=g, else_branch=leaf)
+        g = h.make_graph([n], 'g%d' % i, [], [vi('y', [1])])
+    return (list(g.node), [vi('c', [], T.BOOL)], [vi('y', [1])], [], {}, None)
+
+
+# --- driver -----------------------------------------------------------------------
+
+def build(name):
+    fn, opset = CASES[name]
+    nodes, ins, outs, inits, feeds, wants = fn()
+    g = h.make_graph(nodes, name, ins, outs, initializer=inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid('', opset)])
+    if name != 'deep_nesting':
+        onnx.checker.check_model(m)
+    return m, feeds, wants
+
+
+def make(name, d):
+    m, feeds, wants = build(name)
+    os.makedirs(d, exist_ok=True)
+    onnx.save(m, os.path.join(d, 'model.onnx'))
+    for k, v in feeds.items():
+        np.save(os.path.join(d, k + '.npy'), v)
+    return m, feeds, wants
+
+
+def sh(cmd, **kw):
+    p = subprocess.run(cmd, shell=True, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        sys.exit('%s: exit %d\n%s%s' % (cmd, p.returncode, p.stdout, p.stderr))
+    return p.stdout
+
+
+def run(name, d, b, lower):
+    m, feeds, wants = make(name, d)
+    sh('%s/ir-import-onnx -o %s/m.ir %s/model.onnx' % (b, d, d))
+    src = '%s/m.ir' % d
+    if lower:
+        sh('%s/ir-plan-devices %s | %s/ir-lower | %s/ir-plan-devices > %s/l.ir'
+           % (b, src, b, b, d))
+        src = '%s/l.ir' % d
+    ins = ' '.join('--input=%s=%s/%s.npy' % (k, d, k) for k in feeds)
+    sh('%s/ir-run --interp --data-dir=%s %s -o %s/out %s' % (b, d, ins, d, src))
+    if len(wants) == 1:
+        gots = [np.load('%s/out' % d)]
+    else:
+        gots = [np.load('%s/out/%d.npy' % (d, i)) for i in range(len(wants))]
+    bad = False
+    for i, (got, want) in enumerate(zip(gots, wants)):
+        want = np.asarray(want)
+        if got.shape != want.shape:
+            print('%s: output %d has shape %s, numpy %s' % (name, i, got.shape, want.shape))
+            bad = True
+        elif not np.allclose(got, want, rtol=1e-4, atol=1e-5):
+            k = np.argmax(np.abs(got - want))
+            print('%s: output %d differs: at %d got %r, numpy %r'
+                  % (name, i, k, got.flat[k], want.flat[k]))
+            bad = True
+    return 1 if bad else 0
+
+
+def main():
+    a = sys.argv[1:]
+    if a[:1] == ['list']:
+        print('\n'.join(sorted(CASES)))
+    elif a[:1] == ['make'] and len(a) == 3:
+        make(a[1], a[2])
+    elif a[:1] == ['run'] and len(a) in (4, 5):
+        sys.exit(run(a[1], a[2], a[3], a[4:] == ['--lower']))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main()
