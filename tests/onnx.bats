@@ -57,6 +57,64 @@ make_case() {
 	grep -q -- '-> (f32\[2,3\], f32\[2,3\])' two_outputs/m.ir
 }
 
+@test "onnx: BatchNormalization folds into the Conv before it, else multiplies and adds" {
+	imported batchnorm_folded_into_conv --lower
+	# folded: the weights changed, and nothing is left of the normalization
+	! grep -E 'multiply|add\(' batchnorm_folded_into_conv/m.ir
+	grep -q 'file="W_bn.npy"' batchnorm_folded_into_conv/m.ir
+	grep -q '%n: f32\[1,4,3,3\] = nn.bias_add' batchnorm_folded_into_conv/m.ir
+	imported batchnorm_not_foldable --lower
+	grep -q multiply batchnorm_not_foldable/m.ir
+	imported batchnorm_params_as_inputs --lower
+}
+
+@test "onnx: MaxPool, AveragePool (ceil_mode, count_include_pad, auto_pad), GlobalAveragePool" {
+	imported pools --lower
+	imported maxpool_same_upper
+}
+
+@test "onnx: ReduceMean and ReduceSum, axes as attribute and as input" {
+	imported reduce_mean_sum --lower
+	imported reduce_sum_axes_attribute
+}
+
+@test "onnx: Softmax and LogSoftmax, opset 13 and the 2-D coercion before it" {
+	imported softmax_13 --lower
+	imported softmax_11_coerced
+}
+
+@test "onnx: Clip (inputs, and attributes before opset 11), Sigmoid, Tanh" {
+	imported clip_sigmoid_tanh --lower
+	imported clip_attributes_opset9
+}
+
+@test "onnx: Identity, Dropout and Constant" {
+	imported identity_constant_dropout
+}
+
+@test "onnx: MatMul of matrices, batches, broadcast batches and vectors" {
+	imported matmuls --lower
+}
+
+@test "onnx: Transpose, Concat, Split, Slice (computed, and stepped on constants)" {
+	imported transpose_concat_split_slice --lower
+	imported split_unsqueeze_squeeze_opset11
+}
+
+@test "onnx: shape arithmetic as torch.onnx writes it is folded: flatten, channel shuffle" {
+	imported torch_flatten_shape_arithmetic --lower
+	imported channel_shuffle --lower
+	# nothing of Shape, Gather, Div, Concat is left: reshapes and a transpose
+	run -0 grep -c '^  %' channel_shuffle/m.ir
+	assert_output 3
+	run -0 grep -c '^  %' torch_flatten_shape_arithmetic/m.ir
+	assert_output 1
+}
+
+@test "onnx: Gather and Expand of computed values" {
+	imported gather_expand_computed --lower
+}
+
 # --- the module --------------------------------------------------------------------
 
 @test "onnx: the module: @cpu, @main's parameters and types, large constants in .npy files" {

@@ -273,16 +273,22 @@ MAP_FN(map_conv)
 		im->node = self;
 		if (!ok)
 			return false;
+		/* the folded weights and bias are named after those they replace */
 		int64_t sd[4] = {O, 1, 1, 1};
+		char wh[96], bh[96];
+		snprintf(wh, sizeof wh, "%.80s_bn", w->hint);
+		snprintf(bh, sizeof bh, "%.80s_bn", b ? b->hint : "bias");
 		Val *s4 = op_reshape(im, s, 4, sd, "bn_scale");
-		w = s4 ? op_binary(im, BIN_MUL, w, s4, w->hint) : NULL;
+		w = s4 ? op_binary(im, BIN_MUL, w, s4, wh) : NULL;
 		if (!w)
 			return false;
 		if (b) {
-			Val *bs = op_binary(im, BIN_MUL, b, s, b->hint);
-			b = bs ? op_binary(im, BIN_ADD, bs, t, b->hint) : NULL;
+			Val *bs = op_binary(im, BIN_MUL, b, s, bh);
+			b = bs ? op_binary(im, BIN_ADD, bs, t, bh) : NULL;
 		} else {
 			b = t;
+			free(b->hint);
+			b->hint = strcpy(xmalloc(strlen(bh) + 1), bh);
 		}
 		if (!b)
 			return false;

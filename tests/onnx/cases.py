@@ -219,6 +219,284 @@ def two_outputs():
             {'x': x}, [np.maximum(x, 0), x * x])
 
 
+# --- normalization, pooling, reductions -------------------------------------------
+
+def bn_ref(x, s, b, m, v, eps=1e-5):
+    sh = (1, -1) + (1,) * (x.ndim - 2)
+    return (x - m.reshape(sh)) / np.sqrt(v.reshape(sh) + eps) * s.reshape(sh) + b.reshape(sh)
+
+
+def bn_params(r, c):
+    return (f32(r.uniform(0.5, 1.5, c)), f32(r.standard_normal(c)), f32(r.standard_normal(c)),
+            f32(r.uniform(0.5, 2, c)))
+
+
+@case()
+def batchnorm_folded_into_conv():
+    r = rng(11)
+    x = f32(r.standard_normal((1, 3, 5, 5)))
+    w = f32(r.standard_normal((4, 3, 3, 3)))
+    b = f32(r.standard_normal(4))
+    s, bb, m, v = bn_params(r, 4)
+    y = np.maximum(bn_ref(conv2d(x, w, b), s, bb, m, v, 1e-3), 0)
+    nodes = [h.make_node('Conv', ['x', 'W', 'B'], ['c']),
+             h.make_node('BatchNormalization', ['c', 's', 'bb', 'm', 'v'], ['n'], epsilon=1e-3),
+             h.make_node('Relu', ['n'], ['y'])]
+    return (nodes, [vi('x', [1, 3, 5, 5])], [vi('y', [1, 4, 3, 3])],
+            [init('W', w), init('B', b), init('s', s), init('bb', bb), init('m', m),
+             init('v', v)], {'x': x}, [y])
+
+
+@case()
+def batchnorm_not_foldable():
+    # the conv's output has two users: the BN stays a multiply and an add
+    r = rng(12)
+    x = f32(r.standard_normal((1, 2, 4, 4)))
+    w = f32(r.standard_normal((3, 2, 1, 1)))
+    s, bb, m, v = bn_params(r, 3)
+    c = conv2d(x, w)
+    y = bn_ref(c, s, bb, m, v) + c
+    nodes = [h.make_node('Conv', ['x', 'W'], ['c']),
+             h.make_node('BatchNormalization', ['c', 's', 'bb', 'm', 'v'], ['n']),
+             h.make_node('Add', ['n', 'c'], ['y'])]
+    return (nodes, [vi('x', [1, 2, 4, 4])], [vi('y', [1, 3, 4, 4])],
+            [init('W', w), init('s', s), init('bb', bb), init('m', m), init('v', v)],
+            {'x': x}, [y])
+
+
+@case(opset=15)
+def batchnorm_params_as_inputs():
+    r = rng(13)
+    x = f32(r.standard_normal((2, 3, 4)))
+    s, bb, m, v = bn_params(r, 3)
+    nodes = [h.make_node('BatchNormalization', ['x', 's', 'bb', 'm', 'v'], ['y'])]
+    return (nodes, [vi('x', [2, 3, 4]), vi('s', [3]), vi('bb', [3]), vi('m', [3]), vi('v', [3])],
+            [vi('y', [2, 3, 4])], [], {'x': x, 's': s, 'bb': bb, 'm': m, 'v': v},
+            [bn_ref(x, s, bb, m, v)])
+
+
+@case(opset=12)
+def pools():
+    r = rng(14)
+    x = f32(r.standard_normal((1, 2, 7, 8)))
+    mp = pool2d(x, (3, 3), (2, 2), (1, 1, 1, 1), 'max')
+    ap = pool2d(x, (2, 3), (2, 2), (0, 1, 0, 1), 'avg', ceil=True)
+    ai = pool2d(x, (3, 3), (1, 1), (1, 1, 1, 1), 'avg', count_pad=True)
+    ga = x.mean(axis=(2, 3), keepdims=True)
+    nodes = [h.make_node('MaxPool', ['x'], ['mp'], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
+             h.make_node('AveragePool', ['x'], ['ap'], kernel_shape=[2, 3], strides=[2, 2],
+                         pads=[0, 1, 0, 1], ceil_mode=1),
+             h.make_node('AveragePool', ['x'], ['ai'], kernel_shape=[3, 3],
+                         pads=[1, 1, 1, 1], count_include_pad=1),
+             h.make_node('GlobalAveragePool', ['x'], ['ga'])]
+    return (nodes, [vi('x', [1, 2, 7, 8])],
+            [vi('mp', list(mp.shape)), vi('ap', list(ap.shape)), vi('ai', list(ai.shape)),
+             vi('ga', [1, 2, 1, 1])], [], {'x': x}, [mp, ap, ai, ga])
+
+
+@case()
+def maxpool_same_upper():
+    r = rng(15)
+    x = f32(r.standard_normal((1, 1, 5, 5)))
+    ph = same_pads(5, 2, 2, True)
+    y = pool2d(x, (2, 2), (2, 2), (ph[0], ph[0], ph[1], ph[1]), 'max')
+    nodes = [h.make_node('MaxPool', ['x'], ['y'], kernel_shape=[2, 2], strides=[2, 2],
+                         auto_pad='SAME_UPPER')]
+    return (nodes, [vi('x', [1, 1, 5, 5])], [vi('y', [1, 1, 3, 3])], [], {'x': x}, [y])
+
+
+@case(opset=13)
+def reduce_mean_sum():
+    r = rng(16)
+    x = f32(r.standard_normal((2, 3, 4)))
+    nodes = [h.make_node('ReduceMean', ['x'], ['a'], axes=[1, -1]),
+             h.make_node('ReduceSum', ['x', 'ax'], ['b'], keepdims=0),
+             h.make_node('ReduceSum', ['x'], ['c'])]
+    return (nodes, [vi('x', [2, 3, 4])], [vi('a', [2, 1, 1]), vi('b', [2, 4]), vi('c', [1, 1, 1])],
+            [init('ax', np.array([1], dtype=np.int64))], {'x': x},
+            [x.mean(axis=(1, 2), keepdims=True), x.sum(axis=1), x.sum(keepdims=True)])
+
+
+@case(opset=11)
+def reduce_sum_axes_attribute():
+    r = rng(17)
+    x = f32(r.standard_normal((3, 2, 2)))
+    nodes = [h.make_node('ReduceSum', ['x'], ['y'], axes=[0, 2], keepdims=0)]
+    return (nodes, [vi('x', [3, 2, 2])], [vi('y', [2])], [], {'x': x}, [x.sum(axis=(0, 2))])
+
+
+def softmax_ref(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@case(opset=13)
+def softmax_13():
+    x = f32(rng(18).standard_normal((2, 3, 4)))
+    nodes = [h.make_node('Softmax', ['x'], ['a'], axis=1),
+             h.make_node('Softmax', ['x'], ['b']),
+             h.make_node('LogSoftmax', ['x'], ['c'], axis=-1)]
+    return (nodes, [vi('x', [2, 3, 4])], [vi('a', [2, 3, 4]), vi('b', [2, 3, 4]),
+                                          vi('c', [2, 3, 4])], [], {'x': x},
+            [softmax_ref(x, 1), softmax_ref(x, -1), np.log(softmax_ref(x, -1))])
+
+
+@case(opset=11)
+def softmax_11_coerced():
+    # before opset 13, Softmax flattens the axes from `axis` on
+    x = f32(rng(19).standard_normal((2, 3, 4)))
+    want = softmax_ref(x.reshape(2, 12), 1).reshape(2, 3, 4)
+    nodes = [h.make_node('Softmax', ['x'], ['y'])]
+    return (nodes, [vi('x', [2, 3, 4])], [vi('y', [2, 3, 4])], [], {'x': x}, [want])
+
+
+# --- elementwise ------------------------------------------------------------------
+
+@case(opset=13)
+def clip_sigmoid_tanh():
+    x = f32(rng(20).standard_normal((3, 4)) * 3)
+    nodes = [h.make_node('Clip', ['x', 'lo', 'hi'], ['a']),
+             h.make_node('Clip', ['x', '', 'hi'], ['b']),
+             h.make_node('Sigmoid', ['x'], ['c']),
+             h.make_node('Tanh', ['x'], ['d'])]
+    return (nodes, [vi('x', [3, 4])], [vi(n, [3, 4]) for n in 'abcd'],
+            [init('lo', f32(-1.0)), init('hi', f32(0.5))], {'x': x},
+            [np.clip(x, -1, 0.5), np.minimum(x, 0.5), 1 / (1 + np.exp(-x.astype(np.float64))),
+             np.tanh(x)])
+
+
+@case(opset=9)
+def clip_attributes_opset9():
+    x = f32(rng(21).standard_normal((5,)) * 3)
+    nodes = [h.make_node('Clip', ['x'], ['y'], min=0.0, max=6.0)]
+    return (nodes, [vi('x', [5])], [vi('y', [5])], [], {'x': x}, [np.clip(x, 0, 6)])
+
+
+@case()
+def identity_constant_dropout():
+    x = f32(rng(22).standard_normal((2, 2)))
+    k = f32([[1, 2], [3, 4]])
+    nodes = [h.make_node('Constant', [], ['k'], value=nh.from_array(k)),
+             h.make_node('Identity', ['x'], ['i']),
+             h.make_node('Dropout', ['i'], ['d']),
+             h.make_node('Mul', ['d', 'k'], ['y'])]
+    return (nodes, [vi('x', [2, 2])], [vi('y', [2, 2])], [], {'x': x}, [x * k])
+
+
+# --- matrix products --------------------------------------------------------------
+
+@case()
+def matmuls():
+    r = rng(23)
+    a = f32(r.standard_normal((2, 3, 4)))
+    w = f32(r.standard_normal((4, 5)))
+    b = f32(r.standard_normal((2, 4, 6)))
+    c = f32(r.standard_normal((3, 4)))
+    v = f32(r.standard_normal(4))
+    nodes = [h.make_node('MatMul', ['a', 'W'], ['p']),       # [2,3,4] x [4,5]: dense
+             h.make_node('MatMul', ['a', 'b'], ['q']),       # batched
+             h.make_node('MatMul', ['c', 'b'], ['s']),       # [3,4] x [2,4,6]: broadcast
+             h.make_node('MatMul', ['v', 'W'], ['t']),       # 1-D left
+             h.make_node('MatMul', ['a', 'v'], ['u'])]       # 1-D right
+    return (nodes, [vi('a', [2, 3, 4]), vi('b', [2, 4, 6]), vi('c', [3, 4]), vi('v', [4])],
+            [vi('p', [2, 3, 5]), vi('q', [2, 3, 6]), vi('s', [2, 3, 6]), vi('t', [5]),
+             vi('u', [2, 3])], [init('W', w)], {'a': a, 'b': b, 'c': c, 'v': v},
+            [a @ w, a @ b, c @ b, v @ w, a @ v])
+
+
+# --- data movement and shapes -----------------------------------------------------
+
+@case(opset=13)
+def transpose_concat_split_slice():
+    r = rng(24)
+    x = f32(r.standard_normal((2, 6, 4)))
+    k = f32(r.standard_normal((2, 1, 4)))
+    nodes = [h.make_node('Transpose', ['x'], ['t'], perm=[2, 0, 1]),
+             h.make_node('Concat', ['x', 'k'], ['c'], axis=1),
+             h.make_node('Split', ['x'], ['s0', 's1', 's2'], axis=1),
+             h.make_node('Split', ['x', 'sz'], ['u0', 'u1'], axis=-1),
+             h.make_node('Slice', ['x', 'st', 'en', 'ax'], ['sl']),
+             h.make_node('Slice', ['k2', 'st2', 'en2', 'ax2', 'sp2'], ['ks']),
+             h.make_node('Mul', ['sl', 'ks'], ['m'])]
+    k2 = f32(r.standard_normal((13,)))
+    i64 = lambda v: np.array(v, dtype=np.int64)
+    return (nodes, [vi('x', [2, 6, 4])],
+            [vi('t', [4, 2, 6]), vi('c', [2, 7, 4]), vi('s0', [2, 2, 4]), vi('s1', [2, 2, 4]),
+             vi('s2', [2, 2, 4]), vi('u0', [2, 6, 1]), vi('u1', [2, 6, 3]), vi('m', [1, 4, 4])],
+            [init('k', k), init('sz', i64([1, 3])), init('st', i64([1, -1])),
+             init('en', i64([-1, 1000])), init('ax', i64([1, 0])), init('k2', k2),
+             init('st2', i64([-2])), init('en2', i64([0])), init('ax2', i64([0])),
+             init('sp2', i64([-3]))],
+            {'x': x},
+            [x.transpose(2, 0, 1), np.concatenate([x, k], 1), x[:, 0:2], x[:, 2:4], x[:, 4:6],
+             x[:, :, :1], x[:, :, 1:], x[-1:, 1:-1] * k2[-2:0:-3]])
+
+
+@case(opset=11)
+def split_unsqueeze_squeeze_opset11():
+    x = f32(rng(25).standard_normal((4, 3)))
+    nodes = [h.make_node('Split', ['x'], ['a', 'b'], axis=0, split=[1, 3]),
+             h.make_node('Squeeze', ['a'], ['sq'], axes=[0]),
+             h.make_node('Unsqueeze', ['sq'], ['y'], axes=[1, -1])]
+    return (nodes, [vi('x', [4, 3])], [vi('y', [3, 1, 1]), vi('b', [3, 3])], [], {'x': x},
+            [x[0].reshape(3, 1, 1), x[1:]])
+
+
+@case(opset=13)
+def torch_flatten_shape_arithmetic():
+    # x.view(x.size(0), -1) as torch.onnx writes it
+    x = f32(rng(26).standard_normal((2, 3, 2, 2)))
+    i64 = lambda v: np.array(v, dtype=np.int64)
+    nodes = [h.make_node('Shape', ['x'], ['shp']),
+             h.make_node('Gather', ['shp', 'zero'], ['n'], axis=0),
+             h.make_node('Unsqueeze', ['n', 'ax0'], ['nu']),
+             h.make_node('Concat', ['nu', 'minus1'], ['newshape'], axis=0),
+             h.make_node('Reshape', ['x', 'newshape'], ['y'])]
+    return (nodes, [vi('x', [2, 3, 2, 2])], [vi('y', [2, 12])],
+            [init('zero', i64(0)), init('ax0', i64([0])), init('minus1', i64([-1]))],
+            {'x': x}, [x.reshape(2, -1)])
+
+
+@case(opset=11)
+def channel_shuffle():
+    # ShuffleNet's channel shuffle: sizes from Shape, Gather and Div
+    x = f32(rng(27).standard_normal((1, 6, 2, 2)))
+    g = 3
+    i64 = lambda v: np.array(v, dtype=np.int64)
+    nodes = [h.make_node('Shape', ['x'], ['shp'])]
+    for i, n in enumerate('nchw'):
+        nodes.append(h.make_node('Gather', ['shp', 'i%d' % i], [n], axis=0))
+    nodes += [h.make_node('Div', ['c', 'groups'], ['cg']),
+              h.make_node('Unsqueeze', ['n'], ['n1'], axes=[0]),
+              h.make_node('Unsqueeze', ['cg'], ['cg1'], axes=[0]),
+              h.make_node('Unsqueeze', ['h'], ['h1'], axes=[0]),
+              h.make_node('Unsqueeze', ['w'], ['w1'], axes=[0]),
+              h.make_node('Concat', ['n1', 'g1', 'cg1', 'h1', 'w1'], ['s5'], axis=0),
+              h.make_node('Reshape', ['x', 's5'], ['r5']),
+              h.make_node('Transpose', ['r5'], ['t5'], perm=[0, 2, 1, 3, 4]),
+              h.make_node('Mul', ['cg', 'groups'], ['c2']),
+              h.make_node('Unsqueeze', ['c2'], ['c21'], axes=[0]),
+              h.make_node('Concat', ['n1', 'c21', 'h1', 'w1'], ['s4'], axis=0),
+              h.make_node('Reshape', ['t5', 's4'], ['y'])]
+    inits = [init('i%d' % i, i64(i)) for i in range(4)]
+    inits += [init('groups', i64(g)), init('g1', i64([g]))]
+    want = x.reshape(1, g, 2, 2, 2).transpose(0, 2, 1, 3, 4).reshape(1, 6, 2, 2)
+    return (nodes, [vi('x', [1, 6, 2, 2])], [vi('y', [1, 6, 2, 2])], inits, {'x': x}, [want])
+
+
+@case(opset=13)
+def gather_expand_computed():
+    x = f32(rng(28).standard_normal((3, 4)))
+    i64 = lambda v: np.array(v, dtype=np.int64)
+    nodes = [h.make_node('Gather', ['x', 'one'], ['row'], axis=0),
+             h.make_node('Gather', ['x', 'cols'], ['c'], axis=1),
+             h.make_node('Expand', ['row', 'shape'], ['e'])]
+    return (nodes, [vi('x', [3, 4])], [vi('row', [4]), vi('c', [3, 2]), vi('e', [2, 4])],
+            [init('one', i64(-2)), init('cols', i64([1, 2])), init('shape', i64([2, 1]))],
+            {'x': x}, [x[1], x[:, 1:3], np.broadcast_to(x[1], (2, 4))])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
