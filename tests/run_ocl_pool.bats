@@ -34,6 +34,9 @@ setup() {
 	[[ "$stderr" == *"image workspace pool: 16 requests, 14 reused, 1 new, 1 grown; 1 held"* ]]
 	[[ "$stderr" == *"buffer workspace pool: 16 requests, 15 reused, 1 new, 0 grown; 1 held"* ]]
 	"$PY" "$H" same "$d/ocl" "$d/ref"
+	# --profile says them after the device's memory line
+	run -0 --separate-stderr ir-run --profile --repeat 1 $args -o "$d/ocl" "$d/o.ir"
+	[[ "$stderr" == *"ir-run: memory on @gpu:"*$'\n'"ir-run: @gpu: image workspace pool: 8 requests, 6 reused, 1 new, 1 grown; 1 held"*$'\n'"ir-run: @gpu: buffer workspace pool: 8 requests, 7 reused"* ]]
 }
 
 @test "run_ocl_pool: TVM's texture-scope prim: its image workspace comes from the pool and matches" {

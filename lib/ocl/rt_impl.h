@@ -154,6 +154,9 @@ bool rt_check_limits(OclRt *rt);
 bool rt_pool_workspace(OclRt *rt, RtDev *rd, const PStmt *s, Obj *ob);
 void rt_pool_release(RtDev *rd, Obj *ob);
 void rt_pool_free(OclRt *rt, RtDev *rd);
+/* The statistics of rd's pools, since the first run, two lines on f
+ * (nothing before rd's first workspace): for --stats and --profile. */
+void rt_pool_say(const RtDev *rd, FILE *f);
 
 /* rt_plan.c: the object of a buffer that place pl puts in a pool (a
  * sub-buffer at its offset) or a planned image, when the plan applies on

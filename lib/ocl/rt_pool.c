@@ -110,15 +110,22 @@ say_pool(FILE *f, const RtDev *rd, const char *what, const WsPool *p)
 }
 
 void
+rt_pool_say(const RtDev *rd, FILE *f)
+{
+	if (rd->pools) {
+		say_pool(f, rd, "image", &rd->pools->tex);
+		say_pool(f, rd, "buffer", &rd->pools->buf);
+	}
+}
+
+void
 rt_pool_free(OclRt *rt, RtDev *rd)
 {
 	struct RtPools *ps = rd->pools;
 	if (!ps)
 		return;
-	if (rt->o.stats) {
-		say_pool(rt->o.stats, rd, "image", &ps->tex);
-		say_pool(rt->o.stats, rd, "buffer", &ps->buf);
-	}
+	if (rt->o.stats)
+		rt_pool_say(rd, rt->o.stats);
 	wspool_clear(&ps->tex);
 	wspool_clear(&ps->buf);
 	free(ps);
