@@ -21,6 +21,8 @@
 #      against the lower bound and greedy_by_size) and on chains to 100k.
 #   6b. ir-run's start-up: a second run with the program binary cache,
 #      POCL's kernel cache, both or neither (bench/startup.sh).
+#   6c. ir-run on OpenCL: device memory planned vs unplanned, time per run
+#      asynchronous vs --sync (bench/runtime.sh).
 #   7. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
 #      tools, side by side (a change that should make nothing slower).
 set -eu
@@ -281,6 +283,9 @@ echo "(a chain with skips up to 1000 back; greedy is n log n: a segment tree ove
 
 # ir-run's start-up with and without the program binary cache
 IRPIPE_BIN=$BIN BENCH_DIR=$WORK BENCH_RUNS=$RUNS sh bench/startup.sh
+
+# ir-run on OpenCL: device memory with and without a memory plan, async vs --sync
+IRPIPE_BIN=$BIN BENCH_DIR=$WORK sh bench/runtime.sh
 
 # --- against an earlier build -------------------------------------------------
 # BENCH_BASELINE_BIN=DIR: the same tools from another build (for example the

@@ -19,7 +19,7 @@ compiled() {
 
 # rows PROFILE_TEXT NAME DEVICE: the calls column of that row, or nothing
 calls_of() {
-	awk -v n="$2" -v d="$3" '$1 ~ /^[0-9.]+$/ && $7 == d && substr($0, index($0, $7) + 11) == n { print $3 }' <<< "$1"
+	awk -v n="$2" -v d="$3" '$1 ~ /^[0-9.]+$/ && $8 == d && substr($0, index($0, $8) + 11) == n { print $3 }' <<< "$1"
 }
 
 # run_both FIXTURE OUT: OpenCL (with --profile, stderr in $stderr) and the
@@ -90,7 +90,7 @@ run_both() {
 	args=$("$PY" "$H" inputs "$d/m.ir" "$d")
 	run -0 --separate-stderr ir-run --profile --repeat 2 $args -o "$d/o.npy" "$d/m.ir"
 	grep -q "^ir-run: profile of 2 runs" <<< "$stderr"
-	grep -Eq '^ +total_ms +share +calls +mean_us +GFLOP/s +GB/s +device +kernel_or_copy$' <<< "$stderr"
+	grep -Eq '^ +total_ms +share +calls +mean_us +flop/call +GFLOP/s +GB/s +device +kernel_or_copy$' <<< "$stderr"
 	for k in $(grep -o 'kernel @[A-Za-z0-9_.]*' "$d/m.ir" | cut -d' ' -f2); do
 		[ "$(calls_of "$stderr" "$k" @cpu)$(calls_of "$stderr" "$k" @gpu)" = 2 ]
 	done
@@ -99,10 +99,49 @@ run_both() {
 	[ -s "$d/t" ]
 	sort -g -r "$d/t" | cmp - "$d/t"
 	# GFLOP/s only for kernels, GB/s only for copies
-	awk '$1 ~ /^[0-9.]+$/ && $8 == "copy" && $5 != "-" { exit 1 }
-	     $1 ~ /^[0-9.]+$/ && $8 ~ /^@/ && ($5 == "-" || $6 != "-") { exit 1 }' <<< "$stderr"
+	awk '$1 ~ /^[0-9.]+$/ && $9 == "copy" && ($5 != "-" || $6 != "-") { exit 1 }
+	     $1 ~ /^[0-9.]+$/ && $9 ~ /^@/ && ($5 == "-" || $6 == "-" || $7 != "-") { exit 1 }' <<< "$stderr"
 	grep -Eq '^ir-run: wall [0-9.]+ ms; @cpu busy [0-9.]+ ms \(kernels [0-9.]+, copies [0-9.]+\); @gpu busy .*; overlapped [0-9.]+ ms$' <<< "$stderr"
 	[[ "$stderr" =~ ir-run:\ 2\ runs,\ median ]]
+}
+
+@test "run_ocl_exec: --profile counts a kernel's flops from its loop nest: 2*M*N*K for dense and batch_matmul" {
+	local d=$BATS_TEST_TMPDIR
+	compiled "$BATS_TEST_DIRNAME/ir-lower/matmul_cpu.ir" "$d/m.ir"
+	args=$("$PY" "$H" inputs "$d/m.ir" "$d")
+	mkdir -p "$d/o"
+	run -0 --separate-stderr ir-run --profile $args -o "$d/o" "$d/m.ir"
+	# dense 8x12 . 32x12 -> 8x32 and batch_matmul 2x8x6 . 1x24x6 -> 2x8x24:
+	# every kernel of each prim summed (a transpose or a relu adds no
+	# multiply-adds; padding may add a little)
+	for p in dense:6144 batch_matmul:4608; do
+		n=$(awk -v k="${p%%:*}" '$1 ~ /^[0-9.]+$/ && $9 ~ k { s += $5 } END { print s + 0 }' <<< "$stderr")
+		[ "$n" -ge "${p#*:}" ] && [ "$n" -le $(( ${p#*:} * 5 / 4 )) ] || { echo "$p: $n"; return 1; }
+	done
+}
+
+@test "run_ocl_exec: a value's device memory goes back after its last use: the peak does not grow with a chain's length" {
+	local d=$BATS_TEST_TMPDIR n
+	for n in 4 16; do
+		# v_i = exp(u_(i-1)), u_i = v_i + u_(i-1): two values made per step,
+		# each dead two steps later
+		{
+			printf 'device @cpu = cpu(0)\nfn @main(%%u0: f32[64,64]) -> f32[64,64] {\n'
+			for i in $(seq 1 $n); do
+				printf '  %%v%d = exp(%%u%d)\n  %%u%d = add(%%v%d, %%u%d)\n' $i $((i - 1)) $i $i $((i - 1))
+			done
+			printf '  return %%u%d\n}\n' $n
+		} > "$d/c$n.ir"
+		ir-plan-devices "$d/c$n.ir" | ir-lower --no-fuse | ir-plan-devices | ir-flatten-texture \
+			| ir-codegen-ocl > "$d/c$n.ocl.ir"
+		[ "$(grep -c call_lowered "$d/c$n.ocl.ir")" = $((2 * n)) ]
+		args=$("$PY" "$H" inputs "$d/c$n.ir" "$d")
+		run -0 --separate-stderr ir-run --profile $args -o "$d/o$n.npy" "$d/c$n.ocl.ir"
+		sed -n 's/.*other buffers and images peak \([0-9]*\) bytes/\1/p' <<< "$stderr" > "$d/peak$n"
+		ir-run --interp $args -o "$d/r$n.npy" "$d/c$n.ocl.ir"
+		"$PY" "$H" same "$d/o$n.npy" "$d/r$n.npy"
+	done
+	[ -s "$d/peak4" ] && cmp "$d/peak4" "$d/peak16"
 }
 
 @test "run_ocl_exec: --sync and --profile are for OpenCL, not --interp" {

@@ -54,6 +54,13 @@ typedef struct {
 	ElemKind kind;            /* an image's element type */
 } PlanMem;
 
+/* rt_live.c: the values of @main to free after the call user. */
+typedef struct {
+	const Value *user;
+	const Value **vals;
+	uint32_t n, cap;
+} RtFree;
+
 /* --profile: one row of the table, a kernel or a copy kind on a device. */
 typedef struct {
 	const char *name;
@@ -86,6 +93,7 @@ struct OclRt {
 	/* the values of the run under way (rt_value.c) */
 	Map vals;                 /* DevVal by Tensor pointer */
 	PtrVec allvals;
+	Map frees;                /* RtFree by user (rt_live.c) */
 	/* --profile */
 	ProfEv *pev;
 	size_t npev, cappev;
@@ -191,6 +199,16 @@ const Obj *rt_val_on(OclRt *rt, RtDev *rd, Tensor *t, const PVar *v);
 const Obj *rt_val_new(OclRt *rt, RtDev *rd, Tensor *t, const PVar *v);
 /* Frees every value's objects (the queues finished first). */
 void rt_vals_release(OclRt *rt);
+/* Gives back t's device memory now: t is dead (OpenCL keeps the memory
+ * until the commands enqueued on it are done). */
+void rt_val_drop(OclRt *rt, Tensor *t);
+
+/* rt_live.c: which values of @main die at which call (once, from the
+ * text); rt_live_after frees those that die at user, whose operands'
+ * tensors are args (tuples flattened). */
+void rt_live_init(OclRt *rt);
+void rt_live_after(OclRt *rt, const Value *user, Tensor *const *args);
+void rt_live_free(OclRt *rt);
 
 
 /* rt_profile.c */

@@ -177,20 +177,22 @@ oclrt_profile_print(OclRt *rt, FILE *f)
 		all += rt->rows[i].ms;
 	fprintf(f, "ir-run: profile of %u run%s (OpenCL event times; '-': not known)\n",
 	        (unsigned)rt->runs, rt->runs == 1 ? "" : "s");
-	fprintf(f, "%12s %7s %8s %12s %9s %9s  %-10s %s\n", "total_ms", "share", "calls",
-	        "mean_us", "GFLOP/s", "GB/s", "device", "kernel_or_copy");
+	fprintf(f, "%12s %7s %8s %12s %12s %9s %9s  %-10s %s\n", "total_ms", "share", "calls",
+	        "mean_us", "flop/call", "GFLOP/s", "GB/s", "device", "kernel_or_copy");
 	for (size_t i = 0; i < rt->nrows; i++) {
 		const ProfRow *r = &rt->rows[i];
-		char gf[32] = "-", gb[32] = "-", dev[80];
+		char fc[32] = "-", gf[32] = "-", gb[32] = "-", dev[80];
 		double s = r->ms / 1e3;
+		if (r->kernel && r->flops >= 0 && r->calls)
+			snprintf(fc, sizeof fc, "%.0f", r->flops / (double)r->calls);
 		if (r->kernel && r->flops >= 0 && s > 0)
 			snprintf(gf, sizeof gf, "%.2f", r->flops / s / 1e9);
 		if (!r->kernel && s > 0)
 			snprintf(gb, sizeof gb, "%.2f", r->bytes / s / 1e9);
 		snprintf(dev, sizeof dev, "@%s", r->dev->decl->name);
-		fprintf(f, "%12.3f %6.1f%% %8llu %12.3f %9s %9s  %-10s %s%s\n", r->ms,
+		fprintf(f, "%12.3f %6.1f%% %8llu %12.3f %12s %9s %9s  %-10s %s%s\n", r->ms,
 		        all > 0 ? 100 * r->ms / all : 0.0, (unsigned long long)r->calls,
-		        r->calls ? 1e3 * r->ms / (double)r->calls : 0.0, gf, gb, dev,
+		        r->calls ? 1e3 * r->ms / (double)r->calls : 0.0, fc, gf, gb, dev,
 		        r->kernel ? "@" : "", r->name);
 	}
 	fprintf(f, "ir-run: wall %.3f ms;", rt->wall_ms);

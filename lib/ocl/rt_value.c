@@ -90,6 +90,11 @@ start_host(OclRt *rt, DevVal *d)
 {
 	if (d->host)
 		return true;
+	if (!d->nres) {
+		error_at(rt->m->ctx, (Loc){0}, "internal error: a value of the run was freed before "
+		         "its last use");
+		return false;
+	}
 	Res *r = &d->res[0];
 	cl_event ev = NULL;
 	if (!rt_read(rt, r->dev, &r->o, d->t->data, bytes_of(d->t), &ev))
@@ -221,6 +226,7 @@ oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst)
 			return false;
 		if (bytes_of(src))
 			memcpy(dst->data, src->data, bytes_of(src));
+		rt_live_after(rt, v, &src);
 		return true;
 	}
 	DevVal *s = lookup(rt, src, true);
@@ -236,6 +242,7 @@ oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst)
 			 * memory may be reused while the copy lives) */
 			clRetainMemObject(s->res[i].o.mem);
 			add_res(d, rd, &s->res[i].o)->o.bytes = 0;
+			rt_live_after(rt, v, &src);
 			return true;
 		}
 	Obj o = {0};
@@ -246,6 +253,7 @@ oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst)
 		return false;
 	}
 	add_res(d, rd, &o);
+	rt_live_after(rt, v, &src);
 	return true;
 }
 
@@ -256,6 +264,17 @@ oclrt_placed(void *ud, const void *node, uint32_t i, uint32_t n, Tensor *t)
 	const PlaceList *l = module_places(rt->m, node);
 	if (l && l->n == n && i < n)
 		lookup(rt, t, true)->place = &l->p[i];
+}
+
+void
+rt_val_drop(OclRt *rt, Tensor *t)
+{
+	DevVal *d = lookup(rt, t, false);
+	if (!d)
+		return;
+	for (uint32_t j = 0; j < d->nres; j++)
+		rt_obj_release(rt, d->res[j].dev, &d->res[j].o);
+	d->nres = 0;
 }
 
 void

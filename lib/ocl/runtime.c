@@ -76,6 +76,7 @@ oclrt_new(Module *m, const OclRtOpts *o)
 		oclrt_free(rt);
 		return NULL;
 	}
+	rt_live_init(rt);
 	return rt;
 }
 
@@ -87,6 +88,7 @@ oclrt_free(OclRt *rt)
 	/* the run's memory objects before the contexts they belong to */
 	rt_vals_release(rt);
 	rt_plan_free(rt);
+	rt_live_free(rt);
 	for (size_t i = 0; i < rt->nkc; i++)
 		clReleaseKernel(rt->kc[i].kern);
 	for (uint32_t i = 0; i < rt->ndevs; i++) {
@@ -313,6 +315,8 @@ oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args, 
 	free(objs);
 	if (ok && rt->o.check)
 		ok = check_call(rt, call, p, args, nargs, nin);
+	if (ok)
+		rt_live_after(rt, call, args);
 	if (!ok)
 		note_at(rt->m->ctx, call->loc, "in the call of @%s here", p->name);
 	return ok;
