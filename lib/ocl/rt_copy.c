@@ -30,6 +30,10 @@ rt_done(OclRt *rt, RtDev *rd, cl_event ev, const char *name, bool kernel, double
 	return true;
 }
 
+/* A buffer's memory object for a copy: a planned buffer's pool (at
+ * o->off), else its own. */
+#define BUF(o) ((o)->parent ? (o)->parent : (o)->mem)
+
 static void
 region(const Obj *o, size_t org[3], size_t reg[3])
 {
@@ -56,7 +60,7 @@ rt_write(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t bytes, 
 		e = clEnqueueWriteImage(rd->q, dst->mem, CL_FALSE, org, reg, 0, 0, src, nwait,
 		                        nwait ? wait : NULL, &e1);
 	} else {
-		e = clEnqueueWriteBuffer(rd->q, dst->mem, CL_FALSE, 0, bytes, src, nwait,
+		e = clEnqueueWriteBuffer(rd->q, BUF(dst), CL_FALSE, dst->off, bytes, src, nwait,
 		                         nwait ? wait : NULL, &e1);
 	}
 	if (e != CL_SUCCESS) {
@@ -87,7 +91,7 @@ rt_read(OclRt *rt, RtDev *rd, const Obj *src, void *dst, uint64_t bytes, cl_even
 		region(src, org, reg);
 		e = clEnqueueReadImage(rd->q, src->mem, CL_FALSE, org, reg, 0, 0, dst, 0, NULL, &e1);
 	} else {
-		e = clEnqueueReadBuffer(rd->q, src->mem, CL_FALSE, 0, bytes, dst, 0, NULL, &e1);
+		e = clEnqueueReadBuffer(rd->q, BUF(src), CL_FALSE, src->off, bytes, dst, 0, NULL, &e1);
 	}
 	if (e != CL_SUCCESS) {
 		CLERR(rt, src->loc, e, "cannot read '%%%s' (%llu bytes) back from @%s ('%s')",
@@ -121,12 +125,15 @@ rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes
 		e = clEnqueueCopyImage(rd->q, src->mem, dst->mem, org, org, reg, 0, NULL, &e1);
 	} else if (src->image) {
 		region(src, org, reg);
-		e = clEnqueueCopyImageToBuffer(rd->q, src->mem, dst->mem, org, reg, 0, 0, NULL, &e1);
+		e = clEnqueueCopyImageToBuffer(rd->q, src->mem, BUF(dst), org, reg, dst->off, 0, NULL,
+		                               &e1);
 	} else if (dst->image) {
 		region(dst, org, reg);
-		e = clEnqueueCopyBufferToImage(rd->q, src->mem, dst->mem, 0, org, reg, 0, NULL, &e1);
+		e = clEnqueueCopyBufferToImage(rd->q, BUF(src), dst->mem, src->off, org, reg, 0, NULL,
+		                               &e1);
 	} else {
-		e = clEnqueueCopyBuffer(rd->q, src->mem, dst->mem, 0, 0, bytes, 0, NULL, &e1);
+		e = clEnqueueCopyBuffer(rd->q, BUF(src), BUF(dst), src->off, dst->off, bytes, 0, NULL,
+		                        &e1);
 	}
 	if (e != CL_SUCCESS) {
 		CLERR(rt, dst->loc, e, "cannot copy '%%%s' (%llu bytes) from %s to %s on @%s ('%s')",

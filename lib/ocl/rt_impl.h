@@ -51,6 +51,7 @@ typedef struct {
 	cl_mem mem;
 	uint64_t size;            /* bytes */
 	uint64_t used;            /* a pool: the end of the furthest buffer in it */
+	uint32_t unaligned;       /* a pool: buffers at offsets the device cannot take */
 	ElemKind kind;            /* an image's element type */
 } PlanMem;
 
@@ -115,6 +116,11 @@ typedef struct {
 	cl_mem mem;
 	bool image;
 	bool planned;             /* in a plan's pool or image */
+	/* a planned buffer: the pool's buffer and the offset in it, which
+	 * copies use instead of the sub-buffer (POCL's copies between a
+	 * sub-buffer and an image crash) */
+	cl_mem parent;
+	size_t off;
 	size_t wh[2];
 	uint64_t bytes;           /* counted in its device's live bytes */
 } Obj;

@@ -51,6 +51,8 @@ rt_obj_new(OclRt *rt, RtDev *rd, const char *name, Loc loc, const Type *ty, Sym 
 	uint64_t bytes = (uint64_t)type_numel(ty) * elem_size(ek);
 	ob->mem = NULL;
 	ob->planned = false;
+	ob->parent = NULL;
+	ob->off = 0;
 	ob->bytes = 0;
 	ob->name = name;
 	ob->loc = loc;

@@ -81,6 +81,12 @@ rt_plan_obj(OclRt *rt, RtDev *rd, const Place *pl, const char *name, Loc loc, co
 			         (unsigned long long)off, pm->pool, (unsigned long long)pm->size);
 			return false;
 		}
+		if (off % rd->base_align && !attr_get(&pool->attrs, "alignment")) {
+			/* a pool with the default alignment (ir-plan-memory's own
+			 * pools among them): the buffer gets memory of its own */
+			pm->unaligned++;
+			return true;
+		}
 		if (off % rd->base_align) {
 			error_at(rt->m->ctx, pl->loc, "'%%%s' is planned at offset %llu of pool @%s, but "
 			         "'%s' of @%s puts a buffer only at multiples of %u bytes "
@@ -101,6 +107,8 @@ rt_plan_obj(OclRt *rt, RtDev *rd, const Place *pl, const char *name, Loc loc, co
 		}
 		ob->image = false;
 		ob->wh[0] = ob->wh[1] = 0;
+		ob->parent = pm->mem;
+		ob->off = (size_t)off;
 	} else {
 		int64_t wh[2];
 		char why[160];

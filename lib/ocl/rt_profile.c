@@ -219,6 +219,10 @@ oclrt_profile_print(OclRt *rt, FILE *f)
 			if (p->pool)
 				fprintf(f, " pool @%s %llu bytes, %llu used;", p->pool,
 				        (unsigned long long)p->size, (unsigned long long)p->used);
+			if (p->pool && p->unaligned)
+				fprintf(f, " %u buffers planned in @%s at offsets not a multiple of %u bytes "
+				        "in memory of their own;", (unsigned)p->unaligned, p->pool,
+				        (unsigned)d->base_align);
 			else
 				imgs += p->size;
 		}

@@ -334,6 +334,8 @@ void
 oclrt_begin_run(OclRt *rt)
 {
 	rt->run_t0 = now_ms();
+	for (size_t i = 0; i < rt->nplan; i++)
+		rt->plan[i].unaligned = 0;
 }
 
 bool
