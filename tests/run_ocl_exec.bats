@@ -59,6 +59,12 @@ run_both() {
 	[ "$(grep -c ' copy .*host' <<< "$stderr")" = 2 ]
 }
 
+@test "run_ocl_exec: an image copied to a texture scope of another width goes through a buffer" {
+	run_both copy_texture_scopes o
+	[ "$(calls_of "$stderr" "copy image->buffer" @gpu)" = 1 ]
+	[ "$(calls_of "$stderr" "copy buffer->image" @gpu)" = 1 ]
+}
+
 @test "run_ocl_exec: between devices of different contexts through host memory" {
 	run_both copy_devices o
 	# @gpu's image -> host -> @cpu's buffer, and back
@@ -214,4 +220,55 @@ pools() {
 	run -1 --separate-stderr ir-run $args -o "$d/o.npy" "$d/a.p.ir"
 	[[ "$stderr" == *"a.p.ir:"*": error: '%"*"' is planned at offset "*" of pool @small, but '"*"' of @cpu puts a buffer only at multiples of "*" bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN): declare the pool with alignment="* ]]
 	[ ! -e "$d/o.npy" ]
+}
+
+@test "run_ocl_exec: --check takes an infinity as equal to itself and f16 within its precision" {
+	local d=$BATS_TEST_TMPDIR
+	printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[8], %%h: f16[4,64]) -> (f32[8], f16[4,64]) {\n  %%e = exp(%%x)\n  %%s = nn.softmax(%%h) {axis=1}\n  %%t = (%%e, %%s)\n  return %%t\n}\n' > "$d/m.ir"
+	compiled "$d/m.ir" "$d/m.ocl.ir"
+	"$PY" -c 'import numpy as np, sys
+np.save(sys.argv[1], np.array([1, 100, -3, 200, 0, 2, 300, -100], np.float32))
+np.save(sys.argv[2], (np.random.default_rng(38).standard_normal((4, 64)) * 3).astype(np.float16))' "$d/x.npy" "$d/h.npy"
+	mkdir -p "$d/o"
+	run -0 --separate-stderr ir-run --check --input x="$d/x.npy" --input h="$d/h.npy" -o "$d/o" "$d/m.ocl.ir"
+}
+
+@test "run_ocl_exec: a value in a texture scope that cannot be an image is a buffer" {
+	local d=$BATS_TEST_TMPDIR
+	# rank 2 and u8: no image; the copies keep the bytes
+	printf 'device @gpu = gpu(0) {texture=true}\nfn @main(%%x: f32[4,8] on @gpu, %%y: u8[2,3,4,4] on @gpu) -> (f32[4,8], u8[2,3,4,4]) {\n  %%a = exp(%%x)\n  %%b = device_copy(%%a, @gpu:global -> @gpu:texture)\n  %%c = device_copy(%%b, @gpu:texture -> @gpu:global)\n  %%n = nn.relu(%%c)\n  %%u = device_copy(%%y, @gpu:global -> @gpu:texture)\n  %%v = device_copy(%%u, @gpu:texture -> @gpu:global)\n  %%t = (%%n, %%v)\n  return %%t\n}\n' > "$d/m.ir"
+	compiled "$d/m.ir" "$d/m.ocl.ir"
+	args=$("$PY" "$H" inputs "$d/m.ir" "$d")
+	mkdir -p "$d/o" "$d/r"
+	run -0 --separate-stderr ir-run --profile $args -o "$d/o" "$d/m.ocl.ir"
+	[[ "$stderr" != *"copy buffer->image"* ]]
+	ir-run --interp $args -o "$d/r" "$d/m.ocl.ir"
+	"$PY" "$H" same "$d/o" "$d/r"
+}
+
+@test "run_ocl_exec: random models through the whole pipeline, planned and not, pass --check on every device" {
+	local d=$BATS_TEST_TMPDIR s m args binds p n out
+	# seeds whose plans copy within one pool and between texture scopes
+	for s in 1 26 42 49; do
+		m=$d/$s
+		mkdir -p "$m"
+		"$PY" "$BATS_TEST_DIRNAME/gen/gen.py" "$s" "$m" > /dev/null
+		args=
+		for p in "$m"/*.npy; do
+			n=$(basename "$p" .npy)
+			if grep -q "%$n:" "$m/model.ir"; then args="$args --input $n=$p"; fi
+		done
+		ir-parse "$m/model.ir" | ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture \
+			> "$m/flat.ir"
+		ir-codegen-ocl "$m/flat.ir" > "$m/u.ir"
+		ir-plan-memory "$m/flat.ir" | ir-codegen-ocl > "$m/p.ir"
+		# every declared device on POCL, whatever its kind and index
+		binds=$(sed -n 's/^device @\([A-Za-z0-9_]*\) .*/--device @\1=Portable/p' "$m/u.ir")
+		for f in u p; do
+			out=$m/$f.o
+			if grep -q -- '-> (' "$m/u.ir"; then mkdir -p "$out"; else out=$out.npy; fi
+			ir-run --check $binds $args --data-dir "$m" -o "$out" "$m/$f.ir" ||
+				{ echo "seed $s ($f) fails"; return 1; }
+		done
+	done
 }

@@ -119,6 +119,31 @@ rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes
 	cl_int e;
 	if (!bytes)
 		return true;
+	/* the same memory (a plan put both there): nothing to move */
+	if (!src->image && !dst->image && BUF(src) == BUF(dst) && src->off == dst->off)
+		return true;
+	if (src->image && dst->image && src->mem == dst->mem && src->wh[0] == dst->wh[0] &&
+	    src->wh[1] == dst->wh[1])
+		return true;
+	/* images of other widths (scopes that flatten alike but split rows
+	 * elsewhere), or ranges of one pool that overlap: through a buffer of
+	 * their own, in memory order */
+	bool overlap = !src->image && !dst->image && BUF(src) == BUF(dst) &&
+	               src->off < dst->off + bytes && dst->off < src->off + bytes;
+	if (overlap || (src->image && dst->image && (src->mem == dst->mem ||
+	                                             src->wh[0] != dst->wh[0] ||
+	                                             src->wh[1] != dst->wh[1]))) {
+		Obj tmp = {.name = dst->name, .loc = dst->loc};
+		tmp.mem = clCreateBuffer(rd->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+		if (!tmp.mem) {
+			CLERR(rt, dst->loc, e, "cannot hold a copy of '%%%s' (%llu bytes) on @%s",
+			      dst->name, (unsigned long long)bytes, rd->decl->name);
+			return false;
+		}
+		bool ok = rt_copy_obj(rt, rd, src, &tmp, bytes) && rt_copy_obj(rt, rd, &tmp, dst, bytes);
+		clReleaseMemObject(tmp.mem);
+		return ok;
+	}
 	size_t org[3], reg[3];
 	if (src->image && dst->image) {
 		region(src, org, reg);

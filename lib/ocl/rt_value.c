@@ -172,8 +172,16 @@ rt_val_on(OclRt *rt, RtDev *rd, Tensor *t, const PVar *v)
 {
 	DevVal *d = lookup(rt, t, true);
 	bool img = want_image(v);
+	int64_t wh[2] = {0, 0};
+	char why[160];
+	if (img && !texture_image(v->type, v->vd->scope, wh, why, sizeof why))
+		wh[0] = wh[1] = 0;        /* rt_obj_new says why */
+	/* an image of another scope's width will not do: its rows split the
+	 * elements elsewhere */
 	for (uint32_t i = 0; i < d->nres; i++)
-		if (d->res[i].dev == rd && d->res[i].o.image == img)
+		if (d->res[i].dev == rd && d->res[i].o.image == img &&
+		    (!img || ((int64_t)d->res[i].o.wh[0] == wh[0] &&
+		              (int64_t)d->res[i].o.wh[1] == wh[1])))
 			return &d->res[i].o;
 	Obj o = {.v = v};
 	if (!obj_for(rt, rd, d, v->name, v->loc, v->type, v->vd ? v->vd->scope : NULL, &o))
@@ -230,13 +238,23 @@ oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst)
 		return true;
 	}
 	DevVal *s = lookup(rt, src, true);
-	bool img = to->scope && is_texture_scope(to->scope);
+	/* a value in a texture scope is an image when it can be one (rank 3
+	 * or more, 4 channels, f32 or f16), else a buffer, as ir-plan-memory
+	 * and the flattening take it */
+	int64_t wh[2];
+	char why[160];
+	ElemKind ek = (ElemKind)v->type->dt.kind;
+	bool img = to->scope && is_texture_scope(to->scope) && (ek == ET_F32 || ek == ET_F16) &&
+	           texture_image(v->type, to->scope, wh, why, sizeof why);
+	Sym scope = img ? to->scope : NULL;
 	DevVal *d = lookup(rt, dst, true);
 	d->host = false;
 	const PlaceList *pl = rt->m->places ? module_places(rt->m, v) : NULL;
 	d->place = pl && pl->n == 1 ? &pl->p[0] : NULL;
 	for (uint32_t i = 0; i < s->nres && !d->place; i++)
-		if (s->res[i].dev == rd && s->res[i].o.image == img) {
+		if (s->res[i].dev == rd && s->res[i].o.image == img &&
+		    (!img || ((int64_t)s->res[i].o.wh[0] == wh[0] &&
+		              (int64_t)s->res[i].o.wh[1] == wh[1]))) {
 			/* the same device and form: values never change, so share
 			 * it (not when the plan gives the copy a place: the source's
 			 * memory may be reused while the copy lives) */
@@ -246,7 +264,7 @@ oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst)
 			return true;
 		}
 	Obj o = {0};
-	if (!obj_for(rt, rd, d, v->name, v->loc, v->type, to->scope, &o))
+	if (!obj_for(rt, rd, d, v->name, v->loc, v->type, scope, &o))
 		return false;
 	if (!fill(rt, rd, s, &o)) {
 		rt_obj_release(rt, rd, &o);

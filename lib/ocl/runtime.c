@@ -212,16 +212,20 @@ launch(OclRt *rt, RtDev *rd, const PStmt *k, const Obj *objs, uint32_t nobj, con
 /* Compares OpenCL's results with the interpreter's: floats within
  * 1e-4 relative plus 1e-5 absolute (OpenCL's exp, log and fused
  * multiply-adds differ from the interpreter's double-then-round in the
- * last bits), NaN equal to NaN; integers exactly. */
+ * last bits), f16 within 1e-2 relative plus 1e-3 absolute (computed in
+ * float on OpenCL, rounded to f16 after every operation in the
+ * interpreter), NaN equal to NaN, an infinity to itself; integers
+ * exactly. */
 static bool
 compare(OclRt *rt, const Value *call, const Prim *p, uint32_t r, const Tensor *got,
         const Tensor *want)
 {
 	bool fl = elem_is_float(got->kind);
+	double rel = got->kind == ET_F16 ? 1e-2 : 1e-4, abs_ = got->kind == ET_F16 ? 1e-3 : 1e-5;
 	for (int64_t i = 0; i < got->numel; i++) {
 		double a = fl ? tensor_get(got, i) : (double)tensor_get_int(got, i);
 		double b = fl ? tensor_get(want, i) : (double)tensor_get_int(want, i);
-		bool same = fl ? (isnan(a) && isnan(b)) || fabs(a - b) <= 1e-5 + 1e-4 * fabs(b)
+		bool same = fl ? a == b || (isnan(a) && isnan(b)) || fabs(a - b) <= abs_ + rel * fabs(b)
 		               : tensor_get_int(got, i) == tensor_get_int(want, i);
 		if (!same) {
 			error_at(rt->m->ctx, call->loc, "--check: @%s differs from the interpreter: result "
