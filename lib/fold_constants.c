@@ -356,6 +356,15 @@ drop_uses(Fold *fd, uint32_t nargs, Value *const *args)
 			continue;
 		a->flags |= VF_DEAD;
 		fd->removed++;
+		/* its data is needed no more: a long chain of large constants
+		 * holds only what is still used */
+		tensor_free(fd->tensors[a->scratch]);
+		fd->tensors[a->scratch] = NULL;
+		Tensor **sp = fd->splits[a->scratch];
+		for (uint32_t k = 0; sp && sp[k]; k++)
+			tensor_free(sp[k]);
+		free(sp);
+		fd->splits[a->scratch] = NULL;
 		for (uint32_t i = 0; i < a->nargs; i++)
 			ptrvec_push(&work, a->args[i]);
 	}
