@@ -4,6 +4,9 @@
 #   make check           deps, build, man lint, unit + bats tests, also under
 #                        AddressSanitizer+UBSan (build-asan/); ends with
 #                        "N passed, N failed"
+#   make conformance     deps, build, then ONNX's backend tests, every case,
+#                        on the interpreter, lowered and on OpenCL
+#                        (tests/onnx/conformance.py)
 #   make demo | bench    deps, build, then demo/demo.sh | bench/run.sh
 #                        (BENCH_BASELINE_BIN=DIR: another build's tools beside)
 #   make fuzz            libFuzzer harnesses tests/fuzz/fuzz_*.c, FUZZ_SECONDS=60
@@ -100,7 +103,7 @@ OBJ = $(LIB_OBJ) $(ONNX_OBJ) $(TOOL_COMMON_OBJ) $(TOOL_SRC:%.c=$(BUILD)/%.o) \
 	$(UNIT_SRC:%.c=$(BUILD)/%.o) $(HELPER_SRC:%.c=$(BUILD)/%.o) \
 	$(BENCH_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all tools unit all+unit check deps demo bench fuzz install uninstall \
+.PHONY: all tools unit all+unit check conformance deps demo bench fuzz install uninstall \
 	clean distclean asan
 .SUFFIXES:
 .DELETE_ON_ERROR:
@@ -217,6 +220,16 @@ check:
 	$(Q)$(MAKE) --no-print-directory asan || \
 		{ echo "check: the sanitizer build failed"; echo "0 passed, 1 failed"; exit 1; }
 	@bash tests/run.sh $(BUILD) $(ASAN_BUILD)
+
+# --- conformance ------------------------------------------------------------------
+# ONNX's backend tests (Debian's libonnx-testdata): make check runs them on
+# the interpreter as imported and lowered (tests/onnx_conformance.bats);
+# this adds OpenCL (POCL), minutes more.
+conformance:
+	@sh scripts/deps.sh
+	$(Q)$(MAKE) --no-print-directory all
+	@$(PYTHON) tests/onnx/conformance.py --bin $(BUILD)/bin --mode interp --mode lowered \
+		--mode ocl --known tests/onnx/known-failures.txt
 
 # --- demo, bench ------------------------------------------------------------------
 demo:

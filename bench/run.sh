@@ -25,6 +25,8 @@
 #      asynchronous vs --sync (bench/runtime.sh).
 #   7. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
 #      tools, side by side (a change that should make nothing slower).
+#   8. resnet18 at 1x3x224x224 from ONNX: import and compile time, and
+#      inference on POCL beside torch (bench/onnx.sh).
 set -eu
 
 BIN=${IRPIPE_BIN:-build/bin}
@@ -319,3 +321,6 @@ if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
 		versus "ir-run --interp $op.tiled" ir-run --interp "$@" -o "$WORK/$op.out.npy" "$WORK/$op.tiled.ir"
 	done
 fi
+
+echo
+IRPIPE_BIN=$BIN BENCH_DIR=$WORK BENCH_RUNS=$RUNS sh "$(dirname "$0")/onnx.sh"

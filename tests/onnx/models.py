@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""models.py: torchvision models as ONNX files, and comparing results.
+
+    /usr/bin/python3 tests/onnx/models.py export NAME SIZE DIR
+        torchvision's NAME (resnet18, mobilenet_v2) with random weights
+        (torch.manual_seed(0)), in eval mode, exported by torch.onnx
+        (opset 13) for a 1x3xSIZExSIZE input named x, as DIR/NAME.onnx;
+        a random input (seed 1) as DIR/x.npy and torch's output for it
+        as DIR/y.npy.  Nothing is downloaded: the weights are random.
+
+    /usr/bin/python3 tests/onnx/models.py same GOT WANT RTOL ATOL
+        exit 0 if the .npy files have one shape and element type and
+        |got - want| <= ATOL * max|want| + RTOL * |want| everywhere:
+        the absolute tolerance scales with the output, since random
+        weights make some models' outputs tiny (mobilenet_v2's are about
+        1e-9); prints the largest differences either way.
+
+    /usr/bin/python3 tests/onnx/models.py torch-time NAME SIZE RUNS
+        median wall time of RUNS inferences of the model in torch (after
+        one warm-up), in ms, on this machine's CPU threads.
+"""
+import sys
+import time
+
+import numpy as np
+
+
+def build(name):
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    ctor = {"resnet18": torchvision.models.resnet18,
+            "mobilenet_v2": torchvision.models.mobilenet_v2}[name]
+    return ctor(weights=None).eval()
+
+
+def export(name, size, out):
+    import torch
+    model = build(name)
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(1, 3, size, size, generator=g)
+    with torch.no_grad():
+        y = model(x)
+    torch.onnx.export(model, x, "%s/%s.onnx" % (out, name), opset_version=13,
+                      input_names=["x"], output_names=["y"])
+    np.save("%s/x.npy" % out, x.numpy())
+    np.save("%s/y.npy" % out, y.numpy())
+
+
+def same(got, want, rtol, atol):
+    a, b = np.load(got), np.load(want)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        print("%s is %s %s, %s is %s %s" % (got, a.dtype, a.shape, want, b.dtype, b.shape))
+        return 1
+    diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+    rel = diff / np.maximum(np.abs(b.astype(np.float64)), 1e-30)
+    scale = float(np.abs(b.astype(np.float64)).max()) if b.size else 0.0
+    ok = np.isclose(a, b, rtol=rtol, atol=atol * scale)
+    print("max |diff| %.3g, max relative %.3g, max |want| %.3g, %d of %d outside "
+          "rtol %g atol %g x %.3g" % (diff.max(), rel.max(), scale, (~ok).sum(), b.size,
+                                      rtol, atol, scale))
+    return 0 if ok.all() else 1
+
+
+def torch_time(name, size, runs):
+    import torch
+    model = build(name)
+    x = torch.randn(1, 3, size, size)
+    times = []
+    with torch.no_grad():
+        model(x)
+        for _ in range(runs):
+            t = time.perf_counter()
+            model(x)
+            times.append(time.perf_counter() - t)
+    print("%.2f" % (sorted(times)[len(times) // 2] * 1e3))
+
+
+def main(argv):
+    if len(argv) == 5 and argv[1] == "export":
+        export(argv[2], int(argv[3]), argv[4])
+        return 0
+    if len(argv) == 6 and argv[1] == "same":
+        return same(argv[2], argv[3], float(argv[4]), float(argv[5]))
+    if len(argv) == 5 and argv[1] == "torch-time":
+        torch_time(argv[2], int(argv[3]), int(argv[4]))
+        return 0
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
