@@ -13,11 +13,14 @@ set -u
 # Build: compiler, generators, OpenCL; ir-import-onnx: protobuf-c and the
 # onnx.proto of python3-onnx (whose onnx.helper its tests build models with).  Tests: bats, mandoc, POCL, numpy,
 # graphviz (ir-dot's output is checked with dot -Tsvg; the demo draws).
+# ONNX conformance and real models: ONNX's backend tests (libonnx-testdata),
+# torch and torchvision (tests/onnx_*.bats, bench/onnx.sh).
 # Fuzzing: clang with its libFuzzer and sanitizer runtimes.
 PACKAGES="make gcc libc6-dev re2c bison pkg-config
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
 libprotobuf-c-dev protobuf-c-compiler python3-onnx
 bats bats-assert bats-support mandoc python3-numpy graphviz
+libonnx-testdata python3-torch python3-torchvision
 clang libclang-rt-14-dev"
 
 case ${1-} in

@@ -557,10 +557,14 @@ MAP_FN(map_reduce)
 	(void)nout;
 	Val *x = in[0];
 	bool sum = strcmp(n->op_type, "ReduceSum") == 0;
+	bool mean = strcmp(n->op_type, "ReduceMean") == 0;
+	const char *irop = sum ? "sum" : mean ? "mean"
+	                 : strcmp(n->op_type, "ReduceMax") == 0 ? "max" : "min";
 	int64_t axes[MAX_RANK];
 	size_t na = 0;
 	bool given;
-	if (sum && im->opset >= 13) {
+	/* axes became an input in opset 13 (ReduceSum) and 18 (the others) */
+	if ((sum && im->opset >= 13) || im->opset >= 18) {
 		given = nin > 1 && in[1];
 		if (given && !known_ints(im, in[1], "its axes", axes, MAX_RANK, &na))
 			return false;
@@ -596,10 +600,10 @@ MAP_FN(map_reduce)
 		if (!red[i] || keep)
 			dims[r++] = red[i] ? 1 : x->dims[i];
 	}
-	if (!elem_is_float(x->kind) && !sum)
+	if (!elem_is_float(x->kind) && mean)
 		return fail(im, "ReduceMean needs a floating-point input"), false;
 	const char *xr = ref(im, x);
 	out[0] = emit(im, out_hint(im, 0), x->kind, r, dims, "%s(%s) {axis=[%s], keepdims=%s}",
-	              sum ? "sum" : "mean", xr, list, keep ? "true" : "false");
+	              irop, xr, list, keep ? "true" : "false");
 	return true;
 }

@@ -63,7 +63,8 @@ list_str(const int64_t *v, size_t n, char *buf, size_t bufn)
 static const char *const bin_ir[] = {
 	[BIN_ADD] = "add", [BIN_SUB] = "subtract", [BIN_MUL] = "multiply",
 	[BIN_DIV] = "divide", [BIN_POW] = "power", [BIN_MAX] = "maximum",
-	[BIN_MIN] = "minimum",
+	[BIN_MIN] = "minimum", [BIN_EQ] = "equal", [BIN_LT] = "less", [BIN_GT] = "greater",
+	[BIN_AND] = "logical_and", [BIN_OR] = "logical_or",
 };
 
 Val *
@@ -97,8 +98,10 @@ op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 			return fail(im, "cannot fold: too large");
 		b = val_known(im, b->hint, t);
 	}
-	if (a->kind == ET_BOOL)
+	if (a->kind == ET_BOOL && !cmp)
 		return fail(im, "arithmetic on bool tensors");
+	if (a->kind != ET_BOOL && (op == BIN_AND || op == BIN_OR))
+		return fail(im, "needs bool operands, not %s", elem_name(a->kind));
 	const char *x = ref(im, a), *y = ref(im, b);
 	return emit(im, hint, rk, r, dims, "%s(%s, %s)", bin_ir[op], x, y);
 }
@@ -109,6 +112,7 @@ op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 	static const char *const ir[] = {
 		[UN_NEG] = "negative", [UN_RELU] = "nn.relu", [UN_SIGMOID] = "sigmoid",
 		[UN_TANH] = "tanh", [UN_EXP] = "exp", [UN_LOG] = "log", [UN_SQRT] = "sqrt",
+		[UN_NOT] = "logical_not",
 	};
 	if (a->k) {
 		Tensor *t = fold_unary(op, a->k);
@@ -216,9 +220,19 @@ op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, int64_
 	}
 	if (count == 0)
 		return fail(im, "an empty slice of a computed value is not supported");
-	if (step != 1)
-		return fail(im, "a slice with step %lld of a computed value is not supported yet "
-		            "(it needs a strided slice operator)", (long long)step);
+	if (step != 1) {
+		/* the registry's strided_slice; an end before the first element
+		 * is written -(d + 1), which it clamps to "before the first" */
+		int64_t end = start + step * count, dims[MAX_RANK];
+		if (end < 0)
+			end = -(d + 1);
+		memcpy(dims, a->dims, a->rank * sizeof *dims);
+		dims[axis] = count;
+		const char *x = ref(im, a);
+		return emit(im, hint, a->kind, a->rank, dims,
+		            "strided_slice(%s) {axes=[%lld], begin=[%lld], end=[%lld], strides=[%lld]}",
+		            x, (long long)axis, (long long)start, (long long)end, (long long)step);
+	}
 	/* a slice of steps of 1 is the middle part of a split */
 	int64_t cuts[2];
 	size_t nc = 0, want = 0;
@@ -469,13 +483,24 @@ MAP(map_range)
 MAP(map_where)
 {
 	(void)n, (void)nin, (void)nout;
-	if (!in[0]->k || !in[1]->k || !in[2]->k)
-		return fail(im, "is supported only on values known at import"), false;
-	Tensor *t = fold_where(in[0]->k, in[1]->k, in[2]->k);
-	if (!t)
+	if (in[0]->k && in[1]->k && in[2]->k) {
+		Tensor *t = fold_where(in[0]->k, in[1]->k, in[2]->k);
+		if (!t)
+			return fail(im, "shapes do not broadcast"), false;
+		out[0] = val_known(im, out_hint(im, 0), t);
+		return true;
+	}
+	/* the registry's where: the three broadcast together */
+	uint32_t r1, r;
+	int64_t d1[MAX_RANK], dims[MAX_RANK];
+	if (!bcast_shape(in[0]->rank, in[0]->dims, in[1]->rank, in[1]->dims, &r1, d1) ||
+	    !bcast_shape(r1, d1, in[2]->rank, in[2]->dims, &r, dims))
 		return fail(im, "shapes do not broadcast"), false;
-	out[0] = val_known(im, out_hint(im, 0), t);
-	return true;
+	if (in[0]->kind != ET_BOOL || in[1]->kind != in[2]->kind)
+		return fail(im, "needs a bool condition and x and y of one element type"), false;
+	const char *c = ref(im, in[0]), *x = ref(im, in[1]), *y = ref(im, in[2]);
+	out[0] = emit(im, out_hint(im, 0), in[1]->kind, r, dims, "where(%s, %s, %s)", c, x, y);
+	return out[0] != NULL;
 }
 
 /* ------------------------------------------------------------ shapes */
@@ -955,12 +980,113 @@ MAP(map_expand)
 	return (out[0] = op_binary(im, BIN_ADD, x, zv, out_hint(im, 0))) != NULL;
 }
 
+/* ------------------------------------------------------ pad, argmax */
+
+/* Pad: the registry's nn.pad, its pad_width [before, after] per axis;
+ * constant (with the value), edge and reflect modes, no negative pads. */
+MAP(map_pad)
+{
+	(void)nout;
+	Val *x = in[0];
+	int64_t pads[2 * MAX_RANK], axes[MAX_RANK];
+	size_t np = 0, na = 0;
+	double value = 0;
+	if (im->opset < 11) {
+		long c = attr_ints(n, "pads", pads, 2 * MAX_RANK);
+		if (c < 0 || c > 2 * MAX_RANK)
+			return fail(im, "needs its pads"), false;
+		np = (size_t)c;
+		value = attr_float(n, "value", 0);
+	} else {
+		if (nin < 2 || !in[1] || !known_ints(im, in[1], "its pads", pads, 2 * MAX_RANK, &np))
+			return nin < 2 || !in[1] ? (fail(im, "needs its pads"), false) : false;
+		if (nin > 2 && in[2]) {
+			if (!in[2]->k || in[2]->k->numel != 1)
+				return fail(im, "its constant_value must be a scalar known at import"), false;
+			value = tensor_get(in[2]->k, 0);
+		}
+		if (nin > 3 && in[3] && !known_ints(im, in[3], "its axes", axes, MAX_RANK, &na))
+			return false;
+	}
+	char mode[32];
+	attr_str(n, "mode", "constant", mode, sizeof mode);
+	if (strcmp(mode, "constant") && strcmp(mode, "edge") && strcmp(mode, "reflect"))
+		return fail(im, "mode \"%s\" is not supported", mode), false;
+	/* pads lists the begins of each axis (of axes, when given), then the ends */
+	size_t k = na ? na : x->rank;
+	if (np != 2 * k)
+		return fail(im, "has %zu pads for %zu axes", np, k), false;
+	int64_t w[2 * MAX_RANK] = {0}, dims[MAX_RANK];
+	for (size_t i = 0; i < k; i++) {
+		int64_t a = na ? norm_axis(im, axes[i], x->rank, "axis") : (int64_t)i;
+		if (a < 0)
+			return false;
+		if (pads[i] < 0 || pads[k + i] < 0)
+			return fail(im, "negative pads (cropping) are not supported"), false;
+		w[2 * a] = pads[i];
+		w[2 * a + 1] = pads[k + i];
+	}
+	char list[1400];
+	size_t o = 0;
+	for (uint32_t i = 0; i < x->rank; i++) {
+		dims[i] = x->dims[i] + w[2 * i] + w[2 * i + 1];
+		o += (size_t)snprintf(list + o, o < sizeof list ? sizeof list - o : 0,
+		                      i ? ", %lld, %lld" : "%lld, %lld", (long long)w[2 * i],
+		                      (long long)w[2 * i + 1]);
+	}
+	if (o >= sizeof list)
+		return fail(im, "too many axes"), false;
+	if (x->kind == ET_BOOL)
+		return fail(im, "padding bool tensors is not supported"), false;
+	const char *xr = ref(im, x);
+	if (!strcmp(mode, "constant"))
+		out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, dims,
+		              "nn.pad(%s) {pad_value=%.17g, pad_width=[%s]}", xr, value, list);
+	else
+		out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, dims,
+		              "nn.pad(%s) {pad_mode=\"%s\", pad_width=[%s]}", xr, mode, list);
+	return out[0] != NULL;
+}
+
+/* ArgMax, ArgMin: the registry's argmax and argmin (an i32 index), cast to
+ * ONNX's i64. */
+MAP(map_argreduce)
+{
+	(void)nin, (void)nout;
+	Val *x = in[0];
+	if (x->kind == ET_BOOL)
+		return fail(im, "needs a number tensor, not bool"), false;
+	int64_t a = norm_axis(im, attr_int(n, "axis", 0), x->rank, "axis");
+	if (a < 0)
+		return false;
+	bool keep = attr_int(n, "keepdims", 1) != 0, last = attr_int(n, "select_last_index", 0) != 0;
+	if (x->dims[a] == 0)
+		return fail(im, "an index over an empty axis is not supported"), false;
+	int64_t dims[MAX_RANK];
+	uint32_t r = 0;
+	for (uint32_t i = 0; i < x->rank; i++)
+		if (i != a || keep)
+			dims[r++] = i == a ? 1 : x->dims[i];
+	const char *xr = ref(im, x);
+	Val *i32 = emit(im, out_hint(im, 0), ET_I32, r, dims,
+	                "%s(%s) {axis=[%lld], keepdims=%s, select_last_index=%s}",
+	                strcmp(n->op_type, "ArgMax") == 0 ? "argmax" : "argmin", xr, (long long)a,
+	                keep ? "true" : "false", last ? "true" : "false");
+	if (!i32)
+		return false;
+	const char *ir = ref(im, i32);
+	out[0] = emit(im, out_hint(im, 0), ET_I64, r, dims, "cast(%s) {dtype=\"i64\"}", ir);
+	return out[0] != NULL;
+}
+
 /* ------------------------------------------------------------ the table */
 
 static const OpMap ops[] = {
 	{"Abs", 6, 1, map_unary},
 	{"Add", 7, 2, map_binary},
 	{"And", 7, 2, map_binary},
+	{"ArgMax", 1, 1, map_argreduce},
+	{"ArgMin", 1, 1, map_argreduce},
 	{"AveragePool", 7, 1, map_avgpool},
 	{"BatchNormalization", 7, 5, map_batchnorm},
 	{"Cast", 6, 1, map_cast},
@@ -994,10 +1120,13 @@ static const OpMap ops[] = {
 	{"Neg", 6, 1, map_unary},
 	{"Not", 1, 1, map_unary},
 	{"Or", 7, 2, map_binary},
+	{"Pad", 2, 1, map_pad},
 	{"Pow", 7, 2, map_binary},
 	{"Range", 11, 3, map_range},
 	{"Reciprocal", 6, 1, map_unary},
+	{"ReduceMax", 1, 1, map_reduce},
 	{"ReduceMean", 1, 1, map_reduce},
+	{"ReduceMin", 1, 1, map_reduce},
 	{"ReduceSum", 1, 1, map_reduce},
 	{"Relu", 6, 1, map_unary},
 	{"Reshape", 5, 1, map_reshape},
