@@ -556,10 +556,17 @@ MAP_FN(map_reduce)
 {
 	(void)nout;
 	Val *x = in[0];
-	bool sum = strcmp(n->op_type, "ReduceSum") == 0;
-	bool mean = strcmp(n->op_type, "ReduceMean") == 0;
-	const char *irop = sum ? "sum" : mean ? "mean"
-	                 : strcmp(n->op_type, "ReduceMax") == 0 ? "max" : "min";
+	const char *t = n->op_type;
+	bool sum = strcmp(t, "ReduceSum") == 0, mean = strcmp(t, "ReduceMean") == 0;
+	/* The others are sums of something, some with a function after:
+	 * L1 = sum |x|, L2 = sqrt(sum x^2), SumSquare = sum x^2,
+	 * LogSum = log(sum x), LogSumExp = log(sum exp x). */
+	bool l1 = strcmp(t, "ReduceL1") == 0, l2 = strcmp(t, "ReduceL2") == 0;
+	bool sq = l2 || strcmp(t, "ReduceSumSquare") == 0, lse = strcmp(t, "ReduceLogSumExp") == 0;
+	bool lg = lse || strcmp(t, "ReduceLogSum") == 0;
+	bool sum_of = l1 || sq || lg;
+	const char *irop = sum || sum_of ? "sum" : mean ? "mean"
+	                 : strcmp(t, "ReduceMax") == 0 ? "max" : "min";
 	int64_t axes[MAX_RANK];
 	size_t na = 0;
 	bool given;
@@ -600,10 +607,21 @@ MAP_FN(map_reduce)
 		if (!red[i] || keep)
 			dims[r++] = red[i] ? 1 : x->dims[i];
 	}
-	if (!elem_is_float(x->kind) && mean)
-		return fail(im, "ReduceMean needs a floating-point input"), false;
-	const char *xr = ref(im, x);
-	out[0] = emit(im, out_hint(im, 0), x->kind, r, dims, "%s(%s) {axis=[%s], keepdims=%s}",
-	              irop, xr, list, keep ? "true" : "false");
-	return true;
+	if (!elem_is_float(x->kind) && (mean || l2 || lg))
+		return fail(im, "%s needs a floating-point input", t), false;
+	if (x->kind == ET_BOOL)
+		return fail(im, "%s of bool tensors is not supported", t), false;
+	const char *h = out_hint(im, 0);
+	Val *s = l1 ? op_unary(im, UN_ABS, x, h) : sq ? op_binary(im, BIN_MUL, x, x, h)
+	       : lse ? op_unary(im, UN_EXP, x, h) : x;
+	if (!s)
+		return false;
+	const char *xr = ref(im, s);
+	Val *y = emit(im, h, x->kind, r, dims, "%s(%s) {axis=[%s], keepdims=%s}", irop, xr, list,
+	              keep ? "true" : "false");
+	if (y && l2)
+		y = op_unary(im, UN_SQRT, y, h);
+	else if (y && lg)
+		y = op_unary(im, UN_LOG, y, h);
+	return (out[0] = y) != NULL;
 }

@@ -312,6 +312,15 @@ MAP(map_identity)
 	(void)im, (void)n, (void)nin;
 	if (nout > 1 && strcmp(n->op_type, "Dropout") == 0 && n->output[1] && *n->output[1])
 		return fail(im, "the mask output of Dropout is not supported"), false;
+	/* From opset 12 training_mode is an input: true drops at random,
+	 * which inference cannot do, unless the ratio is 0. */
+	if (strcmp(n->op_type, "Dropout") == 0 && nin > 2 && in[2]) {
+		bool train = !in[2]->k || in[2]->k->numel != 1 || tensor_get(in[2]->k, 0) != 0;
+		bool drops = nin < 2 || !in[1] || !in[1]->k || in[1]->k->numel != 1 ||
+		             tensor_get(in[1]->k, 0) != 0;
+		if (train && drops)
+			return fail(im, "training mode (a random mask) is not supported"), false;
+	}
 	out[0] = in[0];
 	return true;
 }
@@ -362,12 +371,18 @@ MAP(map_clip)
 
 MAP(map_cast)
 {
-	(void)nin, (void)nout;
+	(void)nout;
 	ElemKind k;
 	int64_t to = attr_int(n, "to", 0);
-	if (to < 0 || to > INT32_MAX || !onx_elem((int32_t)to, &k))
+	if (strcmp(n->op_type, "CastLike") == 0) {
+		/* the element type of its second input */
+		if (nin < 2 || !in[1])
+			return fail(im, "needs the value whose type it takes"), false;
+		k = in[1]->kind;
+	} else if (to < 0 || to > INT32_MAX || !onx_elem((int32_t)to, &k)) {
 		return fail(im, "casts to %s, which the IR does not have",
 		            onx_type_name(to < 0 || to > INT32_MAX ? 0 : (int32_t)to)), false;
+	}
 	Val *x = in[0];
 	if (x->kind == k)
 		return out[0] = x, true;
@@ -1090,6 +1105,7 @@ static const OpMap ops[] = {
 	{"AveragePool", 7, 1, map_avgpool},
 	{"BatchNormalization", 7, 5, map_batchnorm},
 	{"Cast", 6, 1, map_cast},
+	{"CastLike", 15, 2, map_cast},
 	{"Ceil", 6, 1, map_unary},
 	{"Clip", 6, 1, map_clip},
 	{"Concat", 4, 1, map_concat},
@@ -1124,10 +1140,15 @@ static const OpMap ops[] = {
 	{"Pow", 7, 2, map_binary},
 	{"Range", 11, 3, map_range},
 	{"Reciprocal", 6, 1, map_unary},
+	{"ReduceL1", 1, 1, map_reduce},
+	{"ReduceL2", 1, 1, map_reduce},
+	{"ReduceLogSum", 1, 1, map_reduce},
+	{"ReduceLogSumExp", 1, 1, map_reduce},
 	{"ReduceMax", 1, 1, map_reduce},
 	{"ReduceMean", 1, 1, map_reduce},
 	{"ReduceMin", 1, 1, map_reduce},
 	{"ReduceSum", 1, 1, map_reduce},
+	{"ReduceSumSquare", 1, 1, map_reduce},
 	{"Relu", 6, 1, map_unary},
 	{"Reshape", 5, 1, map_reshape},
 	{"Shape", 1, 1, map_shape},
