@@ -101,6 +101,15 @@ make_case() {
 	imported split_unsqueeze_squeeze_opset11
 }
 
+@test "onnx: Slice of a computed value is one strided_slice, with steps, negative ones too" {
+	imported slice_steps_computed --lower
+	run -0 grep -c 'strided_slice' slice_steps_computed/m.ir
+	assert_output 2
+	imported slice_attributes_opset9
+	# steps and ends at the ends of int64: one element each
+	imported slice_huge_steps --lower
+}
+
 @test "onnx: shape arithmetic as torch.onnx writes it is folded: flatten, channel shuffle" {
 	imported torch_flatten_shape_arithmetic --lower
 	imported channel_shuffle --lower
@@ -156,9 +165,14 @@ assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()
 		two_outputs/model.onnx
 	assert_line --index 0 'device @gpu = gpu(0) {texture=true}'
 	assert_line --index 1 'device @cpu = cpu(0)'
-	run -1 --separate-stderr ir-import-onnx --device '@gpu = gpu(0) {textur=true}' two_outputs/model.onnx
+	# they are read together: 'default' may name a device of another one
+	run -0 ir-import-onnx --device '@cpu = cpu(0)' --device '@gpu = gpu(0)' --device 'default @gpu' \
+		two_outputs/model.onnx
+	assert_line --index 2 'default @gpu'
+	run -1 --separate-stderr ir-import-onnx --device '@cpu = cpu(0)' --device '@gpu = gpu(0) {textur=true}' \
+		two_outputs/model.onnx
 	assert_output ''
-	[[ "$stderr" == *"--device:1:"*"error"*"textur"* ]]
+	[[ "$stderr" == *"--device:2:"*"error"*"textur"* ]]
 	run -1 --separate-stderr ir-import-onnx --device 'fn @f() {' two_outputs/model.onnx
 	assert_output ''
 }
@@ -208,6 +222,34 @@ assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()
 	[[ "$stderr" == *"--shape names 'z', which is not an input of the graph"* ]]
 	run -2 --separate-stderr ir-import-onnx --shape input.1=2,x dynamic_input/model.onnx
 	[[ "$stderr" == *"--shape takes NAME=D,D,..."* ]]
+}
+
+@test "onnx: a model the importer cannot take: each error names what and where" {
+	# case, expected message
+	local -a cases=(
+		"bad_raw_data" "error: initializer 'W' has 20 bytes of raw data, its type needs 24"
+		"external_data" "error: initializer 'W' keeps its data in an external file, which is not supported"
+		"reshape_computed_shape" "error: node 'r' (Reshape, opset 13): its shape must be known at import"
+		"conv3d" "error: node 0 (Conv, opset 13): only 1-D and 2-D convolutions are supported (input of rank 5)"
+		"undefined_input" "error: node 0 (Relu, opset 13): its input 'q' is not computed before it"
+		"string_input" "error: input 'x' has element type STRING, which the IR does not have"
+		"huge_constant_of_shape" "error: node 0 (ConstantOfShape, opset 13): too large to compute at import"
+		"huge_initializer_dims" "error: initializer 'W' is too large"
+		"other_domain" "error: node 1 (FusedGemm, opset 13): operator com.microsoft:FusedGemm is not supported"
+	)
+	local k c want
+	# (not i: bats's run uses that name)
+	for ((k = 0; k < ${#cases[@]}; k += 2)); do
+		c=${cases[k]} want="${cases[k]}/model.onnx: ${cases[k + 1]}"
+		make_case "$c"
+		run -1 --separate-stderr ir-import-onnx -o m.ir "$c/model.onnx"
+		assert_output ''
+		[[ "${stderr_lines[0]}" == "$want"* ]] || { echo "$c: $stderr"; false; }
+		[ ! -e m.ir ]
+		[ -z "$(ls ./*.npy 2>/dev/null)" ]
+	done
+	# (the last) another domain is named in the list of op types
+	[[ "$stderr" == *"note: op types: Relu 1 yes, com.microsoft:FusedGemm 1 no"* ]]
 }
 
 @test "onnx: an opset outside 7 to 17 is an error" {

@@ -156,13 +156,16 @@ read_all(int fd, size_t *len)
 	return buf;
 }
 
-/* Each --device text parsed alone, so a mistake is reported in it; a
- * text that starts with '@' is a device's ("@gpu = gpu(0)"). */
+/* The --device texts, one line each (a text that starts with '@' is a
+ * device's: "@gpu = gpu(0)"), parsed together as the file "--device", so a
+ * mistake is reported at its line: the Nth --device. */
 static bool
 check_devices(char **dev, bool *owned, size_t n)
 {
-	bool ok = true;
-	for (size_t i = 0; i < n && ok; i++) {
+	if (!n)
+		return true;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
 		owned[i] = true;
 		if (dev[i][0] == '@') {
 			size_t l = strlen(dev[i]) + 8;
@@ -172,22 +175,26 @@ check_devices(char **dev, bool *owned, size_t n)
 		} else {
 			dev[i] = strcpy(xmalloc(strlen(dev[i]) + 1), dev[i]);
 		}
-		if (strchr(dev[i], '\n')) {
+		if (strpbrk(dev[i], "\n\r")) {
 			fprintf(stderr, PROG ": --device '%s' holds more than one line\n", dev[i]);
 			return false;
 		}
-		Ctx *ctx = ctx_new(PROG);
-		size_t l = strlen(dev[i]);
-		uint16_t f = src_add(ctx, "--device", strcpy(xmalloc(l + 1), dev[i]), l);
-		Module *m = ir_parse(ctx, f, 0, l);
-		ok = m != NULL;
-		if (m && (m->funcs || m->prims || m->programs)) {
-			fprintf(stderr, PROG ": --device '%s' is not a declaration\n", dev[i]);
-			ok = false;
-		}
-		module_free(m);
-		ctx_free(ctx);
+		total += strlen(dev[i]) + 1;
 	}
+	char *text = xmalloc(total + 1), *p = text;
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s\n", dev[i]);
+	Ctx *ctx = ctx_new(PROG);
+	uint16_t f = src_add(ctx, "--device", text, total);
+	Module *m = ir_parse(ctx, f, 0, total);
+	bool ok = m != NULL;
+	if (m && (m->funcs || m->prims || m->programs)) {
+		fprintf(stderr, PROG ": --device takes declarations, not functions, prims or "
+		        "programs\n");
+		ok = false;
+	}
+	module_free(m);
+	ctx_free(ctx);
 	return ok;
 }
 

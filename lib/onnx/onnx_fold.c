@@ -17,8 +17,18 @@ shape_numel(uint32_t rank, const int64_t *dims)
 {
 	int64_t n = 1;
 	for (uint32_t i = 0; i < rank; i++)
-		n *= dims[i];
+		if (__builtin_mul_overflow(n, dims[i], &n))
+			return INT64_MAX;   /* more than any tensor: every check refuses it */
 	return n;
+}
+
+Tensor *
+fold_new(ElemKind k, uint32_t rank, const int64_t *dims)
+{
+	uint64_t bytes;
+	if (!tensor_bytes(k, rank, dims, &bytes) || bytes > FOLD_MAX_BYTES)
+		return NULL;
+	return tensor_new(k, rank, dims);
 }
 
 bool
@@ -132,7 +142,7 @@ fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind)
 	int64_t dims[MAX_RANK], idx[MAX_RANK] = {0};
 	if (!bcast_shape(a->rank, a->dims, b->rank, b->dims, &r, dims))
 		return NULL;
-	Tensor *t = tensor_new(kind, r, dims);
+	Tensor *t = fold_new(kind, r, dims);
 	if (!t)
 		return NULL;
 	bool ints = is_int(a) && is_int(b);
@@ -150,7 +160,7 @@ fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind)
 Tensor *
 fold_unary(UnOp op, const Tensor *a)
 {
-	Tensor *t = tensor_new(a->kind, a->rank, a->dims);
+	Tensor *t = fold_new(a->kind, a->rank, a->dims);
 	if (!t)
 		return NULL;
 	bool ints = is_int(a);
@@ -193,7 +203,7 @@ fold_where(const Tensor *c, const Tensor *a, const Tensor *b)
 	if (!bcast_shape(c->rank, c->dims, a->rank, a->dims, &r1, d1) ||
 	    !bcast_shape(r1, d1, b->rank, b->dims, &r, dims))
 		return NULL;
-	Tensor *t = tensor_new(a->kind, r, dims);
+	Tensor *t = fold_new(a->kind, r, dims);
 	if (!t)
 		return NULL;
 	for (int64_t i = 0; i < t->numel; i++) {
@@ -211,7 +221,7 @@ fold_where(const Tensor *c, const Tensor *a, const Tensor *b)
 Tensor *
 fold_cast(const Tensor *a, ElemKind k)
 {
-	Tensor *t = tensor_new(k, a->rank, a->dims);
+	Tensor *t = fold_new(k, a->rank, a->dims);
 	if (!t)
 		return NULL;
 	for (int64_t i = 0; i < a->numel; i++) {
@@ -226,7 +236,7 @@ fold_cast(const Tensor *a, ElemKind k)
 Tensor *
 fold_reshape(const Tensor *a, uint32_t rank, const int64_t *dims)
 {
-	Tensor *t = tensor_new(a->kind, rank, dims);
+	Tensor *t = fold_new(a->kind, rank, dims);
 	if (!t)
 		return NULL;
 	if (t->numel == a->numel && a->numel)
@@ -245,7 +255,7 @@ fold_transpose(const Tensor *a, const int64_t *perm)
 		stride[i] = s;
 		s *= a->dims[i];
 	}
-	Tensor *t = tensor_new(a->kind, a->rank, dims);
+	Tensor *t = fold_new(a->kind, a->rank, dims);
 	if (!t)
 		return NULL;
 	size_t es = elem_size(a->kind);
@@ -272,7 +282,7 @@ fold_gather(const Tensor *a, int64_t axis, const Tensor *idx)
 		dims[r++] = idx->dims[i];
 	for (uint32_t i = (uint32_t)axis + 1; i < a->rank; i++)
 		dims[r++] = a->dims[i];
-	Tensor *t = tensor_new(a->kind, r, dims);
+	Tensor *t = fold_new(a->kind, r, dims);
 	if (!t)
 		return NULL;
 	int64_t outer = shape_numel((uint32_t)axis, a->dims);
@@ -301,7 +311,7 @@ fold_slice(const Tensor *a, const int64_t *start, const int64_t *step, const int
 		stride[i] = s;
 		s *= a->dims[i];
 	}
-	Tensor *t = tensor_new(a->kind, a->rank, count);
+	Tensor *t = fold_new(a->kind, a->rank, count);
 	if (!t)
 		return NULL;
 	size_t es = elem_size(a->kind);
@@ -324,7 +334,7 @@ fold_concat(const Tensor *const *parts, size_t n, int64_t axis)
 	dims[axis] = 0;
 	for (size_t i = 0; i < n; i++)
 		dims[axis] += parts[i]->dims[axis];
-	Tensor *t = tensor_new(f->kind, f->rank, dims);
+	Tensor *t = fold_new(f->kind, f->rank, dims);
 	if (!t)
 		return NULL;
 	int64_t outer = shape_numel((uint32_t)axis, f->dims);
@@ -345,7 +355,7 @@ Tensor *
 fold_expand(const Tensor *a, uint32_t rank, const int64_t *dims)
 {
 	int64_t idx[MAX_RANK] = {0};
-	Tensor *t = tensor_new(a->kind, rank, dims);
+	Tensor *t = fold_new(a->kind, rank, dims);
 	if (!t)
 		return NULL;
 	size_t es = elem_size(a->kind);

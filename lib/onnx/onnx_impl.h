@@ -115,7 +115,14 @@ typedef enum {
 /* NumPy broadcasting of two shapes into out; false if they do not. */
 bool bcast_shape(uint32_t ra, const int64_t *a, uint32_t rb, const int64_t *b, uint32_t *ro,
                  int64_t *out);
+/* The element count; INT64_MAX when it overflows. */
 int64_t shape_numel(uint32_t rank, const int64_t *dims);
+/* A zeroed tensor for a value computed at import, or NULL when it would
+ * take more than FOLD_MAX_BYTES (a model may ask for any size). */
+#define FOLD_MAX_BYTES ((uint64_t)1 << 30)
+Tensor *fold_new(ElemKind k, uint32_t rank, const int64_t *dims);
+/* The IR's limit on a tensor's elements (ir(5)). */
+#define MAX_NUMEL ((int64_t)1 << 48)
 
 /* Elementwise with broadcasting; the result has kind `kind` (bool for the
  * comparisons).  NULL if the shapes do not broadcast. */

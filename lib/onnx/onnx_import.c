@@ -196,6 +196,8 @@ graph_input(Imp *im, const Onnx__ValueInfoProto *vi)
 			dims[i] = d->dim_value;
 		}
 	}
+	if (shape_numel(rank, dims) > MAX_NUMEL)
+		return fail(im, "input '%s' has more than 2^48 elements", name);
 	Val *v = val_new(im, name, k, rank, dims);
 	const char *nm = take_name(im, name);
 	size_t len = strlen(nm) + 2;

@@ -248,6 +248,9 @@ MAP_FN(map_conv)
 	    !attr2(im, n, "dilations", 1, dl, 1) ||
 	    !window_pads(im, n, x->dims + 2, k, st, dl, pad))
 		return false;
+	if (k[0] > ((int64_t)1 << 30) || k[1] > ((int64_t)1 << 30))
+		return fail(im, "a kernel of %lldx%lld is too large", (long long)k[0],
+		            (long long)k[1]), false;
 	if (onx_attr(n, "kernel_shape") && (ks[0] != k[0] || ks[1] != k[1]))
 		return fail(im, "kernel_shape differs from the weights' shape"), false;
 	if (b && (b->rank != 1 || b->dims[0] != O))

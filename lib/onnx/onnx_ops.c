@@ -203,6 +203,33 @@ emit_split(Imp *im, Val *a, int64_t axis, const int64_t *cuts, size_t ncut, cons
 	return true;
 }
 
+/* strided_slice of a computed value over n axes, each from start[i] by
+ * step[i], count[i] elements (normalized as ONNX's Slice clamps). */
+static Val *
+strided_slice(Imp *im, Val *a, size_t n, const int64_t *axes, const int64_t *start,
+              const int64_t *step, const int64_t *count, const char *hint)
+{
+	int64_t dims[MAX_RANK], end[MAX_RANK];
+	char la[1400], lb[1400], le[1400], ls[1400];
+	memcpy(dims, a->dims, a->rank * sizeof *dims);
+	for (size_t i = 0; i < n; i++) {
+		if (count[i] == 0)
+			return fail(im, "an empty slice of a computed value is not supported");
+		int64_t d = a->dims[axes[i]];
+		dims[axes[i]] = count[i];
+		/* one past the last element taken; going backward past the
+		 * first, an end that clamps to before it */
+		end[i] = start[i] + count[i] * step[i];
+		if (end[i] < 0)
+			end[i] = -d - 1;
+	}
+	const char *x = ref(im, a);
+	return emit(im, hint, a->kind, a->rank, dims,
+	            "strided_slice(%s) {axes=%s, begin=%s, end=%s, strides=%s}", x,
+	            list_str(axes, n, la, sizeof la), list_str(start, n, lb, sizeof lb),
+	            list_str(end, n, le, sizeof le), list_str(step, n, ls, sizeof ls));
+}
+
 Val *
 op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, int64_t count,
               const char *hint)
@@ -457,9 +484,9 @@ MAP(map_constant_of_shape)
 		vi = tensor_get_int(vt, 0);
 		tensor_free(vt);
 	}
-	Tensor *t = tensor_new(k, (uint32_t)r, dims);
+	Tensor *t = fold_new(k, (uint32_t)r, dims);
 	if (!t)
-		return fail(im, "too large"), false;
+		return fail(im, "too large to compute at import"), false;
 	for (int64_t i = 0; i < t->numel; i++) {
 		if (elem_is_float(k))
 			tensor_set(t, i, v);
@@ -484,12 +511,15 @@ MAP(map_range)
 	if (!(cnt < (double)((int64_t)1 << 32)))
 		return fail(im, "too many elements"), false;
 	int64_t c = cnt > 0 ? (int64_t)cnt : 0;
-	Tensor *t = tensor_new(k, 1, &c);
+	Tensor *t = fold_new(k, 1, &c);
+	if (!t)
+		return fail(im, "too large to compute at import"), false;
 	for (int64_t i = 0; i < c; i++) {
 		if (elem_is_float(k))
 			tensor_set(t, i, s + (double)i * d);
 		else
-			tensor_set_int(t, i, tensor_get_int(in[0]->k, 0) + i * tensor_get_int(in[2]->k, 0));
+			tensor_set_int(t, i, (int64_t)((uint64_t)tensor_get_int(in[0]->k, 0) +
+			                              (uint64_t)i * (uint64_t)tensor_get_int(in[2]->k, 0)));
 	}
 	out[0] = val_known(im, out_hint(im, 0), t);
 	return true;
@@ -706,9 +736,9 @@ MAP(map_reshape)
 		} else if (want[i] < 0) {
 			return fail(im, "shape entry %lld", (long long)want[i]), false;
 		}
-		if (dims[i] > ((int64_t)1 << 40))
-			return fail(im, "shape entry %lld is too large", (long long)dims[i]), false;
-		known *= dims[i];
+		if (dims[i] > ((int64_t)1 << 40) || __builtin_mul_overflow(known, dims[i], &known) ||
+		    known > MAX_NUMEL)
+			return fail(im, "its shape has more than 2^48 elements"), false;
 	}
 	int64_t total = shape_numel(x->rank, x->dims);
 	if (infer >= 0) {
@@ -811,7 +841,8 @@ MAP(map_concat)
 	return true;
 }
 
-/* ONNX's clamping of one axis of a Slice: the first index and the count. */
+/* ONNX's clamping of one axis of a Slice: the first index and the count
+ * (step is not 0 and not INT64_MIN). */
 static void
 slice_range(int64_t d, int64_t s, int64_t e, int64_t step, int64_t *start, int64_t *count)
 {
@@ -822,11 +853,11 @@ slice_range(int64_t d, int64_t s, int64_t e, int64_t step, int64_t *start, int64
 	if (step > 0) {
 		s = s > d ? d : s;
 		e = e < 0 ? 0 : e > d ? d : e;
-		*count = e > s ? (e - s + step - 1) / step : 0;
+		*count = e > s ? (e - s - 1) / step + 1 : 0;
 	} else {
 		s = s > d - 1 ? d - 1 : s;
 		e = e > d - 1 ? d - 1 : e;
-		*count = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+		*count = s > e ? (s - e - 1) / (-step) + 1 : 0;
 	}
 	*start = s;
 }
@@ -872,20 +903,27 @@ MAP(map_slice)
 		if (seen[a])
 			return fail(im, "axis %lld is repeated", (long long)ax[i]), false;
 		seen[a] = true;
-		if (sp[i] == 0)
-			return fail(im, "step 0"), false;
+		if (sp[i] == 0 || sp[i] == INT64_MIN)
+			return fail(im, "step %lld", (long long)sp[i]), false;
 		step[a] = sp[i];
 		slice_range(x->dims[a], st[i], en[i], sp[i], &start[a], &count[a]);
+		if (count[a] <= 1)
+			step[a] = step[a] > 0 ? 1 : -1;   /* one element: any step takes it */
 	}
 	if (x->k) {
 		Tensor *t = fold_slice(x->k, start, step, count);
 		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
 	}
-	Val *v = x;
-	for (uint32_t a = 0; a < x->rank && v; a++)
-		if (seen[a])
-			v = op_slice_axis(im, v, a, start[a], step[a], count[a], out_hint(im, 0));
-	return (out[0] = v) != NULL;
+	int64_t axs[MAX_RANK], b[MAX_RANK], sp1[MAX_RANK], ct[MAX_RANK];
+	size_t k = 0;
+	for (uint32_t a = 0; a < x->rank; a++)
+		if (seen[a] && !(step[a] == 1 && start[a] == 0 && count[a] == x->dims[a])) {
+			axs[k] = a, b[k] = start[a], sp1[k] = step[a], ct[k] = count[a];
+			k++;
+		}
+	if (!k)
+		return out[0] = x, true;
+	return (out[0] = strided_slice(im, x, k, axs, b, sp1, ct, out_hint(im, 0))) != NULL;
 }
 
 MAP(map_split)
@@ -925,7 +963,7 @@ MAP(map_split)
 	}
 	int64_t sum = 0;
 	for (size_t i = 0; i < ns; i++)
-		sum += sz[i] < 0 ? -1 : sz[i];
+		sum += sz[i] < 0 || sz[i] > d ? d + 1 : sz[i];
 	if (ns != nout || sum != d) {
 		free(sz);
 		return fail(im, "the split sizes do not add up to the axis (%lld) for %zu outputs",
@@ -974,8 +1012,8 @@ MAP(map_expand)
 		return nin < 2 ? (fail(im, "needs a shape"), false) : false;
 	if (!bcast_shape(x->rank, x->dims, (uint32_t)r, want, &ro, dims))
 		return fail(im, "its shape does not broadcast with the input's"), false;
-	if (shape_numel(ro, dims) > ((int64_t)1 << 40))
-		return fail(im, "too large"), false;
+	if (shape_numel(ro, dims) > MAX_NUMEL)
+		return fail(im, "its result has more than 2^48 elements"), false;
 	if (x->k) {
 		Tensor *t = fold_expand(x->k, ro, dims);
 		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
@@ -988,9 +1026,9 @@ MAP(map_expand)
 		int64_t xd = i < ro - x->rank ? 1 : x->dims[i - (ro - x->rank)];
 		zd[i] = xd == dims[i] ? 1 : dims[i];
 	}
-	Tensor *z = tensor_new(x->kind, ro, zd);
+	Tensor *z = fold_new(x->kind, ro, zd);
 	if (!z)
-		return fail(im, "too large"), false;
+		return fail(im, "too large to compute at import"), false;
 	Val *zv = val_known(im, "zeros", z);
 	return (out[0] = op_binary(im, BIN_ADD, x, zv, out_hint(im, 0))) != NULL;
 }

@@ -158,61 +158,49 @@ onx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what)
 		if (tp->dims[i] < 0 || tp->dims[i] > ((int64_t)1 << 40))
 			return fail(im, "%s has dimension %zu of size %lld", what, i,
 			            (long long)tp->dims[i]);
-	Tensor *t = tensor_new(k, (uint32_t)tp->n_dims, tp->dims);
-	if (!t)
+	/* the data's size against the shape before anything is allocated */
+	uint64_t bytes;
+	if (!tensor_bytes(k, (uint32_t)tp->n_dims, tp->dims, &bytes) || bytes > SIZE_MAX / 2)
 		return fail(im, "%s is too large", what);
-	size_t es = elem_size(k), n = (size_t)t->numel;
+	size_t es = elem_size(k), n = (size_t)(bytes / es);
 	size_t given;
 	const char *field;
 	if (tp->has_raw_data) {
-		given = tp->raw_data.len;
-		if (given != n * es) {
-			tensor_free(t);
-			return fail(im, "%s has %zu bytes of raw data, its type needs %zu", what,
-			            given, n * es);
+		if (tp->raw_data.len != bytes)
+			return fail(im, "%s has %zu bytes of raw data, its type needs %llu", what,
+			            tp->raw_data.len, (unsigned long long)bytes);
+	} else {
+		switch (k) {
+		case ET_F32: given = tp->n_float_data, field = "float_data"; break;
+		case ET_F64: given = tp->n_double_data, field = "double_data"; break;
+		case ET_I64: given = tp->n_int64_data, field = "int64_data"; break;
+		case ET_U32:
+		case ET_U64: given = tp->n_uint64_data, field = "uint64_data"; break;
+		default: given = tp->n_int32_data, field = "int32_data"; break;
 		}
+		if (given != n)
+			return fail(im, "%s has %zu values in %s, its shape needs %zu", what, given,
+			            field, n);
+	}
+	Tensor *t = tensor_new(k, (uint32_t)tp->n_dims, tp->dims);
+	if (!t)
+		return fail(im, "%s is too large", what);
+	if (tp->has_raw_data) {
 		if (n)
 			memcpy(t->data, tp->raw_data.data, n * es); /* little-endian, as ours */
 		return t;
 	}
-	switch (k) {
-	case ET_F32:
-		given = tp->n_float_data, field = "float_data";
-		for (size_t i = 0; i < n && i < given; i++)
-			((float *)t->data)[i] = tp->float_data[i];
-		break;
-	case ET_F64:
-		given = tp->n_double_data, field = "double_data";
-		for (size_t i = 0; i < n && i < given; i++)
-			((double *)t->data)[i] = tp->double_data[i];
-		break;
-	case ET_I64:
-		given = tp->n_int64_data, field = "int64_data";
-		for (size_t i = 0; i < n && i < given; i++)
-			((int64_t *)t->data)[i] = tp->int64_data[i];
-		break;
-	case ET_U32:
-	case ET_U64:
-		given = tp->n_uint64_data, field = "uint64_data";
-		for (size_t i = 0; i < n && i < given; i++)
-			tensor_set_int(t, (int64_t)i, (int64_t)tp->uint64_data[i]);
-		break;
-	case ET_F16:
+	for (size_t i = 0; i < n; i++) {
+		switch (k) {
+		case ET_F32: ((float *)t->data)[i] = tp->float_data[i]; break;
+		case ET_F64: ((double *)t->data)[i] = tp->double_data[i]; break;
+		case ET_I64: ((int64_t *)t->data)[i] = tp->int64_data[i]; break;
+		case ET_U32:
+		case ET_U64: tensor_set_int(t, (int64_t)i, (int64_t)tp->uint64_data[i]); break;
 		/* the bits of each half, in int32_data */
-		given = tp->n_int32_data, field = "int32_data";
-		for (size_t i = 0; i < n && i < given; i++)
-			((uint16_t *)t->data)[i] = (uint16_t)tp->int32_data[i];
-		break;
-	default:
-		given = tp->n_int32_data, field = "int32_data";
-		for (size_t i = 0; i < n && i < given; i++)
-			tensor_set_int(t, (int64_t)i, tp->int32_data[i]);
-		break;
-	}
-	if (given != n) {
-		tensor_free(t);
-		return fail(im, "%s has %zu values in %s, its shape needs %zu", what, given, field,
-		            n);
+		case ET_F16: ((uint16_t *)t->data)[i] = (uint16_t)tp->int32_data[i]; break;
+		default: tensor_set_int(t, (int64_t)i, tp->int32_data[i]); break;
+		}
 	}
 	return t;
 }
