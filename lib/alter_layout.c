@@ -1,0 +1,945 @@
+/* alter_layout.c: ir-alter-layout (see alter_layout.h and
+ * ir-alter-layout(1)), TVM's ConvertLayout/AlterOpLayout for the Adreno
+ * flow: NCHW operators on texture devices into NCHW4c data and OIHW4o
+ * weights, which ir-lower puts in images.
+ *
+ * 1. Placement.  The pass runs before the first ir-plan-devices, so an
+ *    operator's device is what planning will give it from the annotations
+ *    as written (`on`, on_device, device_copy, the default device): the
+ *    module is printed, parsed again and planned, and each binding looks
+ *    up its device by name in that copy.  One rule for both tools, and no
+ *    second, subtly different planner.
+ * 2. Rewrite, per function in program order (ANF: operands come first).
+ *    Each original value keeps `cur` (what stands for it now), whether cur
+ *    is the packed form of an NCHW value, and `alt`, its other form once
+ *    someone needed it.  Anchors (conv2d, max/avg/global pooling) pack
+ *    whenever their channels allow; followers (elementwise, bias_add, sum
+ *    and mean over H and W with keepdims) pack when an operand is packed
+ *    already, so a packed region grows from anchors down chains and stops
+ *    where an operator cannot follow.  Every other use reads the NCHW form:
+ *    a layout_transform made once per value, right after its definition
+ *    (so it dominates every use), on the device of the value.  A packed
+ *    form of a plain value is made the same way, on the consumer's device.
+ *    A user's layout_transform from NCHW4c counts as a packed form for
+ *    free, and one to NCHW4c of a packed value is that value: adjacent
+ *    inverse transforms cancel, and the dead ones are removed at the end.
+ * 3. Channels not a multiple of 4 stay NCHW: a conv2d with 3 input
+ *    channels reads NCHW data with an OIHW4o weight and writes NCHW4c.
+ *
+ * Decisions depend only on the operators and what their operands are, not
+ * on transforms the pass made, so a second run changes nothing.  New
+ * bindings are named after the value they convert (%x_nchw4c, %w_oihw4o,
+ * %c_nchw, %b_4c), with _N added only on a clash.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alter_layout.h"
+#include "diag.h"
+#include "layout.h"
+#include "nameset.h"
+#include "ops/attrs.h"
+#include "ops/ops.h"
+#include "plan_devices.h"
+#include "walk.h"
+
+/* Bindings this pass made (for the dead-transform sweep), and bindings it
+ * removes; both cleared before it returns. */
+enum { VF_NEW = VF_PASS_A, VF_GONE = VF_PASS_B };
+
+typedef struct {
+	Value *cur;          /* what stands for the value now */
+	Value *alt;          /* its other form: NCHW4c of a plain value, NCHW of a packed one */
+	Value *bias;         /* a 1-d bias reshaped to [1,C/4,1,1,4] */
+	Value *bcast;        /* a broadcast operand reshaped to rank 5 */
+	Value *wpk;          /* a weight in OIHW4o */
+	Value *tail;         /* the last binding inserted after the value */
+	const Type *orig;    /* the type it was written with */
+	const Device *dev;   /* where planning puts it; NULL: unknown */
+	Block *blk;          /* its block; NULL: a parameter */
+	uint32_t uses;       /* uses before the rewrite */
+	bool packed;         /* cur is the NCHW4c form of an NCHW value */
+	bool free_pk;        /* alt is a packed form the user wrote */
+} Info;
+
+typedef struct {
+	Module *m;
+	const AlterOpts *o;
+	Module *plan;        /* the planned copy */
+	Func *f;
+	Info *info;
+	uint32_t n;
+	NameSet names;
+	Value *param_tail;   /* the last binding inserted for a parameter */
+	const char *opname;  /* of the binding being rewritten, as written */
+	bool ok;
+	unsigned npacked, nkept, nadded, nremoved;
+} Alter;
+
+/* ------------------------------------------------------------ helpers */
+
+static Info *
+info(Alter *A, const Value *v)
+{
+	return v && v->kind != VK_LIT && v->scratch < A->n ? &A->info[v->scratch] : NULL;
+}
+
+static Attr
+attr_str(Module *m, const char *s)
+{
+	Attr a;
+	memset(&a, 0, sizeof a);
+	a.kind = AT_STR;
+	a.n = (uint32_t)strlen(s);
+	a.u.s = arena_strndup(m->arena, s, a.n);
+	return a;
+}
+
+static Attr
+attr_ints(Module *m, const int64_t *v, uint32_t n)
+{
+	Attr a;
+	memset(&a, 0, sizeof a);
+	a.kind = AT_LIST;
+	a.n = n;
+	a.u.list = arena_alloc(m->arena, (n ? n : 1) * sizeof *a.u.list);
+	for (uint32_t i = 0; i < n; i++) {
+		a.u.list[i].kind = AT_INT;
+		a.u.list[i].u.i = v[i];
+	}
+	return a;
+}
+
+/* A copy of old with key set to *val (NULL: removed), sorted as parsed
+ * maps are. */
+static AttrMap *
+attrs_set(Module *m, const AttrMap *old, const char *key, const Attr *val)
+{
+	Sym k = sym_intern_cstr(m, key);
+	uint32_t n0 = old ? old->n : 0;
+	AttrMap *am = arena_alloc(m->arena, sizeof *am);
+	am->e = arena_alloc(m->arena, (n0 + 1) * sizeof *am->e);
+	bool done = false;
+	for (uint32_t i = 0; i < n0; i++) {
+		const AttrEntry *e = &old->e[i];
+		int c = strcmp(e->key, k);
+		if (!done && c >= 0) {
+			done = true;
+			if (val) {
+				am->e[am->n].key = k;
+				am->e[am->n].loc = c == 0 ? e->loc : (Loc){0};
+				am->e[am->n].val = *val;
+				am->n++;
+			}
+			if (c == 0)
+				continue;
+		}
+		am->e[am->n++] = *e;
+	}
+	if (!done && val) {
+		am->e[am->n].key = k;
+		am->e[am->n].val = *val;
+		am->n++;
+	}
+	return am;
+}
+
+static void
+set_str(Module *m, Value *v, const char *key, const char *s)
+{
+	Attr a = attr_str(m, s);
+	v->u.op = module_opcall(m, v->u.op->op, attrs_set(m, v->u.op->attrs, key, &a));
+}
+
+/* Types v again after its operands or attributes changed. */
+static bool
+retype(Alter *A, Value *v)
+{
+	v->flags &= (uint16_t)~VF_TYPED;
+	const Type *t = op_infer(A->m, v);
+	if (!t) {
+		error_at(A->m->ctx, v->loc, "ir-alter-layout: internal error: '%%%s' does not type "
+		         "after its layout changed", v->name);
+		A->ok = false;
+		return false;
+	}
+	v->type = t;
+	return true;
+}
+
+/* A fresh local name: base_suffix, or base_suffix_N. */
+static const char *
+fresh_name(Alter *A, const char *base, const char *suffix)
+{
+	size_t n = strlen(base) + strlen(suffix) + 24;
+	char *buf = xmalloc(n);
+	snprintf(buf, n, "%s_%s", base, suffix);
+	for (unsigned i = 1; nameset_has(&A->names, buf); i++)
+		snprintf(buf, n, "%s_%s_%u", base, suffix, i);
+	const char *s = module_name(A->m, buf, strlen(buf));
+	free(buf);
+	nameset_add(&A->names, s);
+	return s;
+}
+
+/* Puts nv after the definition of def (after what was put there before),
+ * so that it dominates every use of def. */
+static void
+insert_after(Alter *A, Value *def, Value *nv)
+{
+	Info *I = info(A, def);
+	if (def->kind == VK_PARAM) {
+		Block *b = &A->f->body;
+		Value *after = A->param_tail;
+		nv->next = after ? after->next : b->first;
+		if (after)
+			after->next = nv;
+		else
+			b->first = nv;
+		if (b->last == after)
+			b->last = nv;
+		A->param_tail = nv;
+		return;
+	}
+	Value *after = I->tail ? I->tail : def;
+	nv->next = after->next;
+	after->next = nv;
+	if (I->blk->last == after)
+		I->blk->last = nv;
+	I->tail = nv;
+}
+
+/* A new binding `name = op(arg) {attrs} on @dev`, after def. */
+static Value *
+new_op(Alter *A, Value *def, Value *arg, OpId id, AttrMap *attrs, const Device *dev,
+       const char *suffix)
+{
+	Value *v = value_new(A->m, VK_BIND, 1);
+	v->form = B_OP;
+	v->u.op = module_opcall(A->m, op_def(id), attrs);
+	v->args[0] = arg;
+	v->name = fresh_name(A, def->name, suffix);
+	v->loc = def->loc;
+	v->flags = VF_NEW | (def->flags & VF_LOC);
+	if (dev) {
+		v->vd = vdev_get(A->m, dev->name, NULL);
+		v->flags |= VF_ON;
+	}
+	v->scratch = UINT32_MAX;
+	insert_after(A, def, v);
+	A->nadded++;
+	retype(A, v);
+	return v;
+}
+
+static Value *
+new_transform(Alter *A, Value *def, Value *arg, const char *src, const char *dst,
+              const Device *dev, const char *suffix)
+{
+	Attr s = attr_str(A->m, src), d = attr_str(A->m, dst);
+	AttrMap *am = attrs_set(A->m, NULL, "dst_layout", &d);
+	am = attrs_set(A->m, am, "src_layout", &s);
+	return new_op(A, def, arg, O_LAYOUT_TRANSFORM, am, dev, suffix);
+}
+
+static Value *
+new_reshape(Alter *A, Value *def, Value *arg, const int64_t *dims, uint32_t n,
+            const Device *dev, const char *suffix)
+{
+	Attr s = attr_ints(A->m, dims, n);
+	return new_op(A, def, arg, O_RESHAPE, attrs_set(A->m, NULL, "newshape", &s), dev, suffix);
+}
+
+/* ------------------------------------------------------------- forms */
+
+/* What a use that wants a's type as written reads. */
+static Value *
+orig_form(Alter *A, Value *a)
+{
+	Info *I = info(A, a);
+	if (!I)
+		return a;
+	if (!I->packed)
+		return I->cur;
+	if (!I->alt)
+		I->alt = new_transform(A, a, I->cur, "NCHW4c", "NCHW", I->dev, "nchw");
+	return I->alt;
+}
+
+/* Is a packed form of a at hand without a new transform? */
+static bool
+has_packed(Alter *A, const Value *a)
+{
+	const Info *I = info(A, (Value *)a);
+	return I && (I->packed || I->free_pk);
+}
+
+/* The NCHW4c form of the NCHW value a, made on dev if need be. */
+static Value *
+packed_form(Alter *A, Value *a, const Device *dev)
+{
+	Info *I = info(A, a);
+	if (I->packed)
+		return I->cur;
+	if (!I->alt)
+		I->alt = new_transform(A, a, I->cur, "NCHW", "NCHW4c", dev, "nchw4c");
+	return I->alt;
+}
+
+static Value *
+weight_form(Alter *A, Value *w, const Device *dev)
+{
+	Info *I = info(A, w);
+	if (!I->wpk)
+		I->wpk = new_transform(A, w, orig_form(A, w), "OIHW", "OIHW4o", dev, "oihw4o");
+	return I->wpk;
+}
+
+/* ------------------------------------------------------------ stats */
+
+static void __attribute__((format(printf, 4, 5)))
+stat_line(Alter *A, const Value *v, const Device *dev, const char *fmt, ...)
+{
+	if (!A->o->stats)
+		return;
+	fprintf(A->o->stats, "ir-alter-layout: @%s %%%s: %s on @%s: ", A->f->name, v->name,
+	        A->opname, dev ? dev->name : "?");
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(A->o->stats, fmt, ap);
+	va_end(ap);
+	fputc('\n', A->o->stats);
+}
+
+static bool
+packing_device(Alter *A, const Device *dev)
+{
+	return A->o->mode == ALTER_NCHW4C || (dev && dev->texture);
+}
+
+static bool
+is_float(const Type *t)
+{
+	return t && t->kind == TY_TENSOR && elem_is_float(t->dt.kind);
+}
+
+static bool
+is_nchw(const Type *t)
+{
+	return t && t->kind == TY_TENSOR && t->n == 4;
+}
+
+/* Keeps v as written (stats say why with fmt). */
+static void __attribute__((format(printf, 4, 5)))
+keep(Alter *A, Value *v, const Device *dev, const char *fmt, ...)
+{
+	for (uint32_t i = 0; i < v->nargs; i++)
+		v->args[i] = orig_form(A, v->args[i]);
+	A->nkept++;
+	if (!A->o->stats)
+		return;
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	stat_line(A, v, dev, "%s", buf);
+}
+
+/* Keeps v when its device or type rule out packing; true if it did. */
+static bool
+kept_for_device(Alter *A, Value *v, const Device *dev)
+{
+	if (!packing_device(A, dev)) {
+		keep(A, v, dev, "kept NCHW: @%s has no textures", dev ? dev->name : "?");
+		return true;
+	}
+	if (!is_float(v->type)) {
+		keep(A, v, dev, "kept NCHW: not floating-point");
+		return true;
+	}
+	return false;
+}
+
+/* ---------------------------------------------------------- operators */
+
+static void
+all_orig(Alter *A, Value *v)
+{
+	for (uint32_t i = 0; i < v->nargs; i++)
+		v->args[i] = orig_form(A, v->args[i]);
+}
+
+static void
+mark_packed(Alter *A, Value *v)
+{
+	Info *I = info(A, v);
+	I->packed = true;
+	A->npacked++;
+}
+
+static void
+alter_conv(Alter *A, Value *v, const Device *dev)
+{
+	OpCx c;
+	ConvAttrs ca;
+	opcx_init_msg(&c, v->u.op->op, v->u.op->attrs, NULL, 0);
+	if (kept_for_device(A, v, dev))
+		return;
+	if (!conv2d_attrs(&c, &ca) || strcmp(ca.dl->name, "NCHW") || strcmp(ca.kl->name, "OIHW") ||
+	    strcmp(ca.ol->name, "NCHW")) {
+		keep(A, v, dev, "kept: already in packed layouts");
+		return;
+	}
+	if (!info(A, v->args[0]) || !info(A, v->args[1])) {
+		keep(A, v, dev, "kept NCHW: a literal operand");
+		return;
+	}
+	const Type *dt = info(A, v->args[0])->orig, *wt = info(A, v->args[1])->orig;
+	int64_t C = dt->dims[1], O = wt->dims[0];
+	bool pc = C % 4 == 0, po = O % 4 == 0;
+	if (!pc && !po) {
+		keep(A, v, dev, "kept NCHW: %lld input and %lld output channels, "
+		            "not multiples of 4", (long long)C, (long long)O);
+		return;
+	}
+	Value *d = pc ? packed_form(A, v->args[0], dev) : orig_form(A, v->args[0]);
+	Value *w = po ? weight_form(A, v->args[1], dev) : orig_form(A, v->args[1]);
+	v->args[0] = d;
+	v->args[1] = w;
+	if (pc)
+		set_str(A->m, v, "data_layout", "NCHW4c");
+	if (po)
+		set_str(A->m, v, "kernel_layout", "OIHW4o");
+	set_str(A->m, v, "out_layout", po ? "NCHW4c" : "NCHW");
+	if (!retype(A, v))
+		return;
+	if (po)
+		mark_packed(A, v);
+	else
+		A->npacked++;
+	if (pc && po)
+		stat_line(A, v, dev, "packed: NCHW4c data, OIHW4o weight, NCHW4c result");
+	else if (po)
+		stat_line(A, v, dev, "packed: OIHW4o weight, NCHW4c result; data kept NCHW: "
+		          "%lld channels, not a multiple of 4", (long long)C);
+	else
+		stat_line(A, v, dev, "packed: NCHW4c data; weight and result kept NCHW: "
+		          "%lld output channels, not a multiple of 4", (long long)O);
+}
+
+static void
+alter_pool(Alter *A, Value *v, const Device *dev)
+{
+	OpCx c;
+	PoolAttrs pa;
+	opcx_init_msg(&c, v->u.op->op, v->u.op->attrs, NULL, 0);
+	if (kept_for_device(A, v, dev))
+		return;
+	if (!pool2d_attrs(&c, &pa) || strcmp(pa.l->name, "NCHW")) {
+		keep(A, v, dev, "kept: already in packed layouts");
+		return;
+	}
+	if (!info(A, v->args[0])) {
+		keep(A, v, dev, "kept NCHW: a literal operand");
+		return;
+	}
+	int64_t C = info(A, v->args[0])->orig->dims[1];
+	if (C % 4) {
+		keep(A, v, dev, "kept NCHW: %lld channels, not a multiple of 4",
+		            (long long)C);
+		return;
+	}
+	v->args[0] = packed_form(A, v->args[0], dev);
+	set_str(A->m, v, "layout", "NCHW4c");
+	if (attr_get(v->u.op->attrs, "out_layout"))
+		set_str(A->m, v, "out_layout", "NCHW4c");
+	if (!retype(A, v))
+		return;
+	mark_packed(A, v);
+	stat_line(A, v, dev, "packed: NCHW4c");
+}
+
+/* The rank-5 form of an operand of an elementwise operator whose NCHW
+ * result has C channels, or NULL when it has none; with make false, only
+ * whether it has one (a non-NULL dummy). */
+static Value *
+operand_form(Alter *A, Value *a, int64_t C, const Device *dev, bool make)
+{
+	Info *I = info(A, a);
+	if (!I)
+		return a;                      /* a literal: a scalar */
+	const Type *t = I->orig;
+	if (t->kind != TY_TENSOR || t->n > 4)
+		return NULL;
+	if (t->n == 0)
+		return make ? orig_form(A, a) : a;
+	int64_t s[4] = {1, 1, 1, 1};
+	for (uint32_t i = 0; i < t->n; i++)
+		s[4 - t->n + i] = t->dims[i];
+	if (t->n == 4 && s[1] == C)
+		return make ? packed_form(A, a, dev) : a;
+	if (s[1] != 1 && !(s[1] == C && s[0] == 1 && s[2] == 1 && s[3] == 1))
+		return NULL;
+	if (!make)
+		return a;
+	if (!I->bcast) {
+		int64_t d[5] = {s[0], s[1] / 4, s[2], s[3], 4};
+		if (s[1] == 1)
+			d[1] = 1, d[4] = 1;
+		I->bcast = new_reshape(A, a, orig_form(A, a), d, 5, dev, "4c");
+	}
+	return I->bcast;
+}
+
+static void
+alter_elemwise(Alter *A, Value *v, const Device *dev)
+{
+	if (kept_for_device(A, v, dev))
+		return;
+	int64_t C = v->type->dims[1];
+	if (C % 4) {
+		keep(A, v, dev, "kept NCHW: %lld channels, not a multiple of 4",
+		            (long long)C);
+		return;
+	}
+	bool any = false;
+	for (uint32_t i = 0; i < v->nargs; i++) {
+		Value *a = v->args[i];
+		if (!operand_form(A, a, C, dev, false)) {
+			keep(A, v, dev, "kept NCHW: operand %%%s does not broadcast in NCHW4c",
+			a->name);
+			return;
+		}
+		const Info *I = info(A, a);
+		any = any || (I && is_nchw(I->orig) && I->orig->dims[1] == C && has_packed(A, a));
+	}
+	if (!any) {
+		keep(A, v, dev, "kept NCHW: no operand is packed");
+		return;
+	}
+	for (uint32_t i = 0; i < v->nargs; i++)
+		v->args[i] = operand_form(A, v->args[i], C, dev, true);
+	if (!retype(A, v))
+		return;
+	mark_packed(A, v);
+	stat_line(A, v, dev, "packed: NCHW4c");
+}
+
+/* bias_add(x, b) of a packed x is add(x, b as [1,C/4,1,1,4]). */
+static void
+alter_bias(Alter *A, Value *v, const Device *dev)
+{
+	OpCx c;
+	opcx_init_msg(&c, v->u.op->op, v->u.op->attrs, NULL, 0);
+	if (kept_for_device(A, v, dev))
+		return;
+	int64_t axis = op_axis(&c);
+	if (axis < 0)
+		axis += 4;
+	int64_t C = v->type->dims[1];
+	if (axis != 1) {
+		keep(A, v, dev, "kept NCHW: axis %lld is not the channels", (long long)axis);
+		return;
+	}
+	if (C % 4) {
+		keep(A, v, dev, "kept NCHW: %lld channels, not a multiple of 4",
+		            (long long)C);
+		return;
+	}
+	if (!has_packed(A, v->args[0])) {
+		keep(A, v, dev, "kept NCHW: no operand is packed");
+		return;
+	}
+	Value *b = v->args[1];
+	Info *bi = info(A, b);
+	v->args[0] = packed_form(A, v->args[0], dev);
+	if (bi) {
+		if (!bi->bias) {
+			int64_t d[5] = {1, C / 4, 1, 1, 4};
+			bi->bias = new_reshape(A, b, orig_form(A, b), d, 5, dev, "4c");
+		}
+		b = bi->bias;
+	}
+	v->args[1] = b;
+	v->u.op = module_opcall(A->m, op_def(O_ADD), NULL);
+	if (!retype(A, v))
+		return;
+	mark_packed(A, v);
+	stat_line(A, v, dev, "packed: NCHW4c, as add");
+}
+
+static void
+alter_reduce(Alter *A, Value *v, const Device *dev)
+{
+	OpCx c;
+	ReduceAttrs ra;
+	opcx_init_msg(&c, v->u.op->op, v->u.op->attrs, NULL, 0);
+	if (kept_for_device(A, v, dev))
+		return;
+	const Type *xt = info(A, v->args[0]) ? info(A, v->args[0])->orig : NULL;
+	if (!is_nchw(xt) || !reduce_attrs(&c, 4, &ra) || !ra.keepdims || ra.red[0] || ra.red[1] ||
+	    !(ra.red[2] || ra.red[3])) {
+		keep(A, v, dev, "kept NCHW: not a reduction over H and W with keepdims");
+		return;
+	}
+	int64_t C = xt->dims[1];
+	if (C % 4) {
+		keep(A, v, dev, "kept NCHW: %lld channels, not a multiple of 4",
+		            (long long)C);
+		return;
+	}
+	if (!has_packed(A, v->args[0])) {
+		keep(A, v, dev, "kept NCHW: no operand is packed");
+		return;
+	}
+	int64_t ax[2];
+	uint32_t n = 0;
+	for (int i = 2; i < 4; i++)
+		if (ra.red[i])
+			ax[n++] = i;
+	Attr l = attr_ints(A->m, ax, n);
+	AttrMap *am = attrs_set(A->m, v->u.op->attrs, "axis", &l);
+	am = attrs_set(A->m, am, "exclude", NULL);
+	v->u.op = module_opcall(A->m, v->u.op->op, am);
+	v->args[0] = packed_form(A, v->args[0], dev);
+	if (!retype(A, v))
+		return;
+	mark_packed(A, v);
+	stat_line(A, v, dev, "packed: NCHW4c");
+}
+
+/* A layout_transform the user wrote: one to NCHW4c of something packed
+ * already is that packed value; one from NCHW4c is a packed form of its
+ * result for free. */
+static void
+alter_transform(Alter *A, Value *v, Block *blk)
+{
+	OpCx c;
+	const Layout *src, *dst;
+	opcx_init_msg(&c, v->u.op->op, v->u.op->attrs, NULL, 0);
+	Value *a = v->args[0];
+	Info *ai = info(A, a), *vi = info(A, v);
+	if (!ai || !transform_attrs(&c, &src, &dst)) {
+		all_orig(A, v);
+		return;
+	}
+	if (!strcmp(src->name, "NCHW") && !strcmp(dst->name, "NCHW4c")) {
+		if (ai->packed || ai->free_pk) {
+			vi->cur = ai->packed ? ai->cur : ai->alt;   /* cancels */
+			return;
+		}
+		v->args[0] = orig_form(A, a);
+		if (!ai->alt && (ai->blk == blk || (!ai->blk && blk == &A->f->body)))
+			ai->alt = v;
+		return;
+	}
+	all_orig(A, v);
+	if (!strcmp(src->name, "NCHW4c") && !strcmp(dst->name, "NCHW")) {
+		vi->alt = v->args[0];
+		vi->free_pk = true;
+	}
+}
+
+/* on_device and device_copy carry a packed value as it is. */
+static void
+alter_annotation(Alter *A, Value *v)
+{
+	Info *ai = info(A, v->args[0]);
+	if (!ai || !ai->packed) {
+		all_orig(A, v);
+		return;
+	}
+	v->args[0] = ai->cur;
+	v->type = ai->cur->type;
+	v->flags &= (uint16_t)~VF_TYPED;
+	info(A, v)->packed = true;
+}
+
+static void
+alter_binding(Alter *A, Value *v, Block *blk)
+{
+	const Device *dev = info(A, v)->dev;
+	if (v->form == B_ON_DEVICE || v->form == B_DEVICE_COPY) {
+		alter_annotation(A, v);
+		return;
+	}
+	if (v->form != B_OP || !v->u.op->op || !v->type || v->type->kind != TY_TENSOR) {
+		all_orig(A, v);
+		return;
+	}
+	OpId id = v->u.op->op->id;
+	A->opname = v->u.op->op->name;
+	uint8_t pat = v->u.op->op->pattern;
+	if (id == O_CONV2D)
+		alter_conv(A, v, dev);
+	else if (id == O_MAX_POOL2D || id == O_AVG_POOL2D || id == O_GLOBAL_AVG_POOL2D)
+		alter_pool(A, v, dev);
+	else if (id == O_LAYOUT_TRANSFORM)
+		alter_transform(A, v, blk);
+	else if (!is_nchw(v->type))
+		all_orig(A, v);
+	else if (id == O_BIAS_ADD)
+		alter_bias(A, v, dev);
+	else if (id == O_SUM || id == O_MEAN)
+		alter_reduce(A, v, dev);
+	else if (pat == PAT_ELEMWISE || pat == PAT_BROADCAST)
+		alter_elemwise(A, v, dev);
+	else
+		all_orig(A, v);
+}
+
+/* ------------------------------------------------------------- devices */
+
+/* The module as ir-plan-devices would place it, or NULL after reporting
+ * why it cannot be planned. */
+static Module *
+planned_copy(Module *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *s = open_memstream(&buf, &len);
+	if (!s)
+		die_oom();
+	PrintOpts po = {.locations = true};
+	ir_print(m, s, &po);
+	if (fclose(s))
+		die_oom();
+	uint16_t file = src_add(m->ctx, "<ir-alter-layout>", buf, len);
+	Module *c = ir_parse(m->ctx, file, 0, len);
+	if (!c)
+		return NULL;
+	PlanOpts plo = {0};
+	if (!plan_devices(c, &plo)) {
+		module_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void
+add_named(Map *byname, Value *v)
+{
+	if (v->name)
+		map_add(byname, name_hash(v->name, strlen(v->name)), v);
+}
+
+/* Each value of f gets the device its namesake in the planned copy cf
+ * has; an on_device that planning removed, its operand's. */
+static void
+find_devices(Alter *A, Func *cf, Value **order, uint32_t n)
+{
+	Map byname = {0};
+	if (cf) {
+		for (uint32_t i = 0; i < cf->nparams; i++)
+			add_named(&byname, cf->params[i]);
+		FuncWalk w;
+		Block *blk;
+		fwalk_start(&w, cf);
+		for (Value *v; (v = fwalk_next_binding(&w, &blk));)
+			add_named(&byname, v);
+	}
+	Device *dflt = module_default_device(A->m);
+	for (uint32_t i = 0; i < n; i++) {
+		Value *v = order[i], *cv = NULL;
+		MapProbe it;
+		if (cf)
+			for (Value *e = map_first(&byname, name_hash(v->name, strlen(v->name)), &it); e;
+			     e = map_next(&it))
+				if (!strcmp(e->name, v->name)) {
+					cv = e;
+					break;
+				}
+		const Device *d = dflt;
+		if (cv && cv->vd)
+			d = module_device(A->m, sym_intern_cstr(A->m, cv->vd->dev));
+		else if (v->kind == VK_BIND && v->form == B_ON_DEVICE && info(A, v->args[0]))
+			d = info(A, v->args[0])->dev;
+		A->info[v->scratch].dev = d;
+	}
+	map_free(&byname);
+}
+
+/* ----------------------------------------------------------- the sweep */
+
+static bool
+removable(const Value *v)
+{
+	if (v->kind != VK_BIND || v->form != B_OP || !v->u.op->op)
+		return false;
+	OpId id = v->u.op->op->id;
+	return id == O_LAYOUT_TRANSFORM || id == O_RESHAPE;
+}
+
+static void
+count(uint32_t *uses, const Value *a)
+{
+	if (a && a->kind == VK_BIND && a->scratch != UINT32_MAX)
+		uses[a->scratch]++;
+}
+
+/* Removes the transforms no one reads any more: those made here, and the
+ * user's that a cancellation left unread. */
+static void
+sweep(Alter *A, uint32_t nparams_orig)
+{
+	(void)nparams_orig;
+	PtrVec all = {0}, blocks = {0};
+	FuncWalk w;
+	WalkStep s;
+	ptrvec_push(&blocks, &A->f->body);
+	fwalk_start(&w, A->f);
+	Block *blk;
+	uint32_t n = 0;
+	/* remember the original use counts before renumbering */
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
+		Info *I = info(A, v);
+		uint32_t orig = I ? I->uses : 0;
+		ptrvec_push(&all, v);
+		v->scratch = n++;
+		if (orig && removable(v))
+			v->flags |= VF_NEW;   /* the user's, read before: may go if now unread */
+		if (v->form == B_IF) {
+			ptrvec_push(&blocks, &v->u.arms[0]);
+			ptrvec_push(&blocks, &v->u.arms[1]);
+		}
+	}
+	for (uint32_t i = 0; i < A->f->nparams; i++)
+		A->f->params[i]->scratch = UINT32_MAX;
+	uint32_t *uses = xcalloc(n ? n : 1, sizeof *uses);
+	fwalk_start(&w, A->f);
+	while (fwalk_next(&w, &s)) {
+		if (s.ev == W_BIND) {
+			for (uint32_t i = 0; i < s.v->nargs; i++)
+				count(uses, s.v->args[i]);
+		} else {
+			count(uses, s.blk->yield);
+		}
+	}
+	for (size_t i = all.n; i-- > 0;) {
+		Value *v = all.v[i];
+		bool mine = v->flags & VF_NEW;
+		v->flags &= (uint16_t)~VF_NEW;
+		if (!mine || !removable(v) || uses[i])
+			continue;
+		v->flags |= VF_GONE;
+		if (v->args[0] && v->args[0]->kind == VK_BIND && v->args[0]->scratch != UINT32_MAX)
+			uses[v->args[0]->scratch]--;
+		if (v->scratch < n)
+			A->nremoved++;
+	}
+	for (size_t i = 0; i < blocks.n; i++) {
+		Block *b = blocks.v[i];
+		Value *prev = NULL;
+		for (Value *v = b->first; v; v = v->next) {
+			if (v->flags & VF_GONE)
+				continue;
+			if (prev)
+				prev->next = v;
+			else
+				b->first = v;
+			prev = v;
+		}
+		if (prev)
+			prev->next = NULL;
+		else
+			b->first = NULL;
+		b->last = prev;
+	}
+	for (size_t i = 0; i < all.n; i++)
+		((Value *)all.v[i])->flags &= (uint16_t)~VF_GONE;
+	free(uses);
+	ptrvec_free(&all);
+	ptrvec_free(&blocks);
+}
+
+/* -------------------------------------------------------------- driver */
+
+static void
+alter_func(Alter *A, Func *f, Func *cf)
+{
+	A->f = f;
+	A->param_tail = NULL;
+	memset(&A->names, 0, sizeof A->names);
+	/* program order, with each binding's block */
+	PtrVec order = {0}, blks = {0}, ends = {0};
+	for (uint32_t i = 0; i < f->nparams; i++) {
+		ptrvec_push(&order, f->params[i]);
+		ptrvec_push(&blks, NULL);
+	}
+	ptrvec_push(&ends, &f->body);
+	FuncWalk w;
+	Block *blk;
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
+		ptrvec_push(&order, v);
+		ptrvec_push(&blks, blk);
+		if (v->form == B_IF) {
+			ptrvec_push(&ends, &v->u.arms[0]);
+			ptrvec_push(&ends, &v->u.arms[1]);
+		}
+	}
+	A->n = (uint32_t)order.n;
+	A->info = xcalloc(A->n ? A->n : 1, sizeof *A->info);
+	for (uint32_t i = 0; i < A->n; i++) {
+		Value *v = order.v[i];
+		v->scratch = i;
+		nameset_add(&A->names, v->name);
+		A->info[i].cur = v;
+		A->info[i].orig = v->type;
+		A->info[i].blk = blks.v[i];
+	}
+	for (uint32_t i = 0; i < A->n; i++) {
+		Value *v = order.v[i];
+		for (uint32_t k = 0; k < v->nargs; k++)
+			if (info(A, v->args[k]))
+				info(A, v->args[k])->uses++;
+	}
+	for (size_t i = 0; i < ends.n; i++)
+		if (info(A, ((Block *)ends.v[i])->yield))
+			info(A, ((Block *)ends.v[i])->yield)->uses++;
+	find_devices(A, cf, (Value **)order.v, A->n);
+	for (uint32_t i = f->nparams; i < A->n && A->ok; i++)
+		alter_binding(A, order.v[i], blks.v[i]);
+	for (size_t i = 0; i < ends.n && A->ok; i++) {
+		Block *b = ends.v[i];
+		b->yield = orig_form(A, b->yield);
+	}
+	if (A->ok)
+		sweep(A, f->nparams);
+	for (uint32_t i = 0; i < A->n; i++)
+		((Value *)order.v[i])->flags &= (uint16_t)~(VF_NEW | VF_GONE);
+	free(A->info);
+	A->info = NULL;
+	A->n = 0;
+	nameset_free(&A->names);
+	ptrvec_free(&order);
+	ptrvec_free(&blks);
+	ptrvec_free(&ends);
+}
+
+bool
+alter_layout(Module *m, const AlterOpts *o)
+{
+	if (o->mode == ALTER_NONE)
+		return true;
+	Alter A = {.m = m, .o = o, .ok = true};
+	A.plan = planned_copy(m);
+	if (!A.plan)
+		return false;
+	Func *cf = A.plan->funcs;
+	for (Func *f = m->funcs; f && A.ok; f = f->next) {
+		Func *c = cf && !strcmp(cf->name, f->name) ? cf : NULL;
+		alter_func(&A, f, c);
+		if (cf)
+			cf = cf->next;
+	}
+	module_free(A.plan);
+	if (o->stats)
+		fprintf(o->stats, "ir-alter-layout: %u operator%s packed, %u kept; %u layout "
+		        "transform%s or reshape%s added, %u removed\n", A.npacked,
+		        A.npacked == 1 ? "" : "s", A.nkept, A.nadded, A.nadded == 1 ? "" : "s",
+		        A.nadded == 1 ? "" : "s", A.nremoved);
+	return A.ok;
+}
