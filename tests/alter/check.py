@@ -1,0 +1,138 @@
+"""ir-alter-layout changes no value: for each model, `ir-run --interp` of
+the model and of `ir-alter-layout --layout=MODE` of it (and of that
+through ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture)
+give the same result on the same random inputs, and a second
+ir-alter-layout changes nothing.
+
+    check.py --bin DIR [--mode auto,NCHW4c] [--lower] MODEL.ir...
+
+Inputs are drawn from a seed made of the model's name, so a failure
+repeats.  Floating-point results may differ by rounding only (a packed
+convolution sums in another order): within 1e-4 of the result's scale.
+Prints one line per failure and exits 1 if any.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+
+DT = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8,
+      "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16,
+      "u32": np.uint32, "u64": np.uint64, "bool": np.bool_}
+
+
+def tool(bindir, args, stdin=None):
+    p = subprocess.run([os.path.join(bindir, args[0])] + args[1:], input=stdin,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    if p.returncode:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(args), p.returncode,
+                                                p.stderr.decode(errors="replace")[-2000:]))
+    return p.stdout
+
+
+def inputs(bindir, path, d):
+    """Random .npy files for @main's parameters; the --input arguments."""
+    text = tool(bindir, ["ir-parse", path]).decode()
+    m = re.search(r"^fn @main\((.*?)\)( ->|\s*\{)", text, re.M)
+    args = []
+    rng = np.random.default_rng(zlib.crc32(os.path.basename(path).encode()))
+    for name, dt, dims in re.findall(r"%(\w+): (\w+)\[([0-9,]*)\]", m.group(1) if m else ""):
+        shape = tuple(int(x) for x in dims.split(",")) if dims else ()
+        t = DT[dt]
+        if t == np.bool_:
+            a = rng.integers(0, 2, shape).astype(t)
+        elif np.issubdtype(t, np.integer):
+            a = rng.integers(0, 5, shape).astype(t)
+        else:
+            a = rng.uniform(-1, 1, shape).astype(t)
+        f = os.path.join(d, "in_" + name + ".npy")
+        np.save(f, a)
+        args.append("--input=%s=%s" % (name, f))
+    return args
+
+
+def result(bindir, text, args, d, k):
+    src = os.path.join(d, k + ".ir")
+    with open(src, "wb") as f:
+        f.write(text)
+    out = os.path.join(d, k + ".out")
+    tool(bindir, ["ir-run", "--interp"] + args + ["-o", out, src])
+    if os.path.isdir(out):
+        return [np.load(os.path.join(out, "%d.npy" % i)) for i in range(len(os.listdir(out)))]
+    return [np.load(out)]
+
+
+def same(a, b):
+    if len(a) != len(b):
+        return "%d results, not %d" % (len(b), len(a))
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return "result %d: %s %s, not %s %s" % (i, y.dtype, y.shape, x.dtype, x.shape)
+        if np.issubdtype(x.dtype, np.floating):
+            fx, fy = x.astype(np.float64), y.astype(np.float64)
+            ok = np.isfinite(fx)
+            if not np.array_equal(np.isfinite(fy), ok) or \
+               not np.array_equal(fx[~ok], fy[~ok], equal_nan=True):
+                return "result %d: inf or nan differ" % i
+            scale = max(1.0, float(np.abs(fx[ok]).max())) if ok.any() else 1.0
+            tol = 1e-4 if x.dtype != np.float16 else 1e-2
+            err = float(np.abs(fx[ok] - fy[ok]).max()) if ok.any() else 0.0
+            if err > tol * scale:
+                return "result %d differs by %g (scale %g)" % (i, err, scale)
+        elif not np.array_equal(x, y):
+            return "result %d: elements differ" % i
+    return None
+
+
+def check(bindir, path, modes, lower):
+    with tempfile.TemporaryDirectory() as d:
+        args = inputs(bindir, path, d)
+        text = tool(bindir, ["ir-parse", path])
+        ref = result(bindir, text, args, d, "ref")
+        for mode in modes:
+            alt = tool(bindir, ["ir-alter-layout", "--layout=" + mode], text)
+            if tool(bindir, ["ir-alter-layout", "--layout=" + mode], alt) != alt:
+                return "--layout=%s: a second run changes the module" % mode
+            if tool(bindir, ["ir-parse"], alt) != alt:
+                return "--layout=%s: the output does not re-parse to itself" % mode
+            why = same(ref, result(bindir, alt, args, d, "alt"))
+            if why:
+                return "--layout=%s: %s" % (mode, why)
+            if lower:
+                s = tool(bindir, ["ir-plan-devices"], alt)
+                s = tool(bindir, ["ir-lower"], s)
+                s = tool(bindir, ["ir-plan-devices"], s)
+                s = tool(bindir, ["ir-flatten-texture"], s)
+                why = same(ref, result(bindir, s, args, d, "low"))
+                if why:
+                    return "--layout=%s, lowered and flattened: %s" % (mode, why)
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin", default=os.environ.get("IRPIPE_BIN", "build/bin"))
+    ap.add_argument("--mode", default="auto,NCHW4c")
+    ap.add_argument("--lower", action="store_true")
+    ap.add_argument("models", nargs="+")
+    a = ap.parse_args()
+    failed = 0
+    for path in a.models:
+        try:
+            why = check(a.bin, path, a.mode.split(","), a.lower)
+        except RuntimeError as e:
+            why = str(e)
+        if why:
+            failed += 1
+            print("alter: FAIL %s: %s" % (path, why))
+    print("alter: %d models, %d failed" % (len(a.models), failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
