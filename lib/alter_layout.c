@@ -18,8 +18,9 @@
  *    already, so a packed region grows from anchors down chains and stops
  *    where an operator cannot follow.  Every other use reads the NCHW form:
  *    a layout_transform made once per value, right after its definition
- *    (so it dominates every use), on the device of the value.  A packed
- *    form of a plain value is made the same way, on the consumer's device.
+ *    (so it dominates every use), on the device planning gave the value
+ *    (`on @dev`: so planning the result keeps every original binding where
+ *    it was).  A packed form of a plain value is made the same way.
  *    A user's layout_transform from NCHW4c counts as a packed form for
  *    free, and one to NCHW4c of a packed value is that value: adjacent
  *    inverse transforms cancel, and the dead ones are removed at the end.
@@ -210,11 +211,14 @@ insert_after(Alter *A, Value *def, Value *nv)
 	I->tail = nv;
 }
 
-/* A new binding `name = op(arg) {attrs} on @dev`, after def. */
+/* A new binding `name = op(arg) {attrs} on @dev` after def, where dev is
+ * def's device as planned: so planning the result places every original
+ * binding as it would have before (a use on another device reads a copy,
+ * as it did), and a second run decides as the first. */
 static Value *
-new_op(Alter *A, Value *def, Value *arg, OpId id, AttrMap *attrs, const Device *dev,
-       const char *suffix)
+new_op(Alter *A, Value *def, Value *arg, OpId id, AttrMap *attrs, const char *suffix)
 {
+	const Device *dev = info(A, def)->dev;
 	Value *v = value_new(A->m, VK_BIND, 1);
 	v->form = B_OP;
 	v->u.op = module_opcall(A->m, op_def(id), attrs);
@@ -235,20 +239,20 @@ new_op(Alter *A, Value *def, Value *arg, OpId id, AttrMap *attrs, const Device *
 
 static Value *
 new_transform(Alter *A, Value *def, Value *arg, const char *src, const char *dst,
-              const Device *dev, const char *suffix)
+              const char *suffix)
 {
 	Attr s = attr_str(A->m, src), d = attr_str(A->m, dst);
 	AttrMap *am = attrs_set(A->m, NULL, "dst_layout", &d);
 	am = attrs_set(A->m, am, "src_layout", &s);
-	return new_op(A, def, arg, O_LAYOUT_TRANSFORM, am, dev, suffix);
+	return new_op(A, def, arg, O_LAYOUT_TRANSFORM, am, suffix);
 }
 
 static Value *
 new_reshape(Alter *A, Value *def, Value *arg, const int64_t *dims, uint32_t n,
-            const Device *dev, const char *suffix)
+            const char *suffix)
 {
 	Attr s = attr_ints(A->m, dims, n);
-	return new_op(A, def, arg, O_RESHAPE, attrs_set(A->m, NULL, "newshape", &s), dev, suffix);
+	return new_op(A, def, arg, O_RESHAPE, attrs_set(A->m, NULL, "newshape", &s), suffix);
 }
 
 /* ------------------------------------------------------------- forms */
@@ -263,7 +267,7 @@ orig_form(Alter *A, Value *a)
 	if (!I->packed)
 		return I->cur;
 	if (!I->alt)
-		I->alt = new_transform(A, a, I->cur, "NCHW4c", "NCHW", I->dev, "nchw");
+		I->alt = new_transform(A, a, I->cur, "NCHW4c", "NCHW", "nchw");
 	return I->alt;
 }
 
@@ -275,24 +279,24 @@ has_packed(Alter *A, const Value *a)
 	return I && (I->packed || I->free_pk);
 }
 
-/* The NCHW4c form of the NCHW value a, made on dev if need be. */
+/* The NCHW4c form of the NCHW value a. */
 static Value *
-packed_form(Alter *A, Value *a, const Device *dev)
+packed_form(Alter *A, Value *a)
 {
 	Info *I = info(A, a);
 	if (I->packed)
 		return I->cur;
 	if (!I->alt)
-		I->alt = new_transform(A, a, I->cur, "NCHW", "NCHW4c", dev, "nchw4c");
+		I->alt = new_transform(A, a, I->cur, "NCHW", "NCHW4c", "nchw4c");
 	return I->alt;
 }
 
 static Value *
-weight_form(Alter *A, Value *w, const Device *dev)
+weight_form(Alter *A, Value *w)
 {
 	Info *I = info(A, w);
 	if (!I->wpk)
-		I->wpk = new_transform(A, w, orig_form(A, w), "OIHW", "OIHW4o", dev, "oihw4o");
+		I->wpk = new_transform(A, w, orig_form(A, w), "OIHW", "OIHW4o", "oihw4o");
 	return I->wpk;
 }
 
@@ -404,8 +408,8 @@ alter_conv(Alter *A, Value *v, const Device *dev)
 		            "not multiples of 4", (long long)C, (long long)O);
 		return;
 	}
-	Value *d = pc ? packed_form(A, v->args[0], dev) : orig_form(A, v->args[0]);
-	Value *w = po ? weight_form(A, v->args[1], dev) : orig_form(A, v->args[1]);
+	Value *d = pc ? packed_form(A, v->args[0]) : orig_form(A, v->args[0]);
+	Value *w = po ? weight_form(A, v->args[1]) : orig_form(A, v->args[1]);
 	v->args[0] = d;
 	v->args[1] = w;
 	if (pc)
@@ -451,7 +455,7 @@ alter_pool(Alter *A, Value *v, const Device *dev)
 		            (long long)C);
 		return;
 	}
-	v->args[0] = packed_form(A, v->args[0], dev);
+	v->args[0] = packed_form(A, v->args[0]);
 	set_str(A->m, v, "layout", "NCHW4c");
 	if (attr_get(v->u.op->attrs, "out_layout"))
 		set_str(A->m, v, "out_layout", "NCHW4c");
@@ -465,7 +469,7 @@ alter_pool(Alter *A, Value *v, const Device *dev)
  * result has C channels, or NULL when it has none; with make false, only
  * whether it has one (a non-NULL dummy). */
 static Value *
-operand_form(Alter *A, Value *a, int64_t C, const Device *dev, bool make)
+operand_form(Alter *A, Value *a, int64_t C, bool make)
 {
 	Info *I = info(A, a);
 	if (!I)
@@ -479,7 +483,7 @@ operand_form(Alter *A, Value *a, int64_t C, const Device *dev, bool make)
 	for (uint32_t i = 0; i < t->n; i++)
 		s[4 - t->n + i] = t->dims[i];
 	if (t->n == 4 && s[1] == C)
-		return make ? packed_form(A, a, dev) : a;
+		return make ? packed_form(A, a) : a;
 	if (s[1] != 1 && !(s[1] == C && s[0] == 1 && s[2] == 1 && s[3] == 1))
 		return NULL;
 	if (!make)
@@ -488,7 +492,7 @@ operand_form(Alter *A, Value *a, int64_t C, const Device *dev, bool make)
 		int64_t d[5] = {s[0], s[1] / 4, s[2], s[3], 4};
 		if (s[1] == 1)
 			d[1] = 1, d[4] = 1;
-		I->bcast = new_reshape(A, a, orig_form(A, a), d, 5, dev, "4c");
+		I->bcast = new_reshape(A, a, orig_form(A, a), d, 5, "4c");
 	}
 	return I->bcast;
 }
@@ -507,7 +511,7 @@ alter_elemwise(Alter *A, Value *v, const Device *dev)
 	bool any = false;
 	for (uint32_t i = 0; i < v->nargs; i++) {
 		Value *a = v->args[i];
-		if (!operand_form(A, a, C, dev, false)) {
+		if (!operand_form(A, a, C, false)) {
 			keep(A, v, dev, "kept NCHW: operand %%%s does not broadcast in NCHW4c",
 			a->name);
 			return;
@@ -520,7 +524,7 @@ alter_elemwise(Alter *A, Value *v, const Device *dev)
 		return;
 	}
 	for (uint32_t i = 0; i < v->nargs; i++)
-		v->args[i] = operand_form(A, v->args[i], C, dev, true);
+		v->args[i] = operand_form(A, v->args[i], C, true);
 	if (!retype(A, v))
 		return;
 	mark_packed(A, v);
@@ -554,11 +558,11 @@ alter_bias(Alter *A, Value *v, const Device *dev)
 	}
 	Value *b = v->args[1];
 	Info *bi = info(A, b);
-	v->args[0] = packed_form(A, v->args[0], dev);
+	v->args[0] = packed_form(A, v->args[0]);
 	if (bi) {
 		if (!bi->bias) {
 			int64_t d[5] = {1, C / 4, 1, 1, 4};
-			bi->bias = new_reshape(A, b, orig_form(A, b), d, 5, dev, "4c");
+			bi->bias = new_reshape(A, b, orig_form(A, b), d, 5, "4c");
 		}
 		b = bi->bias;
 	}
@@ -603,7 +607,7 @@ alter_reduce(Alter *A, Value *v, const Device *dev)
 	AttrMap *am = attrs_set(A->m, v->u.op->attrs, "axis", &l);
 	am = attrs_set(A->m, am, "exclude", NULL);
 	v->u.op = module_opcall(A->m, v->u.op->op, am);
-	v->args[0] = packed_form(A, v->args[0], dev);
+	v->args[0] = packed_form(A, v->args[0]);
 	if (!retype(A, v))
 		return;
 	mark_packed(A, v);

@@ -8,6 +8,7 @@ taken from another file, a number replaced by an extreme one, a token of
 the IR inserted.  Each mutant goes through
 
     ir-parse, ir-plan-devices, ir-lower [random options], ir-flatten-texture,
+    ir-alter-layout [random --layout] (its output re-parsed),
     ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture
     (as far as each stage accepts its input),
     any other tool of the build folder on the mutant and on that output,
@@ -124,7 +125,8 @@ def limits():
 class Runner:
     def __init__(self, bindir, outdir):
         self.bindir, self.outdir = bindir, outdir
-        known = {"ir-parse", "ir-plan-devices", "ir-lower", "ir-flatten-texture", "ir-run"}
+        known = {"ir-parse", "ir-plan-devices", "ir-lower", "ir-flatten-texture", "ir-run",
+                 "ir-alter-layout"}
         self.others = sorted(t for t in os.listdir(bindir)
                              if t.startswith("ir-") and t not in known)
         # a sanitizer build cannot run under an address-space limit: its
@@ -180,6 +182,11 @@ class Runner:
             if canon is not None and canon != final:
                 failures.append("the pipeline's output does not re-parse to itself")
             step("ir-flatten-texture", [], mut, "ir-flatten-texture")
+            layout = ["--layout=" + r.choice(("auto", "NCHW4c"))]
+            altered = step("ir-alter-layout", layout, mut, "ir-alter-layout " + layout[0])
+            if altered is not None and step("ir-parse", [], altered, "ir-alter-layout | ir-parse") \
+                    not in (altered, None):
+                failures.append("ir-alter-layout's output does not re-parse to itself")
             flat = final and step("ir-flatten-texture", [], final,
                                   "ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture")
             if flat is not None and step("ir-parse", [], flat, "... | ir-flatten-texture | ir-parse") \

@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# ir-alter-layout: goldens (tests/ir-alter-layout/*.ir -> .out), --stats,
+# the modes, errors, and that it changes no value: ir-run --interp before
+# and after, also lowered to texture code, on every model of
+# tests/ir-alter-layout, tests/ir-run and tests/ir-lower, on resnet18-like
+# and mobilenet_v2-like models (tests/alter/models.py) and on random models
+# (tests/alter/random_models.py; IRPIPE_RANDOM_SEED, IRPIPE_RANDOM_COUNT).
+
+setup() {
+	load test_helper
+	PY=/usr/bin/python3
+	D="$BATS_TEST_DIRNAME/ir-alter-layout"
+	A="$BATS_TEST_DIRNAME/alter"
+}
+
+need_numpy() {
+	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+}
+
+@test "alter-layout: goldens, and a second run changes nothing" {
+	for f in "$D"/*.ir; do
+		ir-alter-layout "$f" > "$BATS_TEST_TMPDIR/o"
+		diff -u "${f%.ir}.out" "$BATS_TEST_TMPDIR/o"
+		ir-alter-layout "$BATS_TEST_TMPDIR/o" | diff -u "$BATS_TEST_TMPDIR/o" -
+	done
+}
+
+@test "alter-layout: --stats says per operator what was packed and why the rest was kept" {
+	run -0 --separate-stderr ir-alter-layout --stats "$D/odd.ir"
+	diff -u "$D/odd.stats" <(printf '%s\n' "$stderr")
+	[ "$output" = "$(cat "$D/odd.out")" ]
+}
+
+@test "alter-layout: --layout=auto keeps NCHW for cpu and buffer-only gpus, NCHW4c forces" {
+	printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[1,8,4,4], %%w: f32[8,8,1,1]) {\n  %%c = nn.conv2d(%%x, %%w)\n  %%r = nn.relu(%%c)\n  return %%r\n}\n' > "$BATS_TEST_TMPDIR/c.ir"
+	ir-parse "$BATS_TEST_TMPDIR/c.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	ir-alter-layout "$BATS_TEST_TMPDIR/c.ir" | cmp - "$BATS_TEST_TMPDIR/p.ir"
+	sed 's/cpu(0)/gpu(0)/' "$BATS_TEST_TMPDIR/c.ir" > "$BATS_TEST_TMPDIR/g.ir"
+	ir-alter-layout --layout=auto "$BATS_TEST_TMPDIR/g.ir" | grep -q -v NCHW4c
+	! ir-alter-layout "$BATS_TEST_TMPDIR/g.ir" | grep -q NCHW4c
+	run -0 ir-alter-layout --layout=NCHW4c "$BATS_TEST_TMPDIR/c.ir"
+	[[ "$output" == *'%c: f32[1,2,4,4,4] = nn.conv2d(%x_nchw4c, %w_oihw4o) {data_layout="NCHW4c", kernel_layout="OIHW4o", out_layout="NCHW4c"}'* ]]
+	[[ "$output" == *'%r: f32[1,2,4,4,4] = nn.relu(%c)'* ]]
+	[[ "$output" == *'%r_nchw: f32[1,8,4,4] on @cpu = layout_transform(%r)'* ]]
+	sed 's/gpu(0)/gpu(0) {texture=true}/' "$BATS_TEST_TMPDIR/g.ir" > "$BATS_TEST_TMPDIR/t.ir"
+	ir-alter-layout "$BATS_TEST_TMPDIR/t.ir" | grep -q 'data_layout="NCHW4c"'
+	ir-alter-layout --layout=none "$BATS_TEST_TMPDIR/t.ir" | cmp - <(ir-parse "$BATS_TEST_TMPDIR/t.ir")
+}
+
+@test "alter-layout: a bad --layout is a usage error" {
+	run -2 --separate-stderr ir-alter-layout --layout=NHWC "$D/odd.ir"
+	[ -z "$output" ]
+	[[ "$stderr" == *"--layout must be auto, NCHW4c or none, not 'NHWC'"* ]]
+}
+
+@test "alter-layout: placements that cannot be planned are the planner's error, at the line" {
+	printf 'device @cpu = cpu(0)\ndevice @gpu = gpu(0) {texture=true}\nfn @main(%%x: f32[1,4,4,4] on @cpu) -> f32[1,4,4,4] on @cpu {\n  %%r: f32[1,4,4,4] on @gpu = nn.relu(%%x)\n  %%a = on_device(%%r, @cpu, constrain_result=true)\n  return %%a\n}\n' > "$BATS_TEST_TMPDIR/bad.ir"
+	run -1 --separate-stderr ir-alter-layout "$BATS_TEST_TMPDIR/bad.ir"
+	[ -z "$output" ]
+	[[ "$stderr" == *"bad.ir:"*": error: "* ]]
+	ir-plan-devices "$BATS_TEST_TMPDIR/bad.ir" 2>&1 >/dev/null | grep -q error
+}
+
+@test "alter-layout: the models of the test folders compute the same, also lowered to texture code" {
+	need_numpy
+	run "$PY" "$A/check.py" --bin "$IRPIPE_BIN" --lower "$D"/*.ir \
+		"$BATS_TEST_DIRNAME"/ir-run/*.ir "$BATS_TEST_DIRNAME"/ir-lower/*.ir
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "alter-layout: resnet18 and mobilenet_v2 in NCHW lower to prims with activations and weights in textures" {
+	need_numpy
+	for m in resnet18 mobilenet_v2; do
+		"$PY" "$A/models.py" $m --size 32 --div 8 > "$BATS_TEST_TMPDIR/$m.ir"
+		run "$PY" "$A/check.py" --bin "$IRPIPE_BIN" --lower "$BATS_TEST_TMPDIR/$m.ir"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		ir-alter-layout "$BATS_TEST_TMPDIR/$m.ir" | ir-plan-devices | ir-lower \
+			| ir-plan-devices > "$BATS_TEST_TMPDIR/$m.low.ir"
+		# every convolution reads a weight image and writes an activation image
+		grep '^prim @[^(]*conv2d' "$BATS_TEST_TMPDIR/$m.low.ir" > "$BATS_TEST_TMPDIR/convs"
+		n=$(wc -l < "$BATS_TEST_TMPDIR/convs")
+		[ "$n" -ge 8 ]
+		[ "$(grep '%p1: f32\[[0-9,]*\] @gpu:texture:weight,' "$BATS_TEST_TMPDIR/convs" | grep -c '%out: [^)]*@gpu:texture)')" -eq "$n" ]
+		# and, but the first (3 input channels), reads its data from an image
+		[ "$(grep -c '(%p0: f32\[[0-9,]*\] @gpu:texture,' "$BATS_TEST_TMPDIR/convs")" -eq $((n - 1)) ]
+	done
+}
+
+@test "alter-layout: random models compute the same, at the graph level and lowered" {
+	need_numpy
+	run "$PY" "$A/random_models.py" --bin "$IRPIPE_BIN" --seed "${IRPIPE_RANDOM_SEED:-1}" \
+		--count "${IRPIPE_RANDOM_COUNT:-150}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
