@@ -23,7 +23,10 @@
 #      POCL's kernel cache, both or neither (bench/startup.sh).
 #   6c. ir-run on OpenCL: device memory planned vs unplanned, time per run
 #      asynchronous vs --sync (bench/runtime.sh).
-#   7. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
+#   7. ir-alter-layout's speed, and resnet18- and mobilenet_v2-like models
+#      on OpenCL in NCHW buffers, NCHW4c buffers and NCHW4c textures
+#      (bench/alter.sh).
+#   8. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
 #      tools, side by side (a change that should make nothing slower).
 #   8. resnet18 at 1x3x224x224 from ONNX: import and compile time, and
 #      inference on POCL beside torch (bench/onnx.sh).
@@ -285,6 +288,8 @@ echo "(a chain with skips up to 1000 back; greedy is n log n: a segment tree ove
 
 # ir-run's start-up with and without the program binary cache
 IRPIPE_BIN=$BIN BENCH_DIR=$WORK BENCH_RUNS=$RUNS sh bench/startup.sh
+echo
+IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" BENCH_RUNS="$RUNS" sh bench/alter.sh
 
 # ir-run on OpenCL: device memory with and without a memory plan, async vs --sync
 IRPIPE_BIN=$BIN BENCH_DIR=$WORK sh bench/runtime.sh

@@ -88,6 +88,18 @@ need_numpy() {
 	done
 }
 
+@test "alter-layout: altered models run on OpenCL with textures as on the interpreter" {
+	need_numpy
+	export ASAN_OPTIONS=detect_leaks=0   # the OpenCL driver's lasting allocations
+	for m in resnet18 mobilenet_v2; do
+		"$PY" "$A/models.py" $m --size 16 --div 8 > "$BATS_TEST_TMPDIR/$m.ir"
+	done
+	run "$PY" "$A/check.py" --bin "$IRPIPE_BIN" --mode auto --ocl "$D"/*.ir \
+		"$BATS_TEST_TMPDIR/resnet18.ir" "$BATS_TEST_TMPDIR/mobilenet_v2.ir"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 @test "alter-layout: random models compute the same, at the graph level and lowered" {
 	need_numpy
 	run "$PY" "$A/random_models.py" --bin "$IRPIPE_BIN" --seed "${IRPIPE_RANDOM_SEED:-1}" \

@@ -4,7 +4,11 @@ through ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture)
 give the same result on the same random inputs, and a second
 ir-alter-layout changes nothing.
 
-    check.py --bin DIR [--mode auto,NCHW4c] [--lower] MODEL.ir...
+    check.py --bin DIR [--mode auto,NCHW4c] [--lower] [--ocl] MODEL.ir...
+
+--ocl also generates OpenCL C for the lowered module (ir-codegen-ocl) and
+runs it with `ir-run --check` (every kernel against the interpreter, on
+POCL where there is no GPU).
 
 Inputs are drawn from a seed made of the model's name, so a failure
 repeats.  Floating-point results may differ by rounding only (a packed
@@ -56,12 +60,12 @@ def inputs(bindir, path, d):
     return args
 
 
-def result(bindir, text, args, d, k):
+def result(bindir, text, args, d, k, run=("--interp",)):
     src = os.path.join(d, k + ".ir")
     with open(src, "wb") as f:
         f.write(text)
     out = os.path.join(d, k + ".out")
-    tool(bindir, ["ir-run", "--interp"] + args + ["-o", out, src])
+    tool(bindir, ["ir-run"] + list(run) + args + ["-o", out, src])
     if os.path.isdir(out):
         return [np.load(os.path.join(out, "%d.npy" % i)) for i in range(len(os.listdir(out)))]
     return [np.load(out)]
@@ -89,7 +93,7 @@ def same(a, b):
     return None
 
 
-def check(bindir, path, modes, lower):
+def check(bindir, path, modes, lower, ocl):
     with tempfile.TemporaryDirectory() as d:
         args = inputs(bindir, path, d)
         text = tool(bindir, ["ir-parse", path])
@@ -111,6 +115,11 @@ def check(bindir, path, modes, lower):
                 why = same(ref, result(bindir, s, args, d, "low"))
                 if why:
                     return "--layout=%s, lowered and flattened: %s" % (mode, why)
+                if ocl:
+                    s = tool(bindir, ["ir-codegen-ocl"], s)
+                    why = same(ref, result(bindir, s, args, d, "ocl", ("--check",)))
+                    if why:
+                        return "--layout=%s, on OpenCL: %s" % (mode, why)
     return None
 
 
@@ -119,12 +128,13 @@ def main():
     ap.add_argument("--bin", default=os.environ.get("IRPIPE_BIN", "build/bin"))
     ap.add_argument("--mode", default="auto,NCHW4c")
     ap.add_argument("--lower", action="store_true")
+    ap.add_argument("--ocl", action="store_true")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     failed = 0
     for path in a.models:
         try:
-            why = check(a.bin, path, a.mode.split(","), a.lower)
+            why = check(a.bin, path, a.mode.split(","), a.lower or a.ocl, a.ocl)
         except RuntimeError as e:
             why = str(e)
         if why:

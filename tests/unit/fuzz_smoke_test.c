@@ -3,8 +3,8 @@
  * campaigns.  Each harness gets every .ir file under tests/ and the
  * fuzzers' crash and corpus files, each whole and in a few deterministic
  * mutants (cut short, a byte changed, a line dropped), with each value of
- * the option byte that fuzz_plan, fuzz_lower, fuzz_flatten and fuzz_fold
- * take first.
+ * the option byte that fuzz_plan, fuzz_lower, fuzz_flatten, fuzz_fold and
+ * fuzz_alter take first.
  * A broken promise aborts (so this test fails), as in the fuzzer.  Run
  * from the repository root (tests/run.sh does). */
 #include <glob.h>
@@ -29,6 +29,9 @@
 #undef FUZZ_ENTRY
 #define FUZZ_ENTRY fuzz_fold_one
 #include "../fuzz/fuzz_fold.c"
+#undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_alter_one
+#include "../fuzz/fuzz_alter.c"
 #undef FUZZ_ENTRY
 
 #include "check.h"
@@ -98,6 +101,7 @@ run_all(const char *text, size_t n, uint32_t opt)
 	fuzz_lower_one(b, n + 1);
 	fuzz_flatten_one(b, n + 1);
 	fuzz_fold_one(b, n + 1);
+	fuzz_alter_one(b, n + 1);
 	free(b);
 	checks++;
 }
