@@ -103,7 +103,7 @@ need_numpy() {
 @test "alter-layout: random models compute the same, at the graph level and lowered" {
 	need_numpy
 	run "$PY" "$A/random_models.py" --bin "$IRPIPE_BIN" --seed "${IRPIPE_RANDOM_SEED:-1}" \
-		--count "${IRPIPE_RANDOM_COUNT:-150}"
+		--count "${IRPIPE_RANDOM_COUNT:-100}"
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
