@@ -69,11 +69,17 @@ need_numpy() {
 	[ "$status" -eq 0 ]
 }
 
-@test "alter-layout: resnet18 and mobilenet_v2 in NCHW lower to prims with activations and weights in textures" {
+@test "alter-layout: resnet18 and mobilenet_v2 in NCHW equal torch, and lower to prims with activations and weights in textures" {
 	need_numpy
 	for m in resnet18 mobilenet_v2; do
 		"$PY" "$A/models.py" $m --size 32 --div 8 > "$BATS_TEST_TMPDIR/$m.ir"
 		run "$PY" "$A/check.py" --bin "$IRPIPE_BIN" --lower "$BATS_TEST_TMPDIR/$m.ir"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		# equal to torch, altered, lowered to texture code and flattened
+		"$PY" -c 'import torch' 2>/dev/null || skip "python3-torch is not installed"
+		run "$PY" "$A/torch_check.py" --bin "$IRPIPE_BIN" "$BATS_TEST_TMPDIR/$m.ir" \
+			"ir-alter-layout | ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture"
 		echo "$output"
 		[ "$status" -eq 0 ]
 		ir-alter-layout "$BATS_TEST_TMPDIR/$m.ir" | ir-plan-devices | ir-lower \
