@@ -391,9 +391,13 @@ alter_conv(Alter *A, Value *v, const Device *dev)
 	opcx_init_msg(&c, v->u.op->op, v->u.op->attrs, NULL, 0);
 	if (kept_for_device(A, v, dev))
 		return;
-	if (!conv2d_attrs(&c, &ca) || strcmp(ca.dl->name, "NCHW") || strcmp(ca.kl->name, "OIHW") ||
-	    strcmp(ca.ol->name, "NCHW")) {
-		keep(A, v, dev, "kept: already in packed layouts");
+	if (!conv2d_attrs(&c, &ca)) {
+		keep(A, v, dev, "kept: attributes not understood");
+		return;
+	}
+	if (strcmp(ca.dl->name, "NCHW") || strcmp(ca.kl->name, "OIHW") || strcmp(ca.ol->name, "NCHW")) {
+		keep(A, v, dev, "kept: layouts %s, %s, %s, not NCHW, OIHW, NCHW", ca.dl->name,
+		     ca.kl->name, ca.ol->name);
 		return;
 	}
 	if (!info(A, v->args[0]) || !info(A, v->args[1])) {
@@ -437,12 +441,12 @@ static void
 alter_pool(Alter *A, Value *v, const Device *dev)
 {
 	OpCx c;
-	PoolAttrs pa;
+	PoolAttrs pa = {0};
 	opcx_init_msg(&c, v->u.op->op, v->u.op->attrs, NULL, 0);
 	if (kept_for_device(A, v, dev))
 		return;
 	if (!pool2d_attrs(&c, &pa) || strcmp(pa.l->name, "NCHW")) {
-		keep(A, v, dev, "kept: already in packed layouts");
+		keep(A, v, dev, "kept: layout %s, not NCHW", pa.l ? pa.l->name : "?");
 		return;
 	}
 	if (!info(A, v->args[0])) {

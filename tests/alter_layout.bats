@@ -106,6 +106,40 @@ need_numpy() {
 	[ "$status" -eq 0 ]
 }
 
+@test "alter-layout: with ir-fold-constants after it, no weight preparation runs at inference" {
+	need_numpy
+	export ASAN_OPTIONS=detect_leaks=0
+	cd "$BATS_TEST_TMPDIR"
+	"$PY" -c 'import numpy as np; r = np.random.default_rng(1)
+for n, s in (("w1", (8,4,3,3)), ("w2", (8,8,3,3)), ("b", (8,)), ("x", (1,4,8,8))):
+    np.save(n + ".npy", r.uniform(-1, 1, s).astype(np.float32))'
+	cat > m.ir <<'EOF'
+device @gpu = gpu(0) {texture=true}
+fn @main(%x: f32[1,4,8,8]) -> f32[1,8,8,8] {
+  %w1 = const f32[8,4,3,3] file="w1.npy"
+  %w2 = const f32[8,8,3,3] file="w2.npy"
+  %b = const f32[8] file="b.npy"
+  %c1 = nn.conv2d(%x, %w1) {padding=[1,1,1,1]}
+  %a = nn.bias_add(%c1, %b)
+  %r = nn.relu(%a)
+  %c2 = nn.conv2d(%r, %w2) {padding=[1,1,1,1]}
+  %s = add(%c2, %r)
+  return %s
+}
+EOF
+	ir-parse m.ir | ir-alter-layout | ir-fold-constants --data-dir=. | ir-plan-devices | ir-lower \
+		| ir-plan-devices | ir-flatten-texture | ir-codegen-ocl > o.ir
+	# the packed weights are constants read from images; the only transforms
+	# left are of the input and the result
+	[ "$(grep -c '^prim @.*conv2d.*%p1: f32\[[0-9,]*\] @gpu:texture:weight,' o.ir)" -eq 2 ]
+	[ "$(grep -c '^prim @layout_transform' o.ir)" -eq 2 ]
+	! grep -q '^prim @reshape' o.ir
+	ir-run --interp --input x=x.npy -o ref.npy m.ir
+	ir-run --check --input x=x.npy -o o.npy o.ir
+	"$PY" -c 'import numpy as np, sys; a, b = np.load("ref.npy"), np.load("o.npy")
+sys.exit(0 if np.abs(a - b).max() <= 1e-4 * max(1, np.abs(a).max()) else 1)'
+}
+
 @test "alter-layout: random models compute the same, at the graph level and lowered" {
 	need_numpy
 	run "$PY" "$A/random_models.py" --bin "$IRPIPE_BIN" --seed "${IRPIPE_RANDOM_SEED:-1}" \
