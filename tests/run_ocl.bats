@@ -163,3 +163,24 @@ IR
 	run -0 --separate-stderr ir-run --input x="$d/x.npy" "$d/c.ir"
 	assert_equal "$output" "$ref"
 }
+
+@test "run_ocl: a value copied from texture to texture:weight is reshaped, not shared" {
+	local d=$BATS_TEST_TMPDIR
+	# the weight's layout_transform writes an image in texture (16 rows of
+	# 18 texels would be 2 rows of 72 in texture:weight); the copy to the
+	# convolution's texture:weight must lay the same elements out anew
+	cat > "$d/w.ir" <<'IR'
+device @gpu = gpu(0) {texture=true}
+fn @main(%x: f32[1,2,5,5,4], %w: f32[8,8,3,3]) -> f32[1,2,5,5,4] {
+  %wp = layout_transform(%w) {src_layout="OIHW", dst_layout="OIHW4o"}
+  %c = nn.conv2d(%x, %wp) {padding=[1,1,1,1], data_layout="NCHW4c", kernel_layout="OIHW4o"}
+  return %c
+}
+IR
+	compiled "$d/w.ir" "$d/o.ir"
+	grep -q 'device_copy(%wp, @gpu:texture -> @gpu:texture:weight)' "$d/o.ir"
+	args=$("$PY" "$H" inputs "$d/w.ir" "$d")
+	ir-run --interp $args -o "$d/ref.npy" "$d/w.ir"
+	run -0 ir-run --check $args -o "$d/o.npy" "$d/o.ir"
+	"$PY" "$H" same "$d/o.npy" "$d/ref.npy"
+}
