@@ -1,0 +1,62 @@
+#!/usr/bin/env bats
+# ir-alter-layout on models as ir-import-onnx brings them in: torchvision's
+# resnet18 and mobilenet_v2 (random weights, a 32x32 input), exported by
+# torch.onnx, imported for a texture GPU, altered, their constants folded,
+# lowered and flattened, equal torch's result on the interpreter, with
+# every convolution packed and no weight preparation left.
+
+setup() {
+	load test_helper
+	PY=/usr/bin/python3
+	"$PY" -c 'import torch, torchvision, onnx, numpy' 2>/dev/null ||
+		skip "python3-torch, python3-torchvision and python3-onnx are needed"
+	command -v ir-import-onnx > /dev/null || skip "ir-import-onnx is not built"
+}
+
+# imported NAME: exports torchvision's NAME, imports it for a texture GPU
+imported() {
+	cd "$BATS_TEST_TMPDIR"
+	"$PY" - "$1" <<'PY'
+import sys, numpy as np, torch, torchvision
+torch.manual_seed(0)
+m = getattr(torchvision.models, sys.argv[1])(weights=None).eval()
+x = torch.rand(1, 3, 32, 32)
+torch.onnx.export(m, x, "m.onnx", opset_version=13, input_names=["x"], output_names=["y"])
+np.save("x.npy", x.numpy())
+with torch.no_grad():
+    np.save("torch.npy", m(x).numpy())
+PY
+	ir-import-onnx --device='@gpu = gpu(0) {texture=true}' -o m.ir m.onnx
+}
+
+# lowered: the pipeline from m.ir, then the checks
+lowered() {
+	run -0 --separate-stderr ir-alter-layout --stats m.ir
+	printf '%s\n' "$output" > a.ir
+	# every operator it looked at was packed
+	[[ "$stderr" == *" 0 kept;"* ]]
+	ir-fold-constants --data-dir=. a.ir | ir-plan-devices | ir-lower | ir-plan-devices \
+		| ir-flatten-texture > low.ir
+	grep '^prim @[^(]*conv2d' low.ir > convs
+	[ "$(wc -l < convs)" -ge 15 ]
+	# no weight is prepared at inference: the packed weights are constants
+	! grep -q '^prim @layout_transform' low.ir
+	# activations and weights in images, but for the convolutions ir-lower
+	# makes shared-memory matrix products, which it keeps in buffers
+	[ "$(grep -c 'texture:weight' convs)" -ge $(($(wc -l < convs) / 2)) ]
+	ir-run --interp --input x=x.npy -o out.npy low.ir
+	"$PY" -c 'import numpy as np, sys; a, b = np.load("out.npy"), np.load("torch.npy")
+err, scale = np.abs(a - b).max(), max(1e-6, np.abs(b).max())
+print("max error", err, "scale", scale)
+sys.exit(0 if a.shape == b.shape and err <= 1e-4 * scale else 1)'
+}
+
+@test "alter_onnx: torchvision resnet18, imported, altered, folded and lowered, equals torch" {
+	imported resnet18
+	lowered
+}
+
+@test "alter_onnx: torchvision mobilenet_v2, imported, altered, folded and lowered, equals torch" {
+	imported mobilenet_v2
+	lowered
+}
