@@ -3,8 +3,9 @@
 #
 #   1. the tool's speed on resnet18- and mobilenet_v2-like graphs repeated to
 #      about 10k-100k operators, beside ir-parse on the same input;
-#   2. the same models run on OpenCL (POCL here; any device with
-#      BENCH_OCL_DEVICE=@gpu=NAME): the NCHW model as written (buffers),
+#   2. the same models, weights in constant files, run on OpenCL (POCL
+#      here; any device with BENCH_OCL_DEVICE=@gpu=NAME) after
+#      ir-fold-constants: the NCHW model as written (buffers),
 #      the ir-alter-layout'ed model lowered --no-texture (NCHW4c in
 #      buffers) and lowered with textures (NCHW4c in images); ms per run
 #      (ir-run --repeat's median) and the ratio to the NCHW model.
@@ -65,9 +66,13 @@ echo "== textures vs buffers on OpenCL: ${SIZE}x${SIZE} input, channels / $DIV (
 DEV=${BENCH_OCL_DEVICE:+--device=$BENCH_OCL_DEVICE}
 printf '%-14s %14s %16s %9s %18s %9s\n' model "NCHW buffers" "NCHW4c buffers" ratio "NCHW4c textures" ratio
 for m in resnet18 mobilenet_v2; do
-	$PY tests/alter/models.py $m --size "$SIZE" --div "$DIV" > "$WORK/$m.ocl.ir"
+	# weights are constant files, folded into their packed layouts once
+	# (ir-fold-constants), so no weight is prepared per run
+	D=$WORK/$m
+	mkdir -p "$D"
+	$PY tests/alter/models.py $m --size "$SIZE" --div "$DIV" --const-dir "$D" > "$D/model.ir"
 	args=$($PY -c "import sys; sys.path.insert(0, 'tests/alter'); import check
-print(' '.join(check.inputs('$BIN', '$WORK/$m.ocl.ir', '$WORK')))")
+print(' '.join(check.inputs('$BIN', '$D/model.ir', '$D')))")
 	ms=""
 	for v in nchw buf tex; do
 		case $v in
@@ -75,10 +80,10 @@ print(' '.join(check.inputs('$BIN', '$WORK/$m.ocl.ir', '$WORK')))")
 		buf) a= l=--no-texture ;;
 		tex) a= l= ;;
 		esac
-		"$BIN/ir-alter-layout" $a "$WORK/$m.ocl.ir" | "$BIN/ir-plan-devices" | "$BIN/ir-lower" $l \
-			| "$BIN/ir-plan-devices" | "$BIN/ir-flatten-texture" | "$BIN/ir-codegen-ocl" \
-			> "$WORK/$m.$v.ir"
-		t=$("$BIN/ir-run" $DEV $args --repeat="$RUNS" -o "$WORK/$m.$v.npy" "$WORK/$m.$v.ir" 2>&1 |
+		"$BIN/ir-alter-layout" $a "$D/model.ir" | "$BIN/ir-fold-constants" --data-dir="$D" \
+			| "$BIN/ir-plan-devices" | "$BIN/ir-lower" $l | "$BIN/ir-plan-devices" \
+			| "$BIN/ir-flatten-texture" | "$BIN/ir-codegen-ocl" > "$D/$v.ir"
+		t=$("$BIN/ir-run" $DEV $args --data-dir="$D" --repeat="$RUNS" -o "$D/$v.npy" "$D/$v.ir" 2>&1 |
 			sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
 		ms="$ms ${t:--}"
 	done

@@ -3,19 +3,24 @@ them (conv2d, batch norm folded to multiply and add, relu or relu6 as
 clip, max and global pooling, residual adds, dense), on a texture GPU.
 
     models.py resnet18|mobilenet_v2 [--size S] [--div D] [--no-texture]
+              [--const-dir DIR]
 
 --size is the input's height and width (224 for the real networks), --div
 divides every channel count (by a power of two, keeping multiples of 4
 where the network has them), so tests run small models of the same shape.
-Weights are parameters of @main, after the input %x.
+Weights are parameters of @main, after the input %x; with --const-dir,
+constants read from .npy files of random values written there (the
+scales and shifts near 1 and 0, so that values stay in range).
 """
 import argparse
 import sys
 
 
 class Writer:
-    def __init__(self, div):
+    def __init__(self, div, const_dir=None):
         self.div = div
+        self.const_dir = const_dir
+        self.rng = None
         self.params = []
         self.lines = []
         self.n = 0
@@ -24,7 +29,23 @@ class Writer:
         return max(4, c // self.div)
 
     def param(self, name, shape):
-        self.params.append("%%%s: f32[%s]" % (name, ",".join(map(str, shape))))
+        if self.const_dir is None or name == "x":
+            self.params.append("%%%s: f32[%s]" % (name, ",".join(map(str, shape))))
+            return "%" + name
+        import os
+        import numpy as np
+        if self.rng is None:
+            self.rng = np.random.default_rng(0)
+        fan = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        if name.endswith("_s"):
+            a = self.rng.uniform(0.9, 1.1, shape)
+        elif name.endswith("_b"):
+            a = self.rng.uniform(-0.1, 0.1, shape)
+        else:
+            a = self.rng.uniform(-1, 1, shape) * np.sqrt(3.0 / max(fan, 1))
+        np.save(os.path.join(self.const_dir, name + ".npy"), a.astype(np.float32))
+        self.lines.append("  %%%s = const f32[%s] file=\"%s.npy\"" % (
+            name, ",".join(map(str, shape)), name))
         return "%" + name
 
     def bind(self, text, name=None):
@@ -117,8 +138,9 @@ def main():
     ap.add_argument("--size", type=int, default=224)
     ap.add_argument("--div", type=int, default=1)
     ap.add_argument("--no-texture", action="store_true")
+    ap.add_argument("--const-dir")
     a = ap.parse_args()
-    W = Writer(a.div)
+    W = Writer(a.div, a.const_dir)
     out = (resnet18 if a.model == "resnet18" else mobilenet_v2)(W, a.size)
     sys.stdout.write("// %s-like, input %dx%d, channels / %d (tests/alter/models.py)\n" % (
         a.model, a.size, a.size, a.div))
