@@ -145,23 +145,6 @@ rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes
 		return ok;
 	}
 	size_t org[3], reg[3];
-	if (src->image && dst->image && (src->wh[0] != dst->wh[0] || src->wh[1] != dst->wh[1])) {
-		/* one value's images in two scopes (texture, texture:weight): the
-		 * same elements in the same order in rows of other widths, so
-		 * through a buffer (released once the queue is done with it) */
-		cl_mem tmp = clCreateBuffer(rd->ctx, CL_MEM_READ_WRITE, (size_t)bytes, NULL, &e);
-		if (!tmp) {
-			CLERR(rt, dst->loc, e, "cannot copy '%%%s' (%llu bytes) between images on @%s",
-			      dst->name, (unsigned long long)bytes, rd->decl->name);
-			return false;
-		}
-		Obj t = *dst;
-		t.mem = tmp;
-		t.image = false;
-		bool ok = rt_copy_obj(rt, rd, src, &t, bytes) && rt_copy_obj(rt, rd, &t, dst, bytes);
-		clReleaseMemObject(tmp);
-		return ok;
-	}
 	if (src->image && dst->image) {
 		region(src, org, reg);
 		e = clEnqueueCopyImage(rd->q, src->mem, dst->mem, org, org, reg, 0, NULL, &e1);
