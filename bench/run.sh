@@ -252,7 +252,7 @@ run_packed() {
 	echo "$1=$BIN/ir-run --repeat=$VS_RUNS --input x=$WORK/xp.npy --input w=$WORK/wp.npy -o $WORK/o.npy $WORK/packed_$2.ocl.ir"
 }
 $VS first 2 "$VS_ROUNDS" "$VS_RUNS" 0.231211008 "$(run_packed "gpu, textures" tex)" \
-	"$(run_packed "gpu, buffers" buf)" "$(run_packed "cpu, buffers (RX-column tile)" cpu)"
+	"$(run_packed "gpu, buffers" buf)" "$(run_packed "cpu, buffers (16-channel tile)" cpu)"
 
 # weight preparation at inference against ir-fold-constants' constants
 . bench/fold.sh

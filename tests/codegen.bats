@@ -96,6 +96,7 @@ build_all() {
 @test "golden: the same CNN on a gpu (blockIdx/threadIdx as groups and items)" { golden --from=ir-plan-devices --from=ir-lower --from=ir-plan-devices --from=ir-flatten-texture ir-codegen-ocl cnn_gpu; }
 
 @test "golden: a texture block (images read once per texel, written whole)" { golden --from=ir-plan-devices --from=ir-lower --from=ir-plan-devices --from=ir-flatten-texture ir-codegen-ocl texture_block; }
+@test "golden: a packed conv2d on a cpu (rows of 16 written a texel at a time stay arrays of float16)" { golden --from=ir-plan-devices --from=ir-lower --from=ir-plan-devices --from=ir-flatten-texture ir-codegen-ocl packed_cpu; }
 @test "golden: a dense on a cpu (the weight transposed into panels of 32 columns, an 8 x 2 x 16 broadcast tile)" { golden --from=ir-plan-devices --from=ir-lower --from=ir-plan-devices --from=ir-flatten-texture ir-codegen-ocl dense_cpu; }
 
 @test "golden: TVM's texture codegen cases (channel at run time, one read for three uses, f16 images, an image alloc)" {

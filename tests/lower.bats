@@ -47,6 +47,9 @@ setup() {
 	assert_output --partial '@gpu:texture'
 	refute_output --partial '@gpu:shared'
 }
+@test "lower: a packed conv2d on a cpu pads its input, then tiles 4 output texels with 16-lane multiply-adds" {
+	golden --from=ir-plan-devices ir-lower packed_cpu
+}
 @test "lower: fusion never crosses a change of placement" { golden --from=ir-plan-devices ir-lower placement; }
 @test "lower: split has two result buffers, concatenate takes a tuple's fields" {
 	golden --from=ir-plan-devices ir-lower tuples

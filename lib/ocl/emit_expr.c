@@ -279,9 +279,13 @@ node(Gen *g, PExpr *e, Text *c)
 		ocl_local_name(&name, buf->name);
 		linear_from(&lin, buf, c, lanes > 1 && (buf->scratch & OV_VECARR) ? e->n - 1 : e->n);
 		if (buf->scratch & OV_VECARR) {
-			/* an array of rows: a whole row, or one element through a
-			 * pointer to the elements */
-			if (lanes > 1)
+			/* an array of rows: a whole row, a part of one, or one
+			 * element through a pointer to the elements */
+			int64_t part = lanes > 1 ? ocl_row_part(buf, e->u.load.idx, e->n) : -1;
+			if (part >= 0)
+				str_printf(&b, "vload%u(%lld, (%s *)&%s[%s])", lanes, (long long)part,
+				           ocl_buf_type(buf, ty), name.s, lin.s);
+			else if (lanes > 1)
 				str_printf(&b, "%s[%s]", name.s, lin.s);
 			else
 				str_printf(&b, "((%s *)%s)[%s]", ocl_buf_type(buf, ty), name.s, lin.s);
@@ -457,6 +461,17 @@ ocl_expr(Gen *g, Str *out, PExpr *e)
 	Text t = expr_text(g, e);
 	str_puts(out, t.s);
 	free(t.s);
+}
+
+int64_t
+ocl_row_part(const PVar *buf, const PIndex *idx, uint32_t n)
+{
+	const PIndex *last = &idx[n - 1];
+	int64_t d = buf->type->dims[n - 1], l = last->lanes;
+	if (l < 2 || l >= d || d % l || last->e->kind != E_INT || last->e->u.i < 0 || last->e->u.i % l ||
+	    last->e->u.i + l > d)
+		return -1;
+	return last->e->u.i / l;
 }
 
 void

@@ -37,7 +37,11 @@ stmt_store(Gen *g, Str *l, PStmt *s)
 	ocl_expr(g, &val, s->u.store.val);
 	char ty[16];
 	if (buf->scratch & OV_VECARR) {
-		if (lanes > 1)
+		int64_t part = lanes > 1 ? ocl_row_part(buf, s->u.store.idx, s->n) : -1;
+		if (part >= 0)
+			str_printf(l, "vstore%u(%s, %lld, (%s *)&%s[%s]);", lanes, val.s, (long long)part,
+			           ocl_buf_type(buf, ty), name.s, lin.s);
+		else if (lanes > 1)
 			str_printf(l, "%s[%s] = %s;", name.s, lin.s, val.s);
 		else
 			str_printf(l, "((%s *)%s)[%s] = %s;", ocl_buf_type(buf, ty), name.s, lin.s, val.s);

@@ -84,6 +84,10 @@ void ocl_kernel_name(Str *b, const char *name);
 void ocl_expr(Gen *g, Str *b, PExpr *e);
 /* The row-major linear element index of idx into buf, into b. */
 void ocl_linear_index(Gen *g, Str *b, const PVar *buf, const PIndex *idx, uint32_t n);
+/* A run of lanes shorter than buf's last axis at a constant offset that
+ * is a multiple of its length (a part of a row of an array of vectors):
+ * the offset over the length; -1 for any other access. */
+int64_t ocl_row_part(const PVar *buf, const PIndex *idx, uint32_t n);
 /* The statements of a block at C depth g->depth, with an explicit stack. */
 void ocl_block(Gen *g, PBlock *b);
 

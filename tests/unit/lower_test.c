@@ -221,6 +221,18 @@ static const char *const cases[] = {
 	"fn @main(%x: i8[1,1,4,4,4], %w: i8[2,4,2,2,4]) -> i32[1,2,3,3,4] {\n"
 	"  %0 = nn.conv2d(%x, %w) {data_layout=\"NCHW4c\", kernel_layout=\"OIHW4o\", out_dtype=\"i32\"}\n"
 	"  return %0\n}\n",
+	/* packed, 16 output channels a group: on a cpu a tile of 4 output
+	 * texels, the input padded first (asymmetric padding, a consumer;
+	 * groups, strides and dilation; integers without padding) */
+	"fn @main(%x: f32[1,2,6,7,4], %w: f32[4,8,3,3,4], %r: f32[1,4,5,8,4]) -> f32[1,4,5,8,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {padding=[1,2,0,1], data_layout=\"NCHW4c\", kernel_layout=\"OIHW4o\"}\n"
+	"  %1 = add(%0, %r)\n  %2 = nn.relu(%1)\n  return %2\n}\n",
+	"fn @main(%x: f32[1,4,9,9,4], %w: f32[8,8,3,3,4]) -> f32[1,8,5,7,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {groups=2, strides=[2,1], dilation=[1,2], padding=[1,1,1,1], "
+	"data_layout=\"NCHW4c\", kernel_layout=\"OIHW4o\"}\n  return %0\n}\n",
+	"fn @main(%x: i8[1,1,4,4,4], %w: i8[4,4,2,2,4]) -> i32[1,4,3,3,4] {\n"
+	"  %0 = nn.conv2d(%x, %w) {data_layout=\"NCHW4c\", kernel_layout=\"OIHW4o\", out_dtype=\"i32\"}\n"
+	"  return %0\n}\n",
 	/* long reductions: on a gpu across the work items of a group */
 	"fn @main(%a: f32[2,600]) -> f32[2] {\n"
 	"  %0 = exp(%a)\n  %1 = sum(%0) {axis=[1]}\n  return %1\n}\n",
