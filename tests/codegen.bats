@@ -172,3 +172,26 @@ build_all() {
 	# indentation stops at 32 levels: the C grows linearly with the nest
 	[ "$(wc -c < "$BATS_TEST_TMPDIR/deep.cl")" -lt 2000000 ]
 }
+
+@test "a cast from a bool vector builds (convert_T, not a C cast) and gives 1.0 for true, from memory and from a comparison" {
+	cd "$BATS_TEST_TMPDIR"
+	cat > m.ir <<'IR'
+device @cpu = cpu(0)
+fn @main(%b: bool[1,8,2,3,4], %x: f32[1,8,2,3,4]) -> (f32[1,8,2,3,4], f32[1,8,2,3,4]) {
+  %0: f32[1,8,2,3,4] = cast(%b) {dtype="f32"}
+  %1 = greater(%x, %0)
+  %2: f32[1,8,2,3,4] = cast(%1) {dtype="f32"}
+  %t = (%0, %2)
+  return %t
+}
+IR
+	/usr/bin/python3 -c 'import numpy as n; r=n.random.default_rng(5); n.save("b.npy", r.random((1,8,2,3,4))>0.5); n.save("x.npy", r.standard_normal((1,8,2,3,4)).astype(n.float32))'
+	set -o pipefail
+	ir-parse m.ir | ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture | ir-codegen-ocl > ocl.ir
+	ir-codegen-ocl --emit=cl ocl.ir > m.cl
+	ASAN_OPTIONS=detect_leaks=0 run -0 "$IRPIPE_BIN/../tests/bin/ocl-build" m.cl
+	ASAN_OPTIONS=detect_leaks=0 run -0 ir-run --no-cache --input b=b.npy --input x=x.npy -o ocl ocl.ir
+	run -0 ir-run --interp --input b=b.npy --input x=x.npy -o ref ocl.ir
+	for f in ref/*.npy; do cmp "$f" "ocl/${f#ref/}"; done
+	/usr/bin/python3 -c 'import numpy as n,glob; v=[n.load(f) for f in sorted(glob.glob("ocl/*.npy"))]; assert len(v)==2 and set(n.unique(v[0]))<={0.0,1.0} and v[0].sum()>0, v'
+}

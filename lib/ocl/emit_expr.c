@@ -354,6 +354,12 @@ node(Gen *g, PExpr *e, Text *c)
 			put(&b, &c[0], P_EQ + 1);
 			str_puts(&b, " != 0");
 			prec = P_EQ;
+		} else if (from.kind == ET_BOOL && to.lanes > 1) {
+			/* OpenCL has no C casts between vector types, and a bool
+			 * vector is 0/1 lanes from memory (uchar) but 0/-1 from a
+			 * comparison: the absolute value as int is 0/1 in both */
+			str_printf(&b, "convert_%s(abs(convert_int%u(%s)))", ocl_ctype(to, ty),
+			           (unsigned)to.lanes, c[0].s);
 		} else if (from.kind == ET_BOOL) {
 			str_printf(&b, "(%s)", ocl_ctype(to, ty));
 			put(&b, &c[0], P_UNARY);
