@@ -180,7 +180,11 @@ $(BUILD)/bin/ir-import-onnx: TOOL_LDLIBS = $(PROTOBUF_C_LIBS)
 
 $(UNITS): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB)
 	$(say) LD $@
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(UNIT_LIBS) $(LIB) $(ALL_LDLIBS)
+
+# driver_test tests the tools' shared code (tools/driver.c).
+$(BUILD)/tests/unit/driver_test: $(TOOL_COMMON_OBJ)
+$(BUILD)/tests/unit/driver_test: UNIT_LIBS = $(TOOL_COMMON_OBJ)
 
 $(BENCH_BINS): $(BUILD)/bench/bin/%: $(BUILD)/bench/%.o $(LIB)
 	$(say) LD $@

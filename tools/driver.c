@@ -264,6 +264,43 @@ want_color(int setting)
 	return isatty(STDERR_FILENO) && !(nc && *nc) && term && *term && strcmp(term, "dumb") != 0;
 }
 
+/* ------------------------------------------------- the tools' numbers */
+
+bool
+driver_parse_count(const char *s, bool units, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *p = s;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
+			return false;
+	if (p == s)
+		return false;
+	static const char suffixes[] = "KMGT";
+	if (*p) {
+		const char *u = units ? strchr(suffixes, *p) : NULL;
+		if (!u || p[1])
+			return false;
+		for (const char *k = suffixes; k <= u; k++)
+			if (__builtin_mul_overflow(v, 1024, &v))
+				return false;
+	}
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+int
+driver_opt_bytes(const char *tool, const char *opt, const char *arg, uint64_t *out)
+{
+	if (driver_parse_count(arg, true, 1, UINT64_MAX, out))
+		return 0;
+	fprintf(stderr, "%s: %s takes a number of bytes above 0, with K, M, G or T for KiB, "
+	        "MiB, GiB or TiB, not '%s'\n", tool, opt, arg);
+	return 2;
+}
+
 /* -------------------------------------------------------------- input */
 
 /* The whole input, NUL-terminated (the lexer does not rely on it, the

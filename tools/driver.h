@@ -76,4 +76,15 @@ int driver_main(const Tool *t, int argc, char **argv, void *st);
 bool driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file,
                     FILE *out, void *st);
 
+/* The numbers of the tools' options: decimal digits and nothing else (no
+ * sign, blanks or base), with units a K, M, G or T after them for KiB,
+ * MiB, GiB or TiB.  True with *out set when s is one in lo..hi; false if
+ * it is not one, or overflows 64 bits. */
+bool driver_parse_count(const char *s, bool units, uint64_t lo, uint64_t hi, uint64_t *out);
+
+/* An option of tool `tool` that takes a size in bytes above 0 (`opt`,
+ * "--max-memory"): 0 with *out set, or 2 after the usage error that
+ * Tool.on_opt returns. */
+int driver_opt_bytes(const char *tool, const char *opt, const char *arg, uint64_t *out);
+
 #endif

@@ -27,10 +27,8 @@ on_opt(int code, const char *arg, void *st)
 		o->prims = true;
 		return 0;
 	case OPT_MAX_NODES: {
-		char *end;
-		errno = 0;
-		unsigned long long n = strtoull(arg, &end, 10);
-		if (arg[0] < '0' || arg[0] > '9' || *end || errno || n > UINT32_MAX - 1) {
+		uint64_t n;
+		if (!driver_parse_count(arg, false, 0, UINT32_MAX - 1, &n)) {
 			fprintf(stderr, "ir-dot: --max-nodes takes a number of nodes (0: no limit), not '%s'\n", arg);
 			return 2;
 		}

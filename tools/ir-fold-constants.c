@@ -21,31 +21,6 @@ static const struct option opts[] = {
 	{0},
 };
 
-/* A decimal number, optionally with K, M, G or T (powers of 1024), in
- * lo..hi; false if s is not one. */
-static bool
-parse_count(const char *s, bool units, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	uint64_t v = 0;
-	const char *p = s;
-	for (; *p >= '0' && *p <= '9'; p++)
-		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
-			return false;
-	if (p == s)
-		return false;
-	static const char suffixes[] = "KMGT";
-	if (*p) {
-		const char *u = units ? strchr(suffixes, *p) : NULL;
-		if (!u || p[1])
-			return false;
-		for (const char *k = suffixes; k <= u; k++)
-			if (__builtin_mul_overflow(v, 1024, &v))
-				return false;
-	}
-	*out = v;
-	return v >= lo && v <= hi;
-}
-
 static int
 on_opt(int code, const char *arg, void *st)
 {
@@ -56,15 +31,12 @@ on_opt(int code, const char *arg, void *st)
 		o->data_dir = arg;
 		return 0;
 	case OPT_MAX_BYTES:
-		if (!parse_count(arg, true, 1, UINT64_MAX, &n)) {
-			fprintf(stderr, "ir-fold-constants: --max-bytes takes a number of bytes above 0, "
-			        "with K, M, G or T for KiB, MiB, GiB or TiB, not '%s'\n", arg);
+		if (driver_opt_bytes("ir-fold-constants", "--max-bytes", arg, &n))
 			return 2;
-		}
 		o->max_bytes = n;
 		return 0;
 	case OPT_INLINE_MAX:
-		if (!parse_count(arg, false, 0, UINT32_MAX, &n)) {
+		if (!driver_parse_count(arg, false, 0, UINT32_MAX, &n)) {
 			fprintf(stderr, "ir-fold-constants: --inline-max takes a number of elements "
 			        "from 0 to 4294967295, not '%s'\n", arg);
 			return 2;

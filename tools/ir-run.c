@@ -44,31 +44,6 @@ typedef struct {
 	bool no_cache, stats;
 } RunOpts;
 
-/* BYTES, or BYTES with a suffix K, M, G or T (powers of 1024), above 0;
- * false if s is not one. */
-static bool
-parse_bytes(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-	const char *p = s;
-	for (; *p >= '0' && *p <= '9'; p++)
-		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
-			return false;
-	if (p == s)
-		return false;
-	static const char units[] = "KMGT";
-	if (*p) {
-		const char *u = strchr(units, *p);
-		if (!u || p[1])
-			return false;
-		for (const char *k = units; k <= u; k++)
-			if (__builtin_mul_overflow(v, 1024, &v))
-				return false;
-	}
-	*out = v;
-	return v > 0;
-}
-
 static int
 on_opt(int code, const char *arg, void *st)
 {
@@ -81,12 +56,7 @@ on_opt(int code, const char *arg, void *st)
 		ro->data_dir = arg;
 		return 0;
 	case OPT_MAX_MEMORY:
-		if (!parse_bytes(arg, &ro->max_memory)) {
-			fprintf(stderr, "ir-run: --max-memory takes a number of bytes above 0, with K, M, "
-			        "G or T for KiB, MiB, GiB or TiB, not '%s'\n", arg);
-			return 2;
-		}
-		return 0;
+		return driver_opt_bytes("ir-run", "--max-memory", arg, &ro->max_memory);
 	case OPT_CHECK:
 		ro->check = true;
 		return 0;
@@ -103,9 +73,8 @@ on_opt(int code, const char *arg, void *st)
 		ro->profile = true;
 		return 0;
 	case OPT_REPEAT: {
-		char *end;
-		unsigned long n = strtoul(arg, &end, 10);
-		if (!*arg || *end || n < 1 || n > 1000000 || arg[0] == '-') {
+		uint64_t n;
+		if (!driver_parse_count(arg, false, 1, 1000000, &n)) {
 			fprintf(stderr, "ir-run: --repeat takes a number of runs from 1 to 1000000, "
 			        "not '%s'\n", arg);
 			return 2;
@@ -125,9 +94,8 @@ on_opt(int code, const char *arg, void *st)
 		const char *colon = strrchr(eq + 1, ':');
 		size_t nlen = strlen(eq + 1);
 		if (colon) {
-			char *end;
-			unsigned long n = strtoul(colon + 1, &end, 10);
-			if (!colon[1] || *end || colon[1] == '-' || n > UINT32_MAX) {
+			uint64_t n;
+			if (!driver_parse_count(colon + 1, false, 0, UINT32_MAX, &n)) {
 				fprintf(stderr, "ir-run: --device takes @DEV=NAME[:N] with N a device number, "
 				        "not '%s'\n", arg);
 				return 2;
