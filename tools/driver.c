@@ -303,20 +303,21 @@ driver_opt_bytes(const char *tool, const char *opt, const char *arg, uint64_t *o
 
 /* -------------------------------------------------------------- input */
 
-/* The whole input, NUL-terminated (the lexer does not rely on it, the
- * line table does not either); NULL with errno set on a read error. */
+/* The whole of fd, NUL-terminated (the lexer does not rely on it, the
+ * line table does not either); NULL with errno set on a read error, EFBIG
+ * when it holds more than max bytes. */
 static char *
-read_all(int fd, size_t *len)
+read_all(int fd, size_t max, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0;
 	struct stat sb;
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
-	    (uintmax_t)sb.st_size < INPUT_MAX)
+	    (uintmax_t)sb.st_size < max)
 		cap = (size_t)sb.st_size + 1; /* +1: EOF is seen without a realloc */
 	char *buf = xmalloc(cap);
 	for (;;) {
 		if (n + 1 >= cap) {
-			if (cap > INPUT_MAX) {
+			if (cap > max) {
 				free(buf);
 				errno = EFBIG;
 				return NULL;
@@ -336,7 +337,7 @@ read_all(int fd, size_t *len)
 			break;
 		n += (size_t)got;
 	}
-	if (n > INPUT_MAX) {
+	if (n > max) {
 		free(buf);
 		errno = EFBIG;
 		return NULL;
@@ -344,6 +345,30 @@ read_all(int fd, size_t *len)
 	buf[n] = 0;
 	*len = n;
 	return buf;
+}
+
+char *
+driver_read_input(const char *prog, const char *path, size_t max, size_t *len)
+{
+	int fd = path ? open(path, O_RDONLY | O_NOCTTY) : STDIN_FILENO;
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot open '%s': %s\n", prog, path, strerror(errno));
+		return NULL;
+	}
+	char *text = read_all(fd, max, len);
+	int err = errno;
+	if (path)
+		close(fd);
+	if (!text) {
+		const char *name = path ? path : "<stdin>";
+		if (err == EFBIG)
+			fprintf(stderr, "%s: '%s' is too large (%zu %s at most)\n", prog, name,
+			        max >= (1u << 30) ? (max + (1u << 30) - 1) >> 30 : max,
+			        max >= (1u << 30) ? "GiB" : "bytes");
+		else
+			fprintf(stderr, "%s: cannot read '%s': %s\n", prog, name, strerror(err));
+	}
+	return text;
 }
 
 /* ------------------------------------------------- --split-input-file */
@@ -541,24 +566,11 @@ driver_main(const Tool *t, int argc, char **argv, void *st)
 	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0)
 		return rc;
-	const char *name = a.input ? a.input : "<stdin>";
-	int fd = a.input ? open(a.input, O_RDONLY | O_NOCTTY) : STDIN_FILENO;
-	if (fd < 0) {
-		fprintf(stderr, "%s: cannot open '%s': %s\n", t->name, a.input, strerror(errno));
-		return 1;
-	}
 	size_t len = 0;
-	char *text = read_all(fd, &len);
-	int err = errno;
-	if (a.input)
-		close(fd);
-	if (!text) {
-		if (err == EFBIG)
-			fprintf(stderr, "%s: '%s' is too large (4 GiB at most)\n", t->name, name);
-		else
-			fprintf(stderr, "%s: cannot read '%s': %s\n", t->name, name, strerror(err));
+	char *text = driver_read_input(t->name, a.input, INPUT_MAX, &len);
+	if (!text)
 		return 1;
-	}
+	const char *name = a.input ? a.input : "<stdin>";
 	Ctx *ctx = ctx_new(t->name);
 	ctx->color = want_color(a.color);
 	uint16_t file = src_add(ctx, name, text, len);

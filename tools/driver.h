@@ -76,6 +76,12 @@ int driver_main(const Tool *t, int argc, char **argv, void *st);
 bool driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file,
                     FILE *out, void *st);
 
+/* The whole of file `path` (NULL: stdin), NUL-terminated, its length in
+ * *len; NULL after "PROG: cannot open/read 'path': why" on stderr, or
+ * "'path' is too large (N GiB at most)" when it holds more than max bytes.
+ * Every tool's input, driver_main's and ir-import-onnx's. */
+char *driver_read_input(const char *prog, const char *path, size_t max, size_t *len);
+
 /* The numbers of the tools' options: decimal digits and nothing else (no
  * sign, blanks or base), with units a K, M, G or T after them for KiB,
  * MiB, GiB or TiB.  True with *out set when s is one in lo..hi; false if

@@ -7,22 +7,17 @@
  * the .npy files of the constants, then the module, replaced atomically.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "diag.h"
+#include "driver.h"
 #include "onnx/onnx_import.h"
 #include "outfile.h"
 
 #define PROG "ir-import-onnx"
-#ifndef IRPIPE_VERSION
-#define IRPIPE_VERSION "0.1.0"
-#endif
 /* Constants of at most this many elements are written inline. */
 #define INLINE_MAX 16
 /* protobuf's own limit on a message */
@@ -123,37 +118,6 @@ parse_shape(const char *arg, OnnxShape *s)
 			return false;
 		p = end + 1;
 	}
-}
-
-static char *
-read_all(int fd, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n == cap) {
-			if (cap > INPUT_MAX) {
-				free(buf);
-				errno = EFBIG;
-				return NULL;
-			}
-			buf = xrealloc(buf, cap *= 2);
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int err = errno;
-			free(buf);
-			errno = err;
-			return NULL;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	*len = n;
-	return buf;
 }
 
 /* The --device texts, one line each (a text that starts with '@' is a
@@ -262,22 +226,9 @@ main(int argc, char **argv)
 		goto done;
 
 	const char *name = input ? input : "<stdin>";
-	int fd = input ? open(input, O_RDONLY | O_NOCTTY) : STDIN_FILENO;
-	if (fd < 0) {
-		fprintf(stderr, PROG ": cannot open '%s': %s\n", input, strerror(errno));
-		rc = 1;
-		goto done;
-	}
 	size_t len = 0;
-	char *buf = read_all(fd, &len);
-	int err = errno;
-	if (input)
-		close(fd);
+	char *buf = driver_read_input(PROG, input, INPUT_MAX, &len);
 	if (!buf) {
-		if (err == EFBIG)
-			fprintf(stderr, PROG ": '%s' is too large (2 GiB at most)\n", name);
-		else
-			fprintf(stderr, PROG ": cannot read '%s': %s\n", name, strerror(err));
 		rc = 1;
 		goto done;
 	}
