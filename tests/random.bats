@@ -32,6 +32,24 @@ need_numpy() {
 	! cmp -s "$BATS_TEST_TMPDIR/a/model.ir" "$BATS_TEST_TMPDIR/c/model.ir"
 }
 
+@test "random: the models use every operator of the registry (lib/ops/ops.def)" {
+	# a new operator fails this until tests/gen/gen.py generates it
+	sed -n 's/^OP([A-Z_0-9]*, "\([^"]*\)".*/\1/p' "$BATS_TEST_DIRNAME/../lib/ops/ops.def" |
+		LC_ALL=C sort > "$BATS_TEST_TMPDIR/registry"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/registry")" -ge 50 ]
+	"$PY" "$G/gen.py" --list-ops 1000 | LC_ALL=C sort > "$BATS_TEST_TMPDIR/generated"
+	diff "$BATS_TEST_TMPDIR/registry" "$BATS_TEST_TMPDIR/generated"
+}
+
+@test "random: --legacy gives the models of before comparisons, slices and pads (older tests' seeds)" {
+	"$PY" "$G/gen.py" --legacy --list-ops 300 > "$BATS_TEST_TMPDIR/legacy"
+	! grep -qx -e where -e strided_slice -e nn.pad -e argmax -e equal -e max "$BATS_TEST_TMPDIR/legacy"
+	grep -qx nn.conv2d "$BATS_TEST_TMPDIR/legacy"
+	"$PY" "$G/gen.py" --legacy 5095 "$BATS_TEST_TMPDIR/a"
+	"$PY" "$G/gen.py" 5095 "$BATS_TEST_TMPDIR/b"
+	! cmp -s "$BATS_TEST_TMPDIR/a/model.ir" "$BATS_TEST_TMPDIR/b/model.ir"
+}
+
 @test "random: a lowering that computes something else fails, with the seed" {
 	need_numpy
 	# ir-lower that turns the first product into a sum
@@ -66,7 +84,7 @@ need_numpy() {
 @test "random: an integer mean or average pool after ir-lower is the exact one of the graph level (seeds 5002, 5095, 5235)" {
 	need_numpy
 	for s in 5002 5095 5235; do
-		run "$PY" "$G/check.py" --bin "$IRPIPE_BIN" --seed "$s" --count 1
+		run "$PY" "$G/check.py" --legacy --bin "$IRPIPE_BIN" --seed "$s" --count 1
 		echo "$output"
 		[ "$status" -eq 0 ]
 	done

@@ -252,7 +252,7 @@ np.save(sys.argv[2], (np.random.default_rng(38).standard_normal((4, 64)) * 3).as
 	for s in 1 26 42 49; do
 		m=$d/$s
 		mkdir -p "$m"
-		"$PY" "$BATS_TEST_DIRNAME/gen/gen.py" "$s" "$m" > /dev/null
+		"$PY" "$BATS_TEST_DIRNAME/gen/gen.py" --legacy "$s" "$m" > /dev/null
 		args=
 		for p in "$m"/*.npy; do
 			n=$(basename "$p" .npy)

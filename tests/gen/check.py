@@ -1,6 +1,6 @@
 """Runs random models (tests/gen/gen.py) through the whole pipeline.
 
-    check.py [--seed S] [--count N] [--bin DIR] [--jobs J] [--keep DIR]
+    check.py [--seed S] [--count N] [--bin DIR] [--jobs J] [--keep DIR] [--legacy]
 
 For the models of seeds S .. S+N-1, each in a folder of its own:
 
@@ -143,12 +143,12 @@ def pipeline(m, args):
             % (loc, plan, low, plan, inp, ext))
 
 
-def check(seed, bindir, keep):
+def check(seed, bindir, keep, legacy=False):
     d = tempfile.mkdtemp(prefix="irpipe-random-%d." % seed)
     ok = False
     try:
         try:
-            m, args = gen.write(seed, d)
+            m, args = gen.write(seed, d, legacy)
         except Exception:
             import traceback
             raise Failure("the generator failed:\n" + traceback.format_exc())
@@ -205,20 +205,23 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--keep", action="store_true", help="keep the folders of passing models too")
     ap.add_argument("--max-failures", type=int, default=10)
+    ap.add_argument("--legacy", action="store_true",
+                    help="the models of gen.py --legacy (the seeds of older tests)")
     a = ap.parse_args()
     bindir = os.path.abspath(a.bin)
     seeds = range(a.seed, a.seed + a.count)
     failed = 0
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        for seed, msg in zip(seeds, ex.map(lambda s: check(s, bindir, a.keep), seeds)):
+        for seed, msg in zip(seeds, ex.map(lambda s: check(s, bindir, a.keep, a.legacy), seeds)):
             if msg is None:
                 continue
             failed += 1
             if failed <= a.max_failures:
                 d = check.dirs.get(seed, "")
                 print("random: FAIL seed %d: %s" % (seed, msg))
-                print("  reproduce: %s %s/check.py --seed %d --count 1 --bin %s" % (
-                    sys.executable, os.path.relpath(HERE), seed, bindir))
+                print("  reproduce: %s %s/check.py%s --seed %d --count 1 --bin %s" % (
+                    sys.executable, os.path.relpath(HERE), " --legacy" if a.legacy else "",
+                    seed, bindir))
                 print("  or: cd %s && PATH=%s:$PATH sh repro.sh   (model, inputs, commands)" % (
                     d, bindir))
                 sys.stdout.flush()

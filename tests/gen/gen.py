@@ -3,6 +3,11 @@
     gen.py SEED DIR     writes DIR/model.ir, its inputs DIR/<param>.npy, its
                         constant files and DIR/repro.sh, the pipeline that
                         check.py runs on it
+    gen.py --list-ops N the operators the models of seeds 1..N use (one a
+                        line; tests/random.bats compares them with ops.def)
+    --legacy            the models of before comparisons, logic, where,
+                        argmax/argmin, max/min, strided_slice and nn.pad
+                        (older tests name seeds of those)
 
 A model is a module of devices (cpu, gpu, accel; with and without textures,
 small image2d_max and max_work_group_size) and a function @main over every
@@ -19,9 +24,13 @@ rounding after every operation and adding in another order (lowered
 prims).  Operators are chosen so that intervals stay finite and away from
 the points where a function is not smooth (no log of 0, no division by
 something near 0); a bound of 0 means both must give the same bits.
+Comparisons and argmax/argmin take only such exact operands (a rounding
+difference could flip them); slices may be empty, and the few operators
+that then read values (reductions, pools, argmax) never see those.
 """
 import math
 import random
+import re
 import sys
 
 # --- switches for defects of issue 10 that other engineers are fixing ------
@@ -52,6 +61,9 @@ CHECK_COPIES_ONCE = True
 # averages exactly (mean of u8 [200, 200, 200, 200]: 200 against 8);
 # fixed: lowering adds up in 64 bits (tests/random.bats, seed 5095).
 ALLOW_INT_AVERAGE_WRAP = True
+# found by this generator: a literal operand above i64's range (a u64
+# operand compared with 9223372036854775808) is refused by ir-parse.
+ALLOW_U64_LITERAL_ABOVE_I64 = False
 
 # 32, not the format's 64: the inputs and outputs are NumPy arrays, of at
 # most 32 axes (tests/ranks.bats takes rank 64 through every tool)
@@ -162,9 +174,13 @@ def canon_scope(s):
 
 
 class Gen:
-    def __init__(self, seed):
+    def __init__(self, seed, legacy=False):
         self.r = random.Random(seed)
         self.seed = seed
+        # legacy: the operators of before comparisons, logic, where,
+        # argmax/argmin, max/min, strided_slice and nn.pad, so that a seed
+        # chosen then (tests name a few) gives the same model
+        self.legacy = legacy
         self.n = 0
         self.body = []
         self.params = []
@@ -354,8 +370,10 @@ class Gen:
             return self.new_param(dt, shape, lohi)
         return self.new_const(dt, shape, lohi)
 
-    def pick(self, pred=lambda v: True):
-        cands = [v for v in self.pool if pred(v)]
+    def pick(self, pred=lambda v: True, empty=False):
+        """A value of the pool that pred accepts, recent ones more often;
+        one with no elements (a slice can make them) only if empty."""
+        cands = [v for v in self.pool if pred(v) and (empty or numel(v.shape) > 0)]
         if not cands:
             return None
         # recent values more often, so that chains grow deep
@@ -566,7 +584,7 @@ class Gen:
         for x, y in zip(a, b):
             if x != y and x != 1 and y != 1:
                 return None
-            out.append(max(x, y) if 1 in (x, y) else x)
+            out.append(y if x == 1 else x)     # 1 against 0 is 0
         return out
 
     def op_binary(self):
@@ -1156,7 +1174,7 @@ class Gen:
         v = self.pick(lambda v: v.dt != "bool" and len(v.shape) >= 1)
         if v is None:
             return False
-        op = self.r.choice(["sum", "mean"])
+        op = self.r.choice(["sum", "mean"] if self.legacy else ["sum", "mean", "max", "min"])
         r = len(v.shape)
         keep = self.chance(0.4)
         excl = self.chance(0.2)
@@ -1188,6 +1206,8 @@ class Gen:
                 return False
             if not isfloat(v.dt):
                 lo, hi = self.int_result(v.dt, lo, hi)
+        elif op in ("max", "min"):
+            pass            # an element of x: its interval, its error
         else:
             if isfloat(v.dt):
                 e = v.err + 2 * (n + 2) * FLOATS[v.dt] * v.mag * 2
@@ -1246,7 +1266,7 @@ class Gen:
             self.depth += 1
             mark = len(self.pool)
             for _ in range(self.r.randint(0, 3)):
-                op = self.r.choices(self.ARM_OPS)[0]
+                op = self.r.choices(self.ARM_OPS if self.legacy else self.ARM_OPS_NEW)[0]
                 getattr(self, "op_" + op)()
             same = [u for u in self.pool[mark:] if u.dt == v.dt and u.shape == v.shape]
             y = self.r.choice(same) if same and self.chance(0.9) else v
@@ -1285,7 +1305,8 @@ class Gen:
             self.params.append("%s: %s%s" % (p.name, p.ty, on))
             self.add(p)
         for _ in range(self.r.randint(1, 4)):
-            getattr(self, "op_" + self.r.choice(self.HELPER_OPS))()
+            getattr(self, "op_" + self.r.choice(self.HELPER_OPS if self.legacy
+                                                else self.HELPER_OPS_NEW))()
         ret = self.pool[-1]
         result = None
         header = "fn %s(%s)" % (fname, ", ".join(self.params))
@@ -1322,10 +1343,12 @@ class Gen:
 
     ARM_OPS = ["unary", "binary", "bias_add", "reshape", "transpose", "reduce", "unary",
                "binary", "conv2d", "pool", "if"]
+    HELPER_OPS_NEW = HELPER_OPS + ["compare", "where", "strided_slice", "pad", "argreduce"]
+    ARM_OPS_NEW = ARM_OPS + ["compare", "logical", "where", "strided_slice", "pad"]
 
     def op_new_value(self):
-        dt = self.r.choice(["f32", "f32", "f32", "f32", "f16", "f64", "i32", "i8", "u8",
-                            "i64", "bool"])
+        dts = ["f32", "f32", "f32", "f32", "f16", "f64", "i32", "i8", "u8", "i64", "bool"]
+        dt = self.r.choice(dts if self.legacy else dts + ["i16", "u16", "u32", "u64", "bool"])
         if self.chance(0.3) and any(t for _, _, t in self.devs):
             shape = [1, self.r.choice([1, 2]), self.r.choice([2, 3, 4]), self.r.choice([2, 4, 5]), 4]
             dt = self.r.choice(["f32", "f32", "f16"])
@@ -1340,12 +1363,264 @@ class Gen:
             self.bind(to, shape, "cast(%s) {dtype=\"%s\"}" % (v.name, to), 0.0, 1.0, 0.0)
         return True
 
+    # --- comparisons, logic, selection, arg reductions, slices, pads --------
+    # A comparison or an argmax is not smooth: a rounding difference may
+    # flip it.  So they take exact operands only (error bound 0: every
+    # evaluation gives the same bits) and give exact results; where and the
+    # data movement below keep their operands' bounds.
+    def literal(self, dt, near=None):
+        """A literal operand of element type dt (an exact number in it)."""
+        if dt == "bool":
+            return self.r.choice(["true", "false"]), None
+        if isfloat(dt):
+            val = self.r.choice([0.0, 0.5, -0.5, 1.0, -1.0, 0.25, 2.0])
+            if near is not None and self.chance(0.3):
+                val = float(round(near * 4) / 4)     # on a grid of 0.25: exact in f16
+            return fmt_num(val, dt), val
+        a, b = INTS[dt]
+        val = self.r.choice([0, 1, 2, 3, -1, 5, 10]) if near is None or self.chance(0.5) \
+            else int(near)
+        val = max(a, min(b, val))
+        if not ALLOW_U64_LITERAL_ABOVE_I64:
+            val = min(val, 2 ** 63 - 1)
+        return str(val), val
+
+    def operand_like(self, v, exact, others=()):
+        """A second operand of v's element type broadcasting with v and
+        others: a value of the pool, a literal (None then) or a fresh input
+        over v's interval (equal elements likely)."""
+        x = self.r.random()
+        shapes = [v.shape] + [o.shape for o in others]
+
+        def fits(u):
+            s = u.shape
+            for t in shapes:
+                s = s and self.bcast(s, t) if s is not None else None
+                if s is None:
+                    return False
+            return u.dt == v.dt and (not exact or u.err == 0) and len(s) <= MAX_RANK
+        if x < 0.4:
+            return self.pick(fits, empty=True)
+        if x < 0.55:
+            return None
+        lohi = None if v.dt == "bool" else (v.lo, v.hi)
+        if lohi and isfloat(v.dt) and self.chance(0.5):
+            lohi = (round(v.lo, 1), round(v.hi, 1))
+        return self.new_input(v.dt, self.bshape(v.shape), lohi)
+
+    def op_compare(self):
+        v = self.pick(lambda v: v.err == 0, empty=True)
+        if v is None:
+            return False
+        op = self.r.choice(["equal", "not_equal", "less", "less_equal", "greater",
+                            "greater_equal"])
+        w = self.operand_like(v, True)
+        if w is None:
+            lit, _ = self.literal(v.dt, near=(v.lo + v.hi) / 2 if v.dt != "bool" else None)
+            a, b = (v.name, lit) if self.chance(0.7) else (lit, v.name)
+            shape = list(v.shape)
+        else:
+            shape = self.bcast(v.shape, w.shape)
+            if shape is None or numel(shape) > 4096:
+                return False
+            a, b = (v.name, w.name) if self.chance(0.5) else (w.name, v.name)
+        self.bind("bool", shape, "%s(%s, %s)" % (op, a, b), 0, 1, 0.0)
+        self.budget += numel(shape)
+        return True
+
+    def op_logical(self):
+        v = self.pick(lambda v: v.dt == "bool", empty=True)
+        if v is None:
+            return False
+        op = self.r.choice(["logical_and", "logical_or", "logical_xor", "logical_not"])
+        if op == "logical_not":
+            self.bind("bool", v.shape, "logical_not(%s)" % v.name, 0, 1, 0.0)
+            return True
+        w = self.operand_like(v, True)
+        if w is None:
+            lit, _ = self.literal("bool")
+            a, b = (v.name, lit) if self.chance(0.7) else (lit, v.name)
+            shape = list(v.shape)
+        else:
+            shape = self.bcast(v.shape, w.shape)
+            if shape is None or numel(shape) > 4096:
+                return False
+            a, b = (v.name, w.name) if self.chance(0.5) else (w.name, v.name)
+        self.bind("bool", shape, "%s(%s, %s)" % (op, a, b), 0, 1, 0.0)
+        return True
+
+    def op_where(self):
+        c = self.pick(lambda v: v.dt == "bool", empty=True)
+        if c is None:
+            return False
+        x = self.pick(lambda u: self.bcast(u.shape, c.shape) is not None, empty=True)
+        if x is None:
+            return False
+        y = self.operand_like(x, False, (c,))
+        xs = [x.name, None]
+        if y is None:
+            lit, val = self.literal(x.dt, near=(x.lo + x.hi) / 2 if x.dt != "bool" else None)
+            xs[1] = lit
+            ylo, yhi, yerr = (0, 1, 0.0) if val is None else (val, val, 0.0)
+            yshape = ()
+        else:
+            xs[1] = y.name
+            ylo, yhi, yerr, yshape = y.lo, y.hi, y.err, y.shape
+        shape = self.bcast(self.bcast(c.shape, x.shape), yshape)
+        if shape is None or numel(shape) > 4096:
+            return False
+        if self.chance(0.5):
+            xs.reverse()
+        self.bind(x.dt, shape, "where(%s, %s, %s)" % (c.name, xs[0], xs[1]),
+                  min(x.lo, ylo), max(x.hi, yhi), max(x.err, yerr))
+        self.budget += numel(shape)
+        return True
+
+    def reduce_axes(self, r, attrs):
+        """Random axis/exclude/keepdims of a reduction over rank r into
+        attrs; returns (reduced axes, keepdims)."""
+        keep = self.chance(0.4)
+        excl = self.chance(0.2)
+        if self.chance(0.2) or r == 0:
+            axes = list(range(r))
+        else:
+            listed = sorted(self.r.sample(range(r), self.r.randint(1 if not excl else 0, r)))
+            axes = [i for i in range(r) if (i in listed) != excl]
+            attrs.append("axis=[%s]" % ", ".join(str(i - r if self.chance(0.3) else i)
+                                                 for i in listed))
+            if excl:
+                attrs.append("exclude=true")
+        if keep or self.chance(0.1):
+            attrs.append("keepdims=%s" % ("true" if keep else "false"))
+        return axes, keep
+
+    def op_argreduce(self):
+        v = self.pick(lambda v: v.dt != "bool" and v.err == 0)
+        if v is None:
+            return False
+        op = self.r.choice(["argmax", "argmin"])
+        r = len(v.shape)
+        attrs = []
+        axes, keep = self.reduce_axes(r, attrs)
+        if self.chance(0.4):
+            attrs.append("select_last_index=%s" % self.r.choice(["true", "false"]))
+        shape = [1 if i in axes else d for i, d in enumerate(v.shape)] if keep else \
+            [d for i, d in enumerate(v.shape) if i not in axes]
+        if len(shape) < MIN_RANK:
+            return False
+        n = numel([v.shape[i] for i in axes])
+        self.r.shuffle(attrs)
+        self.bind("i32", shape, "%s(%s)%s" % (op, v.name, " {%s}" % ", ".join(attrs)
+                                              if attrs else ""), 0, n - 1, 0.0)
+        self.budget += numel(v.shape)
+        return True
+
+    @staticmethod
+    def slice_len(D, b, e, t):
+        """ONNX Slice on one axis (lib/ops/ops_decode.c slice_axis)."""
+        if b < 0:
+            b += D
+        if e < 0:
+            e += D
+        lo, hi = (0, D) if t > 0 else (-1, D - 1)
+        b = min(max(b, 0), hi)
+        e = min(max(e, lo), hi)
+        n = e - b if t > 0 else b - e
+        if D == 0 or n <= 0:
+            return 0
+        s = abs(t)
+        return n // s + (n % s != 0)
+
+    def op_strided_slice(self):
+        v = self.pick(lambda v: len(v.shape) >= 1, empty=True)
+        if v is None:
+            return False
+        r = len(v.shape)
+        big = [2 ** 63 - 1, -2 ** 63, 2 ** 31, -2 ** 40]
+        for _ in range(10):
+            with_axes = self.chance(0.5)
+            k = self.r.randint(1, r) if self.chance(0.8) else 0
+            axes = self.r.sample(range(r), k) if with_axes else list(range(k))
+            shape = list(v.shape)
+            b, e, st = [], [], []
+            for ax in axes:
+                D = v.shape[ax]
+                t = self.r.choice([1, 1, 1, 2, 3, -1, -1, -2])
+                x, y = self.r.randint(-D - 2, D + 2), self.r.randint(-D - 2, D + 2)
+                if t > 0 and x > y or t < 0 and x < y:
+                    x, y = y, x
+                if self.chance(0.1):
+                    y = self.r.choice(big)
+                if self.chance(0.05):
+                    x = self.r.choice(big)
+                b.append(x)
+                e.append(y)
+                st.append(t)
+                shape[ax] = self.slice_len(D, x, y, t)
+            if numel(shape) > 0 or numel(v.shape) == 0 or self.chance(0.1):
+                break
+        attrs = ["begin=[%s]" % ", ".join(map(str, b)), "end=[%s]" % ", ".join(map(str, e))]
+        if any(t != 1 for t in st) or self.chance(0.2):
+            attrs.append("strides=[%s]" % ", ".join(map(str, st)))
+        if with_axes:
+            attrs.append("axes=[%s]" % ", ".join(str(a - r if self.chance(0.3) else a)
+                                                 for a in axes))
+        self.r.shuffle(attrs)
+        self.bind(v.dt, shape, "strided_slice(%s) {%s}" % (v.name, ", ".join(attrs)),
+                  v.lo, v.hi, v.err)
+        return True
+
+    def op_pad(self):
+        v = self.pick(lambda v: len(v.shape) >= MIN_RANK, empty=True)
+        if v is None:
+            return False
+        r = len(v.shape)
+        mode = self.r.choice(["constant", "constant", "edge", "reflect"])
+        widths = []
+        for d in v.shape:
+            most = 3 if mode == "constant" else (0 if d == 0 else 3 if mode == "edge" else d - 1)
+            widths += [self.r.randint(0, min(most, 3)) if self.chance(0.6) else 0
+                       for _ in range(2)]
+        shape = [d + widths[2 * i] + widths[2 * i + 1] for i, d in enumerate(v.shape)]
+        if numel(shape) > 8192:
+            return False
+        attrs = ["pad_width=[%s]" % ", ".join(map(str, widths))]
+        lo, hi = v.lo, v.hi
+        if mode != "constant" or self.chance(0.2):
+            attrs.append("pad_mode=\"%s\"" % mode)
+        if mode == "constant" and self.chance(0.7):
+            if v.dt == "bool":
+                val = self.r.choice([0, 1])
+                text, conv = str(val), val
+            elif isfloat(v.dt):
+                conv = self.r.choice([0.0, 1.0, -1.0, 0.5, -2.25, 3.0])
+                text = fmt_num(conv, v.dt) if self.chance(0.7) else str(int(conv)) \
+                    if conv.is_integer() else repr(conv)
+            else:
+                a, b = INTS[v.dt]
+                x = self.r.choice([0, 1, 7, 2.5, 100, -1, -3.75])
+                if x < a or x > b:
+                    x = 1
+                conv = math.trunc(x)      # converted as cast converts
+                text = str(x)
+            attrs.append("pad_value=%s" % text)
+            if numel(shape) > numel(v.shape):
+                lo, hi = min(lo, conv), max(hi, conv)
+        elif mode == "constant" and numel(shape) > numel(v.shape):
+            lo, hi = min(lo, 0), max(hi, 0)
+        self.r.shuffle(attrs)
+        self.bind(v.dt, shape, "nn.pad(%s) {%s}" % (v.name, ", ".join(attrs)), lo, hi, v.err)
+        self.budget += numel(shape)
+        return True
+
     # --- the module ---------------------------------------------------------
-    OPS = [("unary", 6), ("binary", 8), ("bias_add", 2), ("conv2d", 3), ("dense", 2),
-           ("batch_matmul", 1), ("pool", 3), ("softmax", 1), ("reshape", 2),
-           ("transpose", 2), ("layout_transform", 2), ("concatenate", 2), ("split", 2),
-           ("squeeze", 1), ("expand_dims", 1), ("reduce", 2), ("new_value", 2),
-           ("big_reduce", 0.3), ("if", 1), ("call", 0.7)]
+    OPS_LEGACY = [("unary", 6), ("binary", 8), ("bias_add", 2), ("conv2d", 3), ("dense", 2),
+                  ("batch_matmul", 1), ("pool", 3), ("softmax", 1), ("reshape", 2),
+                  ("transpose", 2), ("layout_transform", 2), ("concatenate", 2), ("split", 2),
+                  ("squeeze", 1), ("expand_dims", 1), ("reduce", 2), ("new_value", 2),
+                  ("big_reduce", 0.3), ("if", 1), ("call", 0.7)]
+    OPS = OPS_LEGACY + [("compare", 2), ("logical", 2.5), ("where", 2), ("argreduce", 1),
+                        ("strided_slice", 2), ("pad", 1.5)]
 
     def generate(self):
         r = self.r
@@ -1361,7 +1636,7 @@ class Gen:
         for _ in range(r.randint(1, 2)):
             self.op_new_value()
         steps = r.randint(2, 14)
-        names, weights = zip(*self.OPS)
+        names, weights = zip(*(self.OPS_LEGACY if self.legacy else self.OPS))
         tries = 0
         done = 0
         while done < steps and tries < 200:
@@ -1401,15 +1676,24 @@ class Gen:
         return self.m
 
 
-def generate(seed):
-    return Gen(seed).generate()
+def generate(seed, legacy=False):
+    return Gen(seed, legacy).generate()
 
 
-def write(seed, d):
+# `= name(` in a body: an operator, a function call (@f0) or a placement
+OP_USE = re.compile(r"^\s+%[^=]*= ([a-z][a-z0-9_.]*)\(", re.M)
+NOT_OPS = {"device_copy", "on_device"}
+
+
+def ops_of(text):
+    return set(OP_USE.findall(text)) - NOT_OPS
+
+
+def write(seed, d, legacy=False):
     """Writes the model of seed into folder d; returns (model, input args)."""
     import os
     import numpy as np
-    m = generate(seed)
+    m = generate(seed, legacy)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "model.ir"), "w") as f:
         f.write(m.text)
@@ -1432,11 +1716,25 @@ def write(seed, d):
     return m, args
 
 
+USAGE = """usage: gen.py [--legacy] SEED DIR   the model of SEED into DIR
+       gen.py [--legacy] --list-ops N   the operators the models of seeds 1..N use
+"""
+
+
 def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write("usage: gen.py SEED DIR\n")
+    args = argv[1:]
+    legacy = "--legacy" in args
+    args = [a for a in args if a != "--legacy"]
+    if len(args) == 2 and args[0] == "--list-ops":
+        used = set()
+        for seed in range(1, int(args[1]) + 1):
+            used |= ops_of(generate(seed, legacy).text)
+        sys.stdout.write("".join(op + "\n" for op in sorted(used)))
+        return 0
+    if len(args) != 2:
+        sys.stderr.write(USAGE)
         return 2
-    write(int(argv[1]), argv[2])
+    write(int(args[0]), args[1], legacy)
     return 0
 
 
