@@ -3,7 +3,8 @@
 # resnet18 and mobilenet_v2 (random weights, a 32x32 input), exported by
 # torch.onnx, imported for a texture GPU, altered, their constants folded,
 # lowered and flattened, equal torch's result on the interpreter, with
-# every convolution packed and no weight preparation left.
+# every convolution packed, its weight and activations in images, and no
+# weight preparation left.
 
 setup() {
 	load test_helper
@@ -41,9 +42,13 @@ lowered() {
 	[ "$(wc -l < convs)" -ge 15 ]
 	# no weight is prepared at inference: the packed weights are constants
 	! grep -q '^prim @layout_transform' low.ir
-	# activations and weights in images, but for the convolutions ir-lower
-	# makes shared-memory matrix products, which it keeps in buffers
-	[ "$(grep -c 'texture:weight' convs)" -ge $(($(wc -l < convs) / 2)) ]
+	# every convolution, the shared-memory matrix products too, reads its
+	# weight from an image and writes its result to one; all but the first
+	# (3 input channels, left unpacked) read their data from an image
+	n=$(wc -l < convs)
+	[ "$(grep '%p1: f32\[[0-9,]*\] @gpu:texture:weight,' convs | grep -c '%out: [^)]*@gpu:texture)')" -eq "$n" ]
+	[ "$(grep -c '(%p0: f32\[[0-9,]*\] @gpu:texture,' convs)" -eq $((n - 1)) ]
+	grep -q '@gpu:shared' low.ir
 	ir-run --interp --input x=x.npy -o out.npy low.ir
 	"$PY" -c 'import numpy as np, sys; a, b = np.load("out.npy"), np.load("torch.npy")
 err, scale = np.abs(a - b).max(), max(1e-6, np.abs(b).max())

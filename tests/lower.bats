@@ -36,12 +36,16 @@ setup() {
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles.ir"
 	refute_output --partial '@gpu:shared'
 }
-@test "lower: a packed conv2d the shared-memory product takes stays in buffers on a texture gpu" {
+@test "lower: a packed conv2d the shared-memory product takes keeps its images, loaded and stored in texels" {
 	golden --from=ir-plan-devices ir-lower gpu_tiles_packed
 	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_packed.ir"
-	[[ "$stderr" == *"is a matrix product tiled in shared memory: its operands and result stay in global memory"* ]]
-	refute_output --partial '@gpu:texture'
+	[[ "$stderr" == *"is a matrix product tiled in shared memory, on images where they fit"* ]]
+	refute_output --partial '@gpu:global'
 	assert_output --partial '@gpu:shared'
+	assert_output --partial '@gpu:texture:weight'
+	# every access to an image is a whole texel, so that it flattens
+	run -0 ir-flatten-texture "$BATS_TEST_TMPDIR/gpu_tiles_packed.out"
+	assert_output --partial 'texture2d_store('
 	# --no-tile keeps the texel schedule, on images
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_packed.ir"
 	assert_output --partial '@gpu:texture'

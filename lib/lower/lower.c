@@ -721,17 +721,14 @@ group_scopes(Lower *L, GroupCx *c, const Device *dev, const char *prim)
 	const Type *rt = tail->type;
 	Sym *scopes = xcalloc((size_t)(c->nin + c->nout), sizeof *scopes);
 	char what[300];
-	/* A packed conv2d that the shared-memory product takes runs on
-	 * buffers: on the H100 that ran faster than the texel-per-item
-	 * schedule on images (bench/h100.md). */
-	if (dev && dev->texture && !L->o->no_texture && !L->o->no_tile && lower_gpu_packed_gemm(c)) {
-		if (L->o->stats)
-			fprintf(L->o->stats, "ir-lower: @%s is a matrix product tiled in shared memory: "
-			        "its operands and result stay in global memory\n", prim);
-		for (int i = 0; i < c->nin + c->nout; i++)
-			scopes[i] = sym_intern_cstr(m, "global");
-		return scopes;
-	}
+	/* A packed conv2d that the shared-memory product takes reads its
+	 * texels into shared memory and writes its result a texel at a time
+	 * (lower_tile_gpu.c), so its tensors stay images. */
+	if (dev && dev->texture && !L->o->no_texture && !L->o->no_tile && L->o->stats &&
+	    lower_gpu_packed_gemm(c))
+		fprintf(L->o->stats, "ir-lower: @%s is a matrix product tiled in shared memory, on "
+		        "images where they fit: texels read into its tiles, its result written a "
+		        "texel at a time\n", prim);
 	for (int i = 0; i < c->nin; i++) {
 		snprintf(what, sizeof what, "operand %%%s of @%s", c->in[i].v->name, prim);
 		scopes[i] = sym_intern_cstr(m, choose_scope(L, dev, input_type(&c->in[i]),

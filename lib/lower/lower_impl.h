@@ -148,8 +148,8 @@ bool lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes
 /* dense, batch_matmul and conv2d on a gpu as a matrix product tiled in
  * shared memory (lower_tile_gpu.c): 1, 0 or -1 as lower_tiled. */
 int lower_tiled_gpu(GroupCx *c);
-/* A packed conv2d (NCHW4c, OIHW4o) that lower_tiled_gpu takes: its
- * operands and result stay in buffers, even on a texture device. */
+/* A packed conv2d (NCHW4c, OIHW4o) that lower_tiled_gpu takes, whatever
+ * its buffers' scopes (images too): for ir-lower --stats. */
 bool lower_gpu_packed_gemm(const GroupCx *c);
 
 /* The attributes of a verified binding, through ops/attrs.h's decoders. */

@@ -25,11 +25,30 @@
  * output's (image, row, column) and k over (channel, ky, kx), read
  * straight from the input with the padding selected to zero (no im2col
  * buffer); n consecutive along the output's columns, so B's loads walk
- * n.  A packed conv2d (NCHW4c, OIHW4o, NCHW4c) is the same product with
- * channel c at texel c / 4, lane c % 4; on a texture device its tensors
- * then stay in buffers (lower.c's group_scopes asks
- * lower_gpu_packed_gemm), as on the H100 the product on buffers ran
- * several times faster than the texel-per-item tile on images.
+ * n.
+ *
+ * A packed conv2d (NCHW4c, OIHW4o, NCHW4c) is the same product, its
+ * tensors images on a texture device (or buffers), which are read and
+ * written in texels of 4 channels:
+ *   - k runs over (channel / 4, ky, kx, channel % 4), so that 4
+ *     consecutive k are one texel of the input at one n; 4 consecutive m
+ *     are one texel of the weight (its 4o) at one k.  The tiles are
+ *     loaded a texel at a time (one read_imagef, or one 16-byte load,
+ *     for 4 elements of shared memory) instead of one lane per load.
+ *   - an image is written whole texels at a time (write_imagef), so each
+ *     work item owns whole output texels: its TM rows (4 or 8) are runs
+ *     of 4 consecutive m (4 ty.. 4 ty + 3, then 4 TY further), kept as
+ *     [TN, TM] accumulators, and each run is stored as one texel with
+ *     the fused consumers (bias, residual add, relu) computed on its 4
+ *     lanes.  Staging the block of results through shared memory after
+ *     the k loop would do as well for the store but cost a barrier and
+ *     BM x BN words of shared memory; owning texels costs nothing: the
+ *     16 items of a half-warp share ty, so their reads of the A tile are
+ *     one broadcast word either way.
+ *   - the work group is TY x TX = 256 items with TY = 16, 8 or 4, as M
+ *     allows (32 output channels are 8 rows of items owning 4 each), and
+ *     TN goes down to 1 while the grid is short of work groups.
+ * On the H100 this ran (bench/h100.md) ... on images against buffers.
  *
  * It applies when the sizes divide into tiles (M and N into 32, K into
  * 8); the other shapes keep lower_tile.c's register tiles or one element
@@ -53,7 +72,9 @@ struct Gemm {
 	ElemKind kk;               /* the accumulator's kind */
 	PExpr *(*load_a)(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *k);
 	PExpr *(*load_b)(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k);
-	bool (*store)(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val);
+	/* val at (m, n); with lanes 4 (packed), m is the texel of 4 rows */
+	bool (*store)(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val,
+	              uint32_t lanes);
 	/* the operands */
 	PVar *x, *w;
 	bool batched, bx_bcast, bw_bcast;
@@ -61,7 +82,16 @@ struct Gemm {
 	ConvAttrs ca;
 	bool packed;               /* NCHW4c data and result, OIHW4o weight */
 	int64_t C, H, W, KH, KW, OH, OW;
+	/* packed: whole texels, k ordered (channel / 4, ky, kx, channel % 4) */
+	PExpr *(*texel_a)(GroupCx *c, const Gemm *g, PExpr *mt, PExpr *k); /* m = 4 mt.. 4 mt + 3 */
+	PExpr *(*texel_b)(GroupCx *c, const Gemm *g, PExpr *n, PExpr *k);  /* k = k.. k + 3 */
 };
+
+/* The tile shape: TM x TN register tiles, k steps of BK, TY x TX work
+ * items (TY * TX = THREADS). */
+typedef struct {
+	int64_t TM, TN, BK, TY, TX;
+} Tiles;
 
 static PExpr *
 as_kind(GroupCx *c, ElemKind k, PExpr *e)
@@ -97,13 +127,13 @@ unrolled(PBuild *b, int64_t n)
 	return pe_var(b, v);
 }
 
-/* The register tile's side: the largest of 8, 4, 2 with n a multiple of
- * 16 of it; 0 if none. */
+/* The register tile's side: the largest of 8, 4, 2 (down to lo) with n a
+ * multiple of `items` of it; 0 if none. */
 static int64_t
-tile_side(int64_t n)
+tile_side(int64_t n, int64_t items, int64_t lo)
 {
-	for (int64_t t = 8; t >= 2; t /= 2)
-		if (n % (T16 * t) == 0)
+	for (int64_t t = 8; t >= lo; t /= 2)
+		if (n % (items * t) == 0)
 			return t;
 	return 0;
 }
@@ -134,38 +164,141 @@ load_tile(GroupCx *c, const Gemm *g, bool is_a, PVar *sh, int64_t R, int64_t BK,
 	pb_close_to(b, op);
 }
 
-/* The register tile TM x TN and the k step of g (in t, when not NULL);
- * false when the sizes do not divide into tiles. */
+/* A packed operand's k tile into shared memory a texel at a time (one
+ * image read, or one 16-byte load, for 4 elements): A's texels are 4
+ * consecutive m (the weight's 4o) at one k, B's 4 consecutive k (the
+ * input's 4c, k being ordered (channel / 4, ky, kx, channel % 4)) at one
+ * n.  Consecutive items walk A's k (rows of the A tile are a word longer
+ * than a multiple of 32, so that their stores land in different banks)
+ * and B's n (consecutive texels of a row of the input).  A's r0 counts
+ * texels (m / 4), B's elements. */
+static void
+load_tile_texels(GroupCx *c, const Gemm *g, bool is_a, PVar *sh, int64_t R, int64_t BK,
+                 PExpr *tid, PExpr *r0, PExpr *k0)
+{
+	PBuild *b = c->b;
+	int64_t units = R * BK / 4;
+	int op = pb_depth(b);
+	PExpr *l = unrolled(b, (units + THREADS - 1) / THREADS);
+	PExpr *e = pb_let(b, "e", pe_add(b, pe_mul(b, l, pe_i32(b, THREADS)), tid));
+	if (units % THREADS)
+		pb_if(b, pe_bin(b, OP_LT, e, pe_i32(b, units)));
+	PExpr *t, *si[2];
+	if (is_a) {
+		PExpr *kk = pb_let(b, "kk", pe_mod(b, e, pe_i32(b, BK)));
+		PExpr *r = pb_let(b, "r", pe_div(b, e, pe_i32(b, BK)));
+		t = pb_let(b, "t", g->texel_a(c, g, pe_add(b, r0, r), pe_add(b, k0, kk)));
+		for (uint32_t q = 0; q < 4; q++) {
+			si[0] = kk, si[1] = pe_add(b, pe_mul(b, r, pe_i32(b, 4)), pe_i32(b, q));
+			pb_store(b, sh, si, 1, as_kind(c, g->kk, pe_lane(b, t, q)));
+		}
+	} else {
+		PExpr *r = pb_let(b, "r", pe_mod(b, e, pe_i32(b, R)));
+		PExpr *kk = pb_let(b, "kk", pe_mul(b, pe_div(b, e, pe_i32(b, R)), pe_i32(b, 4)));
+		t = pb_let(b, "t", g->texel_b(c, g, pe_add(b, r0, r), pe_add(b, k0, kk)));
+		for (uint32_t q = 0; q < 4; q++) {
+			si[0] = pe_add(b, kk, pe_i32(b, q)), si[1] = r;
+			pb_store(b, sh, si, 1, as_kind(c, g->kk, pe_lane(b, t, q)));
+		}
+	}
+	pb_close_to(b, op);
+}
+
+/* The tiles of g (in t, when not NULL); false when the sizes do not
+ * divide into them.  A packed product's work items own whole output
+ * texels (TM of 4 or 8 consecutive m), so it takes TY = 16, 8 or 4 rows
+ * of items as M allows and TN down to 1; the others 16 x 16 items and
+ * tiles of 2 to 8. */
 static bool
-gemm_tiles(const GroupCx *c, const Gemm *g, int64_t t[3])
+gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 {
 	if (!c->device || lower_wg_limit(c->device) < THREADS)
 		return false;
-	int64_t TM = tile_side(g->M), TN = tile_side(g->N);
+	int64_t TY = T16, lo = 2;
+	if (g->packed) {
+		lo = 1;
+		while (TY >= 4 && g->M % (TY * 4) != 0)
+			TY /= 2;
+		if (TY < 4)
+			return false;
+	}
+	int64_t TX = THREADS / TY;
+	int64_t TM = tile_side(g->M, TY, g->packed ? 4 : 2), TN = tile_side(g->N, TX, lo);
 	int64_t BK = g->K % 16 == 0 ? 16 : g->K % 8 == 0 ? 8 : 0;
 	if (!TM || !TN || !BK)
 		return false;
-	while (g->B * (g->M / (T16 * TM)) * (g->N / (T16 * TN)) < MIN_BLOCKS) {
-		if (TN >= TM && TN > 2)
+	int64_t tm_lo = g->packed ? 4 : 2;
+	while (g->B * (g->M / (TY * TM)) * (g->N / (TX * TN)) < MIN_BLOCKS) {
+		if (TN >= TM && TN > lo)
 			TN /= 2;
-		else if (TM > 2)
+		else if (TM > tm_lo)
 			TM /= 2;
+		else if (TN > lo)
+			TN /= 2;
 		else
 			break;
 	}
 	if (t)
-		t[0] = TM, t[1] = TN, t[2] = BK;
+		*t = (Tiles){TM, TN, BK, TY, TX};
 	return true;
+}
+
+/* Row i (< TM) of a work item's register tile, counted from the block's
+ * first: 4 consecutive rows per output texel for a packed product. */
+static PExpr *
+tile_row(PBuild *b, const Gemm *g, const Tiles *t, PExpr *ty, int64_t i)
+{
+	if (g->packed)
+		return pe_add(b, pe_mul(b, ty, pe_i32(b, 4)), pe_i32(b, (i / 4) * 4 * t->TY + i % 4));
+	return pe_add(b, ty, pe_i32(b, i * t->TY));
+}
+
+/* The register tile into the result: element by element, or for a
+ * packed product a texel (4 consecutive m of one n) at a time, the fused
+ * consumers computed on 4 lanes, so that an image can take it
+ * (write_imagef writes whole texels). */
+static bool
+store_tile(GroupCx *c, const Gemm *g, const Tiles *t, PVar *acc, PExpr *bt, PExpr *m0, PExpr *n0,
+           PExpr *ty, PExpr *tx)
+{
+	PBuild *b = c->b;
+	int op = pb_depth(b);
+	bool ok;
+	if (!g->packed) {
+		PExpr *i = unrolled(b, t->TM), *j = unrolled(b, t->TN);
+		PExpr *ci[2] = {i, j};
+		PExpr *row = pe_add(b, m0, pe_add(b, ty, pe_mul(b, i, pe_i32(b, t->TY))));
+		PExpr *col = pe_add(b, n0, pe_add(b, tx, pe_mul(b, j, pe_i32(b, t->TX))));
+		ok = g->store(c, g, bt, row, col, pe_load(b, acc, ci, 1), 1);
+		pb_close_to(b, op);
+		return ok;
+	}
+	PExpr *j = unrolled(b, t->TN), *i = unrolled(b, t->TM / 4);
+	/* m0 is the block's first texel here */
+	PExpr *row = pe_add(b, m0, pe_add(b, ty, pe_mul(b, i, pe_i32(b, t->TY))));
+	PExpr *col = pe_add(b, n0, pe_add(b, tx, pe_mul(b, j, pe_i32(b, t->TX))));
+	PExpr *ci[2] = {j, pe_mul(b, i, pe_i32(b, 4))};
+	if (lower_group_lanes(c) == 4) {
+		ok = g->store(c, g, bt, row, col, pe_load(b, acc, ci, 4), 4);
+	} else {
+		/* a consumer without a 4-lane form: a buffer, element by element */
+		PExpr *q = unrolled(b, 4);
+		ci[1] = pe_add(b, ci[1], q);
+		row = pe_add(b, pe_mul(b, row, pe_i32(b, 4)), q);
+		ok = g->store(c, g, bt, row, col, pe_load(b, acc, ci, 1), 1);
+	}
+	pb_close_to(b, op);
+	return ok;
 }
 
 static int
 build_gemm(GroupCx *c, const Gemm *g)
 {
-	int64_t t[3];
-	if (!gemm_tiles(c, g, t))
+	Tiles t;
+	if (!gemm_tiles(c, g, &t))
 		return 0;
-	int64_t TM = t[0], TN = t[1], BK = t[2];
-	int64_t BM = T16 * TM, BN = T16 * TN;
+	int64_t TM = t.TM, TN = t.TN, BK = t.BK, TY = t.TY, TX = t.TX;
+	int64_t BM = TY * TM, BN = TX * TN;
 	PBuild *b = c->b;
 	Module *m = c->m;
 	ElemKind kk = g->kk;
@@ -182,15 +315,22 @@ build_gemm(GroupCx *c, const Gemm *g)
 	int64_t adims[2] = {BK, BM + g->a_kfast}, bdims[2] = {BK, BN + g->b_kfast};
 	PVar *as = pb_alloc(b, "as", type_tensor(m, (DType){kk, 1}, 2, adims), shared);
 	PVar *bs = pb_alloc(b, "bs", type_tensor(m, (DType){kk, 1}, 2, bdims), shared);
-	PExpr *ty = pe_var(b, thread_loop(b, "ty", T16, "threadIdx.y"));
-	PExpr *tx = pe_var(b, thread_loop(b, "tx", T16, "threadIdx.x"));
-	PExpr *tid = pb_let(b, "tid", pe_add(b, pe_mul(b, ty, pe_i32(b, T16)), tx));
-	PExpr *m0 = pb_let(b, "m", pe_mul(b, by, pe_i32(b, BM)));
+	PExpr *ty = pe_var(b, thread_loop(b, "ty", TY, "threadIdx.y"));
+	PExpr *tx = pe_var(b, thread_loop(b, "tx", TX, "threadIdx.x"));
+	PExpr *tid = pb_let(b, "tid", pe_add(b, pe_mul(b, ty, pe_i32(b, TX)), tx));
+	PExpr *m0 = NULL, *mt0 = NULL;
+	if (g->packed)
+		mt0 = pb_let(b, "mt", pe_mul(b, by, pe_i32(b, BM / 4)));
+	else
+		m0 = pb_let(b, "m", pe_mul(b, by, pe_i32(b, BM)));
 	PExpr *n0 = pb_let(b, "n", pe_mul(b, bx, pe_i32(b, BN)));
+	/* packed: [TN, TM], so that a texel's 4 rows are one vector */
 	int64_t tdims[2] = {TM, TN};
+	if (g->packed)
+		tdims[0] = TN, tdims[1] = TM;
 	PVar *acc = pb_alloc(b, "acc", type_tensor(m, (DType){kk, 1}, 2, tdims), c->local);
 	int op = pb_depth(b);
-	PExpr *ai[2] = {unrolled(b, TM), unrolled(b, TN)};
+	PExpr *ai[2] = {unrolled(b, tdims[0]), unrolled(b, tdims[1])};
 	pb_store(b, acc, ai, 1, pe_float(b, 0, kk));
 	pb_close_to(b, op);
 
@@ -198,8 +338,13 @@ build_gemm(GroupCx *c, const Gemm *g)
 	PVar *kt = pb_scalar(b, "kt", (DType){ET_I32, 1});
 	pb_for(b, kt, pe_i32(b, 0), pe_i32(b, g->K / BK), FK_SERIAL, NULL);
 	PExpr *k0 = pb_let(b, "k", pe_mul(b, pe_var(b, kt), pe_i32(b, BK)));
-	load_tile(c, g, true, as, BM, BK, tid, bt, m0, k0);
-	load_tile(c, g, false, bs, BN, BK, tid, bt, n0, k0);
+	if (g->packed) {
+		load_tile_texels(c, g, true, as, BM, BK, tid, mt0, k0);
+		load_tile_texels(c, g, false, bs, BN, BK, tid, n0, k0);
+	} else {
+		load_tile(c, g, true, as, BM, BK, tid, bt, m0, k0);
+		load_tile(c, g, false, bs, BN, BK, tid, bt, n0, k0);
+	}
 	pb_barrier(b);
 	op = pb_depth(b);
 	PExpr *q = unrolled(b, BK);
@@ -207,29 +352,25 @@ build_gemm(GroupCx *c, const Gemm *g)
 	 * accumulators are indexed by constants and stay in registers. */
 	PExpr *av[8], *bv[8];
 	for (int64_t i = 0; i < TM; i++) {
-		PExpr *si[2] = {q, pe_add(b, ty, pe_i32(b, i * T16))};
+		PExpr *si[2] = {q, tile_row(b, g, &t, ty, i)};
 		av[i] = pb_let(b, "a", pe_load(b, as, si, 1));
 	}
 	for (int64_t j = 0; j < TN; j++) {
-		PExpr *si[2] = {q, pe_add(b, tx, pe_i32(b, j * T16))};
+		PExpr *si[2] = {q, pe_add(b, tx, pe_i32(b, j * TX))};
 		bv[j] = pb_let(b, "b", pe_load(b, bs, si, 1));
 	}
 	for (int64_t i = 0; i < TM; i++)
 		for (int64_t j = 0; j < TN; j++) {
 			PExpr *ci[2] = {pe_i32(b, i), pe_i32(b, j)};
+			if (g->packed)
+				ci[0] = pe_i32(b, j), ci[1] = pe_i32(b, i);
 			pb_store(b, acc, ci, 1, fma_of(c, pe_load(b, acc, ci, 1), av[i], bv[j]));
 		}
 	pb_close_to(b, op);
 	pb_barrier(b);
 	pb_close_to(b, kop);
 
-	op = pb_depth(b);
-	PExpr *i = unrolled(b, TM), *j = unrolled(b, TN);
-	PExpr *ci[2] = {i, j};
-	PExpr *row = pe_add(b, m0, pe_add(b, ty, pe_mul(b, i, pe_i32(b, T16))));
-	PExpr *col = pe_add(b, n0, pe_add(b, tx, pe_mul(b, j, pe_i32(b, T16))));
-	bool ok = g->store(c, g, bt, row, col, pe_load(b, acc, ci, 1));
-	pb_close_to(b, op);
+	bool ok = store_tile(c, g, &t, acc, bt, g->packed ? mt0 : m0, n0, ty, tx);
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }
@@ -251,8 +392,9 @@ mm_load_b(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k)
 }
 
 static bool
-mm_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val)
+mm_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val, uint32_t lanes)
 {
+	(void)lanes;
 	PExpr *oi[3] = {bt, m, n};
 	return lower_store_through(c, val, oi + !g->batched, 1);
 }
@@ -313,28 +455,32 @@ static PExpr *
 conv_load_a(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *k)
 {
 	(void)bt;
-	PBuild *b = c->b;
 	PExpr *ic, *ky, *kx;
 	conv_k(c, g, k, &ic, &ky, &kx);
-	if (g->packed) {
-		PExpr *wi[5] = {texel_of(b, m), ic, ky, kx, lane_of(b, m)};
-		return pe_load(b, g->w, wi, 1);
-	}
 	PExpr *wi[4] = {m, ic, ky, kx};
-	return pe_load(b, g->w, wi, 1);
+	return pe_load(c->b, g->w, wi, 1);
 }
 
-/* The input at (image, channel, y, x), either layout. */
-static PExpr *
-conv_input(GroupCx *c, const Gemm *g, PExpr *img, PExpr *ic, PExpr *y, PExpr *x)
+/* The input's window at output (oy, ox) and tap (ky, kx): the row and
+ * column to read, clamped into the input where it is padded; *inside
+ * (NULL without padding) says whether they were in it. */
+static void
+conv_window(GroupCx *c, const Gemm *g, PExpr *oy, PExpr *ox, PExpr *ky, PExpr *kx, PExpr **y,
+            PExpr **x, PExpr **inside)
 {
 	PBuild *b = c->b;
-	if (g->packed) {
-		PExpr *xi[5] = {img, texel_of(b, ic), y, x, lane_of(b, ic)};
-		return pe_load(b, g->x, xi, 1);
-	}
-	PExpr *xi[4] = {img, ic, y, x};
-	return pe_load(b, g->x, xi, 1);
+	const int64_t *st = g->ca.st, *dil = g->ca.dil, *pad = g->ca.pad;
+	*y = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, oy, pe_i32(b, st[0])), pe_i32(b, pad[0])),
+	                           pe_mul(b, ky, pe_i32(b, dil[0]))));
+	*x = pb_let(b, "x", pe_add(b, pe_sub(b, pe_mul(b, ox, pe_i32(b, st[1])), pe_i32(b, pad[1])),
+	                           pe_mul(b, kx, pe_i32(b, dil[1]))));
+	*inside = NULL;
+	if (!(pad[0] || pad[1] || pad[2] || pad[3]))
+		return;
+	/* Clamped, the load stays in bounds where select drops it. */
+	*inside = lower_inside(b, *y, *x, 0, g->H, 0, g->W);
+	*y = pe_call2(b, I_MIN, pe_call2(b, I_MAX, *y, pe_i32(b, 0)), pe_i32(b, g->H - 1));
+	*x = pe_call2(b, I_MIN, pe_call2(b, I_MAX, *x, pe_i32(b, 0)), pe_i32(b, g->W - 1));
 }
 
 static PExpr *
@@ -342,29 +488,52 @@ conv_load_b(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k)
 {
 	(void)bt;
 	PBuild *b = c->b;
-	PExpr *img, *oy, *ox, *ic, *ky, *kx;
+	PExpr *img, *oy, *ox, *y, *x, *inside, *ic, *ky, *kx;
 	conv_n(c, g, n, &img, &oy, &ox);
 	conv_k(c, g, k, &ic, &ky, &kx);
-	const int64_t *st = g->ca.st, *dil = g->ca.dil, *pad = g->ca.pad;
-	PExpr *y = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, oy, pe_i32(b, st[0])), pe_i32(b, pad[0])),
-	                                 pe_mul(b, ky, pe_i32(b, dil[0]))));
-	PExpr *x = pb_let(b, "x", pe_add(b, pe_sub(b, pe_mul(b, ox, pe_i32(b, st[1])), pe_i32(b, pad[1])),
-	                                 pe_mul(b, kx, pe_i32(b, dil[1]))));
-	if (!(pad[0] || pad[1] || pad[2] || pad[3]))
-		return conv_input(c, g, img, ic, y, x);
-	/* Clamped, the load stays in bounds where select drops it. */
-	PExpr *cy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, y, pe_i32(b, 0)), pe_i32(b, g->H - 1));
-	PExpr *cx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, x, pe_i32(b, 0)), pe_i32(b, g->W - 1));
-	PExpr *val = conv_input(c, g, img, ic, cy, cx);
-	return pe_select(b, lower_inside(b, y, x, 0, g->H, 0, g->W), val, pe_like(b, val, 0));
+	conv_window(c, g, oy, ox, ky, kx, &y, &x, &inside);
+	PExpr *xi[4] = {img, ic, y, x};
+	PExpr *val = pe_load(b, g->x, xi, 1);
+	return inside ? pe_select(b, inside, val, pe_like(b, val, 0)) : val;
+}
+
+/* Packed, k = ((channel / 4) * KH + ky) * KW + kx) * 4 + channel % 4:
+ * the weight's texel of output channels 4 mt.. 4 mt + 3 at k. */
+static PExpr *
+conv_texel_a(GroupCx *c, const Gemm *g, PExpr *mt, PExpr *k)
+{
+	PBuild *b = c->b;
+	PExpr *ic, *ky, *kx;
+	conv_k(c, g, pe_div(b, k, pe_i32(b, 4)), &ic, &ky, &kx);
+	ic = pe_add(b, pe_mul(b, ic, pe_i32(b, 4)), lane_of(b, k));
+	PExpr *wi[5] = {mt, ic, ky, kx, pe_i32(b, 0)};
+	return pe_load(b, g->w, wi, 4);
+}
+
+/* Packed: the input's texel of k.. k + 3 (k a multiple of 4) at n. */
+static PExpr *
+conv_texel_b(GroupCx *c, const Gemm *g, PExpr *n, PExpr *k)
+{
+	PBuild *b = c->b;
+	PExpr *img, *oy, *ox, *y, *x, *inside, *icb, *ky, *kx;
+	conv_n(c, g, n, &img, &oy, &ox);
+	conv_k(c, g, pe_div(b, k, pe_i32(b, 4)), &icb, &ky, &kx);
+	conv_window(c, g, oy, ox, ky, kx, &y, &x, &inside);
+	PExpr *xi[5] = {img, icb, y, x, pe_i32(b, 0)};
+	PExpr *val = pe_load(b, g->x, xi, 4);
+	return inside ? pe_select(b, inside, val, pe_like(b, val, 0)) : val;
 }
 
 static bool
-conv_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val)
+conv_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val, uint32_t lanes)
 {
 	(void)bt;
 	PExpr *img, *oy, *ox;
 	conv_n(c, g, n, &img, &oy, &ox);
+	if (g->packed && lanes == 4) {
+		PExpr *oi[5] = {img, m, oy, ox, pe_i32(c->b, 0)};
+		return lower_store_through(c, val, oi, 4);
+	}
 	if (g->packed) {
 		PExpr *oi[5] = {img, texel_of(c->b, m), oy, ox, lane_of(c->b, m)};
 		return lower_store_through(c, val, oi, 1);
@@ -388,7 +557,8 @@ conv_gemm(const GroupCx *c, Gemm *g)
 	if (v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
 		return false;
 	*g = (Gemm){.B = 1, .a_kfast = true, .b_kfast = false, .load_a = conv_load_a,
-	            .load_b = conv_load_b, .store = conv_store};
+	            .load_b = conv_load_b, .store = conv_store, .texel_a = conv_texel_a,
+	            .texel_b = conv_texel_b};
 	lower_conv_attrs(v, &g->ca);
 	if (g->ca.groups != 1)
 		return false;
@@ -412,11 +582,22 @@ conv_gemm(const GroupCx *c, Gemm *g)
 	       g->N <= INT32_MAX && g->M * g->K <= INT32_MAX;
 }
 
+/* Is the group's result an image? */
+static bool
+image_result(const GroupCx *c)
+{
+	const char *scope = c->out[0]->vd->scope;
+	return c->nout == 1 && scope && strncmp(scope, "texture", 7) == 0;
+}
+
 static int
 tile_conv2d_gpu(GroupCx *c)
 {
 	Gemm g;
 	if (!conv_gemm(c, &g))
+		return 0;
+	/* an image takes whole texels, which need a 4-lane epilogue */
+	if (g.packed && image_result(c) && lower_group_lanes(c) != 4)
 		return 0;
 	g.x = lower_input(c, 0, 0, -1)->buf;
 	g.w = lower_input(c, 0, 1, -1)->buf;
@@ -429,7 +610,7 @@ lower_gpu_packed_gemm(const GroupCx *c)
 	Gemm g;
 	return c->device && c->device->kind != DK_CPU &&
 	       c->g->members[0]->u.op->op->id == O_CONV2D && conv_gemm(c, &g) && g.packed &&
-	       gemm_tiles(c, &g, NULL);
+	       gemm_tiles(c, &g, NULL) && lower_group_lanes((GroupCx *)c) == 4;
 }
 
 int
