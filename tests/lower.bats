@@ -46,6 +46,13 @@ setup() {
 	# every access to an image is a whole texel, so that it flattens
 	run -0 ir-flatten-texture "$BATS_TEST_TMPDIR/gpu_tiles_packed.out"
 	assert_output --partial 'texture2d_store('
+	# 64 -> 64 channels at 56x56: blocks of 32x32 results (8 x 32 items
+	# with 4x1 tiles), not 64x16, as many work groups
+	printf 'device @gpu = gpu(0) {texture=true}\nfn @main(%%x: f32[1,16,56,56,4], %%w: f32[16,64,3,3,4]) -> f32[1,16,56,56,4] {\n  %%c = nn.conv2d(%%x, %%w) {padding=[1,1,1,1], data_layout="NCHW4c", kernel_layout="OIHW4o", out_layout="NCHW4c"}\n  return %%c\n}\n' > "$BATS_TEST_TMPDIR/c64.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/c64.ir"
+	assert_output --regexp 'in 0\.\.8 bind\(threadIdx\.y\).*'
+	assert_output --partial 'in 0..32 bind(threadIdx.x)'
+	assert_output --partial 'in 0..98 bind(blockIdx.x)'
 	# --no-tile keeps the texel schedule, on images
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_packed.ir"
 	assert_output --partial '@gpu:texture'

@@ -6,11 +6,11 @@
 # torch's output within rtol 1e-3 plus 1e-4 of the output's largest
 # magnitude (float32 throughout; the prims accumulate in f32 in another
 # order than torch; mobilenet_v2's outputs are about 1e-9 with random
-# weights, hence a tolerance that scales).  The imported models are NCHW,
-# so ir-lower gives no value a texture scope (only packed NCHW4c values
-# get one) until a layout pass packs them: the texture gpu runs the gpu
-# schedule with global buffers.  resnet18 there runs on OpenCL (POCL): the
-# interpreter takes 20 s on its work-group loops.
+# weights, hence a tolerance that scales).  The imported models are NCHW;
+# for the texture gpu ir-alter-layout packs them, and every convolution's
+# weight and activations are images (the shared-memory matrix products
+# too).  resnet18 there runs on OpenCL (POCL): the interpreter takes 20 s
+# on its work-group loops.
 
 setup_file() {
 	PY=/usr/bin/python3
@@ -39,8 +39,21 @@ model() {
 		sed -E -i 's/@cpu = cpu\(0\)( \{[^}]*\})?/@gpu = gpu(0) {texture=true}/; s/@cpu\b/@gpu/g' "$o/m.ir"
 		grep -q '^device @gpu = gpu(0) {texture=true}$' "$o/m.ir"
 	fi
-	ir-plan-devices "$o/m.ir" | ir-lower | ir-plan-devices > "$o/low.ir"
-	[ "$2" = cpu ] || { ir-flatten-texture "$o/low.ir" > "$o/flat.ir" && mv "$o/flat.ir" "$o/low.ir"; }
+	if [ "$2" = cpu ]; then
+		ir-plan-devices "$o/m.ir" | ir-lower | ir-plan-devices > "$o/low.ir"
+	else
+		# packed by ir-alter-layout: every convolution reads its weight
+		# from an image and writes its result to one, and all but the
+		# first (3 input channels, left unpacked) read their data from one
+		ir-alter-layout "$o/m.ir" | ir-plan-devices | ir-lower | ir-plan-devices \
+			| ir-flatten-texture > "$o/low.ir"
+		grep '^prim @[^(]*conv2d' "$o/low.ir" > "$o/convs"
+		local n=$(wc -l < "$o/convs")
+		[ "$n" -ge 15 ]
+		[ "$(grep '%p1: f32\[[0-9,]*\] @gpu:texture:weight,' "$o/convs" | grep -c '%out: [^)]*@gpu:texture)')" -eq "$n" ]
+		[ "$(grep -c '(%p0: f32\[[0-9,]*\] @gpu:texture,' "$o/convs")" -eq $((n - 1)) ]
+		grep -q '@gpu:shared' "$o/low.ir"
+	fi
 	local opt=--interp
 	if [ "$3" = ocl ]; then
 		ir-codegen-ocl "$o/low.ir" > "$o/ocl.ir"
