@@ -26,6 +26,10 @@
 #   7. ir-alter-layout's speed, and resnet18- and mobilenet_v2-like models
 #      on OpenCL in NCHW buffers, NCHW4c buffers and NCHW4c textures
 #      (bench/alter.sh).
+#   7b. torchvision's resnet18 and mobilenet_v2 (1x3x224x224, from ONNX)
+#      on OpenCL for a buffer gpu (NCHW), a texture gpu lowered
+#      --no-texture (NCHW4c buffers) and a texture gpu (images): kernel
+#      time per run side by side (bench/models_tex.sh).
 #   8. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
 #      tools, side by side (a change that should make nothing slower).
 #   8. resnet18 at 1x3x224x224 from ONNX: import and compile time, and
@@ -290,6 +294,9 @@ echo "(a chain with skips up to 1000 back; greedy is n log n: a segment tree ove
 IRPIPE_BIN=$BIN BENCH_DIR=$WORK BENCH_RUNS=$RUNS sh bench/startup.sh
 echo
 IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" BENCH_RUNS="$RUNS" sh bench/alter.sh
+echo
+# torchvision's resnet18 and mobilenet_v2 at 224x224: textures vs buffers
+IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" sh bench/models_tex.sh
 
 # ir-run on OpenCL: device memory with and without a memory plan, async vs --sync
 IRPIPE_BIN=$BIN BENCH_DIR=$WORK sh bench/runtime.sh
