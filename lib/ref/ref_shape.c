@@ -367,6 +367,44 @@ put(Tensor *out, int64_t o, const Tensor *x, int64_t src, double value)
 		memcpy((char *)out->data + (size_t)o * es, (const char *)x->data + (size_t)src * es, es);
 }
 
+/* Which index along axis d of x index i along out's axis d reads (n: the
+ * axis' size), or -1 for the pad value. */
+typedef int64_t SourceOfAxis(const void *attrs, uint32_t d, int64_t i, int64_t n);
+
+/* Fills out (not empty), element by element in order, from the element
+ * of x that source names axis by axis: one walk over out's index for
+ * strided_slice and nn.pad, which differ only in the axis map. */
+static void
+gather(Tensor *out, const Tensor *x, SourceOfAxis *source, const void *attrs, double value)
+{
+	int64_t istride[TENSOR_MAX_RANK], s = 1, idx[TENSOR_MAX_RANK] = {0};
+	for (uint32_t i = x->rank; i-- > 0;) {
+		istride[i] = s;
+		s *= x->dims[i];
+	}
+	for (int64_t o = 0; o < out->numel; o++) {
+		int64_t src = 0;
+		for (uint32_t d = 0; d < x->rank && src >= 0; d++) {
+			int64_t j = source(attrs, d, idx[d], x->dims[d]);
+			src = j < 0 ? -1 : src + j * istride[d];
+		}
+		put(out, o, x, src, value);
+		for (uint32_t d = x->rank; d-- > 0;) {
+			if (++idx[d] < out->dims[d])
+				break;
+			idx[d] = 0;
+		}
+	}
+}
+
+static int64_t
+slice_source(const void *attrs, uint32_t d, int64_t i, int64_t n)
+{
+	(void)n;
+	const SliceAttrs *a = attrs;
+	return a->begin[d] + i * a->step[d];
+}
+
 bool
 ref_strided_slice(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
 {
@@ -378,24 +416,8 @@ ref_strided_slice(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, 
 	if (!slice_attrs(c, x->rank, x->dims, &a) || !same_kind_out(c, x, out) ||
 	    !ref_check_out(c, out, x->rank, a.len))
 		return false;
-	if (out->numel == 0)
-		return true;
-	int64_t istride[TENSOR_MAX_RANK], s = 1, idx[TENSOR_MAX_RANK] = {0};
-	for (uint32_t i = x->rank; i-- > 0;) {
-		istride[i] = s;
-		s *= x->dims[i];
-	}
-	for (int64_t o = 0; o < out->numel; o++) {
-		int64_t src = 0;
-		for (uint32_t d = 0; d < x->rank; d++)
-			src += (a.begin[d] + idx[d] * a.step[d]) * istride[d];
-		put(out, o, x, src, 0);
-		for (uint32_t d = x->rank; d-- > 0;) {
-			if (++idx[d] < out->dims[d])
-				break;
-			idx[d] = 0;
-		}
-	}
+	if (out->numel > 0)
+		gather(out, x, slice_source, &a, 0);
 	return true;
 }
 
@@ -415,6 +437,13 @@ pad_source(PadMode mode, int64_t i, int64_t before, int64_t n)
 	return -1;
 }
 
+static int64_t
+pad_axis_source(const void *attrs, uint32_t d, int64_t i, int64_t n)
+{
+	const PadAttrs *a = attrs;
+	return pad_source(a->mode, i, a->before[d], n);
+}
+
 bool
 ref_pad(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
 {
@@ -426,25 +455,7 @@ ref_pad(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t n
 	if (!pad_attrs(c, x->rank, x->dims, &a) || !same_kind_out(c, x, out) ||
 	    !ref_check_out(c, out, x->rank, a.len))
 		return false;
-	if (out->numel == 0)
-		return true;
-	int64_t istride[TENSOR_MAX_RANK], s = 1, idx[TENSOR_MAX_RANK] = {0};
-	for (uint32_t i = x->rank; i-- > 0;) {
-		istride[i] = s;
-		s *= x->dims[i];
-	}
-	for (int64_t o = 0; o < out->numel; o++) {
-		int64_t src = 0;
-		for (uint32_t d = 0; d < x->rank && src >= 0; d++) {
-			int64_t j = pad_source(a.mode, idx[d], a.before[d], x->dims[d]);
-			src = j < 0 ? -1 : src + j * istride[d];
-		}
-		put(out, o, x, src, a.value);
-		for (uint32_t d = x->rank; d-- > 0;) {
-			if (++idx[d] < out->dims[d])
-				break;
-			idx[d] = 0;
-		}
-	}
+	if (out->numel > 0)
+		gather(out, x, pad_axis_source, &a, a.value);
 	return true;
 }
