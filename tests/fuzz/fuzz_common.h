@@ -101,6 +101,32 @@ fuzz_canonical(const Module *m, size_t *n, const char *what)
 	return p1;
 }
 
+/* A pass as the harnesses run it: opts are its options. */
+typedef bool FuzzPass(Module *m, const void *opts);
+
+/* The promises of a pass that accepted m (what names m, "the folded
+ * module"): m verifies and prints canonically, and the pass on m read back
+ * succeeds and prints the same bytes.  Returns that second module, in
+ * *ctx of its own, for more checks of the caller's (it frees both). */
+static inline Module *
+fuzz_idempotent(Module *m, FuzzPass *pass, const void *opts, const char *what, Ctx **ctx)
+{
+	char msg[3][160];
+	snprintf(msg[0], sizeof msg[0], "%s verifies", what);
+	snprintf(msg[1], sizeof msg[1], "the pass again on %s succeeds", what);
+	snprintf(msg[2], sizeof msg[2], "the pass again on %s changes nothing", what);
+	fuzz_check(ir_verify(m), msg[0]);
+	size_t n1, n2;
+	char *q1 = fuzz_canonical(m, &n1, what);
+	Module *m2 = fuzz_parse_text(ctx, q1, n1);
+	fuzz_check(pass(m2, opts), msg[1]);
+	char *q2 = fuzz_print(m2, &n2, false);
+	fuzz_check(n1 == n2 && memcmp(q1, q2, n1) == 0, msg[2]);
+	free(q1);
+	free(q2);
+	return m2;
+}
+
 /* What a switch above says of a module (its text): FUZZ_LOWER_NOT, do not
  * lower it (ir-lower would crash); FUZZ_LOWER_UNCHECKED, lower it, but its
  * output may break a promise; FUZZ_LOWER_OK. */

@@ -16,6 +16,12 @@
 
 int FUZZ_ENTRY(const uint8_t *data, size_t size);
 
+static bool
+lower_plan_pass(Module *m, const void *o)
+{
+	return plan_devices(m, o);
+}
+
 int
 FUZZ_ENTRY(const uint8_t *data, size_t size)
 {
@@ -23,7 +29,7 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
 		return 0;
 	LowerOpts lo = {.no_fuse = data[0] & 1, .no_tile = data[0] & 2, .no_texture = data[0] & 4};
 	bool plan_first = !(data[0] & 8);
-	Ctx *ctx;
+	Ctx *ctx, *c2;
 	Module *m = fuzz_parse_text(&ctx, (const char *)data + 1, size - 1);
 	size_t n1, n2;
 	if (!m || (plan_first && !plan_devices(m, &(PlanOpts){0})))
@@ -42,19 +48,12 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
 	fuzz_check(ir_verify(m), "the lowered module verifies");
 	free(fuzz_canonical(m, &n1, "the lowered module"));
 	if (plan_devices(m, &(PlanOpts){0})) {
-		fuzz_check(ir_verify(m), "the lowered module, planned, verifies");
-		char *q1 = fuzz_canonical(m, &n1, "the lowered module, planned");
-		Ctx *c2;
-		Module *m2 = fuzz_parse_text(&c2, q1, n1);
-		fuzz_check(plan_devices(m2, &(PlanOpts){0}), "planning it again succeeds");
-		char *q2 = fuzz_print(m2, &n2, false);
-		fuzz_check(n1 == n2 && memcmp(q1, q2, n1) == 0, "planning after lowering is idempotent");
+		Module *m2 = fuzz_idempotent(m, lower_plan_pass, &(PlanOpts){0},
+		                             "the lowered module, planned", &c2);
 		if (flatten_texture(m2)) {
 			fuzz_check(ir_verify(m2), "the flattened module verifies");
 			free(fuzz_canonical(m2, &n2, "the flattened module"));
 		}
-		free(q1);
-		free(q2);
 		module_free(m2);
 		ctx_free(c2);
 	} else {

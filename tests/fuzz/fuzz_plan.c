@@ -12,6 +12,12 @@
 
 int FUZZ_ENTRY(const uint8_t *data, size_t size);
 
+static bool
+plan_pass(Module *m, const void *o)
+{
+	return plan_devices(m, o);
+}
+
 int
 FUZZ_ENTRY(const uint8_t *data, size_t size)
 {
@@ -29,15 +35,10 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
 	size_t nl;
 	char *located = fuzz_print(m, &nl, true);
 	if (plan_devices(m, &po)) {
-		fuzz_check(ir_verify(m), "the planned module verifies");
-		size_t n1, n2, n3;
-		char *q1 = fuzz_canonical(m, &n1, "the planned module");
-		Ctx *c2;
-		Module *m2 = fuzz_parse_text(&c2, q1, n1);
-		fuzz_check(plan_devices(m2, &po), "planning the planned module succeeds");
-		char *q2 = fuzz_print(m2, &n2, false);
-		fuzz_check(n1 == n2 && memcmp(q1, q2, n1) == 0, "planning is idempotent");
-		Ctx *c3;
+		Ctx *c2, *c3;
+		module_free(fuzz_idempotent(m, plan_pass, &po, "the planned module", &c2));
+		ctx_free(c2);
+		size_t n3;
 		Module *m3 = fuzz_parse_text(&c3, located, nl);
 		fuzz_check(m3 != NULL, "the located module parses");
 		fuzz_check(plan_devices(m3, &po), "the located module plans");
@@ -47,11 +48,7 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
 		char *q3 = fuzz_print(m3, &n3, true);
 		fuzz_check(n4 == n3 && memcmp(q4, q3, n4) == 0, "locations change no placement");
 		free(q4);
-		free(q1);
-		free(q2);
 		free(q3);
-		module_free(m2);
-		ctx_free(c2);
 		module_free(m3);
 		ctx_free(c3);
 	}
