@@ -1,6 +1,7 @@
 """Runs random models (tests/gen/gen.py) through the whole pipeline.
 
     check.py [--seed S] [--count N] [--bin DIR] [--jobs J] [--keep DIR] [--legacy]
+             [--ocl]
 
 For the models of seeds S .. S+N-1, each in a folder of its own:
 
@@ -17,6 +18,18 @@ random inputs, the same bits for s1 and s2 and for s3, s4 and s5
 (placement and images change no value), and for s4 what it gives for s1:
 the same bits where the generator's error bound is 0, within the bound
 elsewhere.
+
+With --ocl, also on OpenCL (every declared device bound to POCL):
+
+    o1 = ir-codegen-ocl s5
+    o2 = ir-plan-memory s5 | ir-codegen-ocl
+
+each run by ir-run --check, which runs every kernel on OpenCL and in the
+interpreter on the same operands and compares them; and the result
+compared with s1's, within the bound plus OpenCL's own rounding (exp
+within a few ulp, contracted multiply-adds, f16 computed in float), when
+the model has no operator that a last-bit difference could flip (a
+comparison, an argmax or argmin, a cast to an integer).
 
 A failure prints the seed, what broke and the commands that reproduce it,
 and the exit status is 1.  IRPIPE_BIN (or --bin) names the tools' folder.
@@ -64,9 +77,10 @@ def same(what, a, b):
         raise Failure("%s: %d lines against %d" % (what, len(al), len(bl)))
 
 
-def compare(m, ref, out, exact=False, what="lowered"):
+def compare(m, ref, out, exact=False, what="lowered", ocl=False):
     """Compares the outputs of the graph level (ref) and the lowered module
-    (or, exact, of two stages that must give the same bits)."""
+    (or, exact, of two stages that must give the same bits; or, ocl, of
+    OpenCL: within the bound plus ir-run --check's tolerance, tenfold)."""
     files = ["%d.npy" % i for i in range(len(m.outputs))] if m.tuple_result else [""]
     for i, ((dt, shape, err), f) in enumerate(zip(m.outputs, files)):
         a = np.load(os.path.join(ref, f) if f else ref)
@@ -75,7 +89,12 @@ def compare(m, ref, out, exact=False, what="lowered"):
         if a.shape != tuple(shape) or b.shape != a.shape or a.dtype != b.dtype:
             raise Failure("%s: graph level %s %s, %s %s %s, expected %s" % (
                 where, a.dtype, a.shape, what, b.dtype, b.shape, shape))
-        if exact or err == 0 or a.dtype.kind in "biu":
+        if ocl and a.dtype.kind == "f":
+            af, bf = a.astype(np.float64), b.astype(np.float64)
+            rtol, atol = (1e-2, 1e-3) if dt == "f16" else (1e-4, 1e-5)
+            tol = 2 * err + 10 * (rtol * np.abs(af) + atol)
+            bad = ~(np.abs(af - bf) <= tol) & ~(np.isnan(af) & np.isnan(bf))
+        elif exact or err == 0 or a.dtype.kind in "biu":
             bad = (a != b) & ~(np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else a != b
             tol = 0.0
         else:
@@ -86,7 +105,8 @@ def compare(m, ref, out, exact=False, what="lowered"):
             idx = tuple(int(j) for j in np.argwhere(bad)[0])
             raise Failure("%s: %d of %d elements differ; at %s: graph level %r, %s %r "
                           "(tolerance %g)" % (where, int(bad.sum()), a.size, list(idx),
-                                              a[idx].item(), what, b[idx].item(), tol))
+                                              a[idx].item(), what, b[idx].item(),
+                                              tol if np.isscalar(tol) else tol[idx]))
 
 
 COPY = re.compile(rb"^( *)%([A-Za-z0-9_]+)[^=]*= device_copy\(%([A-Za-z0-9_.]+), \S+ -> (\S+)\)")
@@ -123,7 +143,34 @@ def copies_once(what, s, written):
             seen.setdefault(key, []).append(list(path))
 
 
-def pipeline(m, args):
+# Operators whose result a last-bit difference of an operand may change by
+# a whole step: on OpenCL, exp is within a few ulp and multiply-adds may
+# be contracted, so such a result is checked kernel by kernel only.
+STEP_OPS = re.compile(rb"= (equal|not_equal|less|less_equal|greater|greater_equal|argmax|"
+                      rb"argmin|cast)\(")
+DEVICE = re.compile(rb"^device @([A-Za-z0-9_]+) ", re.M)
+
+
+def ocl_checks(m, d, args, text, s5, ref, T):
+    """s5 on OpenCL, as it is and memory-planned; ir-run --check runs every
+    kernel against the interpreter.  Every device runs on POCL."""
+    binds = []
+    for name in DEVICE.findall(s5):
+        binds += ["--device", "@%s=Portable" % name.decode()]
+    o1 = T("ir-codegen-ocl", [], s5, "ir-codegen-ocl")
+    o2 = T("ir-codegen-ocl", [], T("ir-plan-memory", [], s5, "ir-plan-memory"),
+           "ir-codegen-ocl after ir-plan-memory")
+    for k, o in (("o1", o1), ("o2", o2)):
+        with open(os.path.join(d, k + ".ir"), "wb") as f:
+            f.write(o)
+        out = os.path.join(d, k + ("" if m.tuple_result else ".npy"))
+        T("ir-run", ["--check", "--data-dir=."] + binds + args + ["-o", out, k + ".ir"], b"",
+          "ir-run --check of %s (OpenCL)" % k)
+        if not STEP_OPS.search(text):
+            compare(m, ref, out, what="OpenCL (%s)" % k, ocl=True)
+
+
+def pipeline(m, args, ocl=False):
     """The shell commands check() runs, for the reproducer."""
     loc = " --locations" if m.locations else ""
     low = "".join(" " + f for f in m.lower_flags)
@@ -140,10 +187,16 @@ def pipeline(m, args):
             "ir-plan-devices s4.ir | cmp - s4.ir\n"
             "for s in s1 s2 s3 s4 s5; do ir-run --interp --data-dir=. %s -o $s%s $s.ir; done\n"
             "# s1 = s2, s3 = s4 = s5 exactly, s1 = s4 within the generator's error bound\n"
-            % (loc, plan, low, plan, inp, ext))
+            % (loc, plan, low, plan, inp, ext) +
+            ("" if not ocl else
+             "ir-codegen-ocl s5.ir > o1.ir\n"
+             "ir-plan-memory s5.ir | ir-codegen-ocl > o2.ir\n"
+             "B=$(sed -n 's/^device @\\([A-Za-z0-9_]*\\) .*/--device @\\1=Portable/p' s5.ir)\n"
+             "for s in o1 o2; do ir-run --check $B --data-dir=. %s -o $s%s $s.ir; done\n"
+             % (inp, ext)))
 
 
-def check(seed, bindir, keep, legacy=False):
+def check(seed, bindir, keep, legacy=False, ocl=False):
     d = tempfile.mkdtemp(prefix="irpipe-random-%d." % seed)
     ok = False
     try:
@@ -154,7 +207,7 @@ def check(seed, bindir, keep, legacy=False):
             raise Failure("the generator failed:\n" + traceback.format_exc())
         with open(os.path.join(d, "repro.sh"), "w") as f:
             f.write("# seed %d: cd here and run with the tools on PATH\nset -e\n" % seed)
-            f.write(pipeline(m, args))
+            f.write(pipeline(m, args, ocl))
         with open(os.path.join(d, "model.ir"), "rb") as f:
             text = f.read()
         T = lambda name, a, s, what: tool(bindir, name, a, s, d, what)  # noqa: E731
@@ -183,6 +236,8 @@ def check(seed, bindir, keep, legacy=False):
         compare(m, res["s3"], res["s4"], exact=True, what="planned again (s4)")
         compare(m, res["s4"], res["s5"], exact=True, what="flattened (s5)")
         compare(m, res["s1"], res["s4"], what="lowered (s4)")
+        if ocl:
+            ocl_checks(m, d, args, text, s5, res["s1"], T)
         ok = True
         return None
     except Failure as e:
@@ -205,6 +260,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--keep", action="store_true", help="keep the folders of passing models too")
     ap.add_argument("--max-failures", type=int, default=10)
+    ap.add_argument("--ocl", action="store_true",
+                    help="also generate OpenCL C and run it on POCL (ir-run --check)")
     ap.add_argument("--legacy", action="store_true",
                     help="the models of gen.py --legacy (the seeds of older tests)")
     a = ap.parse_args()
@@ -212,16 +269,17 @@ def main():
     seeds = range(a.seed, a.seed + a.count)
     failed = 0
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        for seed, msg in zip(seeds, ex.map(lambda s: check(s, bindir, a.keep, a.legacy), seeds)):
+        for seed, msg in zip(seeds, ex.map(lambda s: check(s, bindir, a.keep, a.legacy, a.ocl),
+                                                 seeds)):
             if msg is None:
                 continue
             failed += 1
             if failed <= a.max_failures:
                 d = check.dirs.get(seed, "")
                 print("random: FAIL seed %d: %s" % (seed, msg))
-                print("  reproduce: %s %s/check.py%s --seed %d --count 1 --bin %s" % (
+                print("  reproduce: %s %s/check.py%s%s --seed %d --count 1 --bin %s" % (
                     sys.executable, os.path.relpath(HERE), " --legacy" if a.legacy else "",
-                    seed, bindir))
+                    " --ocl" if a.ocl else "", seed, bindir))
                 print("  or: cd %s && PATH=%s:$PATH sh repro.sh   (model, inputs, commands)" % (
                     d, bindir))
                 sys.stdout.flush()

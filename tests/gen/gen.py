@@ -1622,6 +1622,15 @@ class Gen:
     OPS = OPS_LEGACY + [("compare", 2), ("logical", 2.5), ("where", 2), ("argreduce", 1),
                         ("strided_slice", 2), ("pad", 1.5)]
 
+    def sram_pool(self, decl):
+        """A model that puts values in scope global-sram declares a pool
+        @sram large enough for them (ir-plan-memory refuses a scope that
+        names no pool, and one too small to hold its values)."""
+        text = "\n".join(self.body + [ln for f in self.funcs for ln in f] + self.params)
+        if not re.search(r"global[-.]sram", text):
+            return decl
+        return [d for d in decl if not d.startswith("pool @sram")] + ["pool @sram {size=1048576}"]
+
     def generate(self):
         r = self.r
         decl = self.devices()
@@ -1666,6 +1675,8 @@ class Gen:
             if self.compatible(forced, c):
                 result_on = " on " + self.vstr(c)
         self.emit("return %s" % ret.name)
+        if not self.legacy:
+            decl = self.sram_pool(decl)
         header = "fn @main(%s)" % ", ".join(self.params)
         if result_on or r.random() < 0.5:
             header += " -> " + rty + result_on
