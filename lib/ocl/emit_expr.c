@@ -364,6 +364,11 @@ node(Gen *g, PExpr *e, Text *c)
 			str_printf(&b, "(%s)", ocl_ctype(to, ty));
 			put(&b, &c[0], P_UNARY);
 			prec = P_UNARY;
+		} else if (elem_is_float(from.kind) && !elem_is_float(to.kind)) {
+			/* float to integer truncates and saturates (NaN gives 0), as
+			 * the interpreter does; without _sat OpenCL leaves values out
+			 * of range undefined (POCL wraps -1.5 to u64 0xff...) */
+			str_printf(&b, "convert_%s_sat(%s)", ocl_ctype(to, ty), c[0].s);
 		} else {
 			str_printf(&b, "convert_%s(%s)", ocl_ctype(to, ty), c[0].s);
 		}

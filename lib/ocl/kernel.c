@@ -40,9 +40,10 @@ is_shared_alloc(const PStmt *s)
 }
 
 /* Peels the leading nest of bound loops of k into b (at most 6); returns
- * how many, and the block inside them in *body. */
+ * how many, and the block inside them in *body; *empty when one of them
+ * has no iterations. */
 static int
-peel(Gen *g, PStmt *k, Bound *b, PBlock **body)
+peel(Gen *g, PStmt *k, Bound *b, PBlock **body, bool *empty)
 {
 	PBlock *cur = &k->u.kernel.body;
 	int n = 0, nparallel = 0;
@@ -79,7 +80,9 @@ peel(Gen *g, PStmt *k, Bound *b, PBlock **body)
 			break;
 		}
 		if (x.extent < 1) {
-			OCL_ERR(g, s->loc, "a launch-bound loop of %lld iterations", (long long)x.extent);
+			/* over an empty tensor: a kernel that does nothing, run
+			 * once (OpenCL has no NDRange of size 0) */
+			*empty = true;
 			x.extent = 1;
 		}
 		b[n++] = x;
@@ -251,7 +254,8 @@ ocl_kernel(Gen *g, PStmt *k)
 	const char *kname = k->u.kernel.name;
 	Bound b[8];
 	PBlock *body;
-	int nb = peel(g, k, b, &body);
+	bool empty = false;
+	int nb = peel(g, k, b, &body, &empty);
 
 	/* what the kernel may take, then what it uses */
 	PtrVec cand = {0}, shared = {0}, privates = {0};
@@ -332,7 +336,10 @@ ocl_kernel(Gen *g, PStmt *k)
 			str_printf(o, " + %lld", (long long)lo);
 		str_puts(o, ";\n");
 	}
-	ocl_block(g, body);
+	if (empty)
+		str_puts(o, "  /* a loop of the launch has no iterations */\n");
+	else
+		ocl_block(g, body);
 	str_puts(o, "}\n");
 
 	for (size_t i = 0; i < cand.n; i++)

@@ -252,12 +252,13 @@ oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst)
 	const PlaceList *pl = rt->m->places ? module_places(rt->m, v) : NULL;
 	d->place = pl && pl->n == 1 ? &pl->p[0] : NULL;
 	for (uint32_t i = 0; i < s->nres && !d->place; i++)
-		if (s->res[i].dev == rd && s->res[i].o.image == img &&
+		if (s->res[i].dev == rd && s->res[i].o.image == img && !s->res[i].o.planned &&
 		    (!img || ((int64_t)s->res[i].o.wh[0] == wh[0] &&
 		              (int64_t)s->res[i].o.wh[1] == wh[1]))) {
 			/* the same device and form: values never change, so share
-			 * it (not when the plan gives the copy a place: the source's
-			 * memory may be reused while the copy lives) */
+			 * it (not when the plan gives the copy a place, nor when it
+			 * gave the source one: the source's memory may be reused
+			 * while the copy lives, as @main's unplanned result) */
 			clRetainMemObject(s->res[i].o.mem);
 			add_res(d, rd, &s->res[i].o)->o.bytes = 0;
 			rt_live_after(rt, v, &src);
