@@ -67,6 +67,11 @@ interp_new(Module *m)
 {
 	Interp *in = xcalloc(1, sizeof *in);
 	in->m = m;
+	/* the numbering is ours from here: a pass that ran before (the
+	 * module need not come straight from the parser) may have left its
+	 * own use of Func.scratch */
+	for (Func *f = m->funcs; f; f = f->next)
+		f->scratch = 0;
 	return in;
 }
 
