@@ -180,11 +180,16 @@ $(BUILD)/bin/ir-import-onnx: TOOL_LDLIBS = $(PROTOBUF_C_LIBS)
 
 $(UNITS): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB)
 	$(say) LD $@
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(UNIT_LIBS) $(LIB) $(ALL_LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(UNIT_LIBS) $(LIB) $(ALL_LDLIBS) $(UNIT_LDLIBS)
 
 # driver_test tests the tools' shared code (tools/driver.c).
 $(BUILD)/tests/unit/driver_test: $(TOOL_COMMON_OBJ)
 $(BUILD)/tests/unit/driver_test: UNIT_LIBS = $(TOOL_COMMON_OBJ)
+
+# the ir-import-onnx harness's smoke test links the importer's library
+$(BUILD)/tests/unit/fuzz_onnx_smoke_test: $(ONNX_LIB)
+$(BUILD)/tests/unit/fuzz_onnx_smoke_test: UNIT_LIBS = $(ONNX_LIB)
+$(BUILD)/tests/unit/fuzz_onnx_smoke_test: UNIT_LDLIBS = $(PROTOBUF_C_LIBS)
 
 $(BENCH_BINS): $(BUILD)/bench/bin/%: $(BUILD)/bench/%.o $(LIB)
 	$(say) LD $@
@@ -250,10 +255,12 @@ bench:
 # --- fuzz -------------------------------------------------------------------------
 # Three campaigns, each reporting every failure with what reproduces it;
 # the target fails if any found one.
-#  1. the libFuzzer harnesses tests/fuzz/fuzz_*.c (parse, plan, lower), each
+#  1. the libFuzzer harnesses tests/fuzz/fuzz_*.c (parse, plan, lower,
+#     flatten, fold, alter, memplan, codegen, interp, onnx), each
 #     for FUZZ_SECONDS, with the library built again by clang with coverage
 #     (build-fuzz/); each harness's corpus starts from every .ir file under
-#     tests/ plus the committed seeds in tests/fuzz/corpus/, its dictionary
+#     tests/ (fuzz_onnx: every ONNX test model of libonnx-testdata) plus
+#     the committed seeds in tests/fuzz/corpus/, its dictionary
 #     is tests/fuzz/ir.dict plus tests/fuzz/<harness>.dict; crashes go to
 #     build-fuzz/<harness>-crash-*, the log to build-fuzz/<harness>.log;
 #  2. COUNT random models from seed SEED (tests/gen/check.py) through the
@@ -278,7 +285,8 @@ fuzz:
 	@set -u; failed=; \
 	for h in $(FUZZ_BINS:build-fuzz/%=%); do \
 		c=build-fuzz/corpus/$$h; mkdir -p $$c; \
-		for f in $$(find tests -name '*.ir' -type f | LC_ALL=C sort); do \
+		for f in $$(if [ $$h = fuzz_onnx ]; then find $(ONNX_TESTDATA) -name '*.onnx' -type f; \
+			else find tests -name '*.ir' -type f; fi | LC_ALL=C sort); do \
 			case $$h in fuzz_parse) cp "$$f" $$c/"$$(echo "$$f" | tr / _)" ;; \
 			*) { printf '\000'; cat "$$f"; } > $$c/"$$(echo "$$f" | tr / _)" ;; esac; \
 		done; \
@@ -304,7 +312,14 @@ fuzz:
 $(FUZZ_BINS): build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(LIB)
 	$(say) LD $@
 	$(Q)$(CC) $(IR_CPPFLAGS) $(CPPFLAGS) -std=c11 -Wall -Wextra -g -O1 $(FUZZ_SAN) \
-		-fsanitize=fuzzer -o $@ $< $(LIB) $(ALL_LDLIBS)
+		-fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS) $(LIB) $(ALL_LDLIBS) $(FUZZ_LDLIBS)
+
+# fuzz_onnx (ir-import-onnx) links the importer's library; its corpus is
+# ONNX's own test models
+ONNX_TESTDATA = /usr/share/libonnx-testdata/data
+build-fuzz/fuzz_onnx: $(ONNX_LIB)
+build-fuzz/fuzz_onnx: FUZZ_LIBS = $(ONNX_LIB)
+build-fuzz/fuzz_onnx: FUZZ_LDLIBS = $(PROTOBUF_C_LIBS)
 
 # --- install ----------------------------------------------------------------------
 MAN1 = $(filter %.1,$(MAN))

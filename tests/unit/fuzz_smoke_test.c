@@ -3,8 +3,9 @@
  * campaigns.  Each harness gets every .ir file under tests/ and the
  * fuzzers' crash and corpus files, each whole and in a few deterministic
  * mutants (cut short, a byte changed, a line dropped), with each value of
- * the option byte that fuzz_plan, fuzz_lower, fuzz_flatten, fuzz_fold and
- * fuzz_alter take first.
+ * the option byte that fuzz_plan, fuzz_lower, fuzz_flatten, fuzz_fold,
+ * fuzz_alter, fuzz_memplan, fuzz_codegen and fuzz_interp take first
+ * (fuzz_onnx's ONNX models run in fuzz_onnx_smoke_test).
  * A broken promise aborts (so this test fails), as in the fuzzer.  Run
  * from the repository root (tests/run.sh does). */
 #include <glob.h>
@@ -32,6 +33,15 @@
 #undef FUZZ_ENTRY
 #define FUZZ_ENTRY fuzz_alter_one
 #include "../fuzz/fuzz_alter.c"
+#undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_memplan_one
+#include "../fuzz/fuzz_memplan.c"
+#undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_codegen_one
+#include "../fuzz/fuzz_codegen.c"
+#undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_interp_one
+#include "../fuzz/fuzz_interp.c"
 #undef FUZZ_ENTRY
 
 #include "check.h"
@@ -102,6 +112,9 @@ run_all(const char *text, size_t n, uint32_t opt)
 	fuzz_flatten_one(b, n + 1);
 	fuzz_fold_one(b, n + 1);
 	fuzz_alter_one(b, n + 1);
+	fuzz_memplan_one(b, n + 1);
+	fuzz_codegen_one(b, n + 1);
+	fuzz_interp_one(b, n + 1);
 	free(b);
 	checks++;
 }
