@@ -453,7 +453,9 @@ expr_text(Gen *g, PExpr *root)
 		PExpr *e = post.v[i];
 		PExpr *c[IR_MAX_RANK];
 		uint32_t n = children(e, c);
-		Text t = node(g, e, vals + nv - n);
+		/* a leaf's operands are none: not vals + 0 while vals is NULL
+		 * (undefined: clang's sanitizer stops there, make fuzz) */
+		Text t = node(g, e, n ? vals + nv - n : NULL);
 		for (uint32_t k = 0; k < n; k++)
 			free(vals[nv - n + k].s);
 		nv -= n;
