@@ -31,6 +31,12 @@ make_case() {
 	imported conv_relu_add_gemm --lower
 }
 
+@test "onnx: Flatten of an empty tensor keeps its size 0 (newshape's 0 would copy the input's)" {
+	imported flatten_empty
+	imported flatten_empty --lower
+	grep -q 'newshape=\[5, -1\]' flatten_empty/m.ir
+}
+
 @test "onnx: Conv with groups, strides, dilations and asymmetric pads" {
 	imported conv_groups_strides_dilation
 	imported conv_groups_strides_dilation --lower

@@ -149,10 +149,25 @@ op_reshape(Imp *im, Val *a, uint32_t rank, const int64_t *dims, const char *hint
 		Tensor *t = fold_reshape(a->k, rank, dims);
 		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
 	}
+	/* newshape's 0 copies the input's size there: a size 0 is that
+	 * where the input has 0 too, else the one -1, inferred from the
+	 * element count, 0 */
+	int64_t ns[IR_MAX_RANK];
+	bool inferred = false;
+	for (uint32_t i = 0; i < rank; i++) {
+		ns[i] = dims[i];
+		if (dims[i] || (i < a->rank && a->dims[i] == 0))
+			continue;
+		if (inferred)
+			return fail(im, "cannot reshape into two sizes 0 where the input has other "
+			            "sizes: the IR's newshape infers one (-1), not two");
+		ns[i] = -1;
+		inferred = true;
+	}
 	char l[1400];
 	const char *x = ref(im, a);
 	return emit(im, hint, a->kind, rank, dims, "reshape(%s) {newshape=%s}", x,
-	            list_str(dims, rank, l, sizeof l));
+	            list_str(ns, rank, l, sizeof l));
 }
 
 Val *

@@ -210,6 +210,18 @@ def broadcasting_arith():
 
 
 @case()
+def flatten_empty():
+    # found by tests/fuzz/fuzz_onnx.c: a size 0 after Flatten was written
+    # as newshape's 0, which copies the input's size (4) instead
+    x = np.zeros((5, 4, 3, 0), np.float32)
+    nodes = [h.make_node('Flatten', ['x'], ['f']),
+             h.make_node('Flatten', ['x'], ['g'], axis=3),
+             h.make_node('Relu', ['g'], ['r'])]
+    return (nodes, [vi('x', [5, 4, 3, 0])], [vi('f', [5, 0]), vi('r', [60, 0])], [],
+            {'x': x}, [x.reshape(5, 0), x.reshape(60, 0)])
+
+
+@case()
 def two_outputs():
     r = rng(9)
     x = f32(r.standard_normal((2, 3)))
