@@ -37,6 +37,11 @@ make_case() {
 	grep -q 'newshape=\[5, -1\]' flatten_empty/m.ir
 }
 
+@test "onnx: a Conv of 0 output channels gives an empty result (no channels=0)" {
+	imported conv_no_output_channels
+	imported conv_no_output_channels --lower
+}
+
 @test "onnx: Conv with groups, strides, dilations and asymmetric pads" {
 	imported conv_groups_strides_dilation
 	imported conv_groups_strides_dilation --lower

@@ -299,11 +299,16 @@ MAP_FN(map_conv)
 			hint = bn->output[0];
 	}
 	const char *xr = ref(im, x), *wr = ref(im, w);
+	/* channels must be positive: a weight of 0 output channels (an empty
+	 * result) goes without it */
+	char ch[40] = "";
+	if (O > 0)
+		snprintf(ch, sizeof ch, "channels=%lld, ", (long long)O);
 	Val *y = emit(im, b ? "conv" : hint, x->kind, 4, dims,
-	              "nn.conv2d(%s, %s) {channels=%lld, dilation=[%lld, %lld], groups=%lld, "
+	              "nn.conv2d(%s, %s) {%sdilation=[%lld, %lld], groups=%lld, "
 	              "kernel_size=[%lld, %lld], padding=[%lld, %lld, %lld, %lld], "
 	              "strides=[%lld, %lld]}",
-	              xr, wr, (long long)O, (long long)dl[0], (long long)dl[1], (long long)g,
+	              xr, wr, ch, (long long)dl[0], (long long)dl[1], (long long)g,
 	              (long long)k[0], (long long)k[1], (long long)pad[0], (long long)pad[1],
 	              (long long)pad[2], (long long)pad[3], (long long)st[0], (long long)st[1]);
 	if (b) {

@@ -222,6 +222,17 @@ def flatten_empty():
 
 
 @case()
+def conv_no_output_channels():
+    # found by tests/fuzz/fuzz_onnx.c: a weight of 0 output channels was
+    # imported with channels=0, which nn.conv2d refuses
+    x = f32(rng(3).standard_normal((1, 1, 5, 5)))
+    w = np.zeros((0, 1, 3, 3), np.float32)
+    nodes = [h.make_node('Conv', ['x', 'w'], ['y'], pads=[3, 1, 1, 1])]
+    return (nodes, [vi('x', [1, 1, 5, 5]), vi('w', [0, 1, 3, 3])], [vi('y', [1, 0, 7, 5])], [],
+            {'x': x, 'w': w}, [np.zeros((1, 0, 7, 5), np.float32)])
+
+
+@case()
 def two_outputs():
     r = rng(9)
     x = f32(r.standard_normal((2, 3)))
