@@ -295,8 +295,9 @@ fold_gather(const Tensor *a, int64_t axis, const Tensor *idx)
 			int64_t k = tensor_get_int(idx, j);
 			if (k < 0)
 				k += n;
-			if (blk)
-				memcpy(o, (const char *)a->data + ((size_t)(i * n + k)) * blk, blk);
+			if (!blk)
+				continue;   /* o may be NULL: an empty result has no data */
+			memcpy(o, (const char *)a->data + ((size_t)(i * n + k)) * blk, blk);
 			o += blk;
 		}
 	return t;
@@ -344,8 +345,9 @@ fold_concat(const Tensor *const *parts, size_t n, int64_t axis)
 		for (size_t p = 0; p < n; p++) {
 			const Tensor *x = parts[p];
 			size_t blk = (size_t)shape_numel(x->rank - (uint32_t)axis, x->dims + axis) * es;
-			if (blk)
-				memcpy(o, (const char *)x->data + (size_t)i * blk, blk);
+			if (!blk)
+				continue;   /* o may be NULL: an empty result has no data */
+			memcpy(o, (const char *)x->data + (size_t)i * blk, blk);
 			o += blk;
 		}
 	return t;
