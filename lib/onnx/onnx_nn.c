@@ -452,6 +452,8 @@ pool(Imp *im, const Onnx__NodeProto *n, Val **in, Val **out, size_t nout, bool a
 		return fail(im, "the Indices output is not supported"), false;
 	if (x->rank != 4)
 		return fail(im, "only 2-D pooling is supported (input of rank %u)", x->rank), false;
+	if (x->kind == ET_BOOL)
+		return fail(im, "pooling of bool tensors is not supported"), false;
 	if (attr_int(n, "storage_order", 0))
 		return fail(im, "storage_order 1 is not supported"), false;
 	int64_t k[2], st[2], dl[2], pad[4];
@@ -500,6 +502,8 @@ MAP_FN(map_global_avgpool)
 	Val *x = in[0];
 	if (x->rank < 3)
 		return fail(im, "needs an input of rank 3 or more"), false;
+	if (x->kind == ET_BOOL)
+		return fail(im, "pooling of bool tensors is not supported"), false;
 	int64_t dims[MAX_RANK];
 	memcpy(dims, x->dims, x->rank * sizeof *dims);
 	for (uint32_t i = 2; i < x->rank; i++)

@@ -233,6 +233,25 @@ def conv_no_output_channels():
 
 
 @case()
+def maxpool_bool():
+    # found by tests/fuzz/fuzz_onnx.c: not valid ONNX, but was refused as
+    # "internal: does not verify" (nn.max_pool2d takes no bool)
+    x = np.zeros((1, 1, 4, 4), bool)
+    nodes = [h.make_node('MaxPool', ['x'], ['y'], kernel_shape=[2, 2]),
+             h.make_node('GlobalAveragePool', ['x'], ['z'])]
+    return (nodes, [vi('x', [1, 1, 4, 4], T.BOOL)],
+            [vi('y', [1, 1, 3, 3], T.BOOL), vi('z', [1, 1, 1, 1], T.BOOL)], [], {'x': x}, [])
+
+
+@case()
+def global_avgpool_bool():
+    x = np.zeros((1, 1, 4, 4), bool)
+    nodes = [h.make_node('GlobalAveragePool', ['x'], ['z'])]
+    return (nodes, [vi('x', [1, 1, 4, 4], T.BOOL)], [vi('z', [1, 1, 1, 1], T.BOOL)], [],
+            {'x': x}, [])
+
+
+@case()
 def two_outputs():
     r = rng(9)
     x = f32(r.standard_normal((2, 3)))
@@ -662,7 +681,8 @@ def build(name):
     g = h.make_graph(nodes, name, ins, outs, initializer=inits)
     m = h.make_model(g, opset_imports=[h.make_opsetid('', opset)])
     if name not in ('deep_nesting', 'bad_raw_data', 'external_data', 'undefined_input',
-                    'other_domain', 'huge_initializer_dims'):
+                    'other_domain', 'huge_initializer_dims', 'maxpool_bool',
+                    'global_avgpool_bool'):
         onnx.checker.check_model(m)
     return m, feeds, wants
 
