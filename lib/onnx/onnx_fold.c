@@ -244,28 +244,45 @@ fold_reshape(const Tensor *a, uint32_t rank, const int64_t *dims)
 	return t;
 }
 
-Tensor *
-fold_transpose(const Tensor *a, const int64_t *perm)
+/* The row-major strides of a's axes. */
+static void
+strides_of(const Tensor *a, int64_t *stride)
 {
-	int64_t dims[MAX_RANK], idx[MAX_RANK] = {0}, stride[MAX_RANK];
-	for (uint32_t i = 0; i < a->rank; i++)
-		dims[i] = a->dims[perm[i]];
 	int64_t s = 1;
 	for (uint32_t i = a->rank; i-- > 0;) {
 		stride[i] = s;
 		s *= a->dims[i];
 	}
-	Tensor *t = fold_new(a->kind, a->rank, dims);
-	if (!t)
-		return NULL;
+}
+
+/* t's elements in order, each element base + sum of idx[d] * step[d] of
+ * a (idx: its index in t): a transpose and a slice are such a walk. */
+static void
+copy_walk(Tensor *t, const Tensor *a, int64_t base, const int64_t *step)
+{
+	int64_t idx[MAX_RANK] = {0};
 	size_t es = elem_size(a->kind);
 	for (int64_t i = 0; i < t->numel; i++) {
-		int64_t off = 0;
-		for (uint32_t d = 0; d < a->rank; d++)
-			off += idx[d] * stride[perm[d]];
+		int64_t off = base;
+		for (uint32_t d = 0; d < t->rank; d++)
+			off += idx[d] * step[d];
 		memcpy((char *)t->data + (size_t)i * es, (const char *)a->data + (size_t)off * es, es);
-		next_index(idx, a->rank, dims);
+		next_index(idx, t->rank, t->dims);
 	}
+}
+
+Tensor *
+fold_transpose(const Tensor *a, const int64_t *perm)
+{
+	int64_t dims[MAX_RANK], stride[MAX_RANK], step[MAX_RANK];
+	strides_of(a, stride);
+	for (uint32_t i = 0; i < a->rank; i++) {
+		dims[i] = a->dims[perm[i]];
+		step[i] = stride[perm[i]];
+	}
+	Tensor *t = fold_new(a->kind, a->rank, dims);
+	if (t)
+		copy_walk(t, a, 0, step);
 	return t;
 }
 
@@ -306,23 +323,15 @@ fold_gather(const Tensor *a, int64_t axis, const Tensor *idx)
 Tensor *
 fold_slice(const Tensor *a, const int64_t *start, const int64_t *step, const int64_t *count)
 {
-	int64_t idx[MAX_RANK] = {0}, stride[MAX_RANK];
-	int64_t s = 1;
-	for (uint32_t i = a->rank; i-- > 0;) {
-		stride[i] = s;
-		s *= a->dims[i];
+	int64_t stride[MAX_RANK], base = 0, st[MAX_RANK];
+	strides_of(a, stride);
+	for (uint32_t i = 0; i < a->rank; i++) {
+		base += start[i] * stride[i];
+		st[i] = step[i] * stride[i];
 	}
 	Tensor *t = fold_new(a->kind, a->rank, count);
-	if (!t)
-		return NULL;
-	size_t es = elem_size(a->kind);
-	for (int64_t i = 0; i < t->numel; i++) {
-		int64_t off = 0;
-		for (uint32_t d = 0; d < a->rank; d++)
-			off += (start[d] + idx[d] * step[d]) * stride[d];
-		memcpy((char *)t->data + (size_t)i * es, (const char *)a->data + (size_t)off * es, es);
-		next_index(idx, a->rank, count);
-	}
+	if (t)
+		copy_walk(t, a, base, st);
 	return t;
 }
 
