@@ -26,18 +26,6 @@ setup() {
 	expect_diagnostics ir-parse invalid-launch.ir
 }
 
-# retarget DEV FILE: the module with every device declared as a cpu, a gpu
-# without images, or (tex) a gpu with images.
-retarget() {
-	local to
-	case $1 in
-	cpu) to='cpu(\2)' ;;
-	gpu) to='gpu(\2)' ;;
-	tex) to='gpu(\2) {texture=true}' ;;
-	esac
-	sed -E "s/= (cpu|gpu)\(([0-9]+)\)( \{[^}]*\})?/= $to/" "$2"
-}
-
 # generate IN BASE: IN through the pipeline (ir-lower with $mode), OpenCL
 # C generated into BASE.ocl.ir and BASE.cl; the output is a fixed point of
 # ir-codegen-ocl (so it reads back byte for byte).

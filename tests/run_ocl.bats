@@ -6,30 +6,7 @@
 setup() {
 	load test_helper
 	bats_require_minimum_version 1.5.0
-	PY=/usr/bin/python3
-	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
-	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
-	# ASan's leak checker cannot tell an OpenCL driver's lasting allocations
-	# from ours
-	export ASAN_OPTIONS=detect_leaks=0
-}
-
-# retarget DEV FILE: every device declared a cpu, a gpu without images, or
-# (tex) a gpu with images (as tests/codegen.bats).
-retarget() {
-	local to
-	case $1 in
-	cpu) to='cpu(\2)' ;;
-	gpu) to='gpu(\2)' ;;
-	tex) to='gpu(\2) {texture=true}' ;;
-	esac
-	sed -E "s/= (cpu|gpu)\(([0-9]+)\)( \{[^}]*\})?/= $to/" "$2"
-}
-
-# compiled IN OUT [ir-lower option]: the whole pipeline.
-compiled() {
-	ir-plan-devices "$1" | ir-lower ${3:-} | ir-plan-devices | ir-flatten-texture \
-		| ir-codegen-ocl > "$2"
+	ocl_setup
 }
 
 @test "run_ocl: every model and lowering module x cpu, gpu, texture gpu x fuse, no-fuse, no-tile equals the interpreter" {

@@ -7,17 +7,12 @@
 setup() {
 	load test_helper
 	bats_require_minimum_version 1.5.0
-	PY=/usr/bin/python3
-	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
-	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
-	export ASAN_OPTIONS=detect_leaks=0
+	ocl_setup
 	d=$BATS_TEST_TMPDIR
 	export XDG_CACHE_HOME=$d/cache
 	# small_cnn on a texture gpu: images, several kernels
-	sed -E 's/= (cpu|gpu)\(([0-9]+)\)( \{[^}]*\})?/= gpu(\2) {texture=true}/' \
-		"$BATS_TEST_DIRNAME/ir-run/small_cnn.ir" > "$d/m.ir"
-	ir-plan-devices "$d/m.ir" | ir-lower | ir-plan-devices | ir-flatten-texture \
-		| ir-codegen-ocl > "$d/m.ocl.ir"
+	retarget tex "$BATS_TEST_DIRNAME/ir-run/small_cnn.ir" > "$d/m.ir"
+	compiled "$d/m.ir" "$d/m.ocl.ir"
 	args=$("$PY" "$H" inputs "$d/m.ir" "$d")
 	ir-run --interp $args -o "$d/ref.npy" "$d/m.ir"
 }

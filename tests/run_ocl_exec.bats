@@ -6,15 +6,8 @@
 setup() {
 	load test_helper
 	bats_require_minimum_version 1.5.0
-	PY=/usr/bin/python3
-	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
+	ocl_setup
 	FX="$BATS_TEST_DIRNAME/ir-run-ocl"
-	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
-	export ASAN_OPTIONS=detect_leaks=0
-}
-
-compiled() {
-	ir-plan-devices "$1" | ir-lower | ir-plan-devices | ir-flatten-texture | ir-codegen-ocl > "$2"
 }
 
 # rows PROFILE_TEXT NAME DEVICE: the calls column of that row, or nothing

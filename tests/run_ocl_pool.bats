@@ -7,10 +7,7 @@
 setup() {
 	load test_helper
 	bats_require_minimum_version 1.5.0
-	PY=/usr/bin/python3
-	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
-	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
-	export ASAN_OPTIONS=detect_leaks=0
+	ocl_setup
 	d=$BATS_TEST_TMPDIR
 	export XDG_CACHE_HOME=$d/cache
 }

@@ -52,3 +52,34 @@ golden() {
 		"$tool" "$@" "$got" | diff -u "$got" -
 	fi
 }
+
+# ocl_setup: for the suites that run ir-run on OpenCL (POCL here) and
+# compare with the interpreter: PY, Debian's python3, and H, the helper
+# tests/ir-run-ocl/npyio.py that writes inputs and compares outputs, or the
+# test skipped without numpy; ASan's leak checker off, since it cannot
+# tell an OpenCL driver's lasting allocations from ours.
+ocl_setup() {
+	PY=/usr/bin/python3
+	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
+	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	export ASAN_OPTIONS=detect_leaks=0
+}
+
+# retarget DEV FILE: the module with every device declared as a cpu, a gpu
+# without images, or (tex) a gpu with images.
+retarget() {
+	local to
+	case $1 in
+	cpu) to='cpu(\2)' ;;
+	gpu) to='gpu(\2)' ;;
+	tex) to='gpu(\2) {texture=true}' ;;
+	esac
+	sed -E "s/= (cpu|gpu)\(([0-9]+)\)( \{[^}]*\})?/= $to/" "$2"
+}
+
+# compiled IN OUT [ir-lower option]: IN through the whole pipeline to
+# OpenCL C, into OUT.
+compiled() {
+	ir-plan-devices "$1" | ir-lower ${3:-} | ir-plan-devices | ir-flatten-texture \
+		| ir-codegen-ocl > "$2"
+}
