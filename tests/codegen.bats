@@ -117,6 +117,13 @@ build_all() {
 	run -1 --separate-stderr ir-codegen-ocl --emit=cl=@gpu "$m"
 	assert_output ''
 	assert_equal "$stderr" "ir-codegen-ocl: error: no program for device '@gpu'"
+	# -o as every tool's: the messages of ir-parse(1), nothing left behind
+	run -1 --separate-stderr ir-codegen-ocl --emit=cl -o "$BATS_TEST_TMPDIR/no/m.cl" "$m"
+	assert_equal "$stderr" "ir-codegen-ocl: cannot create '$BATS_TEST_TMPDIR/no/m.cl': No such file or directory"
+	run -1 --separate-stderr ir-codegen-ocl --emit=cl -o /dev/full "$m"
+	assert_equal "$stderr" "ir-codegen-ocl: write error: '/dev/full': No space left on device"
+	run -1 --separate-stderr ir-codegen-ocl --emit=cl=@gpu -o "$BATS_TEST_TMPDIR/m.cl" "$m"
+	[ ! -e "$BATS_TEST_TMPDIR/m.cl" ]
 	run -2 ir-codegen-ocl --emit=c "$m"
 }
 

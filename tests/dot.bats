@@ -225,6 +225,13 @@ IR
 	[[ $stderr == *"bad.ir:2:"*"error:"* ]]
 	ir-dot -o "$t/out.dot" "$demo"
 	ir-dot "$demo" | cmp - "$t/out.dot"
+	# -o as every tool's: the messages of ir-parse(1)
+	run -1 --separate-stderr ir-dot -o "$t/nodir/out.dot" "$demo"
+	assert_equal "$stderr" "ir-dot: cannot create '$t/nodir/out.dot': No such file or directory"
+	run -1 --separate-stderr ir-dot -o /dev/full "$demo"
+	assert_equal "$stderr" "ir-dot: write error: '/dev/full': No space left on device"
+	run -1 --separate-stderr bash -c 'ir-dot "$1" > /dev/full' - "$demo"
+	assert_equal "$stderr" "ir-dot: write error: No space left on device"
 	run -0 ir-dot --help
 	assert_output --partial '--max-nodes=N'
 }

@@ -557,6 +557,20 @@ out_close(Output *out, const Tool *t, bool ok)
 	return true;
 }
 
+bool
+driver_write(const char *prog, Module *m, const char *path,
+             bool (*write)(Module *m, FILE *f, void *st), void *st)
+{
+	if (!path)
+		return write(m, stdout, st);
+	const Tool t = {.name = prog};
+	Output out;
+	if (!out_open(&out, &t, path, false))
+		return false;
+	bool ok = write(m, out.f, st);
+	return out_close(&out, &t, ok) && ok;
+}
+
 /* --------------------------------------------------------------- main */
 
 int

@@ -82,6 +82,15 @@ bool driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file,
  * Every tool's input, driver_main's and ir-import-onnx's. */
 char *driver_read_input(const char *prog, const char *path, size_t max, size_t *len);
 
+/* For a Tool.consume that writes one output of its own (ir-dot's graph,
+ * ir-codegen-ocl's OpenCL C): what write puts in f goes to path (NULL:
+ * stdout, which driver_main then flushes and checks) as -o writes a
+ * module: the file is replaced only when write succeeded (it reports its
+ * own errors; a write error it may leave in f's error state) and all was
+ * written, with the messages of every tool's -o.  False after reporting. */
+bool driver_write(const char *prog, Module *m, const char *path,
+                  bool (*write)(Module *m, FILE *f, void *st), void *st);
+
 /* The numbers of the tools' options: decimal digits and nothing else (no
  * sign, blanks or base), with units a K, M, G or T after them for KiB,
  * MiB, GiB or TiB.  True with *out set when s is one in lo..hi; false if

@@ -1,13 +1,11 @@
 /* ir-codegen-ocl: OpenCL C for every prim, kept beside the loop level, or
  * with --emit=cl the bare OpenCL C (see ir-codegen-ocl(1), lib/ocl/). */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "driver.h"
 #include "ocl/ocl.h"
-#include "outfile.h"
 
 enum { OPT_EMIT = 1000, OPT_UNROLL };
 
@@ -63,31 +61,17 @@ run(Module *m, void *st)
 }
 
 static bool
+put_cl(Module *m, FILE *f, void *st)
+{
+	const Opts *o = st;
+	return ocl_emit_cl(m, o->dev, f);
+}
+
+static bool
 emit_cl(Module *m, const char *input, const char *output, void *st)
 {
 	(void)input;
-	Opts *o = st;
-	if (!output)
-		return ocl_emit_cl(m, o->dev, stdout);
-	OutFile of;
-	int err = outfile_open(&of, output);
-	if (err) {
-		fprintf(stderr, "ir-codegen-ocl: cannot write '%s': %s\n", output, strerror(err));
-		return false;
-	}
-	bool ok = ocl_emit_cl(m, o->dev, of.f);
-	if (!ok) {
-		outfile_discard(&of);
-		return false;
-	}
-	err = outfile_finish(&of);
-	if (!err)
-		err = outfile_commit(&of);
-	else
-		outfile_discard(&of);
-	if (err)
-		fprintf(stderr, "ir-codegen-ocl: cannot write '%s': %s\n", output, strerror(err));
-	return !err;
+	return driver_write("ir-codegen-ocl", m, output, put_cl, st);
 }
 
 int

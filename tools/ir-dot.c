@@ -1,6 +1,5 @@
 /* ir-dot: a module as a Graphviz DOT graph of its placements, copies and
  * kernels (see ir-dot(1) and lib/dot.c). */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +7,6 @@
 
 #include "dot.h"
 #include "driver.h"
-#include "outfile.h"
 
 enum { OPT_PRIMS = 1000, OPT_MAX_NODES };
 
@@ -39,32 +37,20 @@ on_opt(int code, const char *arg, void *st)
 	return 2;
 }
 
+/* A write error stays in f's error state, for driver_write and
+ * driver_main to report. */
+static bool
+put_dot(Module *m, FILE *f, void *st)
+{
+	dot_write(m, st, f);
+	return true;
+}
+
 static bool
 write_dot(Module *m, const char *input, const char *output, void *st)
 {
 	(void)input;
-	const DotOpts *o = st;
-	if (!output) {
-		if (dot_write(m, o, stdout))
-			return true;
-		fprintf(stderr, "ir-dot: write error: %s\n", strerror(errno));
-		return false;
-	}
-	OutFile of;
-	int err = outfile_open(&of, output);
-	if (err) {
-		fprintf(stderr, "ir-dot: cannot write '%s': %s\n", output, strerror(err));
-		return false;
-	}
-	dot_write(m, o, of.f);
-	err = outfile_finish(&of);
-	if (!err)
-		err = outfile_commit(&of);
-	else
-		outfile_discard(&of);
-	if (err)
-		fprintf(stderr, "ir-dot: cannot write '%s': %s\n", output, strerror(err));
-	return !err;
+	return driver_write("ir-dot", m, output, put_dot, st);
 }
 
 int
