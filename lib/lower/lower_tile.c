@@ -117,6 +117,22 @@ local_tile(GroupCx *c, ElemKind k, uint32_t n, const int64_t *dims)
 	return pb_alloc(c->b, "acc", type_tensor(c->m, (DType){k, 1}, n, dims), c->local);
 }
 
+/* A conv2d tile's accumulators: rows vectors of `lanes` lanes, zeroed by
+ * an unrolled loop of vector stores. */
+static PVar *
+zeroed_rows(GroupCx *c, ElemKind k, int64_t rows, int64_t lanes)
+{
+	PBuild *b = c->b;
+	int64_t dims[2] = {rows, lanes};
+	PVar *acc = local_tile(c, k, 2, dims);
+	int op = pb_depth(b);
+	PExpr *q = unrolled(c, "u", rows);
+	PExpr *ai[2] = {q, pe_i32(b, 0)};
+	pb_store(b, acc, ai, (uint32_t)lanes, pe_broadcast(b, (uint8_t)lanes, pe_float(b, 0, k)));
+	pb_close_to(b, op);
+	return acc;
+}
+
 /* ------------------------------------------------- dense, batch_matmul */
 
 /* 16 lanes fill an AVX-512 register; on the H100 4 lanes did better
@@ -433,13 +449,7 @@ tile_conv2d(GroupCx *c)
 	PExpr *ox0 = pb_let(b, "ox", pe_mul(b, g[3], pe_i32(b, RX)));
 	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
 	             : pb_let(b, "g", pe_mul(b, pe_div(b, oc0, pe_i32(b, O / groups)), pe_i32(b, I)));
-	int64_t adims[2] = {RX, V};
-	PVar *acc = local_tile(c, kk, 2, adims);
-	int op = pb_depth(b);
-	PExpr *q = unrolled(c, "u", RX);
-	PExpr *ai[2] = {q, pe_i32(b, 0)};
-	pb_store(b, acc, ai, (uint32_t)V, pe_broadcast(b, (uint8_t)V, pe_float(b, 0, kk)));
-	pb_close_to(b, op);
+	PVar *acc = zeroed_rows(c, kk, RX, V);
 	int rop = pb_depth(b);
 	PExpr *ic = serial(c, "r", I);
 	PExpr *ky = serial(c, "r", KH);
@@ -447,8 +457,8 @@ tile_conv2d(GroupCx *c)
 	PExpr *kx = serial(c, "r", KW);
 	PExpr *wi[4] = {hwio ? ky : ic, hwio ? kx : ky, hwio ? ic : kx, oc0};
 	PExpr *wv = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi, (uint32_t)V)));
-	op = pb_depth(b);
-	q = unrolled(c, "u", RX);
+	int op = pb_depth(b);
+	PExpr *q = unrolled(c, "u", RX);
 	PExpr *ix = pe_add(b, pe_mul(b, pe_add(b, ox0, q), pe_i32(b, st[1])), pe_mul(b, kx, pe_i32(b, dil[1])));
 	PExpr *xi[4] = {g[0], pe_add(b, gbase, ic), iy, ix};
 	PExpr *xv = pe_broadcast(b, (uint8_t)V, as_type(c, kk, pe_load(b, src, xi, 1)));
@@ -527,13 +537,7 @@ tile_conv2d_packed_cpu(GroupCx *c, const ConvAttrs *ca)
 	/* the first input texel of the output channels' group */
 	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
 	             : pb_let(b, "g", pe_mul(b, pe_div(b, ot0, pe_i32(b, O / groups / 4)), pe_i32(b, I / 4)));
-	int64_t adims[2] = {RX, 16};
-	PVar *acc = local_tile(c, kk, 2, adims);
-	int op = pb_depth(b);
-	PExpr *q = unrolled(c, "u", RX);
-	PExpr *ai[2] = {q, pe_i32(b, 0)};
-	pb_store(b, acc, ai, 16, pe_broadcast(b, 16, pe_float(b, 0, kk)));
-	pb_close_to(b, op);
+	PVar *acc = zeroed_rows(c, kk, RX, 16);
 	int rop = pb_depth(b);
 	PExpr *icb = serial(c, "r", I / 4);
 	PExpr *ky = serial(c, "r", KH);
@@ -554,8 +558,8 @@ tile_conv2d_packed_cpu(GroupCx *c, const ConvAttrs *ca)
 		PExpr *li[2] = {pe_i32(b, i), pe_i32(b, 0)};
 		wv[i] = pb_let(b, "w", pe_load(b, wl, li, 16));
 	}
-	op = pb_depth(b);
-	q = unrolled(c, "u", RX);
+	int op = pb_depth(b);
+	PExpr *q = unrolled(c, "u", RX);
 	PExpr *ix = pb_let(b, "x", pe_add(b, pe_mul(b, pe_add(b, ox0, q), pe_i32(b, st[1])),
 	                                  pe_mul(b, kx, pe_i32(b, dil[1]))));
 	PExpr *acci[2] = {q, pe_i32(b, 0)};
@@ -630,13 +634,7 @@ tile_conv2d_packed(GroupCx *c)
 	/* the first input texel of the output channels' group */
 	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
 	             : pb_let(b, "g", pe_mul(b, pe_div(b, g[1], pe_i32(b, O / groups / 4)), pe_i32(b, I / 4)));
-	int64_t adims[2] = {RX, 4};
-	PVar *acc = local_tile(c, kk, 2, adims);
-	int op = pb_depth(b);
-	PExpr *q = unrolled(c, "u", RX);
-	PExpr *ai[2] = {q, pe_i32(b, 0)};
-	pb_store(b, acc, ai, 4, pe_broadcast(b, 4, pe_float(b, 0, kk)));
-	pb_close_to(b, op);
+	PVar *acc = zeroed_rows(c, kk, RX, 4);
 	int rop = pb_depth(b);
 	PExpr *icb = serial(c, "r", I / 4);
 	PExpr *ky = serial(c, "r", KH);
@@ -649,8 +647,8 @@ tile_conv2d_packed(GroupCx *c)
 		                pe_i32(b, 0)};
 		wv[i] = pb_let(b, "w", as_type(c, kk, pe_load(b, w, wi, 4)));
 	}
-	op = pb_depth(b);
-	q = unrolled(c, "u", RX);
+	int op = pb_depth(b);
+	PExpr *q = unrolled(c, "u", RX);
 	PExpr *ix = pb_let(b, "x", pe_add(b, pe_sub(b, pe_mul(b, pe_add(b, ox0, q), pe_i32(b, st[1])),
 	                                             pe_i32(b, pad[1])),
 	                                  pe_mul(b, kx, pe_i32(b, dil[1]))));
