@@ -1622,11 +1622,12 @@ class Gen:
     OPS = OPS_LEGACY + [("compare", 2), ("logical", 2.5), ("where", 2), ("argreduce", 1),
                         ("strided_slice", 2), ("pad", 1.5)]
 
-    def sram_pool(self, decl):
+    def sram_pool(self, decl, result_on):
         """A model that puts values in scope global-sram declares a pool
         @sram large enough for them (ir-plan-memory refuses a scope that
         names no pool, and one too small to hold its values)."""
-        text = "\n".join(self.body + [ln for f in self.funcs for ln in f] + self.params)
+        text = "\n".join(self.body + [ln for f in self.funcs for ln in f] + self.params +
+                          [result_on])
         if not re.search(r"global[-.]sram", text):
             return decl
         return [d for d in decl if not d.startswith("pool @sram")] + ["pool @sram {size=1048576}"]
@@ -1676,7 +1677,7 @@ class Gen:
                 result_on = " on " + self.vstr(c)
         self.emit("return %s" % ret.name)
         if not self.legacy:
-            decl = self.sram_pool(decl)
+            decl = self.sram_pool(decl, result_on)
         header = "fn @main(%s)" % ", ".join(self.params)
         if result_on or r.random() < 0.5:
             header += " -> " + rty + result_on
