@@ -248,6 +248,7 @@ assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()
 		"huge_initializer_dims" "error: initializer 'W' is too large"
 		"maxpool_bool" "error: node 0 (MaxPool, opset 13): pooling of bool tensors is not supported"
 		"global_avgpool_bool" "error: node 0 (GlobalAveragePool, opset 13): pooling of bool tensors is not supported"
+		"clip_bool" "error: node 0 (Clip, opset 13): Clip of bool tensors is not supported"
 		"other_domain" "error: node 1 (FusedGemm, opset 13): operator com.microsoft:FusedGemm is not supported"
 	)
 	local k c want

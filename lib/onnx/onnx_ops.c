@@ -372,6 +372,8 @@ MAP(map_clip)
 	(void)nout;
 	Val *x = in[0];
 	double lo, hi;
+	if (x->kind == ET_BOOL)
+		return fail(im, "Clip of bool tensors is not supported"), false;
 	if (elem_is_float(x->kind)) {
 		lo = -elem_float_max(x->kind);
 		hi = elem_float_max(x->kind);

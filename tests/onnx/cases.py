@@ -244,6 +244,13 @@ def maxpool_bool():
 
 
 @case()
+def clip_bool():
+    x = np.zeros((3,), bool)
+    nodes = [h.make_node('Clip', ['x'], ['y'])]
+    return (nodes, [vi('x', [3], T.BOOL)], [vi('y', [3], T.BOOL)], [], {'x': x}, [])
+
+
+@case()
 def global_avgpool_bool():
     x = np.zeros((1, 1, 4, 4), bool)
     nodes = [h.make_node('GlobalAveragePool', ['x'], ['z'])]
@@ -682,7 +689,7 @@ def build(name):
     m = h.make_model(g, opset_imports=[h.make_opsetid('', opset)])
     if name not in ('deep_nesting', 'bad_raw_data', 'external_data', 'undefined_input',
                     'other_domain', 'huge_initializer_dims', 'maxpool_bool',
-                    'global_avgpool_bool'):
+                    'global_avgpool_bool', 'clip_bool'):
         onnx.checker.check_model(m)
     return m, feeds, wants
 
