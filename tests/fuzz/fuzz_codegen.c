@@ -19,6 +19,12 @@
 
 int FUZZ_ENTRY(const uint8_t *data, size_t size);
 
+static bool
+codegen_pass(Module *m, const void *o)
+{
+	return ocl_codegen(m, o);
+}
+
 int
 FUZZ_ENTRY(const uint8_t *data, size_t size)
 {
@@ -26,36 +32,16 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
 		return 0;
 	uint8_t opt = data[0];
 	OclOpts oo = {.full_unroll = opt & 8};
-	Ctx *ctx;
+	Ctx *ctx, *c2;
 	Module *m = fuzz_parse_text(&ctx, (const char *)data + 1, size - 1);
-	size_t n1, n2;
-	if (!m)
+	LowerOpts lo = {.no_fuse = opt & 2, .no_tile = opt & 4};
+	if (!m || (!(opt & 1) && !fuzz_to_flattened(m, &lo)))
 		goto out;
-	if (!(opt & 1)) {
-		char *t = fuzz_print(m, &n1, false);
-		int known = fuzz_known_lower_defect(t, n1);
-		free(t);
-		LowerOpts lo = {.no_fuse = opt & 2, .no_tile = opt & 4};
-		/* the earlier stages' defects are their harnesses' to find */
-		if (known != FUZZ_LOWER_OK || !plan_devices(m, &(PlanOpts){0}) ||
-		    !lower_module(m, &lo) || !ir_verify(m) || !plan_devices(m, &(PlanOpts){0}) ||
-		    !ir_verify(m) || !flatten_texture(m) || !ir_verify(m))
-			goto out;
-	}
 	if ((opt & 16) && (!plan_memory(m, &(MemPlanOpts){.algo = MP_BEST}) || !ir_verify(m)))
 		goto out;
 	if (!ocl_codegen(m, &oo))
 		goto out;
-	fuzz_check(ir_verify(m), "the generated module verifies");
-	char *q1 = fuzz_canonical(m, &n1, "the generated module");
-	Ctx *c2;
-	Module *m2 = fuzz_parse_text(&c2, q1, n1);
-	fuzz_check(ocl_codegen(m2, &oo), "generating code for the generated module succeeds");
-	char *q2 = fuzz_print(m2, &n2, false);
-	fuzz_check(n1 == n2 && memcmp(q1, q2, n1) == 0, "code generation is idempotent");
-	free(q1);
-	free(q2);
-	module_free(m2);
+	module_free(fuzz_idempotent(m, codegen_pass, &oo, "the generated module", &c2));
 	ctx_free(c2);
 out:
 	module_free(m);

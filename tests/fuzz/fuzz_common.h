@@ -19,7 +19,10 @@
 #include <string.h>
 
 #include "diag.h"
+#include "flatten_texture.h"
 #include "ir.h"
+#include "lower/lower.h"
+#include "plan_devices.h"
 
 #ifndef FUZZ_ENTRY
 #define FUZZ_ENTRY LLVMFuzzerTestOneInput
@@ -163,6 +166,22 @@ fuzz_known_lower_defect(const char *t, size_t n)
 				r = FUZZ_LOWER_UNCHECKED;
 	}
 	return r;
+}
+
+/* m through ir-plan-devices | ir-lower | ir-plan-devices |
+ * ir-flatten-texture, each stage's output verified: false where a stage
+ * rejects it, or where a switch above says lowering would get it wrong
+ * (the earlier stages' defects are their own harnesses' to find). */
+static inline bool
+fuzz_to_flattened(Module *m, const LowerOpts *lo)
+{
+	size_t n;
+	char *t = fuzz_print(m, &n, false);
+	int known = fuzz_known_lower_defect(t, n);
+	free(t);
+	return known == FUZZ_LOWER_OK && plan_devices(m, &(PlanOpts){0}) && lower_module(m, lo) &&
+	       ir_verify(m) && plan_devices(m, &(PlanOpts){0}) && ir_verify(m) &&
+	       flatten_texture(m) && ir_verify(m);
 }
 
 #endif

@@ -30,19 +30,8 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
 	Ctx *ctx;
 	Module *m = fuzz_parse_text(&ctx, (const char *)data + 1, size - 1);
 	size_t n1, n2;
-	if (!m)
+	if (!m || (!(opt & 1) && !fuzz_to_flattened(m, &(LowerOpts){0})))
 		goto out;
-	if (!(opt & 1)) {
-		char *t = fuzz_print(m, &n1, false);
-		int known = fuzz_known_lower_defect(t, n1);
-		free(t);
-		/* the earlier stages' defects are their harnesses' to find */
-		if (known != FUZZ_LOWER_OK || !plan_devices(m, &(PlanOpts){0}) ||
-		    !lower_module(m, &(LowerOpts){0}) || !ir_verify(m) ||
-		    !plan_devices(m, &(PlanOpts){0}) || !ir_verify(m) || !flatten_texture(m) ||
-		    !ir_verify(m))
-			goto out;
-	}
 	if (!plan_memory(m, &po))
 		goto out;
 	fuzz_check(ir_verify(m), "the planned module verifies");
