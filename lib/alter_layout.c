@@ -24,8 +24,13 @@
  *    A user's layout_transform from NCHW4c counts as a packed form for
  *    free, and one to NCHW4c of a packed value is that value: adjacent
  *    inverse transforms cancel, and the dead ones are removed at the end.
- * 3. Channels not a multiple of 4 stay NCHW: a conv2d with 3 input
- *    channels reads NCHW data with an OIHW4o weight and writes NCHW4c.
+ * 3. Channels not a multiple of 4 are padded with zero channels (nn.pad
+ *    before the transform in, strided_slice after the one out, pads of
+ *    constant weights folded by ir-fold-constants) when at most a quarter
+ *    of the padded channels are padding; else they stay NCHW (a conv2d
+ *    with 2 input channels reads NCHW data with an OIHW4o weight).  Only
+ *    a convolution mixes channels, so only it needs the padding to be 0:
+ *    `dirty` tracks where it may not be (a sigmoid of 0 is not 0).
  *
  * Decisions depend only on the operators and what their operands are, not
  * on transforms the pass made, so a second run changes nothing.  New
@@ -54,13 +59,16 @@ typedef struct {
 	Value *alt;          /* its other form: NCHW4c of a plain value, NCHW of a packed one */
 	Value *bias;         /* a 1-d bias reshaped to [1,C/4,1,1,4] */
 	Value *bcast;        /* a broadcast operand reshaped to rank 5 */
-	Value *wpk;          /* a weight in OIHW4o */
+	Value *wpk;          /* a weight in OIHW4o (padded by wpad[0] outputs, wpad[1] inputs) */
+	Value *pzero;        /* a padded packed value's zero-padded form (see dirty) */
 	Value *tail;         /* the last binding inserted after the value */
 	const Type *orig;    /* the type it was written with */
 	const Device *dev;   /* where planning puts it; NULL: unknown */
 	Block *blk;          /* its block; NULL: a parameter */
 	uint32_t uses;       /* uses before the rewrite */
+	int64_t wpad[2];     /* of wpk */
 	bool packed;         /* cur is the NCHW4c form of an NCHW value */
+	bool dirty;          /* packed, padded, and the padding channels may not be 0 */
 	bool free_pk;        /* alt is a packed form the user wrote */
 } Info;
 
@@ -75,7 +83,7 @@ typedef struct {
 	Value *param_tail;   /* the last binding inserted for a parameter */
 	const char *opname;  /* of the binding being rewritten, as written */
 	bool ok;
-	unsigned npacked, nkept, nadded, nremoved;
+	unsigned npacked, npadded, nkept, nadded, nremoved;
 } Alter;
 
 /* ------------------------------------------------------------ helpers */
@@ -255,6 +263,56 @@ new_reshape(Alter *A, Value *def, Value *arg, const int64_t *dims, uint32_t n,
 	return new_op(A, def, arg, O_RESHAPE, attrs_set(A->m, NULL, "newshape", &s), suffix);
 }
 
+/* `nn.pad` of arg (of the given rank) by pad[i] zeros after the end of
+ * axis i. */
+static Value *
+new_pad(Alter *A, Value *def, Value *arg, const int64_t *pad, uint32_t rank,
+        const char *suffix)
+{
+	int64_t pw[2 * 8] = {0};
+	for (uint32_t i = 0; i < rank; i++)
+		pw[2 * i + 1] = pad[i];
+	Attr a = attr_ints(A->m, pw, 2 * rank);
+	return new_op(A, def, arg, O_PAD, attrs_set(A->m, NULL, "pad_width", &a), suffix);
+}
+
+/* `strided_slice` of the first n elements of axis 1 of arg. */
+static Value *
+new_cut(Alter *A, Value *def, Value *arg, int64_t n, const char *suffix)
+{
+	int64_t one = 1, zero = 0;
+	Attr ax = attr_ints(A->m, &one, 1), b = attr_ints(A->m, &zero, 1), e = attr_ints(A->m, &n, 1);
+	AttrMap *am = attrs_set(A->m, NULL, "axes", &ax);
+	am = attrs_set(A->m, am, "begin", &b);
+	am = attrs_set(A->m, am, "end", &e);
+	return new_op(A, def, arg, O_STRIDED_SLICE, am, suffix);
+}
+
+/* ---------------------------------------------------------- padding */
+
+/* Channels not a multiple of 4 are padded with zero channels to the next
+ * one when at most a quarter of the padded channels are padding (3 to 4,
+ * 6 to 8, 7 to 8, 9 to 12, ...): the packed form then costs at most 4/3 of
+ * the work.  1, 2 and 5 channels stay NCHW. */
+static int64_t
+round4(int64_t c)
+{
+	return (c + 3) / 4 * 4;
+}
+
+static bool
+paddable(int64_t c)
+{
+	return c > 0 && 3 * round4(c) <= 4 * c;
+}
+
+/* The channels of an NCHW value (its type as written). */
+static int64_t
+chans(Alter *A, const Value *a)
+{
+	return info(A, (Value *)a)->orig->dims[1];
+}
+
 /* ------------------------------------------------------------- forms */
 
 /* What a use that wants a's type as written reads. */
@@ -266,8 +324,16 @@ orig_form(Alter *A, Value *a)
 		return a;
 	if (!I->packed)
 		return I->cur;
-	if (!I->alt)
-		I->alt = new_transform(A, a, I->cur, "NCHW4c", "NCHW", "nchw");
+	if (!I->alt) {
+		int64_t C = I->orig->dims[1];
+		if (C % 4 == 0) {
+			I->alt = new_transform(A, a, I->cur, "NCHW4c", "NCHW", "nchw");
+		} else {
+			/* padded: unpacked, then the padding channels cut */
+			Value *t = new_transform(A, a, I->cur, "NCHW4c", "NCHW", "padded");
+			I->alt = new_cut(A, a, t, C, "nchw");
+		}
+	}
 	return I->alt;
 }
 
@@ -286,18 +352,59 @@ packed_form(Alter *A, Value *a)
 	Info *I = info(A, a);
 	if (I->packed)
 		return I->cur;
-	if (!I->alt)
-		I->alt = new_transform(A, a, I->cur, "NCHW", "NCHW4c", "nchw4c");
+	if (!I->alt) {
+		int64_t C = I->orig->dims[1];
+		Value *x = I->cur;
+		if (C % 4) {
+			int64_t pad[4] = {0, round4(C) - C, 0, 0};
+			x = new_pad(A, a, x, pad, 4, "pad");
+		}
+		I->alt = new_transform(A, a, x, "NCHW", "NCHW4c", "nchw4c");
+	}
 	return I->alt;
 }
 
+/* The packed form of a that a convolution reads: its padding channels
+ * must be 0 (the weight's padding is 0, but 0 times an infinity or a NaN
+ * is not), so a packed value whose padding may hold something else is
+ * unpacked, cut and padded again. */
 static Value *
-weight_form(Alter *A, Value *w)
+conv_data_form(Alter *A, Value *a)
+{
+	Info *I = info(A, a);
+	if (!I->packed || !I->dirty)
+		return packed_form(A, a);
+	if (!I->pzero) {
+		int64_t C = I->orig->dims[1];
+		int64_t pad[4] = {0, round4(C) - C, 0, 0};
+		Value *x = new_pad(A, a, orig_form(A, a), pad, 4, "pad");
+		I->pzero = new_transform(A, a, x, "NCHW", "NCHW4c", "nchw4c");
+	}
+	return I->pzero;
+}
+
+/* The OIHW weight w padded by po zero output and pi zero input channels,
+ * in OIHW4o if pack (one made for other pads is not kept). */
+static Value *
+weight_form(Alter *A, Value *w, int64_t po, int64_t pi, bool pack)
 {
 	Info *I = info(A, w);
-	if (!I->wpk)
-		I->wpk = new_transform(A, w, orig_form(A, w), "OIHW", "OIHW4o", "oihw4o");
-	return I->wpk;
+	if (pack && I->wpk && I->wpad[0] == po && I->wpad[1] == pi)
+		return I->wpk;
+	Value *x = orig_form(A, w);
+	if (po || pi) {
+		int64_t pad[4] = {po, pi, 0, 0};
+		x = new_pad(A, w, x, pad, 4, "pad");
+	}
+	if (!pack)
+		return x;
+	x = new_transform(A, w, x, "OIHW", "OIHW4o", "oihw4o");
+	if (!I->wpk) {
+		I->wpk = x;
+		I->wpad[0] = po;
+		I->wpad[1] = pi;
+	}
+	return x;
 }
 
 /* ------------------------------------------------------------ stats */
@@ -406,14 +513,18 @@ alter_conv(Alter *A, Value *v, const Device *dev)
 	}
 	const Type *dt = info(A, v->args[0])->orig, *wt = info(A, v->args[1])->orig;
 	int64_t C = dt->dims[1], O = wt->dims[0];
-	bool pc = C % 4 == 0, po = O % 4 == 0;
+	/* grouped convolutions are not padded: the groups would move */
+	bool padc = C % 4 && ca.groups == 1 && paddable(C);
+	bool pado = O % 4 && ca.groups == 1 && paddable(O);
+	bool pc = C % 4 == 0 || padc, po = O % 4 == 0 || pado;
 	if (!pc && !po) {
 		keep(A, v, dev, "kept NCHW: %lld input and %lld output channels, "
-		            "not multiples of 4", (long long)C, (long long)O);
+		     "not multiples of 4%s", (long long)C, (long long)O,
+		     ca.groups == 1 ? ", and padding would waste over a quarter" : "");
 		return;
 	}
-	Value *d = pc ? packed_form(A, v->args[0]) : orig_form(A, v->args[0]);
-	Value *w = po ? weight_form(A, v->args[1]) : orig_form(A, v->args[1]);
+	Value *d = pc ? conv_data_form(A, v->args[0]) : orig_form(A, v->args[0]);
+	Value *w = weight_form(A, v->args[1], pado ? round4(O) - O : 0, padc ? round4(C) - C : 0, po);
 	v->args[0] = d;
 	v->args[1] = w;
 	if (pc)
@@ -421,20 +532,78 @@ alter_conv(Alter *A, Value *v, const Device *dev)
 	if (po)
 		set_str(A->m, v, "kernel_layout", "OIHW4o");
 	set_str(A->m, v, "out_layout", po ? "NCHW4c" : "NCHW");
+	if (attr_get(v->u.op->attrs, "channels")) {
+		/* the padded output channels */
+		Attr ch = {.kind = AT_INT, .u.i = po ? round4(O) : O};
+		v->u.op = module_opcall(A->m, v->u.op->op, attrs_set(A->m, v->u.op->attrs, "channels", &ch));
+	}
 	if (!retype(A, v))
 		return;
 	if (po)
 		mark_packed(A, v);
 	else
 		A->npacked++;
+	A->npadded += padc || pado;
+	char din[80] = "", dout[80] = "";
+	if (padc)
+		snprintf(din, sizeof din, " (%lld channels padded to %lld)", (long long)C,
+		         (long long)round4(C));
+	if (pado)
+		snprintf(dout, sizeof dout, " (%lld channels padded to %lld, cut where it is read "
+		         "in NCHW)", (long long)O, (long long)round4(O));
 	if (pc && po)
-		stat_line(A, v, dev, "packed: NCHW4c data, OIHW4o weight, NCHW4c result");
+		stat_line(A, v, dev, "packed: NCHW4c data%s, OIHW4o weight, NCHW4c result%s", din, dout);
 	else if (po)
-		stat_line(A, v, dev, "packed: OIHW4o weight, NCHW4c result; data kept NCHW: "
-		          "%lld channels, not a multiple of 4", (long long)C);
+		stat_line(A, v, dev, "packed: OIHW4o weight, NCHW4c result%s; data kept NCHW: "
+		          "%lld channels, not a multiple of 4%s", dout, (long long)C,
+		          ca.groups == 1 ? ", and padding would waste over a quarter" :
+		          ", and a grouped convolution is not padded");
 	else
-		stat_line(A, v, dev, "packed: NCHW4c data; weight and result kept NCHW: "
-		          "%lld output channels, not a multiple of 4", (long long)O);
+		stat_line(A, v, dev, "packed: NCHW4c data%s; weight and result kept NCHW: "
+		          "%lld output channels, not a multiple of 4%s", din, (long long)O,
+		          ca.groups == 1 ? ", and padding would waste over a quarter" :
+		          ", and a grouped convolution is not padded");
+}
+
+/* Whether a follower of C channels can pack: a multiple of 4, or padded
+ * when an operand is packed already (padding a value only to run one
+ * operator packed would cost more than it saves).  Keeps v if not. */
+static bool
+follower_chans(Alter *A, Value *v, const Device *dev, int64_t C, bool packed_operand)
+{
+	if (C % 4 == 0 || (paddable(C) && packed_operand))
+		return true;
+	if (!paddable(C))
+		keep(A, v, dev, "kept NCHW: %lld channels, not a multiple of 4, and padding "
+		     "would waste over a quarter", (long long)C);
+	else
+		keep(A, v, dev, "kept NCHW: %lld channels, not a multiple of 4, and no operand "
+		     "is packed", (long long)C);
+	return false;
+}
+
+/* Marks v packed, with dirty padding channels if dirty; its stats line. */
+static void
+packed_as(Alter *A, Value *v, const Device *dev, bool dirty, const char *how)
+{
+	mark_packed(A, v);
+	Info *I = info(A, v);
+	int64_t C = I->orig->dims[1];
+	I->dirty = dirty && C % 4;
+	A->npadded += C % 4 != 0;
+	if (C % 4)
+		stat_line(A, v, dev, "packed: NCHW4c%s, %lld channels padded to %lld", how,
+		          (long long)C, (long long)round4(C));
+	else
+		stat_line(A, v, dev, "packed: NCHW4c%s", how);
+}
+
+/* Whether the padding channels of a's packed form may not be 0. */
+static bool
+dirty(Alter *A, const Value *a)
+{
+	const Info *I = info(A, (Value *)a);
+	return I && I->packed && I->dirty;
 }
 
 static void
@@ -453,25 +622,23 @@ alter_pool(Alter *A, Value *v, const Device *dev)
 		keep(A, v, dev, "kept NCHW: a literal operand");
 		return;
 	}
-	int64_t C = info(A, v->args[0])->orig->dims[1];
-	if (C % 4) {
-		keep(A, v, dev, "kept NCHW: %lld channels, not a multiple of 4",
-		            (long long)C);
+	if (!follower_chans(A, v, dev, chans(A, v->args[0]), has_packed(A, v->args[0])))
 		return;
-	}
+	bool d = dirty(A, v->args[0]);
 	v->args[0] = packed_form(A, v->args[0]);
 	set_str(A->m, v, "layout", "NCHW4c");
 	if (attr_get(v->u.op->attrs, "out_layout"))
 		set_str(A->m, v, "out_layout", "NCHW4c");
 	if (!retype(A, v))
 		return;
-	mark_packed(A, v);
-	stat_line(A, v, dev, "packed: NCHW4c");
+	/* each channel pooled alone: zero channels stay 0 */
+	packed_as(A, v, dev, d, "");
 }
 
 /* The rank-5 form of an operand of an elementwise operator whose NCHW
  * result has C channels, or NULL when it has none; with make false, only
- * whether it has one (a non-NULL dummy). */
+ * whether it has one (a non-NULL dummy).  Operands with C channels are
+ * padded with zero channels as the result is. */
 static Value *
 operand_form(Alter *A, Value *a, int64_t C, bool make)
 {
@@ -488,17 +655,78 @@ operand_form(Alter *A, Value *a, int64_t C, bool make)
 		s[4 - t->n + i] = t->dims[i];
 	if (t->n == 4 && s[1] == C)
 		return make ? packed_form(A, a) : a;
-	if (s[1] != 1 && !(s[1] == C && s[0] == 1 && s[2] == 1 && s[3] == 1))
+	if (s[1] != 1 && s[1] != C)
 		return NULL;
 	if (!make)
 		return a;
-	if (!I->bcast) {
-		int64_t d[5] = {s[0], s[1] / 4, s[2], s[3], 4};
-		if (s[1] == 1)
-			d[1] = 1, d[4] = 1;
-		I->bcast = new_reshape(A, a, orig_form(A, a), d, 5, "4c");
+	if (I->bcast)
+		return I->bcast;
+	Value *x = orig_form(A, a);
+	int64_t C4 = round4(C);
+	if (s[1] == 1) {
+		/* one channel: the lanes broadcast */
+		int64_t d[5] = {s[0], 1, s[2], s[3], 1};
+		I->bcast = new_reshape(A, a, x, d, 5, "4c");
+	} else if (s[0] == 1 && s[2] == 1 && s[3] == 1) {
+		/* the channels alone ([C], [C,1,1], ...): a reshape */
+		if (C % 4) {
+			int64_t pad[4] = {0};
+			pad[t->n - 3] = C4 - C;
+			x = new_pad(A, a, x, pad, t->n, "pad");
+		}
+		int64_t d[5] = {1, C4 / 4, 1, 1, 4};
+		I->bcast = new_reshape(A, a, x, d, 5, "4c");
+	} else {
+		/* channels and more, of rank 3 ([C,H,W]): made NCHW, then packed */
+		x = new_reshape(A, a, x, s, 4, "4d");
+		if (C % 4) {
+			int64_t pad[4] = {0, C4 - C, 0, 0};
+			x = new_pad(A, a, x, pad, 4, "pad");
+		}
+		I->bcast = new_transform(A, a, x, "NCHW", "NCHW4c", "nchw4c");
 	}
 	return I->bcast;
+}
+
+/* Whether an operand broadcasts something else than 0 into the padding
+ * channels: a scalar or one channel does, a value of C channels is padded
+ * with zeros (or is dirty itself). */
+static bool
+operand_dirty(Alter *A, Value *a, int64_t C)
+{
+	const Info *I = info(A, a);
+	if (!I)
+		return true;
+	if (I->packed)
+		return I->dirty;
+	const Type *t = I->orig;
+	return (t->n >= 3 ? t->dims[t->n - 3] : 1) != C;
+}
+
+/* Whether op's result has dirty padding channels, given its operands'
+ * (zeros in, zeros out: relu, clip over 0, cast, sums and products of
+ * zeros; anything else may not give 0 for 0). */
+static bool
+elemwise_dirty(Alter *A, Value *v, int64_t C)
+{
+	OpId id = v->u.op->op->id;
+	bool any = false;
+	for (uint32_t i = 0; i < v->nargs; i++)
+		if (info(A, v->args[i]) || id != O_MULTIPLY)   /* a number times 0 is 0 */
+			any = any || operand_dirty(A, v->args[i], C);
+	switch (id) {
+	case O_RELU: case O_NEGATIVE: case O_CAST: case O_ADD: case O_SUBTRACT: case O_MULTIPLY:
+	case O_MAXIMUM: case O_MINIMUM:
+		return any;
+	case O_CLIP: {
+		OpCx c;
+		double lo, hi;
+		opcx_init_msg(&c, v->u.op->op, v->u.op->attrs, NULL, 0);
+		return any || !clip_attrs(&c, &lo, &hi) || lo > 0 || hi < 0;
+	}
+	default:
+		return true;
+	}
 }
 
 static void
@@ -507,12 +735,14 @@ alter_elemwise(Alter *A, Value *v, const Device *dev)
 	if (kept_for_device(A, v, dev))
 		return;
 	int64_t C = v->type->dims[1];
-	if (C % 4) {
-		keep(A, v, dev, "kept NCHW: %lld channels, not a multiple of 4",
-		            (long long)C);
-		return;
-	}
 	bool any = false;
+	for (uint32_t i = 0; i < v->nargs; i++) {
+		Value *a = v->args[i];
+		const Info *I = info(A, a);
+		any = any || (I && is_nchw(I->orig) && I->orig->dims[1] == C && has_packed(A, a));
+	}
+	if (!follower_chans(A, v, dev, C, any))
+		return;
 	for (uint32_t i = 0; i < v->nargs; i++) {
 		Value *a = v->args[i];
 		if (!operand_form(A, a, C, false)) {
@@ -520,19 +750,17 @@ alter_elemwise(Alter *A, Value *v, const Device *dev)
 			a->name);
 			return;
 		}
-		const Info *I = info(A, a);
-		any = any || (I && is_nchw(I->orig) && I->orig->dims[1] == C && has_packed(A, a));
 	}
 	if (!any) {
 		keep(A, v, dev, "kept NCHW: no operand is packed");
 		return;
 	}
+	bool d = elemwise_dirty(A, v, C);
 	for (uint32_t i = 0; i < v->nargs; i++)
 		v->args[i] = operand_form(A, v->args[i], C, true);
 	if (!retype(A, v))
 		return;
-	mark_packed(A, v);
-	stat_line(A, v, dev, "packed: NCHW4c");
+	packed_as(A, v, dev, d, "");
 }
 
 /* bias_add(x, b) of a packed x is add(x, b as [1,C/4,1,1,4]). */
@@ -551,22 +779,25 @@ alter_bias(Alter *A, Value *v, const Device *dev)
 		keep(A, v, dev, "kept NCHW: axis %lld is not the channels", (long long)axis);
 		return;
 	}
-	if (C % 4) {
-		keep(A, v, dev, "kept NCHW: %lld channels, not a multiple of 4",
-		            (long long)C);
+	if (!follower_chans(A, v, dev, C, has_packed(A, v->args[0])))
 		return;
-	}
 	if (!has_packed(A, v->args[0])) {
 		keep(A, v, dev, "kept NCHW: no operand is packed");
 		return;
 	}
 	Value *b = v->args[1];
 	Info *bi = info(A, b);
+	bool d = dirty(A, v->args[0]) || !bi;
 	v->args[0] = packed_form(A, v->args[0]);
 	if (bi) {
 		if (!bi->bias) {
-			int64_t d[5] = {1, C / 4, 1, 1, 4};
-			bi->bias = new_reshape(A, b, orig_form(A, b), d, 5, "4c");
+			Value *x = orig_form(A, b);
+			if (C % 4) {
+				int64_t pad = round4(C) - C;
+				x = new_pad(A, b, x, &pad, 1, "pad");
+			}
+			int64_t dd[5] = {1, round4(C) / 4, 1, 1, 4};
+			bi->bias = new_reshape(A, b, x, dd, 5, "4c");
 		}
 		b = bi->bias;
 	}
@@ -574,8 +805,7 @@ alter_bias(Alter *A, Value *v, const Device *dev)
 	v->u.op = module_opcall(A->m, op_def(O_ADD), NULL);
 	if (!retype(A, v))
 		return;
-	mark_packed(A, v);
-	stat_line(A, v, dev, "packed: NCHW4c, as add");
+	packed_as(A, v, dev, d, ", as add");
 }
 
 static void
@@ -593,11 +823,8 @@ alter_reduce(Alter *A, Value *v, const Device *dev)
 		return;
 	}
 	int64_t C = xt->dims[1];
-	if (C % 4) {
-		keep(A, v, dev, "kept NCHW: %lld channels, not a multiple of 4",
-		            (long long)C);
+	if (!follower_chans(A, v, dev, C, has_packed(A, v->args[0])))
 		return;
-	}
 	if (!has_packed(A, v->args[0])) {
 		keep(A, v, dev, "kept NCHW: no operand is packed");
 		return;
@@ -611,11 +838,11 @@ alter_reduce(Alter *A, Value *v, const Device *dev)
 	AttrMap *am = attrs_set(A->m, v->u.op->attrs, "axis", &l);
 	am = attrs_set(A->m, am, "exclude", NULL);
 	v->u.op = module_opcall(A->m, v->u.op->op, am);
+	bool d = dirty(A, v->args[0]);
 	v->args[0] = packed_form(A, v->args[0]);
 	if (!retype(A, v))
 		return;
-	mark_packed(A, v);
-	stat_line(A, v, dev, "packed: NCHW4c");
+	packed_as(A, v, dev, d, "");
 }
 
 /* A layout_transform the user wrote: one to NCHW4c of something packed
@@ -777,7 +1004,7 @@ removable(const Value *v)
 	if (v->kind != VK_BIND || v->form != B_OP || !v->u.op->op)
 		return false;
 	OpId id = v->u.op->op->id;
-	return id == O_LAYOUT_TRANSFORM || id == O_RESHAPE;
+	return id == O_LAYOUT_TRANSFORM || id == O_RESHAPE || id == O_PAD || id == O_STRIDED_SLICE;
 }
 
 static void
@@ -945,9 +1172,10 @@ alter_layout(Module *m, const AlterOpts *o)
 	}
 	module_free(A.plan);
 	if (o->stats)
-		fprintf(o->stats, "ir-alter-layout: %u operator%s packed, %u kept; %u layout "
-		        "transform%s or reshape%s added, %u removed\n", A.npacked,
-		        A.npacked == 1 ? "" : "s", A.nkept, A.nadded, A.nadded == 1 ? "" : "s",
+		fprintf(o->stats, "ir-alter-layout: %u operator%s packed (%u with padded channels), "
+		        "%u kept; %u layout transform%s, reshape%s, pad%s or cut%s added, %u removed\n",
+		        A.npacked, A.npacked == 1 ? "" : "s", A.npadded, A.nkept, A.nadded,
+		        A.nadded == 1 ? "" : "s", A.nadded == 1 ? "" : "s", A.nadded == 1 ? "" : "s",
 		        A.nadded == 1 ? "" : "s", A.nremoved);
 	return A.ok;
 }

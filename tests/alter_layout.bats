@@ -26,9 +26,11 @@ need_numpy() {
 }
 
 @test "alter-layout: --stats says per operator what was packed and why the rest was kept" {
-	run -0 --separate-stderr ir-alter-layout --stats "$D/odd.ir"
-	diff -u "$D/odd.stats" <(printf '%s\n' "$stderr")
-	[ "$output" = "$(cat "$D/odd.out")" ]
+	for f in odd pad; do
+		run -0 --separate-stderr ir-alter-layout --stats "$D/$f.ir"
+		diff -u "$D/$f.stats" <(printf '%s\n' "$stderr")
+		[ "$output" = "$(cat "$D/$f.out")" ]
+	done
 }
 
 @test "alter-layout: --layout=auto keeps NCHW for cpu and buffer-only gpus, NCHW4c forces" {
@@ -89,8 +91,9 @@ need_numpy() {
 		n=$(wc -l < "$BATS_TEST_TMPDIR/convs")
 		[ "$n" -ge 8 ]
 		[ "$(grep '%p1: f32\[[0-9,]*\] @gpu:texture:weight,' "$BATS_TEST_TMPDIR/convs" | grep -c '%out: [^)]*@gpu:texture)')" -eq "$n" ]
-		# and, but the first (3 input channels), reads its data from an image
-		[ "$(grep -c '(%p0: f32\[[0-9,]*\] @gpu:texture,' "$BATS_TEST_TMPDIR/convs")" -eq $((n - 1)) ]
+		# and reads its data from an image, the first too (its 3 input
+		# channels padded to 4)
+		[ "$(grep -c '(%p0: f32\[[0-9,]*\] @gpu:texture,' "$BATS_TEST_TMPDIR/convs")" -eq "$n" ]
 	done
 }
 
@@ -138,6 +141,47 @@ EOF
 	ir-run --check --input x=x.npy -o o.npy o.ir
 	"$PY" -c 'import numpy as np, sys; a, b = np.load("ref.npy"), np.load("o.npy")
 sys.exit(0 if np.abs(a - b).max() <= 1e-4 * max(1, np.abs(a).max()) else 1)'
+}
+
+@test "alter-layout: padded channels: constant weights are padded at compile time, the data on the way in, and cut on the way out" {
+	need_numpy
+	export ASAN_OPTIONS=detect_leaks=0
+	cd "$BATS_TEST_TMPDIR"
+	"$PY" -c 'import numpy as np; r = np.random.default_rng(2)
+for n, s in (("w1", (6,3,3,3)), ("b", (6,)), ("w2", (8,6,1,1)), ("x", (1,3,8,8))):
+    np.save(n + ".npy", r.uniform(-1, 1, s).astype(np.float32))'
+	cat > m.ir <<'EOF'
+device @gpu = gpu(0) {texture=true}
+fn @main(%x: f32[1,3,8,8]) -> (f32[1,6,8,8], f32[1,8,8,8]) {
+  %w1 = const f32[6,3,3,3] file="w1.npy"
+  %b = const f32[6] file="b.npy"
+  %w2 = const f32[8,6,1,1] file="w2.npy"
+  %c1 = nn.conv2d(%x, %w1) {padding=[1,1,1,1]}
+  %a = nn.bias_add(%c1, %b)
+  %r = nn.relu(%a)
+  %c2 = nn.conv2d(%r, %w2)
+  %t = (%r, %c2)
+  return %t
+}
+EOF
+	run -0 --separate-stderr ir-alter-layout --stats m.ir
+	printf '%s\n' "$output" > a.ir
+	[[ "$stderr" == *"%c1: nn.conv2d on @gpu: packed: NCHW4c data (3 channels padded to 4), OIHW4o weight, NCHW4c result (6 channels padded to 8, "* ]]
+	[[ "$stderr" == *"%c2: nn.conv2d on @gpu: packed: NCHW4c data (6 channels padded to 8), "* ]]
+	[[ "$stderr" == *" 0 kept;"* ]]
+	ir-fold-constants --data-dir=. a.ir > f.ir
+	# the weights and the bias are padded and packed constants
+	[ "$(grep -c '= nn.pad(' f.ir)" -eq 1 ]
+	grep -q '%x_pad: f32\[1,4,8,8\] on @gpu = nn.pad(%x)' f.ir
+	grep -q '%r_nchw: f32\[1,6,8,8\] on @gpu = strided_slice(%r_padded)' f.ir
+	ir-plan-devices f.ir | ir-lower | ir-plan-devices | ir-flatten-texture | ir-codegen-ocl > o.ir
+	[ "$(grep -c '^prim @[^(]*conv2d[^(]*(%p0: f32\[[0-9,]*\] @gpu:texture,' o.ir)" -eq 2 ]
+	ir-run --interp --input x=x.npy -o ref m.ir
+	ir-run --check --input x=x.npy -o o o.ir
+	"$PY" -c 'import numpy as np, sys
+for i in (0, 1):
+    a, b = np.load("ref/%d.npy" % i), np.load("o/%d.npy" % i)
+    if a.shape != b.shape or np.abs(a - b).max() > 1e-4 * max(1, np.abs(a).max()): sys.exit(1)'
 }
 
 @test "alter-layout: random models compute the same, at the graph level and lowered" {
