@@ -14,9 +14,12 @@
  *    is the packed form of an NCHW value, and `alt`, its other form once
  *    someone needed it.  Anchors (conv2d, max/avg/global pooling) pack
  *    whenever their channels allow; followers (elementwise, bias_add, sum
- *    and mean over H and W with keepdims) pack when an operand is packed
+ *    and mean over H and W with keepdims, softmax not over the channels,
+ *    concatenate and split of whole texels) pack when an operand is packed
  *    already, so a packed region grows from anchors down chains and stops
- *    where an operator cannot follow.  Every other use reads the NCHW form:
+ *    where an operator cannot follow.  A tuple only a concatenate reads
+ *    waits for it to choose its fields' forms; the projections of a packed
+ *    split are packed parts.  Every other use reads the NCHW form:
  *    a layout_transform made once per value, right after its definition
  *    (so it dominates every use), on the device planning gave the value
  *    (`on @dev`: so planning the result keeps every original binding where
@@ -27,8 +30,9 @@
  * 3. Channels not a multiple of 4 are padded with zero channels (nn.pad
  *    before the transform in, strided_slice after the one out, pads of
  *    constant weights folded by ir-fold-constants) when at most a quarter
- *    of the padded channels are padding; else they stay NCHW (a conv2d
- *    with 2 input channels reads NCHW data with an OIHW4o weight).  Only
+ *    of the padded channels are padding, input channels of a conv2d only
+ *    when its data is packed already; else they stay NCHW (a conv2d of an
+ *    image's 3 channels reads NCHW data with an OIHW4o weight).  Only
  *    a convolution mixes channels, so only it needs the padding to be 0:
  *    `dirty` tracks where it may not be (a sigmoid of 0 is not 0).
  *
@@ -61,6 +65,7 @@ typedef struct {
 	Value *bcast;        /* a broadcast operand reshaped to rank 5 */
 	Value *wpk;          /* a weight in OIHW4o (padded by wpad[0] outputs, wpad[1] inputs) */
 	Value *pzero;        /* a padded packed value's zero-padded form (see dirty) */
+	Value *user;         /* the last binding that reads it */
 	Value *tail;         /* the last binding inserted after the value */
 	const Type *orig;    /* the type it was written with */
 	const Device *dev;   /* where planning puts it; NULL: unknown */
@@ -69,6 +74,9 @@ typedef struct {
 	int64_t wpad[2];     /* of wpk */
 	bool packed;         /* cur is the NCHW4c form of an NCHW value */
 	bool dirty;          /* packed, padded, and the padding channels may not be 0 */
+	bool nonproj;        /* read by something else than a projection */
+	bool tpacked;        /* a split into packed parts: its projections are packed */
+	bool deferred;       /* a tuple only a concatenate reads: that decides its fields */
 	bool free_pk;        /* alt is a packed form the user wrote */
 } Info;
 
@@ -152,6 +160,16 @@ attrs_set(Module *m, const AttrMap *old, const char *key, const Attr *val)
 		am->n++;
 	}
 	return am;
+}
+
+static void
+set_int(Module *m, Value *v, const char *key, int64_t i)
+{
+	Attr a;
+	memset(&a, 0, sizeof a);
+	a.kind = AT_INT;
+	a.u.i = i;
+	v->u.op = module_opcall(m, v->u.op->op, attrs_set(m, v->u.op->attrs, key, &a));
 }
 
 static void
@@ -513,14 +531,22 @@ alter_conv(Alter *A, Value *v, const Device *dev)
 	}
 	const Type *dt = info(A, v->args[0])->orig, *wt = info(A, v->args[1])->orig;
 	int64_t C = dt->dims[1], O = wt->dims[0];
-	/* grouped convolutions are not padded: the groups would move */
-	bool padc = C % 4 && ca.groups == 1 && paddable(C);
+	/* Grouped convolutions are not padded: the groups would move.  Data
+	 * that is not packed yet is read as it is, not padded: an image's 3
+	 * channels padded to 4 ran slower, on POCL (the first conv2d of
+	 * resnet18 at 112x112: 57 ms against 40) and on an H100 (resnet18 at
+	 * 224x224: 49 ms against 41), than the conv2d reading NCHW data. */
+	bool padc = C % 4 && ca.groups == 1 && paddable(C) && has_packed(A, v->args[0]);
 	bool pado = O % 4 && ca.groups == 1 && paddable(O);
 	bool pc = C % 4 == 0 || padc, po = O % 4 == 0 || pado;
+	const char *whyc = ca.groups != 1 ? ", and a grouped convolution is not padded" :
+	                   !paddable(C) ? ", and padding would waste over a quarter" :
+	                   ", and not packed yet: read as it is";
+	const char *whyo = ca.groups != 1 ? ", and a grouped convolution is not padded" :
+	                   ", and padding would waste over a quarter";
 	if (!pc && !po) {
-		keep(A, v, dev, "kept NCHW: %lld input and %lld output channels, "
-		     "not multiples of 4%s", (long long)C, (long long)O,
-		     ca.groups == 1 ? ", and padding would waste over a quarter" : "");
+		keep(A, v, dev, "kept NCHW: %lld input channels, not a multiple of 4%s; %lld output "
+		     "channels, not a multiple of 4%s", (long long)C, whyc, (long long)O, whyo);
 		return;
 	}
 	Value *d = pc ? conv_data_form(A, v->args[0]) : orig_form(A, v->args[0]);
@@ -555,14 +581,10 @@ alter_conv(Alter *A, Value *v, const Device *dev)
 		stat_line(A, v, dev, "packed: NCHW4c data%s, OIHW4o weight, NCHW4c result%s", din, dout);
 	else if (po)
 		stat_line(A, v, dev, "packed: OIHW4o weight, NCHW4c result%s; data kept NCHW: "
-		          "%lld channels, not a multiple of 4%s", dout, (long long)C,
-		          ca.groups == 1 ? ", and padding would waste over a quarter" :
-		          ", and a grouped convolution is not padded");
+		          "%lld channels, not a multiple of 4%s", dout, (long long)C, whyc);
 	else
 		stat_line(A, v, dev, "packed: NCHW4c data%s; weight and result kept NCHW: "
-		          "%lld output channels, not a multiple of 4%s", din, (long long)O,
-		          ca.groups == 1 ? ", and padding would waste over a quarter" :
-		          ", and a grouped convolution is not padded");
+		          "%lld output channels, not a multiple of 4%s", din, (long long)O, whyo);
 }
 
 /* Whether a follower of C channels can pack: a multiple of 4, or padded
@@ -845,6 +867,227 @@ alter_reduce(Alter *A, Value *v, const Device *dev)
 	packed_as(A, v, dev, d, "");
 }
 
+/* The axis of v (an operator on a value of rank 4) from 0 to 3, or -1. */
+static int64_t
+axis4(Value *v)
+{
+	OpCx c;
+	opcx_init_msg(&c, v->u.op->op, v->u.op->attrs, NULL, 0);
+	int64_t ax = op_axis(&c);
+	if (ax < 0)
+		ax += 4;
+	return ax >= 0 && ax < 4 ? ax : -1;
+}
+
+/* softmax over N, H or W: each channel alone, so the padding channels,
+ * if any, hold whatever (exp(0) / n is not 0). */
+static void
+alter_softmax(Alter *A, Value *v, const Device *dev)
+{
+	if (kept_for_device(A, v, dev))
+		return;
+	int64_t ax = axis4(v);
+	if (ax == 1) {
+		keep(A, v, dev, "kept NCHW: over the channels");
+		return;
+	}
+	Value *x = v->args[0];
+	if (!info(A, x) || !follower_chans(A, v, dev, chans(A, x), has_packed(A, x)))
+		return;
+	if (!has_packed(A, x)) {
+		keep(A, v, dev, "kept NCHW: no operand is packed");
+		return;
+	}
+	v->args[0] = packed_form(A, x);
+	set_int(A->m, v, "axis", ax);
+	if (!retype(A, v))
+		return;
+	packed_as(A, v, dev, true, "");
+}
+
+/* A tuple that only a concatenate reads waits for it: the concatenate
+ * reads its fields packed or as written. */
+static bool
+defer_tuple(Alter *A, Value *t)
+{
+	Info *I = info(A, t);
+	Value *u = I->user;
+	if (I->uses != 1 || !u || u->kind != VK_BIND || u->form != B_OP ||
+	    !u->u.op->op || u->u.op->op->id != O_CONCATENATE || u->args[0] != t)
+		return false;
+	I->deferred = true;
+	return true;
+}
+
+/* The fields of the deferred tuple t, packed or as written. */
+static void
+tuple_fields(Alter *A, Value *t, bool pack)
+{
+	const Type *ft[64], **f = t->nargs <= 64 ? ft : xmalloc(t->nargs * sizeof *f);
+	for (uint32_t i = 0; i < t->nargs; i++) {
+		t->args[i] = pack ? packed_form(A, t->args[i]) : orig_form(A, t->args[i]);
+		f[i] = t->args[i]->type;
+	}
+	t->type = type_tuple(A->m, t->nargs, f);
+	if (pack)
+		t->flags &= (uint16_t)~VF_TYPED;
+	if (f != ft)
+		free(f);
+}
+
+/* Why concatenate v of tuple t cannot pack (NULL: it can); *dirt: its
+ * padding may not be 0. */
+static const char *
+concat_kept_why(Alter *A, Value *v, Value *t, int64_t ax, bool *dirt, char *buf, size_t n)
+{
+	if (!info(A, t) || !info(A, t)->deferred)
+		return "kept NCHW: its operand is not a tuple that only it reads";
+	if (ax < 0)
+		return "kept NCHW: the axis is not understood";
+	int64_t C = v->type->dims[1];
+	bool any = false, pad = false;
+	*dirt = false;
+	for (uint32_t i = 0; i < t->nargs; i++) {
+		Value *a = t->args[i];
+		if (!info(A, a) || !is_nchw(info(A, a)->orig))
+			return "kept NCHW: a part is not NCHW";
+		int64_t c = chans(A, a);
+		if (ax == 1 && c % 4) {
+			snprintf(buf, n, "kept NCHW: part %%%s has %lld channels, not a multiple of 4",
+			         a->name, (long long)c);
+			return buf;
+		}
+		any = any || has_packed(A, a);
+		*dirt = *dirt || dirty(A, a);
+	}
+	pad = ax != 1 && C % 4;
+	if (!any)
+		return "kept NCHW: no operand is packed";
+	if (pad && !paddable(C)) {
+		snprintf(buf, n, "kept NCHW: %lld channels, not a multiple of 4, and padding would "
+		         "waste over a quarter", (long long)C);
+		return buf;
+	}
+	return NULL;
+}
+
+/* concatenate of NCHW parts: over the channels when each part's channels
+ * are a multiple of 4 (a part then is whole texels), over N, H or W when
+ * their channels are, or are padded. */
+static void
+alter_concat(Alter *A, Value *v, const Device *dev)
+{
+	Value *t = v->args[0];
+	if (!is_nchw(v->type)) {
+		if (info(A, t) && info(A, t)->deferred)
+			tuple_fields(A, t, false);
+		all_orig(A, v);
+		return;
+	}
+	int64_t ax = axis4(v);
+	bool d = false;
+	char buf[200];
+	const char *why = !packing_device(A, dev) || !is_float(v->type) ? "" :
+	                  concat_kept_why(A, v, t, ax, &d, buf, sizeof buf);
+	if (info(A, t) && info(A, t)->deferred)
+		tuple_fields(A, t, why == NULL);
+	if (why) {
+		if (!*why)
+			kept_for_device(A, v, dev);
+		else
+			keep(A, v, dev, "%s", why);
+		return;
+	}
+	set_int(A->m, v, "axis", ax);
+	if (!retype(A, v))
+		return;
+	packed_as(A, v, dev, d, "");
+}
+
+/* split of an NCHW value into parts read only by projections: over the
+ * channels when each part's channels are a multiple of 4, over N, H or W
+ * when the channels are or are padded.  The projections are then the
+ * packed parts. */
+static void
+alter_split(Alter *A, Value *v, const Device *dev)
+{
+	Value *x = v->args[0];
+	Info *xi = info(A, x), *I = info(A, v);
+	const Type *xt = xi ? xi->orig : NULL;
+	if (!packing_device(A, dev)) {
+		keep(A, v, dev, "kept NCHW: @%s has no textures", dev ? dev->name : "?");
+		return;
+	}
+	if (!is_nchw(xt) || !is_float(xt)) {
+		all_orig(A, v);
+		return;
+	}
+	int64_t ax = axis4(v), C = xt->dims[1];
+	const Type *rt = v->type;
+	if (ax < 0 || rt->kind != TY_TUPLE) {
+		keep(A, v, dev, "kept NCHW: the axis is not understood");
+		return;
+	}
+	if (I->nonproj) {
+		keep(A, v, dev, "kept NCHW: its tuple is read as a whole");
+		return;
+	}
+	for (uint32_t i = 0; ax == 1 && i < rt->n; i++)
+		if (rt->fields[i]->dims[1] % 4) {
+			keep(A, v, dev, "kept NCHW: part %u has %lld channels, not a multiple of 4", i,
+			     (long long)rt->fields[i]->dims[1]);
+			return;
+		}
+	if (ax != 1 && !follower_chans(A, v, dev, C, has_packed(A, x)))
+		return;
+	if (!has_packed(A, x)) {
+		keep(A, v, dev, "kept NCHW: no operand is packed");
+		return;
+	}
+	bool d = dirty(A, x);
+	v->args[0] = packed_form(A, x);
+	set_int(A->m, v, "axis", ax);
+	const Attr *ios = attr_get(v->u.op->attrs, "indices_or_sections");
+	if (ax == 1 && ios && ios->kind == AT_LIST) {
+		int64_t idx[64];
+		if (ios->n > 64) {
+			keep(A, v, dev, "kept NCHW: more than 64 parts");
+			return;
+		}
+		for (uint32_t i = 0; i < ios->n; i++)
+			idx[i] = ios->u.list[i].u.i / 4;
+		Attr l = attr_ints(A->m, idx, ios->n);
+		v->u.op = module_opcall(A->m, v->u.op->op,
+		                        attrs_set(A->m, v->u.op->attrs, "indices_or_sections", &l));
+	}
+	if (!retype(A, v))
+		return;
+	I->tpacked = true;
+	I->dirty = d && C % 4;
+	A->npacked++;
+	A->npadded += C % 4 != 0;
+	if (C % 4)
+		stat_line(A, v, dev, "packed: NCHW4c parts, %lld channels padded to %lld",
+		          (long long)C, (long long)round4(C));
+	else
+		stat_line(A, v, dev, "packed: NCHW4c parts");
+}
+
+/* A projection of a packed split is a packed part. */
+static void
+alter_proj(Alter *A, Value *v)
+{
+	Info *ti = info(A, v->args[0]);
+	if (!ti || !ti->tpacked) {
+		all_orig(A, v);
+		return;
+	}
+	v->type = v->args[0]->type->fields[v->u.index];
+	v->flags &= (uint16_t)~VF_TYPED;
+	info(A, v)->packed = true;
+	info(A, v)->dirty = ti->dirty;
+}
+
 /* A layout_transform the user wrote: one to NCHW4c of something packed
  * already is that packed value; one from NCHW4c is a packed form of its
  * result for free. */
@@ -900,6 +1143,25 @@ alter_binding(Alter *A, Value *v, Block *blk)
 		alter_annotation(A, v);
 		return;
 	}
+	if (v->form == B_TUPLE) {
+		if (!defer_tuple(A, v))
+			all_orig(A, v);
+		return;
+	}
+	if (v->form == B_PROJ) {
+		alter_proj(A, v);
+		return;
+	}
+	if (v->form == B_OP && v->u.op->op && v->u.op->op->id == O_SPLIT) {
+		A->opname = v->u.op->op->name;
+		alter_split(A, v, dev);
+		return;
+	}
+	if (v->form == B_OP && v->u.op->op && v->u.op->op->id == O_CONCATENATE) {
+		A->opname = v->u.op->op->name;
+		alter_concat(A, v, dev);
+		return;
+	}
 	if (v->form != B_OP || !v->u.op->op || !v->type || v->type->kind != TY_TENSOR) {
 		all_orig(A, v);
 		return;
@@ -919,6 +1181,8 @@ alter_binding(Alter *A, Value *v, Block *blk)
 		alter_bias(A, v, dev);
 	else if (id == O_SUM || id == O_MEAN)
 		alter_reduce(A, v, dev);
+	else if (id == O_SOFTMAX)
+		alter_softmax(A, v, dev);
 	else if (pat == PAT_ELEMWISE || pat == PAT_BROADCAST)
 		alter_elemwise(A, v, dev);
 	else
@@ -1127,13 +1391,23 @@ alter_func(Alter *A, Func *f, Func *cf)
 	}
 	for (uint32_t i = 0; i < A->n; i++) {
 		Value *v = order.v[i];
-		for (uint32_t k = 0; k < v->nargs; k++)
-			if (info(A, v->args[k]))
-				info(A, v->args[k])->uses++;
+		for (uint32_t k = 0; k < v->nargs; k++) {
+			Info *I = info(A, v->args[k]);
+			if (!I)
+				continue;
+			I->uses++;
+			I->user = v;
+			I->nonproj = I->nonproj || v->kind != VK_BIND || v->form != B_PROJ;
+		}
 	}
-	for (size_t i = 0; i < ends.n; i++)
-		if (info(A, ((Block *)ends.v[i])->yield))
-			info(A, ((Block *)ends.v[i])->yield)->uses++;
+	for (size_t i = 0; i < ends.n; i++) {
+		Info *I = info(A, ((Block *)ends.v[i])->yield);
+		if (I) {
+			I->uses++;
+			I->nonproj = true;
+			I->user = NULL;
+		}
+	}
 	find_devices(A, cf, (Value **)order.v, A->n);
 	for (uint32_t i = f->nparams; i < A->n && A->ok; i++)
 		alter_binding(A, order.v[i], blks.v[i]);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # ir-alter-layout on models as ir-import-onnx brings them in: torchvision's
-# resnet18 and mobilenet_v2 (random weights, a 32x32 input), exported by
+# resnet18, mobilenet_v2 and squeezenet1_0 (its fire modules concatenate
+# over the channels; random weights, a 32x32 input), exported by
 # torch.onnx, imported for a texture GPU, altered, their constants folded,
 # lowered and flattened, equal torch's result on the interpreter, with
 # every convolution packed, its weight and activations in images, and no
@@ -64,4 +65,11 @@ sys.exit(0 if a.shape == b.shape and err <= 1e-4 * scale else 1)'
 @test "alter_onnx: torchvision mobilenet_v2, imported, altered, folded and lowered, equals torch" {
 	imported mobilenet_v2
 	lowered
+}
+
+@test "alter_onnx: torchvision squeezenet1_0, imported, altered, folded and lowered, equals torch; its concatenates stay packed" {
+	imported squeezenet1_0
+	lowered
+	[ "$(grep -c 'concatenate on @gpu: packed: NCHW4c' <<< "$stderr")" -eq 8 ]
+	grep -q '^prim @[^(]*concatenate[^(]*(%p0: f32\[[0-9,]*\] @gpu:texture,' low.ir
 }
