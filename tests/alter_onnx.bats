@@ -31,7 +31,8 @@ PY
 	ir-import-onnx --device='@gpu = gpu(0) {texture=true}' -o m.ir m.onnx
 }
 
-# lowered: the pipeline from m.ir, then the checks
+# lowered [noshared]: the pipeline from m.ir, then the checks (noshared: no
+# convolution is large enough for the shared-memory product)
 lowered() {
 	run -0 --separate-stderr ir-alter-layout --stats m.ir
 	printf '%s\n' "$output" > a.ir
@@ -49,7 +50,7 @@ lowered() {
 	n=$(wc -l < convs)
 	[ "$(grep '%p1: f32\[[0-9,]*\] @gpu:texture:weight,' convs | grep -c '%out: [^)]*@gpu:texture)')" -eq "$n" ]
 	[ "$(grep -c '(%p0: f32\[[0-9,]*\] @gpu:texture,' convs)" -eq $((n - 1)) ]
-	grep -q '@gpu:shared' low.ir
+	[ "${1:-}" = noshared ] || grep -q '@gpu:shared' low.ir
 	ir-run --interp --input x=x.npy -o out.npy low.ir
 	"$PY" -c 'import numpy as np, sys; a, b = np.load("out.npy"), np.load("torch.npy")
 err, scale = np.abs(a - b).max(), max(1e-6, np.abs(b).max())
@@ -69,7 +70,8 @@ sys.exit(0 if a.shape == b.shape and err <= 1e-4 * scale else 1)'
 
 @test "alter_onnx: torchvision squeezenet1_0, imported, altered, folded and lowered, equals torch; its concatenates stay packed" {
 	imported squeezenet1_0
-	lowered
+	# at 32x32, its feature maps (13x13 to 1x1) are too small to tile
+	lowered noshared
 	[ "$(grep -c 'concatenate on @gpu: packed: NCHW4c' <<< "$stderr")" -eq 8 ]
 	grep -q '^prim @[^(]*concatenate[^(]*(%p0: f32\[[0-9,]*\] @gpu:texture,' low.ir
 }
