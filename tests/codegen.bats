@@ -190,3 +190,26 @@ IR
 	for f in ref/*.npy; do cmp "$f" "ocl/${f#ref/}"; done
 	/usr/bin/python3 -c 'import numpy as n,glob; v=[n.load(f) for f in sorted(glob.glob("ocl/*.npy"))]; assert len(v)==2 and set(n.unique(v[0]))<={0.0,1.0} and v[0].sum()>0, v'
 }
+
+@test "codegen: a kernel's if with an empty arm generates code (the if was read as a loop's bounds: a crash)" {
+	cat > "$BATS_TEST_TMPDIR/if.ir" <<'EOF'
+device @gpu = gpu(0)
+prim @k(%A: f32[4] @gpu, %B: f32[4] @gpu) {
+  kernel @k0 {
+    for %i in 0..4 bind(threadIdx.x) {
+      let %v = %A[%i]
+      if %i > 0 {
+      } else {
+        %B[%i] = %v
+      }
+    }
+  }
+}
+fn @main(%x: f32[4]) -> f32[4] {
+  %0 = call_lowered @k(%x)
+  return %0
+}
+EOF
+	run -0 ir-codegen-ocl "$BATS_TEST_TMPDIR/if.ir"
+	[[ "$output" == *"if (i > 0) {"* ]]
+}

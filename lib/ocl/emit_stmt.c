@@ -217,8 +217,9 @@ ocl_block(Gen *g, PBlock *b)
 			if (inner) {
 				g->depth++;
 				PStmt *owner = s->kind == S_IF || unrolled(g, s) ? s : NULL;
-				VEC_PUSH(st, n, cap) = (Frame){inner->first, owner, 0,
-				                                owner ? owner->u.loop.lo->u.i : 0};
+				/* an if has no loop bounds (u is its condition) */
+				int64_t lo = owner && owner->kind == S_FOR ? owner->u.loop.lo->u.i : 0;
+				VEC_PUSH(st, n, cap) = (Frame){inner->first, owner, 0, lo};
 			}
 			continue;
 		}
