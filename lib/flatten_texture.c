@@ -141,7 +141,7 @@ lin_add(Lin *l, PExpr *e, int64_t coef, ElemKind k)
 	if (l->failed || coef == 0)
 		return;
 	if (e->dt.kind == k && e->dt.lanes == 1) {
-		if (e->kind == E_INT && e->op != E_INT_NEEDS_MINUS) {
+		if (e->kind == E_INT && e->op != E_INT_U64) {
 			l->k += lin_scale(l, coef, e->u.i);
 			if (l->k <= -LIN_MAX || l->k >= LIN_MAX)
 				l->failed = true;
@@ -158,11 +158,11 @@ lin_add(Lin *l, PExpr *e, int64_t coef, ElemKind k)
 		}
 		if (e->kind == E_BIN && e->op == OP_MUL) {
 			PExpr *a = e->u.ops.a, *b = e->u.ops.b;
-			if (b->kind == E_INT && b->op != E_INT_NEEDS_MINUS) {
+			if (b->kind == E_INT && b->op != E_INT_U64) {
 				lin_add(l, a, lin_scale(l, coef, b->u.i), k);
 				return;
 			}
-			if (a->kind == E_INT && a->op != E_INT_NEEDS_MINUS) {
+			if (a->kind == E_INT && a->op != E_INT_U64) {
 				lin_add(l, b, lin_scale(l, coef, a->u.i), k);
 				return;
 			}
@@ -233,7 +233,7 @@ rowmajor(Flat *F, const PIndex *idx, const int64_t *dims, uint32_t from, uint32_
 		int64_t lo;
 		uint64_t hi;
 		elem_int_range(k, &lo, &hi);
-		if (i->kind == E_INT && i->op != E_INT_NEEDS_MINUS && i->u.i >= lo &&
+		if (i->kind == E_INT && i->op != E_INT_U64 && i->u.i >= lo &&
 		    (i->u.i < 0 || (uint64_t)i->u.i <= hi))
 			ix[a] = pe_int(b, i->u.i, k);   /* retyped, not cast */
 		else

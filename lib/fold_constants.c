@@ -188,10 +188,7 @@ const_tensor(Fold *fd, Value *c, Tensor **lit)
 {
 	if (c->kind == VK_LIT) {
 		Tensor *t = tensor_like_type(c->type);
-		if (c->flags & VF_LIT_FLOAT)
-			tensor_set(t, 0, c->u.f);
-		else
-			tensor_set_int(t, 0, c->u.i);
+		tensor_set_literal(t, 0, c);
 		*lit = t;
 		return t;
 	}

@@ -222,6 +222,9 @@ enum {
 	VF_RESULT = 32,      /* B_ON_DEVICE: constrain_result (default false) */
 	VF_LOC = 64,         /* loc(...) was written for this node */
 	VF_CONST_FILE = 128, /* B_CONST: data in a .npy file */
+	VF_LIT_U64 = 256,    /* VK_LIT: an integer above INT64_MAX; u.i holds
+	                      * the bits of the unsigned number (a u64 or a
+	                      * float, never a signed type) */
 	/* Pass-owned bits: a pass (the parser, the verifier, a tool's pass)
 	 * names them for its own use in its own file and clears them before
 	 * it ends (or unlinks the value), so they are zero between passes;
@@ -301,6 +304,8 @@ struct Value {
 
 /* Allocates a value with room for nargs operands (all NULL). */
 Value *value_new(Module *m, ValueKind kind, uint32_t nargs);
+/* The number an integer literal operand stands for, as a double. */
+double lit_int_double(const Value *lit);
 /* The OpCall for op with attrs (shared when attrs is NULL). */
 const OpCall *module_opcall(Module *m, const OpDef *op, AttrMap *attrs);
 /* Makes v a device_copy from src to dst. */
@@ -397,8 +402,12 @@ const IntrinDef *intrin_def(IntrinId id);   /* id < I__COUNT */
 
 #define IR_MAX_EXPR_DEPTH 256
 
-/* PExpr.op of an E_INT written as 9223372036854775808: valid only negated. */
-enum { E_INT_NEEDS_MINUS = 1 };
+/* PExpr.op of an E_INT above INT64_MAX (written so, or a u64 a pass
+ * built): u.i holds the bits of the unsigned number, which only a u64 or a
+ * floating-point type holds.  Negated right away, 9223372036854775808 is
+ * INT64_MIN with op 0.  An E_INT typed u64 without it is at most
+ * INT64_MAX, so a u64 literal's value is always (uint64_t)u.i. */
+enum { E_INT_U64 = 1 };
 
 typedef struct PExpr PExpr;
 typedef struct PStmt PStmt;

@@ -340,6 +340,12 @@ value_new(Module *m, ValueKind kind, uint32_t nargs)
 	return v;
 }
 
+double
+lit_int_double(const Value *lit)
+{
+	return (lit->flags & VF_LIT_U64) ? (double)(uint64_t)lit->u.i : (double)lit->u.i;
+}
+
 const char *
 global_kind_name(int kind)
 {

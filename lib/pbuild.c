@@ -86,6 +86,12 @@ pe_int(PBuild *b, int64_t v, ElemKind k)
 		return pe_bool(b, v != 0);
 	PExpr *e = new_expr(b, E_INT, (DType){(uint8_t)k, 1});
 	e->u.i = v;
+	if (k == ET_U64) {
+		/* the bits of the number: every v is one */
+		if (v < 0)
+			e->op = E_INT_U64;
+		return e;
+	}
 	int64_t lo = INT64_MIN;
 	uint64_t hi = UINT64_MAX;
 	if (!elem_is_float(k))

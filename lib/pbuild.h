@@ -46,6 +46,7 @@ PVar *pb_scalar(PBuild *b, const char *prefix, DType dt);
 
 /* -------------------------------------------------------- expressions */
 
+/* For a u64, v holds the bits of the number (above INT64_MAX: negative). */
 PExpr *pe_int(PBuild *b, int64_t v, ElemKind k);
 PExpr *pe_i32(PBuild *b, int64_t v);
 PExpr *pe_float(PBuild *b, double v, ElemKind k);

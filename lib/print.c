@@ -192,6 +192,8 @@ print_operand(FILE *f, const Value *v)
 		fputs(v->u.i ? "true" : "false", f);
 	else if (v->flags & VF_LIT_FLOAT)
 		ir_print_double(f, v->u.f);
+	else if (v->flags & VF_LIT_U64)
+		fprintf(f, "%llu", (unsigned long long)v->u.i);
 	else
 		fprintf(f, "%lld", (long long)v->u.i);
 }
@@ -431,7 +433,12 @@ print_expr(FILE *f, const PExpr *e)
 {
 	char buf[16];
 	switch (e->kind) {
-	case E_INT: fprintf(f, "%lld", (long long)e->u.i); break;
+	case E_INT:
+		if (e->op == E_INT_U64)
+			fprintf(f, "%llu", (unsigned long long)e->u.i);
+		else
+			fprintf(f, "%lld", (long long)e->u.i);
+		break;
 	case E_FLOAT: ir_print_double(f, e->u.f); break;
 	case E_BOOL: fputs(e->u.i ? "true" : "false", f); break;
 	case E_VAR: fprintf(f, "%%%s", e->u.var->name); break;

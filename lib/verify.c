@@ -144,6 +144,7 @@ literal_type(Verifier *vf, Value *a)
 	if (a->type)
 		return a->type;
 	ElemKind k = (a->flags & VF_LIT_BOOL) ? ET_BOOL : (a->flags & VF_LIT_FLOAT) ? ET_F32
+	           : (a->flags & VF_LIT_U64) ? ET_U64
 	           : (a->u.i >= INT32_MIN && a->u.i <= INT32_MAX) ? ET_I32 : ET_I64;
 	a->type = type_scalar(vf->m, k);
 	return a->type;
@@ -468,13 +469,20 @@ literal_fits(Verifier *vf, const PExpr *e)
 	ElemKind k = (ElemKind)e->dt.kind;
 	char d[16];
 	dt_str(e->dt, d);
+	bool u64 = e->kind == E_INT && e->op == E_INT_U64;
 	if (e->kind == E_FLOAT || elem_is_float(k)) {
-		double v = e->kind == E_FLOAT ? e->u.f : (double)e->u.i;
+		double v = e->kind == E_FLOAT ? e->u.f : u64 ? (double)(uint64_t)e->u.i : (double)e->u.i;
 		if (isfinite(v) && fabs(v) > elem_float_max(k)) {
 			ERR(vf, e->loc, "%g is out of the range of %s", v, d);
 			return false;
 		}
 		return true;
+	}
+	if (u64) {
+		if (k == ET_U64)
+			return true;
+		ERR(vf, e->loc, "%llu is out of the range of %s", (unsigned long long)e->u.i, d);
+		return false;
 	}
 	int64_t lo;
 	uint64_t hi;
@@ -576,7 +584,7 @@ type_lane(Verifier *vf, PExpr *e)
 		ERR(vf, v->loc, "'lane' needs a vector, not a scalar of type %s", d);
 		return false;
 	}
-	if (k->kind == E_INT && (k->op == E_INT_NEEDS_MINUS || k->u.i < 0 || k->u.i >= v->dt.lanes)) {
+	if (k->kind == E_INT && (k->op == E_INT_U64 || k->u.i < 0 || k->u.i >= v->dt.lanes)) {
 		ERR(vf, k->loc, "'lane' needs a lane number from 0 to %u", (unsigned)v->dt.lanes - 1);
 		return false;
 	}
@@ -597,10 +605,6 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 	char a[16], b[16];
 	switch (e->kind) {
 	case E_INT:
-		if (e->op == E_INT_NEEDS_MINUS) {
-			ERR(vf, e->loc, "integer out of range of i64");
-			return false;
-		}
 		e->dt = (is_int(hint) || elem_is_float(hint.kind)) ? scalar_dt(hint.kind) : scalar_dt(ET_I32);
 		return literal_fits(vf, e);
 	case E_FLOAT:

@@ -623,6 +623,28 @@ signed_int(Parser *p, IntTok v, bool neg, Loc at)
 	return neg ? (int64_t)(0 - v.mag) : (int64_t)v.mag;
 }
 
+/* A literal too large for any integer type: above u64's range, or negated
+ * below i64's. */
+static void
+int_range_error(Parser *p, IntTok v, bool neg, Loc at)
+{
+	parser_error(p, at, "%s%.*s is out of the range of %s", neg ? "-" : "", (int)v.text.n,
+	             v.text.s, neg ? "i64" : "u64");
+}
+
+/* An integer literal that is not negated, as the bits of an int64_t (above
+ * INT64_MAX: of the unsigned number, *u64 set). */
+static int64_t
+literal_int(Parser *p, IntTok v, Loc at, bool *u64)
+{
+	*u64 = !v.overflow && v.mag > (uint64_t)INT64_MAX;
+	if (v.overflow) {
+		int_range_error(p, v, false, at);
+		return 0;
+	}
+	return (int64_t)v.mag;
+}
+
 Attr *
 b_attr_int(Parser *p, IntTok v, bool neg, Loc at)
 {
@@ -1076,7 +1098,17 @@ Value *
 b_lit_int(Parser *p, IntTok t, bool neg, Loc at)
 {
 	Value *v = new_lit(p, at, 0);
-	v->u.i = signed_int(p, t, neg, at);
+	if (neg) {
+		if (t.overflow || t.mag > (uint64_t)INT64_MAX + 1)
+			int_range_error(p, t, true, at);
+		else
+			v->u.i = (int64_t)(0 - t.mag);
+		return v;
+	}
+	bool u64;
+	v->u.i = literal_int(p, t, at, &u64);
+	if (u64)
+		v->flags |= VF_LIT_U64;
 	return v;
 }
 
@@ -1110,6 +1142,22 @@ b_push_num(Parser *p, NumTok n)
 	VEC_PUSH(p->nums, p->nnums, p->capnums) = n;
 }
 
+/* An integer in a floating-point constant; one beyond 64 bits is read as
+ * the float its digits spell. */
+static double
+int_as_double(const NumTok *t)
+{
+	double d = (double)t->it.mag;
+	if (t->it.overflow) {
+		char *s = xmalloc(t->it.text.n + 1);
+		memcpy(s, t->it.text.s, t->it.text.n);
+		s[t->it.text.n] = 0;
+		d = strtod(s, NULL);
+		free(s);
+	}
+	return t->kind == NK_NEGINT ? -d : d;
+}
+
 static Value *
 make_const(Parser *p, const Type *ty, Loc tyloc, const NumTok *nums, uint32_t n, Loc at)
 {
@@ -1141,8 +1189,7 @@ make_const(Parser *p, const Type *ty, Loc tyloc, const NumTok *nums, uint32_t n,
 				parser_error(p, t->loc, "boolean value in a floating-point constant");
 				return v;
 			}
-			cd->u.f[i] = t->kind == NK_FLOAT ? t->f
-			           : t->kind == NK_NEGINT ? -(double)t->it.mag : (double)t->it.mag;
+			cd->u.f[i] = t->kind == NK_FLOAT ? t->f : int_as_double(t);
 			if (isfinite(cd->u.f[i]) && fabs(cd->u.f[i]) > elem_float_max((ElemKind)ty->dt.kind)) {
 				parser_error(p, t->loc, "%g is out of the range of %s", cd->u.f[i],
 				             elem_name(ty->dt.kind));
@@ -1168,8 +1215,8 @@ make_const(Parser *p, const Type *ty, Loc tyloc, const NumTok *nums, uint32_t n,
 		elem_int_range((ElemKind)ty->dt.kind, &lo, &hi);
 		bool neg = t->kind == NK_NEGINT && t->it.mag != 0;
 		if (t->it.overflow || (neg ? t->it.mag > (uint64_t)-(lo + 1) + 1 : t->it.mag > hi)) {
-			parser_error(p, t->loc, "%s%llu is out of the range of %s", neg ? "-" : "",
-			             (unsigned long long)t->it.mag, elem_name(ty->dt.kind));
+			parser_error(p, t->loc, "%s%.*s is out of the range of %s", neg ? "-" : "",
+			             (int)t->it.text.n, t->it.text.s, elem_name(ty->dt.kind));
 			return v;
 		}
 		cd->u.i[i] = neg ? (int64_t)(0 - t->it.mag) : (int64_t)t->it.mag;
@@ -1650,15 +1697,12 @@ PExpr *
 b_e_int(Parser *p, IntTok v, Loc at)
 {
 	PExpr *e = new_expr(p, E_INT, at);
-	/* 2^63 is only valid negated (-9223372036854775808): it is kept as
-	 * INT64_MIN, marked, and the mark cleared by the negation, or
-	 * reported by the verifier. */
-	if (!v.overflow && v.mag == (uint64_t)INT64_MAX + 1) {
-		e->u.i = INT64_MIN;
-		e->op = E_INT_NEEDS_MINUS;
-		return e;
-	}
-	e->u.i = signed_int(p, v, false, at);
+	/* Above INT64_MAX: a u64 or a float (the verifier checks which), or
+	 * 2^63 negated right away (-9223372036854775808, b_e_un). */
+	bool u64;
+	e->u.i = literal_int(p, v, at, &u64);
+	if (u64)
+		e->op = E_INT_U64;
 	return e;
 }
 
@@ -1753,9 +1797,13 @@ b_e_un(Parser *p, int op, PExpr *a, Loc at)
 	 * re-reads the same; "-(-1)" stays a negation. */
 	if (op == OP_NEG && a && (a->kind == E_INT || a->kind == E_FLOAT) && a->loc.line == at.line &&
 	    a->loc.col == at.col + 1) {
-		if (a->kind == E_INT && a->op == E_INT_NEEDS_MINUS)
-			a->op = 0; /* -2^63: already INT64_MIN */
-		else if (a->kind == E_INT)
+		if (a->kind == E_INT && a->op == E_INT_U64) {
+			/* -2^63 is INT64_MIN, already; below it no type reaches */
+			if (a->u.i != INT64_MIN)
+				parser_error(p, at, "-%llu is out of the range of i64",
+				             (unsigned long long)a->u.i);
+			a->op = 0;
+		} else if (a->kind == E_INT)
 			a->u.i = (int64_t)(0 - (uint64_t)a->u.i);
 		else
 			a->u.f = -a->u.f;

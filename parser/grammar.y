@@ -330,10 +330,10 @@ nums
 num
 	: INT                       { $$ = (NumTok){NK_INT, $1, 0, @1}; }
 	| '-' INT                   { $$ = (NumTok){NK_NEGINT, $2, 0, @1}; }
-	| FLOAT                     { $$ = (NumTok){NK_FLOAT, {0, false}, $1, @1}; }
-	| '-' FLOAT                 { $$ = (NumTok){NK_FLOAT, {0, false}, -$2, @1}; }
-	| TRUE                      { $$ = (NumTok){NK_BOOL, {1, false}, 0, @1}; }
-	| FALSE                     { $$ = (NumTok){NK_BOOL, {0, false}, 0, @1}; }
+	| FLOAT                     { $$ = (NumTok){NK_FLOAT, {0, false, {NULL, 0}}, $1, @1}; }
+	| '-' FLOAT                 { $$ = (NumTok){NK_FLOAT, {0, false, {NULL, 0}}, -$2, @1}; }
+	| TRUE                      { $$ = (NumTok){NK_BOOL, {1, false, {NULL, 0}}, 0, @1}; }
+	| FALSE                     { $$ = (NumTok){NK_BOOL, {0, false, {NULL, 0}}, 0, @1}; }
 	;
 
 /* ------------------------------------------------------------- attributes */
@@ -467,7 +467,7 @@ pindices
 	;
 
 pindex
-	: pexpr                     { $$ = b_index(p, $1, (IntTok){0, false}, @1); }
+	: pexpr                     { $$ = b_index(p, $1, (IntTok){0, false, {NULL, 0}}, @1); }
 	| pexpr ':' INT             { $$ = b_index(p, $1, $3, @3); }
 	;
 

@@ -187,7 +187,7 @@ lex_raw(IRSTYPE *lval, Loc *lloc, Parser *p)
 				else
 					v = v * 10 + d;
 			}
-			lval->it = (IntTok){v, over};
+			lval->it = (IntTok){v, over, slice(p->tok, p->cur)};
 			return T_INT;
 		}
 		digit+ "." digit+ exp? | digit+ exp {

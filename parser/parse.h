@@ -24,7 +24,9 @@ typedef struct {
 /* Values of tokens and of the small grammar nonterminals. */
 typedef struct { Slice dev, scope; } VDevTok;
 typedef struct { Slice name; uint32_t index; } ProjTok;
-typedef struct { uint64_t mag; bool overflow; } IntTok;
+/* An integer as written: its magnitude (saturated digits when it overflows
+ * 64 bits) and its digits, for messages and for a float constant. */
+typedef struct { uint64_t mag; bool overflow; Slice text; } IntTok;
 typedef struct { const char *s; uint32_t n; } StrTok;
 
 /* A scratch stack the grammar pushes list elements on; a list's semantic

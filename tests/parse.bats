@@ -730,6 +730,53 @@ IR
 
 @test "invalid-regressions.ir: errors found by this suite, kept as regression tests" { expect_diagnostics ir-parse invalid-regressions.ir; }
 
+@test "invalid-u64.ir: integers out of the range of u64 and i64, as written" { expect_diagnostics ir-parse invalid-u64.ir; }
+
+# found by tests/gen (ALLOW_U64_LITERAL_ABOVE_I64): a literal operand above
+# INT64_MAX was refused, though a u64 holds it
+@test "u64: literals above INT64_MAX, operands and loop level, print as written and read back" {
+	cat > "$BATS_TEST_TMPDIR/u.ir" <<'IR'
+device @cpu = cpu(0)
+prim @p(%B: u64[3] @cpu, %F: f32[1] @cpu) {
+  let %x: u64 = 18446744073709551615
+  %B[0] = %x - 1
+  %B[1] = %B[0] * 2 + 9223372036854775808
+  %B[2] = select(%x > 9223372036854775809, -(9223372036854775808), %x)
+  %F[0] = 18446744073709551615
+}
+fn @main(%x: u64[4]) -> (bool[4], u64[4], u64[]) {
+  %a = greater(%x, 9223372036854775808)
+  %b = where(%a, 18446744073709551615, %x)
+  %c = @id(18446744073709551615)
+  %t = (%a, %b, %c)
+  return %t
+}
+fn @id(%v: u64[]) -> u64[] {
+  return %v
+}
+IR
+	run -0 ir-parse "$BATS_TEST_TMPDIR/u.ir"
+	assert_line '  let %x: u64 = 18446744073709551615'
+	assert_line '  %B[1] = %B[0] * 2 + 9223372036854775808'
+	assert_line '  %B[2] = select(%x > 9223372036854775809, -(9223372036854775808), %x)'
+	assert_line '  %F[0] = 18446744073709551615'
+	assert_line '  %a: bool[4] = greater(%x, 9223372036854775808)'
+	assert_line '  %b: u64[4] = where(%a, 18446744073709551615, %x)'
+	assert_line '  %c: u64[] = @id(18446744073709551615)'
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/a.ir"
+	ir-parse "$BATS_TEST_TMPDIR/a.ir" | cmp - "$BATS_TEST_TMPDIR/a.ir"
+}
+
+@test "const: an integer beyond 64 bits in a float constant is the float it spells" {
+	run -0 ir-parse <<'IR'
+fn @f() -> f64[2] {
+  %a = const f64[2] [100000000000000000000, -18446744073709551616]
+  return %a
+}
+IR
+	assert_line '  %a: f64[2] = const f64[2] [1e+20, -1.8446744073709552e+19]'
+}
+
 @test "loop: the smallest i64 can be written in an expression" {
 	run -0 ir-parse <<'IR'
 device @cpu = cpu(0)

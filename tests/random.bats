@@ -89,3 +89,15 @@ need_numpy() {
 		[ "$status" -eq 0 ]
 	done
 }
+
+@test "random: a u64 literal operand above INT64_MAX reads, lowers and runs (seeds 2868, 3243, 4279, 11149)" {
+	need_numpy
+	for s in 2868 3243 4279 11149; do
+		# the model has one still (the generator did not drift from it)
+		"$PY" "$G/gen.py" "$s" "$BATS_TEST_TMPDIR/m$s"
+		grep -Eq '[(, ](9223372036854775808|18446744073709551615)[,)]' "$BATS_TEST_TMPDIR/m$s/model.ir"
+		run "$PY" "$G/check.py" --bin "$IRPIPE_BIN" --seed "$s" --count 1
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
+}

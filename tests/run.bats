@@ -123,6 +123,23 @@ model() {
 	assert_output 'i32[3] [0, -1, 1]'
 }
 
+@test "run: u64 literals above INT64_MAX keep their value directly, lowered and folded" {
+	# u64_literals.out: worked out by hand (u64 wraps modulo 2^64; f32
+	# rounds 2^64-1 to 2^64)
+	local f=$BATS_TEST_DIRNAME/ir-run-ocl/u64_literals.ir d=$BATS_TEST_TMPDIR
+	cp "${f%.ir}.out" "$d/want"
+	run -0 ir-run --interp "$f"
+	assert_output "$(cat "$d/want")"
+	# lowering writes the literals into prims (and clip's a_max of 1e19)
+	ir-plan-devices "$f" | ir-lower > "$d/l.ir"
+	grep -q '%p0\[%i0\] > 9223372036854775808' "$d/l.ir"
+	run -0 ir-run --interp "$d/l.ir"
+	assert_output "$(cat "$d/want")"
+	ir-fold-constants "$f" > "$d/f.ir"
+	run -0 ir-run --interp "$d/f.ir"
+	assert_output "$(cat "$d/want")"
+}
+
 # --- the runner's contracts (issue 10, items 7-11) ---------------------------------
 
 # npy FILE DESCR SHAPE DATABYTES: a .npy file by hand (no NumPy needed),

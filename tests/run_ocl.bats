@@ -161,3 +161,17 @@ IR
 	run -0 ir-run --check $args -o "$d/o.npy" "$d/o.ir"
 	"$PY" "$H" same "$d/o.npy" "$d/ref.npy"
 }
+
+@test "run_ocl: u64 literals above INT64_MAX are ulong literals with their value on OpenCL" {
+	local d=$BATS_TEST_TMPDIR f=$BATS_TEST_DIRNAME/ir-run-ocl/u64_literals.ir mode opt
+	for mode in fuse no-fuse no-tile; do
+		opt=
+		[ $mode = fuse ] || opt=--$mode
+		compiled "$f" "$d/$mode.ir" $opt
+		grep -q '> 9223372036854775808UL' "$d/$mode.ir"
+		grep -q 'F\[0\] = (float)18446744073709551615UL;' "$d/$mode.ir"
+		# u64_literals.out: worked out by hand (tests/run.bats)
+		run -0 ir-run --check "$d/$mode.ir"
+		assert_output "$(cat "${f%.ir}.out")"
+	done
+}

@@ -96,8 +96,8 @@ literal(GroupCx *c, const Value *a)
 	if (a->flags & VF_LIT_FLOAT)
 		return pe_float(c->b, a->u.f, k);
 	if (elem_is_float(k))
-		return pe_float(c->b, (double)a->u.i, k);
-	return pe_int(c->b, a->u.i, k);
+		return pe_float(c->b, lit_int_double(a), k);
+	return pe_int(c->b, a->u.i, k);   /* a u64 literal's bits, as pe_int takes them */
 }
 
 /* e repeated in each of `lanes` lanes (e itself for one lane). */
@@ -560,19 +560,18 @@ lower_average_kind(ElemKind k)
 	return elem_is_signed(k) ? ET_I64 : ET_U64;
 }
 
-/* The largest value of kind k: +inf, or the integer maximum (u64's
- * written 0 - 1, as pe_int takes no value above INT64_MAX). */
+/* The largest value of kind k: +inf, or the integer maximum (u64's as
+ * its bits, which pe_int takes). */
 static PExpr *
 highest(PBuild *b, ElemKind k)
 {
 	if (elem_is_float(k))
 		return pe_float(b, INFINITY, k);
-	int64_t lo;
+	int64_t lo, bits;
 	uint64_t hi;
 	elem_int_range(k, &lo, &hi);
-	if (hi > INT64_MAX)
-		return pe_sub(b, pe_int(b, 0, k), pe_int(b, 1, k));
-	return pe_int(b, (int64_t)hi, k);
+	memcpy(&bits, &hi, sizeof bits);
+	return pe_int(b, bits, k);
 }
 
 /* The sum, mean, max or min (code) of member k's operand over the axes

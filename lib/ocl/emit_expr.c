@@ -99,7 +99,7 @@ children(PExpr *e, PExpr **out)
 }
 
 static void
-int_literal(Str *b, DType dt, int64_t v, int *prec)
+int_literal(Str *b, DType dt, int64_t v, bool u64, int *prec)
 {
 	*prec = v < 0 ? P_UNARY : P_PRIMARY;
 	switch (dt.kind) {
@@ -127,7 +127,10 @@ int_literal(Str *b, DType dt, int64_t v, int *prec)
 		return;
 	default: {
 		char t[16];
-		str_printf(b, "(%s)%lld", ocl_ctype((DType){dt.kind, 1}, t), (long long)v);
+		if (u64)   /* above INT64_MAX, in a float type: v holds its bits */
+			str_printf(b, "(%s)%lluUL", ocl_ctype((DType){dt.kind, 1}, t), (unsigned long long)v);
+		else
+			str_printf(b, "(%s)%lld", ocl_ctype((DType){dt.kind, 1}, t), (long long)v);
 		*prec = P_UNARY;
 		return;
 	}
@@ -261,7 +264,7 @@ node(Gen *g, PExpr *e, Text *c)
 	int prec = P_PRIMARY;
 	switch (e->kind) {
 	case E_INT:
-		int_literal(&b, e->dt, e->u.i, &prec);
+		int_literal(&b, e->dt, e->u.i, e->op == E_INT_U64, &prec);
 		break;
 	case E_FLOAT:
 		float_literal(&b, e->dt, e->u.f, &prec);

@@ -238,6 +238,13 @@ literal_fits(Module *m, const Value *v, const Value *a, DType dt)
 	if (elem_is_float(k))
 		return true;
 	/* Integer literal, integer or bool element: must be representable. */
+	if (a->flags & VF_LIT_U64) {
+		if (k == ET_U64)
+			return true;
+		error_at(m->ctx, a->loc, "%s: integer literal %llu is out of the range of %s",
+		         v->u.op->op->name, (unsigned long long)a->u.i, dn);
+		return false;
+	}
 	int64_t x = a->u.i, lo;
 	uint64_t hi;
 	elem_int_range(k, &lo, &hi);

@@ -161,10 +161,7 @@ literal(Interp *in, const Value *a)
 	Tensor *t = new_tensor(in, a->type, "a literal", a->loc);
 	if (!t)
 		return NULL;
-	if (a->flags & VF_LIT_FLOAT)
-		tensor_set(t, 0, a->u.f);
-	else
-		tensor_set_int(t, 0, a->u.i);
+	tensor_set_literal(t, 0, a);
 	return val_tensor(in, a->type, t);
 }
 

@@ -399,7 +399,7 @@ eval(Run *r, const PExpr *e, Val *out)
 	switch (e->kind) {
 	case E_INT:
 		if (is_float(k))
-			out->l[0].f = int_to_float(ET_I64, e->u.i, k);
+			out->l[0].f = int_to_float(e->op == E_INT_U64 ? ET_U64 : ET_I64, e->u.i, k);
 		else
 			out->l[0].i = wrap(k, e->u.i);
 		return true;

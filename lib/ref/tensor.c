@@ -262,6 +262,17 @@ tensor_set(Tensor *t, int64_t i, double v)
 	}
 }
 
+void
+tensor_set_literal(Tensor *t, int64_t i, const Value *lit)
+{
+	if (lit->flags & VF_LIT_FLOAT)
+		tensor_set(t, i, lit->u.f);
+	else if (elem_is_float(t->kind))
+		tensor_set(t, i, lit_int_double(lit));
+	else
+		tensor_set_int(t, i, lit->u.i);
+}
+
 int64_t
 tensor_get_int(const Tensor *t, int64_t i)
 {

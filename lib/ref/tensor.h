@@ -91,6 +91,10 @@ int64_t tensor_get_int(const Tensor *t, int64_t i);
  * to an unsigned type of that width); bool stores v != 0; float elements
  * get v converted to the float type. */
 void tensor_set_int(Tensor *t, int64_t i, int64_t v);
+/* Element i set to the number a literal operand (VK_LIT) stands for:
+ * integers exactly (a u64 above INT64_MAX too); in a float element through
+ * a double, as lowering writes the literal. */
+void tensor_set_literal(Tensor *t, int64_t i, const Value *lit);
 
 /* v converted to integer kind k as tensor_set does (truncation toward
  * zero, saturation, NaN -> 0), returned sign- or zero-extended like

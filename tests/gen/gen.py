@@ -63,7 +63,7 @@ CHECK_COPIES_ONCE = True
 ALLOW_INT_AVERAGE_WRAP = True
 # found by this generator: a literal operand above i64's range (a u64
 # operand compared with 9223372036854775808) is refused by ir-parse.
-ALLOW_U64_LITERAL_ABOVE_I64 = False
+ALLOW_U64_LITERAL_ABOVE_I64 = True
 
 # 32, not the format's 64: the inputs and outputs are NumPy arrays, of at
 # most 32 axes (tests/ranks.bats takes rank 64 through every tool)
@@ -1380,6 +1380,8 @@ class Gen:
         a, b = INTS[dt]
         val = self.r.choice([0, 1, 2, 3, -1, 5, 10]) if near is None or self.chance(0.5) \
             else int(near)
+        if val < 0 and dt == "u64" and ALLOW_U64_LITERAL_ABOVE_I64:
+            val += 2 ** 64      # as in C: u64's -1 is its largest value
         val = max(a, min(b, val))
         if not ALLOW_U64_LITERAL_ABOVE_I64:
             val = min(val, 2 ** 63 - 1)
