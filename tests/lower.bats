@@ -18,6 +18,13 @@ setup() {
 @test "lower: dense and batch_matmul on a cpu (the weight transposed into panels, broadcast tiles)" {
 	golden --from=ir-plan-devices ir-lower matmul_cpu
 }
+@test "lower: a dense of packed weight (weight_layout NC<P>n) on a cpu reads the panels with no transpose kernel" {
+	golden --from=ir-plan-devices ir-lower dense_packed
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/dense_packed.ir"
+	refute_output --partial 'alloc %wt'
+	# one kernel per prim: no weight preparation
+	[ "$(grep -c '^  kernel ' <<< "$output")" -eq "$(grep -c '^prim ' <<< "$output")" ]
+}
 @test "lower: gpu dense, batch_matmul and conv2d are matrix products tiled in shared memory" {
 	golden --from=ir-plan-devices ir-lower gpu_tiles
 	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles.ir"

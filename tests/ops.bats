@@ -288,6 +288,16 @@ IR
 	assert_output --partial '%0: f32[2,5,10]'
 }
 
+@test "ops: nn.dense with a packed weight, weight_layout NC<n>n: [N/n,K,n]" {
+	run -0 ir-parse - <<'IR'
+fn @main(%x: f32[2,5,64], %w: f32[3,64,32]) {
+  %0 = nn.dense(%x, %w) {units=96, weight_layout="NC32n"}
+  return %0
+}
+IR
+	assert_output --partial '%0: f32[2,5,96]'
+}
+
 @test "ops: nn.batch_matmul transposes y by default" {
 	run -0 ir-parse - <<'IR'
 fn @main(%x: f32[2,3,4], %y: f32[2,5,4]) {

@@ -135,10 +135,12 @@ int lower_reduce_across(GroupCx *c);
 int lower_tiled(GroupCx *c);
 /* The shape of a dense [M,K] x [N,K] or batch_matmul [B|1,M,K] x
  * [B|1,N,K] that the tiles take (lower_tile.c): false for literal
- * operands, other transposes than y's default one, or an empty tensor. */
+ * operands, other transposes than y's default one, or an empty tensor.
+ * A dense of weight_layout "NC<P>n" has its weight [N/P,K,P] (pack P). */
 typedef struct {
 	uint32_t o; /* the axes after the batch: 1 if batched */
 	int64_t B, BX, BW, M, K, N; /* batches of the result, x and w */
+	int64_t pack;               /* P, or 0 for a weight [B|1,N,K] */
 } MatmulShape;
 bool lower_matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh);
 /* Stores e, member 0's value at idx (lanes along the last axis), through
@@ -157,6 +159,12 @@ void lower_conv_attrs(const Value *v, ConvAttrs *a);
 void lower_pool_attrs(const Value *v, PoolAttrs *a);
 /* batch_matmul's transpose_a and transpose_b, with TVM's defaults. */
 void lower_matmul_transposes(const Value *v, bool *ta, bool *tb);
+/* dense's weight_layout "NC<P>n": P, or 0 for "NC" (and batch_matmul). */
+int64_t lower_dense_pack(const Value *v);
+/* The cpu matmul tile's vectors of columns over n columns (a panel's
+ * width, or N when it transposes the weight itself): V lanes, RN
+ * vectors, so a panel of RN*V columns (lower_tile.c). */
+void lower_cpu_dense_panel(int64_t n, int64_t *V, int64_t *RN);
 
 /* True if the operator is one lower_member handles (all but softmax and
  * split, which are lowered whole). */

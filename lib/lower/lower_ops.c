@@ -787,6 +787,17 @@ lower_matmul_transposes(const Value *v, bool *ta, bool *tb)
 	*tb = a.tb;
 }
 
+int64_t
+lower_dense_pack(const Value *v)
+{
+	if (v->u.op->op->id != O_DENSE)
+		return 0;
+	OpCx c = attrs_of(v);
+	MatmulAttrs a;
+	matmul_attrs(&c, &a);
+	return a.pack;
+}
+
 void
 lower_conv_attrs(const Value *v, ConvAttrs *a)
 {
@@ -859,7 +870,14 @@ dense(GroupCx *c, int k, PExpr *const *idx)
 	ElemKind kk = kind_of(v);
 	PVar *acc = accumulator(c, (DType){kk, 1}, pe_float(c->b, 0, kk));
 	PExpr *kv = reduce_loop(c, K);
-	PExpr *xi[LOWER_MAX_RANK], *wi[2] = {idx[r - 1], kv};
+	/* weight_layout "NC<P>n": unit n at [n / P, k, n % P] */
+	int64_t P = lower_dense_pack(v);
+	PExpr *wi[3] = {idx[r - 1], kv, NULL};
+	if (P) {
+		wi[0] = pe_div(c->b, idx[r - 1], pe_i32(c->b, P));
+		wi[2] = pe_mod(c->b, idx[r - 1], pe_i32(c->b, P));
+	}
+	PExpr *xi[LOWER_MAX_RANK];
 	for (uint32_t d = 0; d + 1 < r; d++)
 		xi[d] = idx[d];
 	xi[r - 1] = kv;

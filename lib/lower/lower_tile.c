@@ -14,7 +14,10 @@
  * vector of V consecutive k (both operands are contiguous along k); the V
  * partial sums are added at the end.  On a cpu otherwise the weight is
  * first transposed to panels of columns ([N/P,K,P]) and each element of
- * x broadcast over vectors of V consecutive columns (tile_matmul_cpu).
+ * x broadcast over vectors of V consecutive columns (tile_matmul_cpu);
+ * a dense whose weight is in panels already (weight_layout "NC<P>n",
+ * which ir-fold-constants writes for constant weights) skips the
+ * transpose, whatever its rows, and a gpu's tile reads it as it is.
  *
  * The sizes were checked by translating the loop nests to OpenCL C by
  * hand (as the code generator will) and timing them on POCL and on an
@@ -156,9 +159,10 @@ lower_matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh)
 			return false;
 	}
 	uint32_t o = batched;
+	int64_t P = batched ? 0 : lower_dense_pack(v);
 	*sh = (MatmulShape){o, batched ? v->type->dims[0] : 1, batched ? xt->dims[0] : 1,
 	                    batched ? wt->dims[0] : 1,
-	                    xt->dims[o], xt->dims[o + 1], wt->dims[o]};
+	                    xt->dims[o], xt->dims[o + 1], P ? v->type->dims[1] : wt->dims[o], P};
 	return sh->B && sh->M && sh->N && sh->K;
 }
 
@@ -171,7 +175,8 @@ tile_matmul(GroupCx *c, bool batched)
 	const Value *v = c->g->members[0];
 	const Type *wt = v->args[1]->type;
 	MatmulShape sh;
-	if (!lower_matmul_shape(c, batched, &sh))
+	/* (a packed weight has its units, not k, contiguous) */
+	if (!lower_matmul_shape(c, batched, &sh) || sh.pack)
 		return 0;
 	uint32_t o = sh.o;
 	int64_t B = sh.B, M = sh.M, K = sh.K, N = sh.N;
@@ -248,6 +253,23 @@ tile_matmul(GroupCx *c, bool batched)
 static const int64_t cpu_rows[] = {8, 4, 2, 1};
 static const int64_t cpu_vecs[] = {2, 1};
 
+void
+lower_cpu_dense_panel(int64_t n, int64_t *V, int64_t *RN)
+{
+	*V = largest_divisor(n, dense_lanes);
+	*RN = largest_divisor(n / *V, cpu_vecs);
+}
+
+int64_t
+lower_cpu_dense_pack(int64_t M, int64_t N)
+{
+	if (M < cpu_rows[0] || M <= 0 || N <= 0)
+		return 0;
+	int64_t V, RN;
+	lower_cpu_dense_panel(N, &V, &RN);
+	return V * RN;
+}
+
 static int
 tile_matmul_cpu(GroupCx *c, bool batched)
 {
@@ -260,16 +282,23 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	int64_t B = sh.B, BW = sh.BW, M = sh.M, K = sh.K, N = sh.N;
 	/* Fewer rows than a tile (a batch of 1 in inference) reuse the
 	 * transposed weight too little to pay for transposing it: those
-	 * keep the lanes-along-k tile. */
-	if (M < cpu_rows[0])
+	 * keep the lanes-along-k tile.  A weight packed already (dense's
+	 * weight_layout "NC<PL>n") is read as it is, whatever the rows. */
+	if (M < cpu_rows[0] && !sh.pack)
 		return tile_matmul(c, batched);
-	int64_t V = largest_divisor(N, dense_lanes);
-	int64_t RN = largest_divisor(N / V, cpu_vecs), RM = largest_divisor(M, cpu_rows);
+	int64_t V, RN;
+	lower_cpu_dense_panel(sh.pack ? sh.pack : N, &V, &RN);
+	int64_t RM = largest_divisor(M, cpu_rows);
 	ElemKind kk = (ElemKind)v->type->dt.kind;
 	PBuild *b = c->b;
 	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
-
+	int64_t P = RN * V, NP = N / P;
+	/* The panels' width PL: P when transposed here, a multiple of P when
+	 * packed (each panel then SP tiles wide). */
+	int64_t PL = sh.pack ? sh.pack : P, SP = PL / P;
+	PVar *wT = w;
+	int close;
 	/* Stage 1: the weight in panels of P = RN*V columns, [BW,]N/P,K,P,
 	 * so that a tile reads its P columns of every k from one contiguous
 	 * run.  As [K,N], 1024^3 ran at 27-65 GFLOP/s on POCL here (the
@@ -278,26 +307,28 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	 * gathered in a local vector and written as one run (work items next
 	 * to each other read neighbouring k, so the reads share cache lines;
 	 * 512x512 took 0.08 ms so, against 0.16-0.23 for a row of N elements
-	 * per work item, 15% of the whole 512^3 dense). */
-	int64_t P = RN * V, NP = N / P;
-	int64_t tdims[4] = {BW, NP, K, P};
-	PVar *wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 3 + o, tdims + !batched), global);
-	int64_t tgrid[4] = {BW, NP, RN, K}, titems = BW * NP * RN * K;
-	PExpr *tg[4] = {pe_i32(b, 0), NULL, NULL, NULL}, *tflat;
-	int close = pb_depth(b);
-	lower_open_nest(c, &titems, 1, &tflat, false);
-	lower_unflatten(b, tflat, tgrid + !batched, NULL, 3 + o, tg + !batched);
-	PExpr *q0 = pb_let(b, "q", pe_mul(b, tg[2], pe_i32(b, V)));
-	PExpr *n0 = pb_let(b, "n", pe_add(b, pe_mul(b, tg[1], pe_i32(b, P)), q0));
-	PVar *col = pb_alloc(b, "col", type_tensor(c->m, (DType){wt->dt.kind, 1}, 1, &V), c->local);
-	int op = pb_depth(b);
-	PExpr *l = unrolled(c, "u", V);
-	PExpr *wsrc[3] = {tg[0], pe_add(b, n0, l), tg[3]};
-	pb_store(b, col, &l, 1, pe_load(b, w, wsrc + !batched, 1));
-	pb_close_to(b, op);
-	PExpr *zero = pe_i32(b, 0), *wdst[4] = {tg[0], tg[1], tg[3], q0};
-	pb_store(b, wT, wdst + !batched, (uint32_t)V, pe_load(b, col, &zero, (uint32_t)V));
-	pb_close_to(b, close);
+	 * per work item, 15% of the whole 512^3 dense).  A weight packed
+	 * already, by ir-fold-constants for a constant, skips this stage. */
+	if (!sh.pack) {
+		int64_t tdims[4] = {BW, NP, K, P};
+		wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 3 + o, tdims + !batched), global);
+		int64_t tgrid[4] = {BW, NP, RN, K}, titems = BW * NP * RN * K;
+		PExpr *tg[4] = {pe_i32(b, 0), NULL, NULL, NULL}, *tflat;
+		close = pb_depth(b);
+		lower_open_nest(c, &titems, 1, &tflat, false);
+		lower_unflatten(b, tflat, tgrid + !batched, NULL, 3 + o, tg + !batched);
+		PExpr *q0 = pb_let(b, "q", pe_mul(b, tg[2], pe_i32(b, V)));
+		PExpr *n0 = pb_let(b, "n", pe_add(b, pe_mul(b, tg[1], pe_i32(b, P)), q0));
+		PVar *col = pb_alloc(b, "col", type_tensor(c->m, (DType){wt->dt.kind, 1}, 1, &V), c->local);
+		int op = pb_depth(b);
+		PExpr *l = unrolled(c, "u", V);
+		PExpr *wsrc[3] = {tg[0], pe_add(b, n0, l), tg[3]};
+		pb_store(b, col, &l, 1, pe_load(b, w, wsrc + !batched, 1));
+		pb_close_to(b, op);
+		PExpr *zero = pe_i32(b, 0), *wdst[4] = {tg[0], tg[1], tg[3], q0};
+		pb_store(b, wT, wdst + !batched, (uint32_t)V, pe_load(b, col, &zero, (uint32_t)V));
+		pb_close_to(b, close);
+	}
 
 	/* Stage 2: the product, a tile of RM rows x RN vectors of V columns,
 	 * the tiles of one panel next to each other (the panel stays in
@@ -330,11 +361,17 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 			pb_store(b, acc[u][q], &zero, (uint32_t)V, pe_broadcast(b, (uint8_t)V, pe_float(b, 0, kk)));
 		}
 
+	/* the tile's panel and its first column in it */
+	PExpr *panel = t[1], *c0 = pe_i32(b, 0);
+	if (SP > 1) {
+		panel = pb_let(b, "p", pe_div(b, t[1], pe_i32(b, SP)));
+		c0 = pb_let(b, "c", pe_mul(b, pe_mod(b, t[1], pe_i32(b, SP)), pe_i32(b, P)));
+	}
 	int kop = pb_depth(b);
 	PExpr *k = serial(c, "k", K);
 	PExpr *wv[2];
 	for (int64_t q = 0; q < RN; q++) {
-		PExpr *wi[4] = {bw, t[1], k, pe_i32(b, q * V)};
+		PExpr *wi[4] = {bw, panel, k, SP > 1 ? pe_add(b, c0, pe_i32(b, q * V)) : pe_i32(b, q * V)};
 		wv[q] = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi + !batched, (uint32_t)V)));
 	}
 	for (int64_t u = 0; u < RM; u++) {

@@ -20,7 +20,7 @@
  * of shared memory per 64 fmas.  bench/h100.md has what it ran at.
  *
  * dense [M,K] x [N,K] and batch_matmul: A = x and B = w, both contiguous
- * along k.  conv2d (NCHW, OIHW, one group) as an implicit product: A is
+ * along k (a dense's packed weight [N/P,K,P] along n).  conv2d (NCHW, OIHW, one group) as an implicit product: A is
  * the weight [O, I*KH*KW] and B the input's windows, n running over the
  * output's (image, row, column) and k over (channel, ky, kx), read
  * straight from the input with the padding selected to zero (no im2col
@@ -81,6 +81,7 @@ struct Gemm {
 	/* the operands */
 	PVar *x, *w;
 	bool batched, bx_bcast, bw_bcast;
+	int64_t pack;              /* dense's weight [N/pack,K,pack], or 0 */
 	/* conv2d */
 	ConvAttrs ca;
 	bool packed;               /* NCHW4c data and result, OIHW4o weight */
@@ -400,6 +401,16 @@ mm_load_b(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k)
 	return pe_load(c->b, g->w, wi + !g->batched, 1);
 }
 
+/* dense's weight_layout "NC<P>n": unit n at [n / P, k, n % P] */
+static PExpr *
+mm_load_b_packed(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k)
+{
+	(void)bt;
+	PBuild *b = c->b;
+	PExpr *wi[3] = {pe_div(b, n, pe_i32(b, g->pack)), k, pe_mod(b, n, pe_i32(b, g->pack))};
+	return pe_load(b, g->w, wi, 1);
+}
+
 static bool
 mm_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val, uint32_t lanes)
 {
@@ -418,7 +429,11 @@ tile_matmul_gpu(GroupCx *c, bool batched)
 	Gemm g = {.B = sh.B, .M = sh.M, .N = sh.N, .K = sh.K, .a_kfast = true, .b_kfast = true,
 	          .kk = (ElemKind)v->type->dt.kind, .load_a = mm_load_a, .load_b = mm_load_b,
 	          .store = mm_store, .batched = batched, .bx_bcast = sh.BX == 1,
-	          .bw_bcast = sh.BW == 1};
+	          .bw_bcast = sh.BW == 1, .pack = sh.pack};
+	if (sh.pack) { /* the units contiguous */
+		g.b_kfast = false;
+		g.load_b = mm_load_b_packed;
+	}
 	/* (lower_input only after the shape is known to fit: it binds nothing) */
 	g.x = lower_input(c, 0, 0, -1)->buf;
 	g.w = lower_input(c, 0, 1, -1)->buf;

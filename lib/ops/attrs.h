@@ -119,9 +119,12 @@ typedef struct {
 } PoolAttrs;
 bool pool2d_attrs(OpCx *c, PoolAttrs *a);
 
-/* nn.dense (units; 0: not given) and nn.batch_matmul (transposes). */
+/* nn.dense (units; 0: not given; pack: 0 for weight_layout "NC", the
+ * weight [units, K], or n for "NC<n>n", the weight packed [units/n, K, n]
+ * as ir-fold-constants writes it for ir-lower's cpu tile) and
+ * nn.batch_matmul (transposes). */
 typedef struct {
-	int64_t units;
+	int64_t units, pack;
 	bool ta, tb;
 	DType out_dt;
 	bool has_out_dt;

@@ -20,7 +20,7 @@ static const char *const a_cast[] = {"dtype", NULL};
 static const char *const a_conv2d[] = {
 	"channels", "data_layout", "dilation", "groups", "kernel_layout", "kernel_size",
 	"out_dtype", "out_layout", "padding", "strides", NULL};
-static const char *const a_dense[] = {"out_dtype", "units", NULL};
+static const char *const a_dense[] = {"out_dtype", "units", "weight_layout", NULL};
 static const char *const a_batch_matmul[] = {"out_dtype", "transpose_a", "transpose_b", NULL};
 static const char *const a_axis[] = {"axis", NULL};
 static const char *const a_max_pool[] = {

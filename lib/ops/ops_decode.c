@@ -61,12 +61,35 @@ pool2d_attrs(OpCx *c, PoolAttrs *a)
 	return true;
 }
 
+/* nn.dense's weight_layout: 0 for "NC" (the default), n for "NC<n>n"
+ * (TVM's dense_pack letters: N units, C features, n the inner part of N;
+ * n a decimal without leading zeros, 1 to 65536). */
+static int64_t
+dense_pack(OpCx *c)
+{
+	const char *wl = oa_str(c, "weight_layout", "NC");
+	if (strcmp(wl, "NC") == 0)
+		return 0;
+	int64_t n = 0;
+	const char *p = wl + 2;
+	if (strncmp(wl, "NC", 2) == 0 && *p >= '1' && *p <= '9') {
+		while (*p >= '0' && *p <= '9' && n <= 65536)
+			n = n * 10 + (*p++ - '0');
+		if (n <= 65536 && p[0] == 'n' && p[1] == 0)
+			return n;
+	}
+	op_error_at(c, oa_loc(c, "weight_layout"), "'weight_layout' of %s must be \"NC\" or "
+	            "\"NC<n>n\" (n from 1 to 65536), not \"%s\"", c->op, wl);
+	return 0;
+}
+
 bool
 matmul_attrs(OpCx *c, MatmulAttrs *a)
 {
 	memset(a, 0, sizeof *a);
 	if (c->id == O_DENSE) {
 		a->units = oa_int(c, "units", 0, 1, INT64_MAX);   /* 0: not given */
+		a->pack = dense_pack(c);
 	} else {
 		a->ta = oa_bool(c, "transpose_a", false);
 		a->tb = oa_bool(c, "transpose_b", true);

@@ -115,12 +115,25 @@ infer_dense(Module *m, Value *v)
 	MatmulAttrs a;
 	if (!matmul_attrs(&c, &a))
 		return NULL;
-	int64_t units = a.units;
+	int64_t units = a.units, P = a.pack;
 	const Type *x = op_arg(&c, 0), *w = op_arg(&c, 1);
 	char xs[256], ws[256];
-	if (x->n < 1 || w->n != 2) {
-		op_error(&c, "needs data of rank >= 1 and a 2-d weight [units, K], not %s and %s",
+	/* weight_layout "NC<P>n": the weight is [units/P, K, P] */
+	if (x->n < 1 || w->n != (P ? 3u : 2u)) {
+		op_error(&c, "needs data of rank >= 1 and a %s weight %s, not %s and %s", P ? "3-d" : "2-d",
+		         P ? "[units/n, K, n] (weight_layout \"NC<n>n\")" : "[units, K]",
 		         type_text(x, xs, sizeof xs), type_text(w, ws, sizeof ws));
+		return NULL;
+	}
+	if (P && w->dims[2] != P) {
+		op_error_at(&c, oa_loc(&c, "weight_layout"), "'weight_layout' of nn.dense is \"NC%lldn\", "
+		            "but the weight %s does not end in %lld", (long long)P,
+		            type_text(w, ws, sizeof ws), (long long)P);
+		return NULL;
+	}
+	int64_t U = w->dims[0];
+	if (P && __builtin_mul_overflow(w->dims[0], P, &U)) {
+		op_error(&c, "the weight %s has too many units", type_text(w, ws, sizeof ws));
 		return NULL;
 	}
 	if (!check_same_dtype(&c, x, w, "data", "weight") || !check_not_bool(&c, x))
@@ -131,14 +144,14 @@ infer_dense(Module *m, Value *v)
 		         type_text(w, ws, sizeof ws), (long long)w->dims[1]);
 		return NULL;
 	}
-	if (units && units != w->dims[0]) {
+	if (units && units != U) {
 		op_error_at(&c, oa_loc(&c, "units"), "'units' of nn.dense is %lld, but the weight "
-		            "has %lld rows", (long long)units, (long long)w->dims[0]);
+		            "has %lld %s", (long long)units, (long long)U, P ? "units" : "rows");
 		return NULL;
 	}
 	int64_t dims[OPS_MAX_RANK];
 	memcpy(dims, x->dims, x->n * sizeof dims[0]);
-	dims[x->n - 1] = w->dims[0];
+	dims[x->n - 1] = U;
 	return type_tensor(m, a.has_out_dt ? a.out_dt : x->dt, x->n, dims);
 }
 

@@ -117,20 +117,24 @@ ref_dense(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 	MatmulAttrs a;
 	if (!matmul_attrs(c, &a))
 		return false;
-	int64_t units = a.units;
+	int64_t units = a.units, P = a.pack;
 	const Tensor *x = args[0], *w = args[1];
 	Tensor *out = outs[0];
 	char xs[256], ws[256];
-	if (x->rank < 1 || w->rank != 2 || x->dims[x->rank - 1] != w->dims[1])
-		return ref_fail(c, "data %s and weight %s do not fit (data [..., K], weight [units, K])",
+	/* weight_layout "NC<P>n": the weight is [units/P, K, P], unit u at
+	 * [u / P, k, u % P] */
+	if (x->rank < 1 || w->rank != (P ? 3u : 2u) || x->dims[x->rank - 1] != w->dims[1] ||
+	    (P && w->dims[2] != P))
+		return ref_fail(c, "data %s and weight %s do not fit (data [..., K], weight %s)",
 		                ref_dims_text(x->dims, x->rank, xs, sizeof xs),
-		                ref_dims_text(w->dims, w->rank, ws, sizeof ws));
+		                ref_dims_text(w->dims, w->rank, ws, sizeof ws),
+		                P ? "[units/n, K, n]" : "[units, K]");
 	if (!ref_same_kind(c, x, w, "data", "weight"))
 		return false;
-	if (units && units != w->dims[0])
-		return ref_fail(c, "'units' is %lld, but the weight has %lld rows", (long long)units,
-		                (long long)w->dims[0]);
-	int64_t U = w->dims[0], K = w->dims[1], rows = ref_prod(x->dims, 0, x->rank - 1);
+	int64_t U = P ? w->dims[0] * P : w->dims[0], K = w->dims[1], rows = ref_prod(x->dims, 0, x->rank - 1);
+	if (units && units != U)
+		return ref_fail(c, "'units' is %lld, but the weight has %lld %s", (long long)units,
+		                (long long)U, P ? "units" : "rows");
 	int64_t dims[TENSOR_MAX_RANK];
 	memcpy(dims, x->dims, x->rank * sizeof dims[0]);
 	dims[x->rank - 1] = U;
@@ -141,8 +145,9 @@ ref_dense(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 	for (int64_t r = 0; r < rows; r++)
 		for (int64_t u = 0; u < U; u++) {
 			Acc acc = acc_zero(x->kind);
+			int64_t w0 = P ? (u / P) * K * P + u % P : u * K, ws1 = P ? P : 1;
 			for (int64_t k = 0; k < K; k++)
-				acc_mac(&acc, x, r * K + k, w, u * K + k);
+				acc_mac(&acc, x, r * K + k, w, w0 + k * ws1);
 			acc_store(&acc, out, r * U + u);
 		}
 	return true;

@@ -797,6 +797,21 @@ test_dense_matmul(void)
 	a_str(&od, "out_dtype", "i32");
 	EXPECT("i8 dense, out i32", RUN("nn.dense", &od, c, ET_I32, SHAPE(1, 1)), 0, 16384 - 16256);
 	free_all(c, 2);
+	/* weight_layout "NC2n": the weight [[1,0,-1],[2,1,0],[0,1,1],[1,1,1]]
+	 * packed [2,3,2], unit u at [u / 2, k, u % 2] */
+	Tensor *pk[2] = {mk(ET_F32, SHAPE(2, 3), VALS(1, 2, 3, 4, 5, 6)),
+	                 mk(ET_F32, SHAPE(2, 3, 2), VALS(1, 2, 0, 1, -1, 0, 0, 1, 1, 1, 1, 1))};
+	Attrs p2 = {0};
+	a_str(&p2, "weight_layout", "NC2n");
+	EXPECT("dense NC2n", RUN("nn.dense", &p2, pk, ET_F32, SHAPE(2, 4)), 0, -2, 4, 5, 6, -2, 13, 11, 15);
+	Attrs p3 = {0};
+	a_str(&p3, "weight_layout", "NC3n");
+	RUN_ERR("nn.dense", &p3, pk, ET_F32, SHAPE(2, 6), "do not fit");
+	Attrs pbad = {0};
+	a_str(&pbad, "weight_layout", "NC02n");
+	RUN_ERR("nn.dense", &pbad, pk, ET_F32, SHAPE(2, 4), "\"NC<n>n\"");
+	RUN_ERR("nn.dense", NULL, pk, ET_F32, SHAPE(2, 4), "do not fit");
+	free_all(pk, 2);
 
 	/* x = [[1,2],[3,4]], y = [[5,6],[7,8]] in all four transpositions. */
 	Tensor *m[2] = {mk(ET_F32, SHAPE(1, 2, 2), VALS(1, 2, 3, 4)), mk(ET_F32, SHAPE(1, 2, 2), VALS(5, 6, 7, 8))};
