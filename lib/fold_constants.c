@@ -37,6 +37,7 @@
 #include "ref/npy.h"
 #include "ref/ref_ops.h"
 #include "ref/tensor.h"
+#include "lower/lower.h"
 #include "nameset.h"
 #include "walk.h"
 
@@ -46,6 +47,7 @@
 typedef struct {
 	Module *m;
 	const FoldOpts *o;
+	bool cpu;             /* every device a cpu (cpus_only) */
 	uint64_t max_bytes;
 	uint32_t inline_max;
 	Func *f;
@@ -62,7 +64,7 @@ typedef struct {
 	bool have_names;
 	PtrVec folded_now;    /* every binding folded in f */
 	/* --stats */
-	uint64_t inlined, files, removed, over, refused, hwio;
+	uint64_t inlined, files, removed, over, refused, hwio, packed;
 } Fold;
 
 /* ------------------------------------------------------------ numbering */
@@ -378,18 +380,18 @@ str_attr(const Value *v, const char *key, const char *dflt)
 	return a && a->kind == AT_STR ? a->u.s : dflt;
 }
 
-/* v's attributes with kernel_layout="HWIO" (the map stays sorted). */
+/* attrs with the string attribute key set to val (the map stays sorted). */
 static AttrMap *
-with_hwio(Module *m, const AttrMap *old)
+with_str(Module *m, const AttrMap *old, const char *keyname, const char *val)
 {
-	Sym key = sym_intern_cstr(m, "kernel_layout");
+	Sym key = sym_intern_cstr(m, keyname);
 	uint32_t n = old ? old->n : 0;
 	AttrMap *am = arena_alloc(m->arena, sizeof *am);
 	am->e = arena_alloc(m->arena, (n + 1) * sizeof *am->e);
 	AttrEntry hw = {.key = key};
 	hw.val.kind = AT_STR;
-	hw.val.n = 4;
-	hw.val.u.s = module_name(m, "HWIO", 4);
+	hw.val.n = (uint32_t)strlen(val);
+	hw.val.u.s = module_name(m, val, strlen(val));
 	bool put = false;
 	for (uint32_t i = 0; i < n; i++) {
 		int c = strcmp(old->e[i].key, key);
@@ -411,9 +413,9 @@ with_hwio(Module *m, const AttrMap *old)
 	return am;
 }
 
-/* A name for the HWIO copy of w, new in f: W_hwio, else W_hwio_1, ... */
+/* A name for a copy of w, new in f: W_SUFFIX, else W_SUFFIX_1, ... */
 static const char *
-hwio_name(Fold *fd, const Value *w)
+copy_name(Fold *fd, const Value *w, const char *suffix)
 {
 	if (!fd->have_names) {
 		memset(&fd->names, 0, sizeof fd->names);
@@ -427,11 +429,11 @@ hwio_name(Fold *fd, const Value *w)
 		for (Value *v; (v = fwalk_next_binding(&wk, &blk));)
 			nameset_add(&fd->names, v->name);
 	}
-	size_t n = strlen(w->name) + 32;
+	size_t n = strlen(w->name) + strlen(suffix) + 32;
 	char *s = xmalloc(n);
-	snprintf(s, n, "%s_hwio", w->name);
+	snprintf(s, n, "%s_%s", w->name, suffix);
 	for (uint32_t k = 1; nameset_has(&fd->names, s); k++)
-		snprintf(s, n, "%s_hwio_%u", w->name, (unsigned)k);
+		snprintf(s, n, "%s_%s_%u", w->name, suffix, (unsigned)k);
 	const char *name = module_name(fd->m, s, strlen(s));
 	free(s);
 	nameset_add(&fd->names, name);
@@ -457,12 +459,56 @@ to_hwio(const Tensor *t)
 	return r;
 }
 
+/* t ([N,K]) packed in panels of P units: [N/P,K,P]. */
+static Tensor *
+to_panels(const Tensor *t, int64_t P)
+{
+	int64_t N = t->dims[0], K = t->dims[1];
+	int64_t dims[3] = {N / P, K, P};
+	Tensor *r = tensor_new(t->kind, 3, dims);
+	size_t es = elem_size(t->kind);
+	const char *src = t->data;
+	char *dst = r->data;
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t k = 0; k < K; k++)
+			memcpy(dst + (size_t)(((n / P) * K + k) * P + n % P) * es, src + (size_t)(n * K + k) * es, es);
+	return r;
+}
+
+/* Does every declared device run the cpu tiles (no gpu or accel)? */
+static bool
+cpus_only(const Module *m)
+{
+	for (const Device *d = m->devices; d; d = d->next)
+		if (d->kind != DK_CPU)
+			return false;
+	return true;
+}
+
+/* The panel width P a dense v with the constant weight w is to read w
+ * packed in ([N/P,K,P], weight_layout "NC<P>n"), or 0 to leave it: where
+ * ir-lower's cpu tile would transpose the weight into those panels on
+ * every call (a 2-d input of 8 rows or more: lower_cpu_dense_pack), in a
+ * module whose devices are all cpus (a gpu's tiles read [N,K] along k
+ * faster than panels). */
+static int64_t
+dense_panel(const Fold *fd, const Value *v, const Value *w)
+{
+	const Value *x = v->args[0];
+	if (!fd->cpu || strcmp(str_attr(v, "weight_layout", "NC"), "NC") || x->kind == VK_LIT ||
+	    !x->type || x->type->kind != TY_TENSOR || x->type->n != 2 || w->type->n != 2 ||
+	    x->type->dims[1] == 0)
+		return 0;
+	return lower_cpu_dense_pack(x->type->dims[0], w->type->dims[0]);
+}
+
 /* Every NCHW conv2d whose OIHW weight is a constant, with output channels
  * per group a multiple of 4 (those ir-lower's cpu tile takes), reads a
- * new constant binding W_hwio of the weight in HWIO instead, made just
- * after W (one per weight, however many convolutions share it), so the
- * tile needs no transpose stage at inference.  W goes when nothing else
- * uses it. */
+ * new constant binding W_hwio of the weight in HWIO instead, and every
+ * dense that dense_panel picks a new constant W_nc<P>n of its weight in
+ * panels (weight_layout "NC<P>n"), each made just after W (one per
+ * weight, however many calls share it), so the tiles need no transpose
+ * stage at inference.  W goes when nothing else uses it. */
 static bool
 weight_layouts(Fold *fd)
 {
@@ -472,21 +518,32 @@ weight_layouts(Fold *fd)
 	Block *blk;
 	fwalk_start(&wk, fd->f);
 	for (Value *v; (v = fwalk_next_binding(&wk, &blk));) {
-		if (v->form != B_OP || !v->u.op->op || v->u.op->op->id != O_CONV2D || !v->type ||
-		    v->type->kind != TY_TENSOR)
+		if (v->form != B_OP || !v->u.op->op || !v->type || v->type->kind != TY_TENSOR ||
+		    v->nargs != 2)
 			continue;
+		OpId id = v->u.op->op->id;
 		Value *w = v->args[1];
-		if (w->kind != VK_BIND || w->form != B_CONST || (w->flags & VF_DEAD) ||
-		    w->scratch >= fd->nvals || strcmp(str_attr(v, "data_layout", "NCHW"), "NCHW") ||
-		    strcmp(str_attr(v, "kernel_layout", "OIHW"), "OIHW") ||
-		    strcmp(str_attr(v, "out_layout", "NCHW"), "NCHW"))
+		if ((id != O_CONV2D && id != O_DENSE) || w->kind != VK_BIND || w->form != B_CONST ||
+		    (w->flags & VF_DEAD) || w->scratch >= fd->nvals)
 			continue;
 		const Type *wt = w->type;
-		const Attr *g = attr_get(v->u.op->attrs ? v->u.op->attrs : &(AttrMap){0}, "groups");
-		int64_t groups = g && g->kind == AT_INT && g->u.i > 0 ? g->u.i : 1;
-		if (wt->n != 4 || (wt->dims[0] / groups) % 4 != 0 || type_numel(wt) == 0 ||
-		    bytes_of(wt) > fd->max_bytes)
+		if (type_numel(wt) == 0 || bytes_of(wt) > fd->max_bytes)
 			continue;
+		int64_t P = 0;
+		if (id == O_CONV2D) {
+			const Attr *g = attr_get(v->u.op->attrs ? v->u.op->attrs : &(AttrMap){0}, "groups");
+			int64_t groups = g && g->kind == AT_INT && g->u.i > 0 ? g->u.i : 1;
+			if (strcmp(str_attr(v, "data_layout", "NCHW"), "NCHW") ||
+			    strcmp(str_attr(v, "kernel_layout", "OIHW"), "OIHW") ||
+			    strcmp(str_attr(v, "out_layout", "NCHW"), "NCHW") || wt->n != 4 ||
+			    (wt->dims[0] / groups) % 4 != 0)
+				continue;
+		} else if (!(P = dense_panel(fd, v, w))) {
+			continue;
+		}
+		char layout[32];
+		if (P)
+			snprintf(layout, sizeof layout, "NC%lldn", (long long)P);
 		Value *nv = made[w->scratch];
 		if (!nv) {
 			Tensor *lit = NULL;
@@ -495,12 +552,19 @@ weight_layouts(Fold *fd)
 				free(made);
 				return false;
 			}
-			Tensor *h = to_hwio(t);
+			Tensor *h = P ? to_panels(t, P) : to_hwio(t);
 			ptrvec_push(&fd->owned, h);
 			nv = value_new(m, VK_BIND, 0);
-			nv->name = hwio_name(fd, w);
-			int64_t dims[4] = {wt->dims[2], wt->dims[3], wt->dims[1], wt->dims[0]};
-			nv->type = type_tensor(m, wt->dt, 4, dims);
+			if (P) {
+				char suffix[32];
+				snprintf(suffix, sizeof suffix, "nc%lldn", (long long)P);
+				nv->name = copy_name(fd, w, suffix);
+				fd->packed++;
+			} else {
+				nv->name = copy_name(fd, w, "hwio");
+				fd->hwio++;
+			}
+			nv->type = type_tensor(m, wt->dt, h->rank, h->dims);
 			nv->vd = w->vd;
 			nv->loc = w->loc;
 			nv->flags = w->flags & (VF_ON | VF_LOC);
@@ -512,10 +576,11 @@ weight_layouts(Fold *fd)
 			if (wb->last == w)
 				wb->last = nv;
 			made[w->scratch] = nv;
-			fd->hwio++;
 		}
 		v->args[1] = nv;
-		v->u.op = module_opcall(m, v->u.op->op, with_hwio(m, v->u.op->attrs));
+		v->u.op = module_opcall(m, v->u.op->op,
+		                        P ? with_str(m, v->u.op->attrs, "weight_layout", layout)
+		                          : with_str(m, v->u.op->attrs, "kernel_layout", "HWIO"));
 		drop_uses(fd, 1, &w);
 	}
 	free(made);
@@ -630,6 +695,7 @@ fold_constants(Module *m, const FoldOpts *o)
 		.o = o,
 		.max_bytes = o->max_bytes ? o->max_bytes : FOLD_MAX_BYTES_DEFAULT,
 		.inline_max = o->inline_max_set ? o->inline_max : FOLD_INLINE_MAX_DEFAULT,
+		.cpu = cpus_only(m),
 	};
 	bool ok = true;
 	for (Func *f = m->funcs; f && ok; f = f->next)
@@ -642,11 +708,12 @@ fold_constants(Module *m, const FoldOpts *o)
 	if (ok && o->stats)
 		fprintf(o->stats,
 		        "ir-fold-constants: %llu constant%s folded inline, %llu to files; %llu binding%s "
-		        "removed; %llu conv2d weight%s made HWIO; left: %llu over --max-bytes, %llu the "
-		        "kernels refused\n",
+		        "removed; %llu conv2d weight%s made HWIO; %llu dense weight%s packed in panels; "
+		        "left: %llu over --max-bytes, %llu the kernels refused\n",
 		        (unsigned long long)fd.inlined, fd.inlined == 1 ? "" : "s",
 		        (unsigned long long)fd.files, (unsigned long long)fd.removed,
 		        fd.removed == 1 ? "" : "s", (unsigned long long)fd.hwio, fd.hwio == 1 ? "" : "s",
+		        (unsigned long long)fd.packed, fd.packed == 1 ? "" : "s",
 		        (unsigned long long)fd.over,
 		        (unsigned long long)fd.refused);
 	return ok;

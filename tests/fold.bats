@@ -26,6 +26,57 @@ need_numpy() {
 	golden ir-fold-constants weights
 }
 
+@test "golden: a dense with a constant weight and 8 rows or more reads it packed in panels (weight_layout NC<P>n)" {
+	golden ir-fold-constants dense
+}
+
+# dense DEVICE: a cpu dense of 64 rows and a constant weight 96x48 (from
+# wd.npy), fused with a relu, and its input xd.npy.
+dense() {
+	need_numpy
+	"$PY" -c "
+import numpy as np
+r = np.random.RandomState(3)
+np.save('$T/wd.npy', r.randn(96, 48).astype(np.float32))
+np.save('$T/xd.npy', r.randn(64, 48).astype(np.float32))"
+	printf 'device @cpu = %s\nfn @main(%%x: f32[64,48]) -> f32[64,96] {\n  %%w = const f32[96,48] file="wd.npy"\n  %%d = nn.dense(%%x, %%w)\n  %%r = nn.relu(%%d)\n  return %%r\n}\n' "${1:-cpu(0)}" > "$T/d.ir"
+}
+
+@test "fold: after ir-fold-constants the cpu dense prim has no weight transpose kernel and runs equal on POCL; --no-weight-layouts keeps it" {
+	dense
+	ir-plan-devices "$T/d.ir" | ir-lower > "$T/before.ir"
+	ir-fold-constants "$T/d.ir" > "$T/f.ir"
+	ir-plan-devices "$T/f.ir" | ir-lower > "$T/after.ir"
+	ir-fold-constants --no-weight-layouts "$T/d.ir" | ir-plan-devices | ir-lower | cmp - "$T/before.ir"
+	grep -q 'alloc %wt' "$T/before.ir"
+	run -1 grep -q 'alloc %wt' "$T/after.ir"
+	[ "$(grep -c '^  kernel ' "$T/after.ir")" -eq "$(($(grep -c '^  kernel ' "$T/before.ir") - 1))" ]
+	grep -q 'w_nc32n: f32\[3,48,32\] = const f32\[3,48,32\] file="main.w_nc32n.npy"' "$T/f.ir"
+	grep -q 'weight_layout="NC32n"' "$T/f.ir"
+	# folding again changes nothing
+	ir-fold-constants "$T/f.ir" | cmp - "$T/f.ir"
+	# the same bits on the interpreter, folded or not, lowered or not
+	ir-run --interp --data-dir "$T" --input x="$T/xd.npy" -o "$T/a.npy" "$T/d.ir"
+	ir-run --interp --data-dir "$T" --input x="$T/xd.npy" -o "$T/b.npy" "$T/f.ir"
+	cmp "$T/a.npy" "$T/b.npy"
+	ir-run --interp --data-dir "$T" --input x="$T/xd.npy" -o "$T/c.npy" "$T/after.ir"
+	# and on OpenCL (POCL), the packed constant read by the generated tile
+	ir-plan-devices "$T/after.ir" | ir-flatten-texture | ir-codegen-ocl > "$T/after.ocl.ir"
+	ir-run --check --data-dir "$T" --input x="$T/xd.npy" -o "$T/o.npy" "$T/after.ocl.ir"
+	"$PY" -c "
+import numpy as np
+a, c, o = np.load('$T/a.npy'), np.load('$T/c.npy'), np.load('$T/o.npy')
+assert np.allclose(a, c, rtol=1e-5, atol=1e-5), abs(a - c).max()
+assert np.allclose(a, o, rtol=1e-5, atol=1e-5), abs(a - o).max()"
+}
+
+@test "fold: a dense weight stays [N,K] in a module with a gpu (its tiles read it along k)" {
+	dense 'gpu(0)'
+	ir-fold-constants --no-weight-layouts "$T/d.ir" > "$T/keep.ir"
+	ir-fold-constants "$T/d.ir" | cmp - "$T/keep.ir"
+	run -1 grep -q weight_layout "$T/keep.ir"
+}
+
 # big: a module whose transposed 10x20 constant (from big.npy) is folded.
 big() {
 	need_numpy

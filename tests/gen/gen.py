@@ -176,6 +176,7 @@ def canon_scope(s):
 class Gen:
     def __init__(self, seed, legacy=False):
         self.r = random.Random(seed)
+        self.rpack = random.Random(seed ^ 0x5eed9ac)
         self.seed = seed
         # legacy: the operators of before comparisons, logic, where,
         # argmax/argmin, max/min, strided_slice and nn.pad, so that a seed
@@ -849,7 +850,13 @@ class Gen:
         N = self.r.choice([1, 2, 3, 4, 4, 8, 16, 5])
         if numel(v.shape) * N > 8192:
             return False
-        w = self.new_input(v.dt, [N, K], (-0.5, 0.5) if isfloat(v.dt) else (-3, 3))
+        # weight_layout "NC<P>n": the weight packed [N/P, K, P], as
+        # ir-fold-constants writes it; drawn from a stream of its own so
+        # that the models of every seed stay what they were otherwise
+        P = self.rpack.choice([P for P in (1, 2, 4, 8, 16) if N % P == 0]) \
+            if self.rpack.random() < 0.25 else 0
+        wshape = [N // P, K, P] if P else [N, K]
+        w = self.new_input(v.dt, wshape, (-0.5, 0.5) if isfloat(v.dt) else (-3, 3))
         m = K * v.mag * w.mag
         if not self.fits(v.dt, -m, m):
             return False
@@ -860,6 +867,8 @@ class Gen:
             attrs.append("units=%d" % N)
         if self.chance(0.1):
             attrs.append("out_dtype=\"%s\"" % v.dt)
+        if P:
+            attrs.append("weight_layout=\"NC%dn\"" % P)
         self.bind(v.dt, list(v.shape[:-1]) + [N], "nn.dense(%s, %s)%s" % (
             v.name, w.name, " {%s}" % ", ".join(attrs) if attrs else ""), lo, hi, e)
         self.budget += numel(v.shape) * N
