@@ -319,7 +319,9 @@ scope_canonical(const char *s, size_t n, size_t *outn, char *buf, size_t bufsz)
 			*outn = strlen(fixed[i].canon);
 			return fixed[i].canon;
 		}
-	if (n > 7 && memcmp(s, "global.", 7) == 0 && n < bufsz) {
+	/* global.NAME is global-NAME; but global.-NAME stays as written:
+	 * global--NAME is not a scope the lexer reads back */
+	if (n > 7 && memcmp(s, "global.", 7) == 0 && s[7] != '-' && n < bufsz) {
 		memcpy(buf, s, n);
 		buf[6] = '-';
 		*outn = n;

@@ -633,6 +633,16 @@ IR
 	assert_line '  alloc %B: f32[4] @g:global-my_pool'
 }
 
+@test "print: a scope global.-NAME is no alias (global--NAME would not read back)" {
+	run -0 ir-parse <<'IR'
+device @g = gpu(0)
+prim @p(%A: f32[4] @g:global.-x, %B: f32[4] @g:global.x-y) {
+}
+IR
+	assert_line 'prim @p(%A: f32[4] @g:global.-x, %B: f32[4] @g:global-x-y) {'
+	printf '%s\n' "$output" | ir-parse > /dev/null
+}
+
 @test "print: indentation stops growing at 32 levels" {
 	awk 'BEGIN {
 		n = 40
