@@ -176,6 +176,19 @@ print_vdev(FILE *f, const VDev *vd)
 
 /* ----------------------------------------------------------- graph level */
 
+/* A type and, if placed, " on @dev:scope": a parameter's, a binding's
+ * (no type before inference) or a function's result. */
+static void
+print_type_on(FILE *f, const Type *ty, const VDev *vd)
+{
+	if (ty)
+		type_print(f, ty);
+	if (vd) {
+		fputs(" on ", f);
+		print_vdev(f, vd);
+	}
+}
+
 static void
 print_operand(FILE *f, const Value *v)
 {
@@ -303,14 +316,9 @@ print_binding(Printer *pr, const Value *v, int depth)
 	indent(pr, depth);
 	putc('%', f);
 	fputs(v->name, f);
-	if (v->type) {
+	if (v->type)
 		fputs(": ", f);
-		type_print(f, v->type);
-	}
-	if (v->vd) {
-		fputs(" on ", f);
-		print_vdev(f, v->vd);
-	}
+	print_type_on(f, v->type, v->vd);
 	fputs(" = ", f);
 	if (v->form == B_TUPLE && v->nargs == 1) {
 		fputc('(', f);
@@ -331,22 +339,14 @@ print_func(Printer *pr, const Func *fn)
 	for (uint32_t i = 0; i < fn->nparams; i++) {
 		const Value *p = fn->params[i];
 		fprintf(f, i ? ", %%%s: " : "%%%s: ", p->name);
-		type_print(f, p->type);
-		if (p->vd) {
-			fputs(" on ", f);
-			print_vdev(f, p->vd);
-		}
+		print_type_on(f, p->type, p->vd);
 		print_places(f, pr->m, p);
 		print_loc(pr, p->loc);
 	}
 	fputc(')', f);
 	if (fn->ret_type) {
 		fputs(" -> ", f);
-		type_print(f, fn->ret_type);
-		if (fn->ret_vd) {
-			fputs(" on ", f);
-			print_vdev(f, fn->ret_vd);
-		}
+		print_type_on(f, fn->ret_type, fn->ret_vd);
 	}
 	fputs(" {", f);
 	end_line(pr, fn->loc);
@@ -427,6 +427,16 @@ print_index(FILE *f, const PIndex *ix, uint32_t n)
 	fputc(']', f);
 }
 
+/* "fn(%image, x, y" of a texel's load or store; the caller ends it. */
+static void
+print_texel(FILE *f, const char *fn, const PVar *img, const PExpr *x, const PExpr *y)
+{
+	fprintf(f, "%s(%%%s, ", fn, img->name);
+	print_expr(f, x);
+	fputs(", ", f);
+	print_expr(f, y);
+}
+
 /* Recursion is bounded: the parser caps expression depth. */
 static void
 print_expr(FILE *f, const PExpr *e)
@@ -447,10 +457,7 @@ print_expr(FILE *f, const PExpr *e)
 		print_index(f, e->u.load.idx, e->n);
 		break;
 	case E_TEX_LOAD:
-		fprintf(f, "texture2d_load(%%%s, ", e->u.tex.buf->name);
-		print_expr(f, e->u.tex.x);
-		fputs(", ", f);
-		print_expr(f, e->u.tex.y);
+		print_texel(f, "texture2d_load", e->u.tex.buf, e->u.tex.x, e->u.tex.y);
 		fputc(')', f);
 		break;
 	case E_UN:
@@ -585,10 +592,7 @@ print_stmt(Printer *pr, const PStmt *s, int depth)
 		print_places(f, pr->m, s->u.alloc.buf);
 		break;
 	case S_TEX_STORE:
-		fprintf(f, "texture2d_store(%%%s, ", s->u.tex.buf->name);
-		print_expr(f, s->u.tex.x);
-		fputs(", ", f);
-		print_expr(f, s->u.tex.y);
+		print_texel(f, "texture2d_store", s->u.tex.buf, s->u.tex.x, s->u.tex.y);
 		fputs(", ", f);
 		print_expr(f, s->u.tex.val);
 		fputc(')', f);

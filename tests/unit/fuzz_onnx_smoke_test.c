@@ -19,50 +19,10 @@
 #undef FUZZ_ENTRY
 
 #include "check.h"
+#include "fuzz_smoke.h"
 
 #define TESTDATA "/usr/share/libonnx-testdata/data"
 enum { MUTANTS = 4 };
-
-static char current[512];
-static int saved_err = -1;
-
-static void
-on_abort(int sig)
-{
-	(void)sig;
-	if (saved_err >= 0)
-		dup2(saved_err, 2);
-	static const char pre[] = "fuzz_onnx_smoke_test: the input was ";
-	ssize_t w = write(2, pre, sizeof pre - 1);
-	w += write(2, current, strlen(current));
-	w += write(2, "\n", 1);
-	(void)w;
-	signal(SIGABRT, SIG_DFL);
-	raise(SIGABRT);
-}
-
-static uint8_t *
-slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	uint8_t *buf = NULL;
-	size_t cap = 0;
-	*n = 0;
-	for (;;) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 4096;
-			buf = realloc(buf, cap + 1);
-		}
-		size_t k = fread(buf + 1 + *n, 1, cap - *n, f);
-		*n += k;
-		if (k == 0)
-			break;
-	}
-	fclose(f);
-	return buf;    /* the model from buf + 1: buf[0] is the option byte */
-}
 
 static void
 run(uint8_t *b, size_t n, uint32_t opt)
@@ -81,14 +41,14 @@ main(void)
 		       " (libonnx-testdata): nothing run\n");
 		return 0;
 	}
-	signal(SIGABRT, on_abort);
+	smoke_on_abort("fuzz_onnx_smoke_test: the input was ");
 	saved_err = dup(2);
 	int null = open("/dev/null", O_WRONLY);
 	uint32_t seed = 1;
 	size_t models = 0;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		size_t n;
-		uint8_t *b = slurp(g.gl_pathv[i], &n);
+		uint8_t *b = smoke_slurp(g.gl_pathv[i], 1, &n);   /* b[0]: the option byte */
 		if (!b)
 			continue;
 		models++;
@@ -96,7 +56,7 @@ main(void)
 		snprintf(current, sizeof current, "%s (whole)", g.gl_pathv[i]);
 		run(b, n, (uint32_t)models & 3);
 		for (int r = 0; r < MUTANTS && n; r++) {
-			seed = seed * 1103515245u + 12345u;
+			seed = smoke_next_seed(seed);
 			size_t at = (seed >> 8) % n;
 			snprintf(current, sizeof current, "%s (mutant %d: cut at %zu, then a bit of byte %zu "
 			         "flipped)", g.gl_pathv[i], r, at, at);

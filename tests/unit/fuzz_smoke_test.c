@@ -45,47 +45,9 @@
 #undef FUZZ_ENTRY
 
 #include "check.h"
+#include "fuzz_smoke.h"
 
 enum { MUTANTS = 4 };   /* rounds of three mutants per file */
-
-static char *
-slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t cap = 0;
-	*n = 0;
-	for (;;) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 4096;
-			buf = realloc(buf, cap);
-		}
-		size_t k = fread(buf + *n, 1, cap - *n, f);
-		*n += k;
-		if (k == 0)
-			break;
-	}
-	fclose(f);
-	return buf;
-}
-
-/* What runs now, for the message when a harness aborts. */
-static char current[512];
-
-static void
-on_abort(int sig)
-{
-	(void)sig;
-	static const char pre[] = "fuzz_smoke_test: the input (FUZZ_SMOKE_DUMP=FILE keeps it) was ";
-	ssize_t w = write(2, pre, sizeof pre - 1);
-	w += write(2, current, strlen(current));
-	w += write(2, "\n", 1);
-	(void)w;
-	signal(SIGABRT, SIG_DFL);
-	raise(SIGABRT);
-}
 
 /* Runs the harnesses on text, behind each option byte given. */
 static void
@@ -125,7 +87,7 @@ main(void)
 	static const char *const patterns[] = {
 		"tests/*/*.ir", "tests/*/*/*.ir", "tests/fuzz/crashes/*", "tests/fuzz/corpus/*",
 	};
-	signal(SIGABRT, on_abort);
+	smoke_on_abort("fuzz_smoke_test: the input (FUZZ_SMOKE_DUMP=FILE keeps it) was ");
 	uint32_t seed = 1;
 	size_t files = 0;
 	for (size_t p = 0; p < sizeof patterns / sizeof *patterns; p++) {
@@ -134,7 +96,7 @@ main(void)
 			continue;
 		for (size_t i = 0; i < g.gl_pathc; i++) {
 			size_t n;
-			char *t = slurp(g.gl_pathv[i], &n);
+			char *t = (char *)smoke_slurp(g.gl_pathv[i], 0, &n);
 			if (!t)
 				continue;
 			files++;
@@ -145,7 +107,7 @@ main(void)
 				continue;
 			}
 			for (int round = 0; round < MUTANTS; round++) {
-				seed = seed * 1103515245u + 12345u;
+				seed = smoke_next_seed(seed);
 				size_t at = (seed >> 8) % n;
 				snprintf(current, sizeof current, "%s (mutant %d: cut at %zu, byte %zu "
 				         "changed, line at %zu dropped)", g.gl_pathv[i], round, at, at, at);
