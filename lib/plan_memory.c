@@ -7,8 +7,13 @@
  * aliasing it: on_device, tuples, projections and ifs make no buffer of
  * their own, they name their operands' (an if, both arms' yields; a
  * projection of what is not a plain tuple, all of it: conservative).
- * Buffers: the tensor results of operators, calls and copies (one per
- * tensor field), constants (a read-only pool, all alive throughout), the
+ * A call of a function makes none either: its body is not planned, so
+ * at run time its result is memory the callee's own values got or the
+ * buffer of an operand it returns, never a place of @main's plan; it
+ * names the operands whose parameters the callee may return (see
+ * returned_params), so they live as long as the result is used.
+ * Buffers: the tensor results of operators, lowered calls and copies (one
+ * per tensor field), constants (a read-only pool, all alive throughout), the
  * `global` allocs of called prims (alive at each call: from the first to
  * the last), and with --io the parameters (from tick 0) and the result
  * (to the end).  A buffer in a texture scope is an image instead:
@@ -58,7 +63,20 @@ typedef struct {
 	uint32_t tick;
 	bool ok;
 	Func *main;
+	Map rets;             /* Rets by callee: returned_params, memoized */
 } Ex;
+
+/* Which parameters of a function its result may name. */
+typedef struct {
+	const Func *f;
+	bool *ret;            /* f->nparams of them */
+} Rets;
+
+/* A parameter's index, by the parameter. */
+typedef struct {
+	const Value *v;
+	uint32_t i;
+} ParamIx;
 
 static Names *
 names_of(Ex *x, const Value *v)
@@ -209,6 +227,77 @@ alias(Ex *x, const Value *v, const Value *const *from, uint32_t n, int64_t proj)
 	nm->n = x->nids - start;
 }
 
+/* Which parameters of f its result may be (or hold, in a tuple): those
+ * its yield reaches through tuples, projections, on_device, device_copy
+ * (which both runtimes may answer with the operand itself) and both arms
+ * of ifs; through a call inside f, every operand of it (conservative).
+ * Operators, lowered calls and constants make memory of their own.  One
+ * walk of f back from its yield, each value once: linear in f. */
+static const bool *
+returned_params(Ex *x, const Func *f)
+{
+	MapProbe pr;
+	for (Rets *r = map_first(&x->rets, map_hash_ptr(f), &pr); r; r = map_next(&pr))
+		if (r->f == f)
+			return r->ret;
+	Rets *r = arena_alloc(x->m->arena, sizeof *r);
+	r->f = f;
+	r->ret = arena_alloc(x->m->arena, (f->nparams ? f->nparams : 1) * sizeof *r->ret);
+	memset(r->ret, 0, (f->nparams ? f->nparams : 1) * sizeof *r->ret);
+	map_add(&x->rets, map_hash_ptr(f), r);
+	Map params = {0}, seen = {0};
+	ParamIx *pix = xcalloc(f->nparams ? f->nparams : 1, sizeof *pix);
+	for (uint32_t i = 0; i < f->nparams; i++) {
+		pix[i] = (ParamIx){f->params[i], i};
+		map_add(&params, map_hash_ptr(f->params[i]), &pix[i]);
+	}
+	const Value **st = NULL;
+	size_t n = 0, cap = 0;
+	if (f->body.yield)
+		VEC_PUSH(st, n, cap) = f->body.yield;
+	while (n) {
+		const Value *v = st[--n];
+		bool dup = false;
+		for (const Value *e = map_first(&seen, map_hash_ptr(v), &pr); e && !dup;
+		     e = map_next(&pr))
+			dup = e == v;
+		if (dup)
+			continue;
+		map_add(&seen, map_hash_ptr(v), (void *)v);
+		if (v->kind == VK_PARAM) {
+			for (ParamIx *p = map_first(&params, map_hash_ptr(v), &pr); p; p = map_next(&pr))
+				if (p->v == v)
+					r->ret[p->i] = true;
+			continue;
+		}
+		if (v->kind != VK_BIND)
+			continue;
+		switch (v->form) {
+		case B_TUPLE:
+		case B_PROJ:
+		case B_ON_DEVICE:
+		case B_DEVICE_COPY:
+		case B_CALL:
+			for (uint32_t i = 0; i < v->nargs; i++)
+				if (v->args[i])
+					VEC_PUSH(st, n, cap) = v->args[i];
+			break;
+		case B_IF:
+			for (int a = 0; a < 2; a++)
+				if (v->u.arms[a].yield)
+					VEC_PUSH(st, n, cap) = v->u.arms[a].yield;
+			break;
+		default:
+			break;
+		}
+	}
+	free(st);
+	free(pix);
+	map_free(&params);
+	map_free(&seen);
+	return r->ret;
+}
+
 /* The global allocs of a called prim: alive at the call. */
 static void
 prim_allocs(Ex *x, const Prim *p, Map *seen)
@@ -316,10 +405,21 @@ extract(Ex *x, Module *m, bool io)
 			use(x, v->args[i]);
 		switch (v->form) {
 		case B_OP:
-		case B_CALL:
 		case B_DEVICE_COPY:
 			own_bufs(x, v, BK_WORK);
 			break;
+		case B_CALL: {
+			/* the operands it may return, not a buffer of its own */
+			const bool *ret = returned_params(x, v->u.callee);
+			const Value **from = xcalloc(v->nargs ? v->nargs : 1, sizeof *from);
+			uint32_t nf = 0;
+			for (uint32_t i = 0; i < v->nargs && i < v->u.callee->nparams; i++)
+				if (ret[i])
+					from[nf++] = v->args[i];
+			alias(x, v, from, nf, -1);
+			free(from);
+			break;
+		}
 		case B_CALL_LOWERED:
 			own_bufs(x, v, BK_WORK);
 			prim_allocs(x, v->u.prim, &seen);
@@ -366,6 +466,7 @@ ex_free(Ex *x)
 	free(x->b);
 	free(x->ids);
 	map_free(&x->names);
+	map_free(&x->rets);
 }
 
 /* ------------------------------------------------------------ pools */

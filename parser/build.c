@@ -849,6 +849,12 @@ b_binding(Parser *p, Slice name, Loc nloc, TypeOn tyon, Value *rhs)
 		parser_error(p, p->places[0].loc, "an 'if' binding has no place of its own: its arms' values have");
 		p->nplaces = 0;
 	}
+	if (p->nplaces && rhs->form == B_CALL) {
+		/* its callee makes its result, or returns an operand's buffer */
+		parser_error(p, p->places[0].loc, "a call of a function has no place of its own: its "
+		             "result is made by the callee or is an operand's buffer");
+		p->nplaces = 0;
+	}
 	take_places(p, rhs);
 	if (!b) {
 		if (p->ncx && top(p)->kind == CX_SKIP && rhs->form == B_IF)

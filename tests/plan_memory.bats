@@ -12,10 +12,11 @@ setup() {
 @test "plan-memory: images shared across disjoint lifetimes by scope and element type" { golden ir-plan-memory images; }
 @test "plan-memory: --io plans the parameters and the result" { golden ir-plan-memory io --io; }
 @test "plan-memory: a flattened texture block" { golden ir-plan-memory texture_block; }
+@test "plan-memory: a call of a function has no place and names the operands it may return" { golden ir-plan-memory calls; }
 
 @test "plan-memory: every algorithm gives a valid plan" {
 	for a in greedy_by_size greedy_by_conflicts hill_climb best; do
-		for f in cnn_cpu tuples pools images io; do
+		for f in cnn_cpu tuples pools images io calls; do
 			ir-plan-memory --algorithm=$a "$BATS_TEST_DIRNAME/ir-plan-memory/$f.ir" > "$BATS_TEST_TMPDIR/p.ir"
 			ir-parse "$BATS_TEST_TMPDIR/p.ir" > /dev/null
 		done
@@ -69,5 +70,22 @@ same_planned() {
 	local f
 	for f in "$BATS_TEST_DIRNAME"/ir-run/*.ir "$BATS_TEST_DIRNAME"/ir-lower/*.ir; do
 		same_planned "$f"
+	done
+}
+
+@test "plan-memory: a callee that returns its parameter keeps the operand's buffer alive (interpreted, lowered unfused)" {
+	# before: @id's result got a place no runtime writes, and the operand's
+	# buffer, dead after the call, was reused while the result was read
+	local t=$BATS_TEST_TMPDIR a
+	ir-plan-devices "$BATS_TEST_DIRNAME/ir-plan-memory/calls.ir" | ir-lower --no-fuse | ir-plan-devices \
+		| ir-flatten-texture > "$t/flat.ir"
+	awk -f "$BATS_TEST_DIRNAME/ir-flatten-texture/consts.awk" "$t/flat.ir" > "$t/c.ir"
+	ir-run --interp "$t/c.ir" > "$t/a.txt"
+	[ -s "$t/a.txt" ]
+	for a in greedy_by_size greedy_by_conflicts hill_climb best; do
+		ir-plan-memory --algorithm=$a "$t/c.ir" > "$t/p.ir"
+		! grep -E '= @[a-z]+\(.* in [@i]' "$t/p.ir"
+		ir-run --interp "$t/p.ir" > "$t/b.txt"
+		diff -u "$t/a.txt" "$t/b.txt"
 	done
 }
