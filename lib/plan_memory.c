@@ -12,11 +12,13 @@
  * buffer of an operand it returns, never a place of @main's plan; it
  * names the operands whose parameters the callee may return (see
  * returned_params), so they live as long as the result is used.
- * Buffers: the tensor results of operators, lowered calls and copies (one
- * per tensor field), constants (a read-only pool, all alive throughout), the
- * `global` allocs of called prims (alive at each call: from the first to
- * the last), and with --io the parameters (from tick 0) and the result
- * (to the end).  A buffer in a texture scope is an image instead:
+ * A device_copy of a tuple names its operand's buffers too: ir-run copies
+ * only tensors, a tuple's fields where a use wants them in the other form.
+ * Buffers: the tensor results of operators, lowered calls and copies of
+ * tensors (one per tensor field), constants (a read-only pool, all alive
+ * throughout), the `global` allocs of called prims (alive at each call:
+ * from the first to the last), and with --io the parameters (from tick 0)
+ * and the result (to the end).  A buffer in a texture scope is an image instead:
  * images are shared whole across disjoint lifetimes, with equal element
  * type, device and scope, best fit per axis (TVM's TokenAllocator2D).
  */
@@ -404,8 +406,16 @@ extract(Ex *x, Module *m, bool io)
 		for (uint32_t i = 0; i < v->nargs; i++)
 			use(x, v->args[i]);
 		switch (v->form) {
-		case B_OP:
 		case B_DEVICE_COPY:
+			if (v->type->kind == TY_TUPLE) {
+				/* both runtimes answer a tuple's copy with the tuple:
+				 * each field is copied where a use wants it */
+				alias(x, v, (const Value *const *)v->args, 1, -1);
+				break;
+			}
+			own_bufs(x, v, BK_WORK);
+			break;
+		case B_OP:
 			own_bufs(x, v, BK_WORK);
 			break;
 		case B_CALL: {

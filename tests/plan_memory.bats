@@ -13,10 +13,11 @@ setup() {
 @test "plan-memory: --io plans the parameters and the result" { golden ir-plan-memory io --io; }
 @test "plan-memory: a flattened texture block" { golden ir-plan-memory texture_block; }
 @test "plan-memory: a call of a function has no place and names the operands it may return" { golden ir-plan-memory calls; }
+@test "plan-memory: a device_copy of a tuple has no place and names its operand's buffers" { golden ir-plan-memory tuple_copy; }
 
 @test "plan-memory: every algorithm gives a valid plan" {
 	for a in greedy_by_size greedy_by_conflicts hill_climb best; do
-		for f in cnn_cpu tuples pools images io calls; do
+		for f in cnn_cpu tuples pools images io calls tuple_copy; do
 			ir-plan-memory --algorithm=$a "$BATS_TEST_DIRNAME/ir-plan-memory/$f.ir" > "$BATS_TEST_TMPDIR/p.ir"
 			ir-parse "$BATS_TEST_TMPDIR/p.ir" > /dev/null
 		done
@@ -73,19 +74,22 @@ same_planned() {
 	done
 }
 
-@test "plan-memory: a callee that returns its parameter keeps the operand's buffer alive (interpreted, lowered unfused)" {
-	# before: @id's result got a place no runtime writes, and the operand's
-	# buffer, dead after the call, was reused while the result was read
-	local t=$BATS_TEST_TMPDIR a
-	ir-plan-devices "$BATS_TEST_DIRNAME/ir-plan-memory/calls.ir" | ir-lower --no-fuse | ir-plan-devices \
-		| ir-flatten-texture > "$t/flat.ir"
-	awk -f "$BATS_TEST_DIRNAME/ir-flatten-texture/consts.awk" "$t/flat.ir" > "$t/c.ir"
-	ir-run --interp "$t/c.ir" > "$t/a.txt"
-	[ -s "$t/a.txt" ]
-	for a in greedy_by_size greedy_by_conflicts hill_climb best; do
-		ir-plan-memory --algorithm=$a "$t/c.ir" > "$t/p.ir"
-		! grep -E '= @[a-z]+\(.* in [@i]' "$t/p.ir"
-		ir-run --interp "$t/p.ir" > "$t/b.txt"
-		diff -u "$t/a.txt" "$t/b.txt"
+@test "plan-memory: a callee that returns its parameter, a copied tuple: their operands' buffers live on (interpreted, lowered unfused)" {
+	# before: @id's result and the copy of a tuple got places no runtime
+	# writes (both are their operands' buffers at run time), and those
+	# buffers, dead after the call or copy, were reused while still read
+	local t=$BATS_TEST_TMPDIR a n
+	for n in calls tuple_copy; do
+		ir-plan-devices "$BATS_TEST_DIRNAME/ir-plan-memory/$n.ir" | ir-lower --no-fuse \
+			| ir-plan-devices | ir-flatten-texture > "$t/flat.ir"
+		awk -f "$BATS_TEST_DIRNAME/ir-flatten-texture/consts.awk" "$t/flat.ir" > "$t/c.ir"
+		ir-run --interp "$t/c.ir" > "$t/a.txt"
+		[ -s "$t/a.txt" ]
+		for a in greedy_by_size greedy_by_conflicts hill_climb best; do
+			ir-plan-memory --algorithm=$a "$t/c.ir" > "$t/p.ir"
+			! grep -E '= (@[a-z]+\(|device_copy\(%t,).* in [@i]' "$t/p.ir"
+			ir-run --interp "$t/p.ir" > "$t/b.txt"
+			diff -u "$t/a.txt" "$t/b.txt" || { echo "$n, $a: differs"; return 1; }
+		done
 	done
 }

@@ -203,18 +203,21 @@ pools() {
 	[ $own -ge 1 ]
 }
 
-@test "run_ocl_exec: a callee that returns its parameter, planned in sub-buffers, equals the interpreter (check.py --ocl seed 586)" {
-	# the call has no place: its result is the operand's sub-buffer, which
+@test "run_ocl_exec: a callee that returns its parameter, a copied tuple, planned in sub-buffers, equal the interpreter (check.py --ocl seeds 586, 1918)" {
+	# neither has a place: the result is the operand's sub-buffer, which
 	# the plan keeps alive while the result is read
-	local d=$BATS_TEST_TMPDIR f=$BATS_TEST_DIRNAME/ir-plan-memory/calls.ir
-	ir-plan-devices "$f" | ir-lower --no-fuse | ir-plan-devices | ir-flatten-texture \
-		| ir-plan-memory | ir-codegen-ocl > "$d/p.ir"
-	grep -q ' in @arena\[' "$d/p.ir"
-	args=$("$PY" "$H" inputs "$f" "$d")
-	run -0 --separate-stderr ir-run --check --profile $args -o "$d/o.npy" "$d/p.ir"
-	[[ "$stderr" =~ pool\ @arena\ 4096\ bytes,\ [1-9][0-9]*\ used ]]
-	ir-run --interp $args -o "$d/r.npy" "$f"
-	"$PY" "$H" same "$d/o.npy" "$d/r.npy"
+	local d=$BATS_TEST_TMPDIR f n
+	for n in calls tuple_copy; do
+		f=$BATS_TEST_DIRNAME/ir-plan-memory/$n.ir
+		ir-plan-devices "$f" | ir-lower --no-fuse | ir-plan-devices | ir-flatten-texture \
+			| ir-plan-memory | ir-codegen-ocl > "$d/$n.p.ir"
+		grep -q ' in @arena\[' "$d/$n.p.ir"
+		args=$("$PY" "$H" inputs "$f" "$d")
+		run -0 --separate-stderr ir-run --check --profile $args -o "$d/$n.o.npy" "$d/$n.p.ir"
+		[[ "$stderr" =~ pool\ @arena\ 4096\ bytes,\ [1-9][0-9]*\ used ]]
+		ir-run --interp $args -o "$d/$n.r.npy" "$f"
+		"$PY" "$H" same "$d/$n.o.npy" "$d/$n.r.npy" || { echo "$n: differs"; return 1; }
+	done
 }
 
 @test "run_ocl_exec: a planned offset the device cannot take as a sub-buffer is an error in words" {
