@@ -43,6 +43,25 @@ setup() {
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles.ir"
 	refute_output --partial '@gpu:shared'
 }
+@test "lower: a buffer gpu's NCHW conv2d with an HWIO weight or sizes off the tiles is the shared-memory product" {
+	golden --from=ir-plan-devices ir-lower gpu_tiles_nchw
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_nchw.ir"
+	[ "$(grep -c '^prim' <<< "$output")" = 3 ]
+	[ "$(grep -c 'alloc %as' <<< "$output")" = 3 ]
+	[ "$(grep -c '^ *barrier$' <<< "$output")" = 6 ]
+	# the HWIO weight's A tile is read along its output channels
+	assert_output --partial '%p1[%ky17, %kx18, %ic16, min(%m7 + %r12, 23)]'
+	# the edges: k past K is zero, results past M and N are not stored
+	assert_output --partial 'select(%k14 < 180, '
+	assert_output --partial 'if %row34 < 36 && %col35 < 98 {'
+	# as ir-fold-constants leaves them: a constant weight made HWIO
+	printf 'device @gpu = gpu(0)\nfn @main(%%x: f32[1,2,14,14]) -> f32[1,4,14,14] {\n  %%w = const f32[4,2,3,3] [%s]\n  %%c = nn.conv2d(%%x, %%w) {padding=[1,1,1,1]}\n  return %%c\n}\n' \
+		"$(seq -s ', ' 1 72)" > "$BATS_TEST_TMPDIR/c.ir"
+	ir-fold-constants "$BATS_TEST_TMPDIR/c.ir" > "$BATS_TEST_TMPDIR/f.ir"
+	grep -q 'kernel_layout="HWIO"' "$BATS_TEST_TMPDIR/f.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/f.ir"
+	assert_output --partial 'alloc %as'
+}
 @test "lower: a packed conv2d the shared-memory product takes keeps its images, loaded and stored in texels" {
 	golden --from=ir-plan-devices ir-lower gpu_tiles_packed
 	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_packed.ir"

@@ -72,6 +72,10 @@ typedef struct Gemm Gemm;
 struct Gemm {
 	int64_t B, M, N, K;
 	bool a_kfast, b_kfast;     /* the tile loads walk k fastest, else m / n */
+	/* M, N and K need not divide into the tiles (an unpacked conv2d):
+	 * the last tiles' loads are clamped into the operands, k past K
+	 * reads zero, and the stores past M or N are skipped */
+	bool ragged_ok;
 	ElemKind kk;               /* the accumulator's kind */
 	PExpr *(*load_a)(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *k);
 	PExpr *(*load_b)(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k);
@@ -85,6 +89,7 @@ struct Gemm {
 	/* conv2d */
 	ConvAttrs ca;
 	bool packed;               /* NCHW4c data and result, OIHW4o weight */
+	bool hwio;                 /* an HWIO weight (A is read along m) */
 	int64_t C, H, W, KH, KW, OH, OW;
 	/* packed: whole texels, k ordered (channel / 4, ky, kx, channel % 4) */
 	PExpr *(*texel_a)(GroupCx *c, const Gemm *g, PExpr *mt, PExpr *k); /* m = 4 mt.. 4 mt + 3 */
@@ -95,7 +100,14 @@ struct Gemm {
  * items (TY * TX = THREADS). */
 typedef struct {
 	int64_t TM, TN, BK, TY, TX;
+	bool rm, rn, rk;           /* M, N, K do not divide into the blocks */
 } Tiles;
+
+static int64_t
+ceil_div(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
 
 static PExpr *
 as_kind(GroupCx *c, ElemKind k, PExpr *e)
@@ -143,10 +155,14 @@ tile_side(int64_t n, int64_t items, int64_t lo)
 }
 
 /* One operand's k tile into shared memory: sh[kk, r] = load(r0 + r,
- * k0 + kk) for r < R, kk < BK, THREADS elements at a time. */
+ * k0 + kk) for r < R, kk < BK, THREADS elements at a time.  Ragged
+ * (t->rm, rn, rk): a row past the operand's last reads the last (its
+ * results are not stored), and k past K reads zero in both operands (an
+ * inf or nan there would otherwise reach the sum), from a clamped k so
+ * that the load stays in bounds. */
 static void
-load_tile(GroupCx *c, const Gemm *g, bool is_a, PVar *sh, int64_t R, int64_t BK, PExpr *tid,
-          PExpr *bt, PExpr *r0, PExpr *k0)
+load_tile(GroupCx *c, const Gemm *g, const Tiles *t, bool is_a, PVar *sh, int64_t R, int64_t BK,
+          PExpr *tid, PExpr *bt, PExpr *r0, PExpr *k0)
 {
 	PBuild *b = c->b;
 	bool kfast = is_a ? g->a_kfast : g->b_kfast;
@@ -162,7 +178,18 @@ load_tile(GroupCx *c, const Gemm *g, bool is_a, PVar *sh, int64_t R, int64_t BK,
 		kk = pb_let(b, "kk", pe_div(b, e, pe_i32(b, R)));
 	}
 	PExpr *row = pe_add(b, r0, r), *k = pe_add(b, k0, kk);
+	int64_t rows = is_a ? g->M : g->N;
+	if (is_a ? t->rm : t->rn)
+		row = pe_call2(b, I_MIN, row, pe_i32(b, rows - 1));
+	PExpr *kin = NULL;
+	if (t->rk) {
+		k = pb_let(b, "k", k);
+		kin = pe_bin(b, OP_LT, k, pe_i32(b, g->K));
+		k = pb_let(b, "k", pe_call2(b, I_MIN, k, pe_i32(b, g->K - 1)));
+	}
 	PExpr *v = is_a ? g->load_a(c, g, bt, row, k) : g->load_b(c, g, bt, row, k);
+	if (kin)
+		v = pe_select(b, kin, v, pe_like(b, v, 0));
 	PExpr *si[2] = {kk, r};
 	pb_store(b, sh, si, 1, as_kind(c, g->kk, v));
 	pb_close_to(b, op);
@@ -208,8 +235,35 @@ load_tile_texels(GroupCx *c, const Gemm *g, bool is_a, PVar *sh, int64_t R, int6
 	pb_close_to(b, op);
 }
 
+/* The tiles of a product whose sizes need not divide into them: 16 x 16
+ * work items, TM and TN the smallest of 8, 4, 2, 1 whose block still
+ * covers M (N) in as few blocks as 8 would, then halved, the larger
+ * first, while the grid has fewer than MIN_BLOCKS work groups; k steps
+ * of 16 (of 8 when K is a multiple of 8 but not of 16 and the tiles are
+ * 2 or more, so that each item loads whole elements of both tiles). */
+static void
+ragged_tiles(const Gemm *g, Tiles *t)
+{
+	int64_t TM = 8, TN = 8;
+	while (TM > 1 && ceil_div(g->M, T16 * TM / 2) == ceil_div(g->M, T16 * TM))
+		TM /= 2;
+	while (TN > 1 && ceil_div(g->N, T16 * TN / 2) == ceil_div(g->N, T16 * TN))
+		TN /= 2;
+	while (g->B * ceil_div(g->M, T16 * TM) * ceil_div(g->N, T16 * TN) < MIN_BLOCKS) {
+		if (TN >= TM && TN > 1)
+			TN /= 2;
+		else if (TM > 1)
+			TM /= 2;
+		else
+			break;
+	}
+	int64_t BK = g->K % 16 != 0 && g->K % 8 == 0 && TM >= 2 && TN >= 2 ? 8 : 16;
+	*t = (Tiles){TM, TN, BK, T16, T16, g->M % (T16 * TM) != 0, g->N % (T16 * TN) != 0,
+	             g->K % BK != 0};
+}
+
 /* The tiles of g (in t, when not NULL); false when the sizes do not
- * divide into them.  A packed product's work items own whole output
+ * divide into them (and g is not ragged_ok).  A packed product's work items own whole output
  * texels (TM of 4 or 8 consecutive m), so it takes TY = 16, 8 or 4 rows
  * of items as M allows and TN down to 1; the others 16 x 16 items and
  * tiles of 2 to 8. */
@@ -229,8 +283,13 @@ gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 	int64_t TX = THREADS / TY;
 	int64_t TM = tile_side(g->M, TY, g->packed ? 4 : 2), TN = tile_side(g->N, TX, lo);
 	int64_t BK = g->K % 16 == 0 ? 16 : g->K % 8 == 0 ? 8 : 0;
-	if (!TM || !TN || !BK)
-		return false;
+	if (!TM || !TN || !BK) {
+		if (!g->ragged_ok)
+			return false;
+		if (t)
+			ragged_tiles(g, t);
+		return true;
+	}
 	int64_t tm_lo = g->packed ? 4 : 2;
 	while (g->B * (g->M / (TY * TM)) * (g->N / (TX * TN)) < MIN_BLOCKS) {
 		if (TN >= TM && TN > lo)
@@ -249,7 +308,7 @@ gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 	       g->N % (2 * TX * TN) == 0)
 		TY /= 2, TX *= 2;
 	if (t)
-		*t = (Tiles){TM, TN, BK, TY, TX};
+		*t = (Tiles){TM, TN, BK, TY, TX, false, false, false};
 	return true;
 }
 
@@ -279,6 +338,16 @@ store_tile(GroupCx *c, const Gemm *g, const Tiles *t, PVar *acc, PExpr *bt, PExp
 		PExpr *ci[2] = {i, j};
 		PExpr *row = pe_add(b, m0, pe_add(b, ty, pe_mul(b, i, pe_i32(b, t->TY))));
 		PExpr *col = pe_add(b, n0, pe_add(b, tx, pe_mul(b, j, pe_i32(b, t->TX))));
+		if (t->rm || t->rn) {
+			row = pb_let(b, "row", row);
+			col = pb_let(b, "col", col);
+			PExpr *in = t->rm ? pe_bin(b, OP_LT, row, pe_i32(b, g->M)) : NULL;
+			if (t->rn) {
+				PExpr *cn = pe_bin(b, OP_LT, col, pe_i32(b, g->N));
+				in = in ? pe_bin(b, OP_AND, in, cn) : cn;
+			}
+			pb_if(b, in);
+		}
 		ok = g->store(c, g, bt, row, col, pe_load(b, acc, ci, 1), 1);
 		pb_close_to(b, op);
 		return ok;
@@ -317,8 +386,8 @@ build_gemm(GroupCx *c, const Gemm *g)
 	int close = pb_depth(b);
 	lower_kernel(c);
 	PExpr *bt = g->B > 1 ? pe_var(b, thread_loop(b, "bz", g->B, "blockIdx.z")) : pe_i32(b, 0);
-	PExpr *by = pe_var(b, thread_loop(b, "by", g->M / BM, "blockIdx.y"));
-	PExpr *bx = pe_var(b, thread_loop(b, "bx", g->N / BN, "blockIdx.x"));
+	PExpr *by = pe_var(b, thread_loop(b, "by", ceil_div(g->M, BM), "blockIdx.y"));
+	PExpr *bx = pe_var(b, thread_loop(b, "bx", ceil_div(g->N, BN), "blockIdx.x"));
 	/* A padding word per row of a tile loaded along k: the items that
 	 * store one row's k into column r of consecutive rows of the tile
 	 * then land in different banks. */
@@ -346,14 +415,14 @@ build_gemm(GroupCx *c, const Gemm *g)
 
 	int kop = pb_depth(b);
 	PVar *kt = pb_scalar(b, "kt", (DType){ET_I32, 1});
-	pb_for(b, kt, pe_i32(b, 0), pe_i32(b, g->K / BK), FK_SERIAL, NULL);
+	pb_for(b, kt, pe_i32(b, 0), pe_i32(b, ceil_div(g->K, BK)), FK_SERIAL, NULL);
 	PExpr *k0 = pb_let(b, "k", pe_mul(b, pe_var(b, kt), pe_i32(b, BK)));
 	if (g->packed) {
 		load_tile_texels(c, g, true, as, BM, BK, tid, mt0, k0);
 		load_tile_texels(c, g, false, bs, BN, BK, tid, n0, k0);
 	} else {
-		load_tile(c, g, true, as, BM, BK, tid, bt, m0, k0);
-		load_tile(c, g, false, bs, BN, BK, tid, bt, n0, k0);
+		load_tile(c, g, &t, true, as, BM, BK, tid, bt, m0, k0);
+		load_tile(c, g, &t, false, bs, BN, BK, tid, bt, n0, k0);
 	}
 	pb_barrier(b);
 	op = pb_depth(b);
@@ -482,6 +551,8 @@ conv_load_a(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *k)
 	PExpr *ic, *ky, *kx;
 	conv_k(c, g, k, &ic, &ky, &kx);
 	PExpr *wi[4] = {m, ic, ky, kx};
+	if (g->hwio)
+		wi[0] = ky, wi[1] = kx, wi[2] = ic, wi[3] = m;
 	return pe_load(c->b, g->w, wi, 1);
 }
 
@@ -589,17 +660,30 @@ conv_gemm(const GroupCx *c, Gemm *g)
 	if (is_layout(g->ca.dl, "NCHW4c") && is_layout(g->ca.kl, "OIHW4o") &&
 	    is_layout(g->ca.ol, "NCHW4c"))
 		g->packed = true;
-	else if (!is_layout(g->ca.dl, "NCHW") || !is_layout(g->ca.kl, "OIHW") ||
-	         !is_layout(g->ca.ol, "NCHW"))
+	else if (!is_layout(g->ca.dl, "NCHW") || !is_layout(g->ca.ol, "NCHW"))
 		return false;
+	else if (is_layout(g->ca.kl, "HWIO"))
+		g->hwio = true;
+	else if (!is_layout(g->ca.kl, "OIHW"))
+		return false;
+	/* Unpacked, the tiles need not divide the sizes: a buffer gpu's
+	 * NCHW convolutions (7x7, 14x14 and 28x28 outputs, 3-channel
+	 * inputs, 24 output channels) would otherwise run an element per
+	 * work item.  Packed products keep whole tiles (their texel loads
+	 * and stores take no such edges). */
+	g->ragged_ok = !g->packed;
+	/* An HWIO weight (ir-fold-constants makes constant weights so) has
+	 * its output channels contiguous: A's tile loads walk m. */
+	g->a_kfast = !g->hwio;
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
+	const Layout *kl = g->ca.kl;
 	int64_t NI = xt->dims[0];
 	g->C = xt->dims[1] * (g->packed ? 4 : 1), g->H = xt->dims[2], g->W = xt->dims[3];
-	g->KH = wt->dims[2], g->KW = wt->dims[3];
+	g->KH = layout_dim(kl, wt->dims, 'H'), g->KW = layout_dim(kl, wt->dims, 'W');
 	g->OH = ot->dims[2], g->OW = ot->dims[3];
-	g->M = wt->dims[0] * (g->packed ? 4 : 1);
+	g->M = layout_dim(kl, wt->dims, 'O'); /* OIHW4o's O counts its 4o */
 	g->N = NI * g->OH * g->OW;
-	g->K = wt->dims[1] * g->KH * g->KW;
+	g->K = layout_dim(kl, wt->dims, 'I') * g->KH * g->KW;
 	g->kk = (ElemKind)ot->dt.kind;
 	/* i32 indices: the output's and input's element counts */
 	return g->H >= 1 && g->W >= 1 && type_numel(ot) <= INT32_MAX && type_numel(xt) <= INT32_MAX &&
