@@ -14,8 +14,10 @@
 #       their small constants and a manifest (shape, mean, std) of the
 #       large ones, which the device regenerates at random (46 MB of
 #       resnet18 weights would not travel).
+#       With BASE_REV=<commit>, that commit's sources too (the baseline).
 #   sh bench/h100_tex.sh run DIR    on the device, from the repository
-#       root: builds, then
+#       root: builds (and the baseline's tools, when prep had BASE_REV),
+#       then the PARTS named (default "tiles models check"):
 #       1. each conv tile compiled for a gpu (buffers), a texture gpu
 #          (images) and a texture gpu --no-tile (a texel per work item):
 #          kernel time through bench/ocl_bench.c (median of RUNS), the
@@ -24,7 +26,8 @@
 #          ir-plan-devices | ir-lower | ir-plan-devices |
 #          ir-flatten-texture | ir-codegen-ocl for gpu(0) (NCHW buffers),
 #          a texture gpu --no-texture (NCHW4c buffers) and a texture gpu
-#          (NCHW4c images): the kernels' time per run from `ir-run
+#          (NCHW4c images), and gpu(0) by the baseline's tools (base),
+#          those of VARIANTS (default all): the kernels' time per run from `ir-run
 #          --profile --repeat REP`, the run's median wall time, and the
 #          result against the NCHW one (same weights);
 #       3. every tests/ir-lower and tests/ir-run module as gpu(N) and
@@ -41,6 +44,7 @@ if [ "$cmd" = prep ]; then
 	rm -rf "$P"
 	mkdir -p "$P/tile" "$P/models" "$P/parser"
 	git archive --format=tar.gz -o "$P/src.tar.gz" HEAD
+	[ -z "${BASE_REV:-}" ] || git archive --format=tar.gz -o "$P/base.tar.gz" "$BASE_REV"
 	cp build/parser/lexer.c build/parser/grammar.c build/parser/grammar.h "$P/parser/"
 	cp -r /usr/include/CL "$P/inc"
 	for nc in "1 64" "8 256"; do
@@ -87,6 +91,8 @@ S=${SRC_DIR:-/tmp/h100_tex_src}
 W=${BENCH_DIR:-/tmp/h100_tex}
 RUNS=${RUNS:-30}
 REP=${REP:-20}
+PARTS=${PARTS:-tiles models check}
+VARIANTS=${VARIANTS:-nchw buf4c tex}
 OUT=${OUT:-$W}
 mkdir -p "$W" "$S" "$OUT"
 date -u +'date: %Y-%m-%d %H:%M UTC'
@@ -105,10 +111,19 @@ if ! make -j16 WERROR= OPENCL_CFLAGS="-I$P/inc" $tools build/bench/bin/ocl_bench
 	exit 1
 fi
 gcc --version | head -1
+if [ -f "$P/base.tar.gz" ]; then
+	mkdir -p "$S.base/build/parser"
+	tar -xzf "$P/base.tar.gz" -C "$S.base"
+	cp "$P"/parser/* "$S.base/build/parser/" && touch "$S.base"/build/parser/*
+	(cd "$S.base" && make -j16 WERROR= OPENCL_CFLAGS="-I$P/inc" $tools) > "$OUT/build_base.log" 2>&1 ||
+		{ tail -30 "$OUT/build_base.log"; exit 1; }
+	case " $VARIANTS " in *" base "*) ;; *) VARIANTS="$VARIANTS base" ;; esac
+fi
 export PATH=$S/build/bin:$PATH
 NV="--device=@gpu=NVIDIA"
 comp() { ir-plan-devices "$1" | ir-lower ${3:-} | ir-plan-devices | ir-flatten-texture | ir-codegen-ocl > "$2"; }
 
+case " $PARTS " in *" tiles "*)
 echo "== conv tiles (kernel min/median/max of $RUNS, ms then GFLOP/s)"
 while read name n c4 c gf; do
 	"$PY" -c "import numpy as np; r = np.random.default_rng(1)
@@ -128,7 +143,9 @@ np.save('$W/w.npy', r.standard_normal(($c4,$c,3,3,4), dtype=np.float32))"
 		echo "TILE $name $v | $kt | $("$PY" bench/h100_ref.py "$W/x.npy" "$W/w.npy" "$W/$name.$v.npy")"
 	done
 done < "$P/tile/cases"
+;; esac
 
+case " $PARTS " in *" models "*)
 echo "== models (ir-run --profile --repeat $REP: kernel time per run)"
 for m in resnet18 mobilenet_v2; do
 	D=$W/$m
@@ -145,20 +162,22 @@ for line in open(D + "/manifest"):
         shape = tuple(int(s) for s in shape.split(","))
         np.save(D + "/" + f, r.normal(float(mean), float(std), shape).astype(dt))
 PY
-	for v in nchw buf4c tex; do
+	for v in $VARIANTS; do
+		T=
 		case $v in
 		nchw) dev='gpu(0)' l= ;;
+		base) dev='gpu(0)' l= T=$S.base/build/bin/ ;;
 		buf4c) dev='gpu(0) {texture=true}' l=--no-texture ;;
 		tex) dev='gpu(0) {texture=true}' l= ;;
 		esac
 		sed "s/^device @gpu = .*/device @gpu = $dev/" "$D/m.ir" > "$D/$v.src.ir"
-		ir-alter-layout "$D/$v.src.ir" | ir-fold-constants --data-dir="$D" | ir-plan-devices \
-			| ir-lower $l | ir-plan-devices | ir-flatten-texture | ir-codegen-ocl > "$D/$v.ocl.ir"
+		${T}ir-alter-layout "$D/$v.src.ir" | ${T}ir-fold-constants --data-dir="$D" | ${T}ir-plan-devices \
+			| ${T}ir-lower $l | ${T}ir-plan-devices | ${T}ir-flatten-texture | ${T}ir-codegen-ocl > "$D/$v.ocl.ir"
 		ir-run $NV --profile --repeat "$REP" --data-dir "$D" --input x="$D/x.npy" -o "$D/$v.npy" \
 			"$D/$v.ocl.ir" 2> "$OUT/$m.$v.prof"
 		k=$(sed -n 's/.*(kernels \([0-9.]*\),.*/\1/p' "$OUT/$m.$v.prof")
 		med=$(sed -n 's/.*runs, median \([0-9.]*\) ms.*/\1/p' "$OUT/$m.$v.prof")
-		e=$("$PY" -c "import numpy as np; a, b = np.load('$D/$v.npy').astype(float), np.load('$D/nchw.npy').astype(float)
+		e=$([ -f "$D/nchw.npy" ] && "$PY" -c "import numpy as np; a, b = np.load('$D/$v.npy').astype(float), np.load('$D/nchw.npy').astype(float)
 print('%.1e' % (np.abs(a - b).max() / np.abs(b).max()))")
 		c=$(grep '^prim @[^(]*conv2d' "$D/$v.ocl.ir")
 		echo "MODEL $m $v kernel_ms_per_run=$(awk -v k="${k:-0}" -v r="$REP" 'BEGIN { printf "%.3f", k / r }')" \
@@ -166,7 +185,9 @@ print('%.1e' % (np.abs(a - b).max() / np.abs(b).max()))")
 			"weight_images=$(echo "$c" | grep -c texture:weight) gemms=$(grep -c 'alloc %as' "$D/$v.ocl.ir")"
 	done
 done
+;; esac
 
+case " $PARTS " in *" check "*)
 echo "== every tests/ir-lower and tests/ir-run module as gpu(N) and texture gpu, ir-run --check on NVIDIA"
 pass=0 failed=
 for f in tests/ir-lower/*.ir tests/ir-run/*.ir; do
@@ -184,3 +205,4 @@ for f in tests/ir-lower/*.ir tests/ir-run/*.ir; do
 	done
 done
 echo "RESULT --check on NVIDIA: $pass passed; failed:${failed:- none}"
+;; esac
