@@ -578,6 +578,15 @@ declare_pool(Module *m, const PInfo *pi, int64_t used)
 	e[n].val.kind = AT_INT;
 	e[n++].val.u.i = used > 0 ? used : 1;
 	pl->attrs = (AttrMap){n, e};
+	/* Located where its device is declared (else @main's first
+	 * function): in a module read with loc(...), a line printed without
+	 * one would get its place in the printed text when read back, and
+	 * print differently (fuzz_memplan found it). */
+	const Device *d = pi->dev ? module_device(m, pi->dev) : NULL;
+	if (d)
+		pl->loc = d->loc;
+	else if (m->funcs)
+		pl->loc = m->funcs->loc;
 	sym_set_global(pl->name, GK_POOL, pl);
 	if (m->pools_last)
 		m->pools_last->next = pl;

@@ -15,6 +15,13 @@ setup() {
 @test "plan-memory: a call of a function has no place and names the operands it may return" { golden ir-plan-memory calls; }
 @test "plan-memory: a device_copy of a tuple has no place and names its operand's buffers" { golden ir-plan-memory tuple_copy; }
 
+@test "plan-memory: a pool it declares in a located module is located, so the output reads back to the same bytes" {
+	local t=$BATS_TEST_TMPDIR
+	ir-plan-devices --locations "$BATS_TEST_DIRNAME/ir-plan-memory/cnn_cpu.ir" > "$t/l.ir"
+	ir-plan-memory "$t/l.ir" > "$t/p.ir"
+	grep -q '^pool @workspace.cpu .* loc(' "$t/p.ir"
+	ir-parse "$t/p.ir" | diff -u "$t/p.ir" -
+}
 @test "plan-memory: every algorithm gives a valid plan" {
 	for a in greedy_by_size greedy_by_conflicts hill_climb best; do
 		for f in cnn_cpu tuples pools images io calls tuple_copy; do
