@@ -70,15 +70,18 @@ clusters() {
 	grep -q '@gpu:global -> @cpu:global\\n57600 bytes' "$t/l.dot"
 	ir-dot --prims "$t/l.ir" > "$t/lp.dot"
 	renders "$t/lp.dot"
-	# + conv prim: 4 parameters, the local accumulator, a kernel;
-	#   relu prim: 2 parameters, a kernel
-	assert_equal "$(count nodes "$t/lp.dot")" 17
-	# + conv: 3 reads, 1 write, accumulator both ways; relu: 1 read, 1 write
-	assert_equal "$(count edges "$t/lp.dot")" 15
+	# + conv prim (the shared-memory product): 4 parameters, the two
+	#   shared tiles, the local accumulator, a kernel; relu prim: 2
+	#   parameters, a kernel
+	assert_equal "$(count nodes "$t/lp.dot")" 19
+	# + conv: 3 reads, 1 write, the tiles and the accumulator both ways;
+	#   relu: 1 read, 1 write
+	assert_equal "$(count edges "$t/lp.dot")" 19
 	assert_equal "$(clusters "$t/lp.dot" | tr '\n' ' ')" \
 		'cluster_f0 cluster_f0_d0 cluster_f0_d1 cluster_p0 cluster_p1 '
 	grep -q 'kernel @nn_relu_k0", shape=component' "$t/lp.dot"
-	grep -q '%acc6\\nalloc\\nf32\[1\] @gpu:local' "$t/lp.dot"
+	grep -q '%acc9\\nalloc\\nf32\[1,1\] @gpu:local' "$t/lp.dot"
+	grep -q '%as2\\nalloc\\nf32\[16,17\] @gpu:shared' "$t/lp.dot"
 	# without --prims the functions are drawn the same
 	diff <(cat "$t/l.dot") <(sed '/subgraph cluster_p0/,$d' "$t/lp.dot"; echo '}')
 }

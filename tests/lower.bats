@@ -55,8 +55,8 @@ setup() {
 	assert_output --partial 'select(%k14 < 180, '
 	assert_output --partial 'if %row34 < 36 && %col35 < 98 {'
 	# as ir-fold-constants leaves them: a constant weight made HWIO
-	printf 'device @gpu = gpu(0)\nfn @main(%%x: f32[1,2,14,14]) -> f32[1,4,14,14] {\n  %%w = const f32[4,2,3,3] [%s]\n  %%c = nn.conv2d(%%x, %%w) {padding=[1,1,1,1]}\n  return %%c\n}\n' \
-		"$(seq -s ', ' 1 72)" > "$BATS_TEST_TMPDIR/c.ir"
+	printf 'device @gpu = gpu(0)\nfn @main(%%x: f32[1,2,14,14]) -> f32[1,16,14,14] {\n  %%w = const f32[16,2,3,3] [%s]\n  %%c = nn.conv2d(%%x, %%w) {padding=[1,1,1,1]}\n  return %%c\n}\n' \
+		"$(seq -s ', ' 1 288)" > "$BATS_TEST_TMPDIR/c.ir"
 	ir-fold-constants "$BATS_TEST_TMPDIR/c.ir" > "$BATS_TEST_TMPDIR/f.ir"
 	grep -q 'kernel_layout="HWIO"' "$BATS_TEST_TMPDIR/f.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/f.ir"

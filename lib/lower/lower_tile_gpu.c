@@ -284,7 +284,9 @@ gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 	int64_t TM = tile_side(g->M, TY, g->packed ? 4 : 2), TN = tile_side(g->N, TX, lo);
 	int64_t BK = g->K % 16 == 0 ? 16 : g->K % 8 == 0 ? 8 : 0;
 	if (!TM || !TN || !BK) {
-		if (!g->ragged_ok)
+		/* (fewer than 16 rows or columns leave most of a block's
+		 * items idle: an element per item does as well) */
+		if (!g->ragged_ok || g->M < T16 || g->N < T16)
 			return false;
 		if (t)
 			ragged_tiles(g, t);
