@@ -51,9 +51,15 @@ setup() {
 	[ "$(grep -c '^ *barrier$' <<< "$output")" = 6 ]
 	# the HWIO weight's A tile is read along its output channels
 	assert_output --partial '%p1[%ky17, %kx18, %ic16, min(%m7 + %r12, 23)]'
+	assert_output --partial '%p1[%ky19, %kx20, %ic18, %m7 + %r16]'
 	# the edges: k past K is zero, results past M and N are not stored
-	assert_output --partial 'select(%k14 < 180, '
-	assert_output --partial 'if %row34 < 36 && %col35 < 98 {'
+	assert_output --partial 'select(%k14 < 27, '
+	assert_output --partial 'if %row34 < 24 {'
+	# k in 4 slices (blockIdx.z), added up by a second kernel with the relu
+	assert_output --partial 'alloc %ps0: f32[4,36,49] @gpu:global'
+	assert_output --partial 'let %k13: i32 = (%bz1 * 9 + %kt12) * 16'
+	assert_output --partial '%ps0[%bz1, %row32, %col33] = %acc11[0, 0]'
+	assert_line --partial '%ps0[0, %i38, %i37] + %ps0[1, %i38, %i37] + %ps0[2, %i38, %i37] + %ps0[3, %i38, %i37]'
 	# as ir-fold-constants leaves them: a constant weight made HWIO
 	printf 'device @gpu = gpu(0)\nfn @main(%%x: f32[1,2,14,14]) -> f32[1,16,14,14] {\n  %%w = const f32[16,2,3,3] [%s]\n  %%c = nn.conv2d(%%x, %%w) {padding=[1,1,1,1]}\n  return %%c\n}\n' \
 		"$(seq -s ', ' 1 288)" > "$BATS_TEST_TMPDIR/c.ir"
@@ -61,6 +67,20 @@ setup() {
 	grep -q 'kernel_layout="HWIO"' "$BATS_TEST_TMPDIR/f.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/f.ir"
 	assert_output --partial 'alloc %as'
+}
+@test "lower: a gpu dense or batch_matmul with few rows and a long k is a work group per result" {
+	golden --from=ir-plan-devices ir-lower gpu_gemv
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/gpu_gemv.ir"
+	assert_output --partial 'for %bx0 in 0..1000 bind(blockIdx.x) {'
+	assert_output --partial 'alloc %part1: f32[64] @gpu:shared'
+	assert_output --partial '%acc5[0] = fma(%p0[0, %k7], %p1[%n4, %k7], %acc5[0])'
+	assert_output --partial 'if %k8 < 300 {'
+	[ "$(grep -c '^ *barrier$' <<< "$output")" = 12 ]
+	# 8 rows or a short k keep the register tile
+	sed 's/f32\[1,256\]/f32[8,256]/; s/f32\[1,1000\]/f32[8,1000]/' \
+		"$BATS_TEST_DIRNAME/ir-lower/gpu_gemv.ir" > "$BATS_TEST_TMPDIR/rows.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/rows.ir"
+	[ "$(grep -c 'alloc %part' <<< "$output")" = 1 ]
 }
 @test "lower: a packed conv2d the shared-memory product takes keeps its images, loaded and stored in texels" {
 	golden --from=ir-plan-devices ir-lower gpu_tiles_packed

@@ -101,6 +101,7 @@ struct Gemm {
 typedef struct {
 	int64_t TM, TN, BK, TY, TX;
 	bool rm, rn, rk;           /* M, N, K do not divide into the blocks */
+	int64_t S;                 /* k split into S slices (blockIdx.z) */
 } Tiles;
 
 static int64_t
@@ -235,12 +236,33 @@ load_tile_texels(GroupCx *c, const Gemm *g, bool is_a, PVar *sh, int64_t R, int6
 	pb_close_to(b, op);
 }
 
+/* Halves TM or TN, the larger first, down to lo, while the grid (k in
+ * S slices) has fewer than MIN_BLOCKS work groups. */
+static void
+shrink_tiles(const Gemm *g, int64_t *TM, int64_t *TN, int64_t S, int64_t lo)
+{
+	while (g->B * S * ceil_div(g->M, T16 * *TM) * ceil_div(g->N, T16 * *TN) < MIN_BLOCKS) {
+		if (*TN >= *TM && *TN > lo)
+			*TN /= 2;
+		else if (*TM > lo)
+			*TM /= 2;
+		else
+			break;
+	}
+}
+
 /* The tiles of a product whose sizes need not divide into them: 16 x 16
  * work items, TM and TN the smallest of 8, 4, 2, 1 whose block still
- * covers M (N) in as few blocks as 8 would, then halved, the larger
- * first, while the grid has fewer than MIN_BLOCKS work groups; k steps
- * of 16 (of 8 when K is a multiple of 8 but not of 16 and the tiles are
- * 2 or more, so that each item loads whole elements of both tiles). */
+ * covers M (N) in as few blocks as 8 would, then halved down to 2, the
+ * larger first, while the grid has fewer than MIN_BLOCKS work groups;
+ * k steps of 16 (of 8 when K is a multiple of 8 but not of 16 and the
+ * tiles are 2 or more, so that each item loads whole elements of both
+ * tiles).  A grid still short of work groups (resnet18's 7x7 layers:
+ * 512 channels by 49 pixels, 32 blocks of 32x32) splits k into S slices
+ * of at least MIN_SLICE steps, each a work group, as long as S divides
+ * the steps; then the tiles go down to 1. */
+enum { MIN_SLICE = 8, MAX_SPLIT = 16 };
+
 static void
 ragged_tiles(const Gemm *g, Tiles *t)
 {
@@ -249,17 +271,18 @@ ragged_tiles(const Gemm *g, Tiles *t)
 		TM /= 2;
 	while (TN > 1 && ceil_div(g->N, T16 * TN / 2) == ceil_div(g->N, T16 * TN))
 		TN /= 2;
-	while (g->B * ceil_div(g->M, T16 * TM) * ceil_div(g->N, T16 * TN) < MIN_BLOCKS) {
-		if (TN >= TM && TN > 1)
-			TN /= 2;
-		else if (TM > 1)
-			TM /= 2;
-		else
-			break;
-	}
+	shrink_tiles(g, &TM, &TN, 1, 2);
 	int64_t BK = g->K % 16 != 0 && g->K % 8 == 0 && TM >= 2 && TN >= 2 ? 8 : 16;
+	int64_t KT = ceil_div(g->K, BK), S = 1;
+	while (g->B == 1 && S < MAX_SPLIT &&
+	       S * ceil_div(g->M, T16 * TM) * ceil_div(g->N, T16 * TN) < MIN_BLOCKS &&
+	       KT % (2 * S) == 0 && KT / (2 * S) >= MIN_SLICE)
+		S *= 2;
+	shrink_tiles(g, &TM, &TN, S, 1);
+	if (BK == 8 && (TM < 2 || TN < 2))
+		BK = 16, S = 1; /* (rare: K a multiple of 8, not 16, and short) */
 	*t = (Tiles){TM, TN, BK, T16, T16, g->M % (T16 * TM) != 0, g->N % (T16 * TN) != 0,
-	             g->K % BK != 0};
+	             g->K % BK != 0, S};
 }
 
 /* The tiles of g (in t, when not NULL); false when the sizes do not
@@ -310,7 +333,7 @@ gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 	       g->N % (2 * TX * TN) == 0)
 		TY /= 2, TX *= 2;
 	if (t)
-		*t = (Tiles){TM, TN, BK, TY, TX, false, false, false};
+		*t = (Tiles){TM, TN, BK, TY, TX, false, false, false, 1};
 	return true;
 }
 
@@ -384,10 +407,20 @@ build_gemm(GroupCx *c, const Gemm *g)
 	Module *m = c->m;
 	ElemKind kk = g->kk;
 	const VDev *shared = vdev_get(m, c->dev, sym_intern_cstr(m, "shared"));
+	/* k in S slices: each work group's sums into a buffer of the prim
+	 * [S, M, N], which a second kernel adds up (an element per item)
+	 * and stores through the fused consumers. */
+	PVar *ps = NULL;
+	if (t.S > 1) {
+		int64_t pdims[3] = {t.S, g->M, g->N};
+		ps = pb_alloc(b, "ps", type_tensor(m, (DType){kk, 1}, 3, pdims),
+		              vdev_get(m, c->dev, sym_intern_cstr(m, "global")));
+	}
 
 	int close = pb_depth(b);
 	lower_kernel(c);
 	PExpr *bt = g->B > 1 ? pe_var(b, thread_loop(b, "bz", g->B, "blockIdx.z")) : pe_i32(b, 0);
+	PExpr *slice = t.S > 1 ? pe_var(b, thread_loop(b, "bz", t.S, "blockIdx.z")) : NULL;
 	PExpr *by = pe_var(b, thread_loop(b, "by", ceil_div(g->M, BM), "blockIdx.y"));
 	PExpr *bx = pe_var(b, thread_loop(b, "bx", ceil_div(g->N, BN), "blockIdx.x"));
 	/* A padding word per row of a tile loaded along k: the items that
@@ -417,8 +450,12 @@ build_gemm(GroupCx *c, const Gemm *g)
 
 	int kop = pb_depth(b);
 	PVar *kt = pb_scalar(b, "kt", (DType){ET_I32, 1});
-	pb_for(b, kt, pe_i32(b, 0), pe_i32(b, ceil_div(g->K, BK)), FK_SERIAL, NULL);
-	PExpr *k0 = pb_let(b, "k", pe_mul(b, pe_var(b, kt), pe_i32(b, BK)));
+	int64_t steps = ceil_div(g->K, BK) / t.S;
+	pb_for(b, kt, pe_i32(b, 0), pe_i32(b, steps), FK_SERIAL, NULL);
+	PExpr *kstep = pe_var(b, kt);
+	if (slice)
+		kstep = pe_add(b, pe_mul(b, slice, pe_i32(b, steps)), kstep);
+	PExpr *k0 = pb_let(b, "k", pe_mul(b, kstep, pe_i32(b, BK)));
 	if (g->packed) {
 		load_tile_texels(c, g, true, as, BM, BK, tid, mt0, k0);
 		load_tile_texels(c, g, false, bs, BN, BK, tid, n0, k0);
@@ -451,7 +488,32 @@ build_gemm(GroupCx *c, const Gemm *g)
 	pb_barrier(b);
 	pb_close_to(b, kop);
 
-	bool ok = store_tile(c, g, &t, acc, bt, g->packed ? mt0 : m0, n0, ty, tx);
+	if (!ps) {
+		bool ok = store_tile(c, g, &t, acc, bt, g->packed ? mt0 : m0, n0, ty, tx);
+		pb_close_to(b, close);
+		return ok ? 1 : -1;
+	}
+	/* the slice's sums, then their total through the consumers */
+	op = pb_depth(b);
+	PExpr *i = unrolled(b, TM), *j = unrolled(b, TN);
+	PExpr *row = pb_let(b, "row", pe_add(b, m0, pe_add(b, ty, pe_mul(b, i, pe_i32(b, TY)))));
+	PExpr *col = pb_let(b, "col", pe_add(b, n0, pe_add(b, tx, pe_mul(b, j, pe_i32(b, TX)))));
+	if (t.rm || t.rn)
+		pb_if(b, pe_bin(b, OP_AND, pe_bin(b, OP_LT, row, pe_i32(b, g->M)),
+		                pe_bin(b, OP_LT, col, pe_i32(b, g->N))));
+	PExpr *ci[2] = {i, j}, *pi[3] = {slice, row, col};
+	pb_store(b, ps, pi, 1, pe_load(b, acc, ci, 1));
+	pb_close_to(b, close);
+	int64_t mn[2] = {g->M, g->N};
+	PExpr *e[2];
+	lower_open_nest(c, mn, 2, e, false);
+	PExpr *sum = NULL;
+	for (int64_t q = 0; q < t.S; q++) {
+		PExpr *si[3] = {pe_i32(b, q), e[0], e[1]};
+		PExpr *p = pe_load(b, ps, si, 1);
+		sum = sum ? pe_add(b, sum, p) : p;
+	}
+	bool ok = g->store(c, g, pe_i32(b, 0), e[0], e[1], sum, 1);
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }
@@ -490,6 +552,74 @@ mm_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val, u
 	return lower_store_through(c, val, oi + !g->batched, 1);
 }
 
+/* A product with few rows (M < GEMV_ROWS: a batch-1 classifier, 1x1280
+ * by 1000) and a long k: one work group per result, its WG items each
+ * adding up every WG-th k (consecutive items reading consecutive
+ * elements of x's row and w's row), the shares then halved to one
+ * through shared memory and stored through the fused consumers by item
+ * 0.  The register tile instead gives each work item 4 results and all
+ * of k, a few hundred items for the whole device: mobilenet_v2's
+ * classifier ran 704 us on the H100 that way (bench/h100.md).  The sum's
+ * order differs from a serial one, as on any gpu. */
+enum { GEMV_ROWS = 8, GEMV_MIN_K = 256, GEMV_WG = 128 };
+
+static int
+tile_gemv_gpu(GroupCx *c, bool batched, const MatmulShape *sh)
+{
+	int64_t limit = lower_wg_limit(c->device), WG = 1;
+	while (2 * WG <= limit && 2 * WG <= GEMV_WG && 4 * 2 * WG <= sh->K)
+		WG *= 2;
+	int64_t R = sh->B * sh->M * sh->N;
+	if (sh->M >= GEMV_ROWS || sh->K < GEMV_MIN_K || WG < 32 || R > INT32_MAX ||
+	    sh->B * sh->M * sh->K > INT32_MAX || sh->BW * sh->N * sh->K > INT32_MAX)
+		return 0;
+	const Value *v = c->g->members[0];
+	ElemKind kk = (ElemKind)v->type->dt.kind;
+	PBuild *b = c->b;
+	Module *m = c->m;
+	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
+	int close = pb_depth(b);
+	lower_kernel(c);
+	PExpr *bx = pe_var(b, thread_loop(b, "bx", R, "blockIdx.x"));
+	PVar *part = pb_alloc(b, "part", type_tensor(m, (DType){kk, 1}, 1, &WG),
+	                      vdev_get(m, c->dev, sym_intern_cstr(m, "shared")));
+	PExpr *t = pe_var(b, thread_loop(b, "tx", WG, "threadIdx.x"));
+	/* the result (batch, row, column) of the work group */
+	PExpr *bt = pb_let(b, "bt", pe_div(b, bx, pe_i32(b, sh->M * sh->N)));
+	PExpr *row = pb_let(b, "m", pe_mod(b, pe_div(b, bx, pe_i32(b, sh->N)), pe_i32(b, sh->M)));
+	PExpr *col = pb_let(b, "n", pe_mod(b, bx, pe_i32(b, sh->N)));
+	int64_t one = 1;
+	PExpr *zero = pe_i32(b, 0);
+	PVar *acc = pb_alloc(b, "acc", type_tensor(m, (DType){kk, 1}, 1, &one), c->local);
+	pb_store(b, acc, &zero, 1, pe_float(b, 0, kk));
+	int op = pb_depth(b);
+	PVar *r = pb_scalar(b, "r", (DType){ET_I32, 1});
+	pb_for(b, r, pe_i32(b, 0), pe_i32(b, ceil_div(sh->K, WG)), FK_SERIAL, NULL);
+	PExpr *k = pb_let(b, "k", pe_add(b, pe_mul(b, pe_var(b, r), pe_i32(b, WG)), t));
+	if (sh->K % WG)
+		pb_if(b, pe_bin(b, OP_LT, k, pe_i32(b, sh->K)));
+	PExpr *xi[3] = {sh->BX == 1 ? zero : bt, row, k}, *wi[3] = {sh->BW == 1 ? zero : bt, col, k};
+	PExpr *xv = as_kind(c, kk, pe_load(b, x, xi + !batched, 1));
+	PExpr *wv = as_kind(c, kk, pe_load(b, w, wi + !batched, 1));
+	pb_store(b, acc, &zero, 1, fma_of(c, pe_load(b, acc, &zero, 1), xv, wv));
+	pb_close_to(b, op);
+	pb_store(b, part, &t, 1, pe_load(b, acc, &zero, 1));
+	pb_barrier(b);
+	for (int64_t s = WG / 2; s >= 1; s /= 2) {
+		pb_if(b, pe_bin(b, OP_LT, t, pe_i32(b, s)));
+		PExpr *other = pe_add(b, t, pe_i32(b, s));
+		pb_store(b, part, &t, 1, pe_add(b, pe_load(b, part, &t, 1), pe_load(b, part, &other, 1)));
+		pb_close(b);
+		if (s > 1)
+			pb_barrier(b);
+	}
+	pb_if(b, pe_bin(b, OP_EQ, t, zero));
+	PExpr *oi[3] = {bt, row, col};
+	bool ok = lower_store_through(c, pe_load(b, part, &zero, 1), oi + !batched, 1);
+	pb_close_to(b, close);
+	return ok ? 1 : -1;
+}
+
 static int
 tile_matmul_gpu(GroupCx *c, bool batched)
 {
@@ -506,6 +636,8 @@ tile_matmul_gpu(GroupCx *c, bool batched)
 		g.load_b = mm_load_b_packed;
 	}
 	/* (lower_input only after the shape is known to fit: it binds nothing) */
+	if (!gemm_tiles(c, &g, NULL))
+		return tile_gemv_gpu(c, batched, &sh);
 	g.x = lower_input(c, 0, 0, -1)->buf;
 	g.w = lower_input(c, 0, 1, -1)->buf;
 	return build_gemm(c, &g);
