@@ -184,6 +184,8 @@ consume(Module *m, const char *input, const char *output, void *st)
 		.to_host = rt ? oclrt_to_host : NULL,
 		.device_copy = rt ? oclrt_device_copy : NULL,
 		.placed = rt ? oclrt_placed : NULL,
+		.const_held = rt ? oclrt_const_held : NULL,
+		.const_made = rt ? oclrt_const_made : NULL,
 	};
 	/* --repeat: one warm-up run, then N timed ones; each a whole run of
 	 * @main, inputs read and results read back included */

@@ -3,7 +3,8 @@
  * to OpenCL devices and opens them; rt_program.c builds their programs;
  * rt_object.c makes the buffers and images values and workspaces live in;
  * rt_value.c keeps where each value of the run is (host, devices, forms);
- * rt_copy.c moves data between them; rt_profile.c times and counts.
+ * rt_copy.c moves data between them; rt_const.c keeps constants' objects
+ * for every run; rt_profile.c times and counts.
  */
 #ifndef OCL_RT_IMPL_H
 #define OCL_RT_IMPL_H
@@ -21,6 +22,15 @@ typedef struct {
 	char pname[256], dname[256];
 } ClDev;
 
+/* --stats: what became of the constants on a device (rt_const.c). */
+typedef struct {
+	uint64_t uploads, upload_bytes;   /* objects filled from the host */
+	uint64_t made;                    /* objects copied from another on the device */
+	uint64_t kept;                    /* of them, kept for later evaluations */
+	uint64_t unkept;                  /* not kept: a prim stores into the constant */
+	uint64_t reused;                  /* kept objects taken by a later evaluation */
+} RtConstStats;
+
 typedef struct {
 	const Device *decl;
 	ClDev cl;
@@ -35,6 +45,7 @@ typedef struct {
 	uint32_t base_align;      /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
 	double busy_ms;           /* --profile: summed command times */
 	uint64_t live, peak;      /* bytes of objects not in a plan's memory */
+	RtConstStats consts;
 } RtDev;
 
 typedef struct {
@@ -105,6 +116,9 @@ struct OclRt {
 	/* a memory plan's pools and images, kept for every run */
 	PlanMem *plan;
 	size_t nplan, capplan;
+	/* constants' objects, kept for every run (rt_const.c) */
+	Map consts;               /* RtConst by Value */
+	Map written;              /* the prim parameters a kernel stores into */
 };
 
 /* A memory object of a prim being run: a parameter or a prim-level
@@ -216,6 +230,28 @@ void rt_live_init(OclRt *rt);
 void rt_live_after(OclRt *rt, const Value *user, Tensor *const *args);
 void rt_live_free(OclRt *rt);
 
+
+/* rt_const.c: the objects of constant v, kept across runs (make: an
+ * empty entry if none).  rt_const_count: how many a new evaluation takes
+ * (rt_const_obj each, counted as taken); rt_const_keep adds a reference
+ * to o, filled from the host (uploaded) or from another object on rd,
+ * unaligned as KeptObj says (false: not kept, o's bytes stay the
+ * caller's; true: they are counted here); rt_const_forget releases them for good (a
+ * prim stores into the constant).  rt_prim_writes: whether a kernel
+ * stores into v (rt_const_init finds them once). */
+typedef struct RtConst RtConst;
+void rt_const_init(OclRt *rt);
+bool rt_prim_writes(const OclRt *rt, const PVar *v);
+RtConst *rt_const_of(OclRt *rt, const Value *v, bool make);
+uint32_t rt_const_count(const RtConst *c);
+const Obj *rt_const_obj(OclRt *rt, RtConst *c, uint32_t i, RtDev **rd);
+bool rt_const_keep(OclRt *rt, RtConst *c, RtDev *rd, const Obj *o, bool uploaded,
+                   uint32_t unaligned);
+void rt_const_forget(OclRt *rt, RtConst *c);
+/* The constants line of rd for --stats and --profile (nothing if none
+ * went there); rt_consts_free releases every kept object. */
+void rt_const_say(const RtDev *rd, FILE *f);
+void rt_consts_free(OclRt *rt);
 
 /* rt_profile.c */
 double rt_kernel_flops(const PStmt *k);

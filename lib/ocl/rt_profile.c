@@ -230,6 +230,7 @@ oclrt_profile_print(OclRt *rt, FILE *f)
 			fprintf(f, " planned images %llu bytes;", (unsigned long long)imgs);
 		fprintf(f, " other buffers and images peak %llu bytes\n", (unsigned long long)d->peak);
 		rt_pool_say(d, f);
+		rt_const_say(d, f);
 	}
 }
 

@@ -7,7 +7,8 @@
  * (every binding is a fresh tensor), so every copy of it stays valid: a
  * value may be held at once on the host, and on devices as a buffer, an
  * image or both; each is made the first time something wants it there
- * and kept until the run ends.
+ * and kept until the run ends (a constant's until ir-run ends: rt_const.c,
+ * which later evaluations of the constant take them from).
  *
  * Ordering: each device has one in-order queue, and every command that
  * writes or reads a device's copy goes to that queue, so a device orders
@@ -35,6 +36,8 @@ typedef struct {
 	cl_event host_ready;  /* a read into t->data under way; NULL: none */
 	RtDev *host_dev;      /* host_ready's device */
 	const Place *place;   /* where a memory plan puts it; NULL: nowhere */
+	RtConst *kc;          /* a constant's, or sharing a constant's object */
+	bool own;             /* it is the constant: its new objects are kept */
 	Res *res;
 	uint32_t nres, capres;
 } DevVal;
@@ -161,36 +164,97 @@ add_res(DevVal *d, RtDev *rd, const Obj *o)
 	return r;
 }
 
-static bool
-want_image(const PVar *v)
+/* The index + 1 in rt->plan of the pool that place pl puts a buffer in
+ * on rd; 0: none yet. */
+static size_t
+plan_pool(const OclRt *rt, const RtDev *rd, const Place *pl)
 {
-	return v->vd && v->vd->scope && is_texture_scope(v->vd->scope);
+	for (size_t i = 0; pl && pl->pool && i < rt->nplan; i++)
+		if (rt->plan[i].dev == rd && rt->plan[i].pool == pl->pool)
+			return i + 1;
+	return 0;
+}
+
+/* d's object on rd in the form of scope (an image for a texture scope,
+ * else a buffer): the one made already, else a fresh one filled from
+ * wherever d is, and kept for later runs when d is a constant. */
+static const Obj *
+val_in(OclRt *rt, RtDev *rd, DevVal *d, const char *name, Loc loc, const Type *ty, Sym scope,
+       const PVar *v)
+{
+	bool img = scope && is_texture_scope(scope);
+	int64_t wh[2] = {0, 0};
+	char why[160];
+	if (img && !texture_image(ty, scope, wh, why, sizeof why))
+		wh[0] = wh[1] = 0;        /* rt_obj_new says why */
+	/* an image of another scope's width will not do: its rows split the
+	 * elements elsewhere */
+	bool here = false;
+	for (uint32_t i = 0; i < d->nres; i++) {
+		if (d->res[i].dev != rd)
+			continue;
+		here = true;
+		if (d->res[i].o.image == img &&
+		    (!img || ((int64_t)d->res[i].o.wh[0] == wh[0] &&
+		              (int64_t)d->res[i].o.wh[1] == wh[1])))
+			return &d->res[i].o;
+	}
+	size_t pool = plan_pool(rt, rd, d->place);
+	uint32_t unaligned0 = pool ? rt->plan[pool - 1].unaligned : 0;
+	Obj o = {.v = v};
+	if (!obj_for(rt, rd, d, name, loc, ty, scope, &o))
+		return NULL;
+	if (!fill(rt, rd, d, &o)) {
+		rt_obj_release(rt, rd, &o);
+		return NULL;
+	}
+	Res *r = add_res(d, rd, &o);
+	if (d->own) {
+		/* a buffer the plan put in a pool but the device took in memory
+		 * of its own: counted again in each run that takes it */
+		pool = plan_pool(rt, rd, d->place);
+		uint32_t unaligned = pool && rt->plan[pool - 1].unaligned > unaligned0
+		                   ? (uint32_t)pool : 0;
+		if (rt_const_keep(rt, d->kc, rd, &r->o, !here, unaligned))
+			r->o.bytes = 0;   /* counted with the kept one */
+	}
+	return &r->o;
 }
 
 const Obj *
 rt_val_on(OclRt *rt, RtDev *rd, Tensor *t, const PVar *v)
 {
 	DevVal *d = lookup(rt, t, true);
-	bool img = want_image(v);
-	int64_t wh[2] = {0, 0};
-	char why[160];
-	if (img && !texture_image(v->type, v->vd->scope, wh, why, sizeof why))
-		wh[0] = wh[1] = 0;        /* rt_obj_new says why */
-	/* an image of another scope's width will not do: its rows split the
-	 * elements elsewhere */
-	for (uint32_t i = 0; i < d->nres; i++)
-		if (d->res[i].dev == rd && d->res[i].o.image == img &&
-		    (!img || ((int64_t)d->res[i].o.wh[0] == wh[0] &&
-		              (int64_t)d->res[i].o.wh[1] == wh[1])))
-			return &d->res[i].o;
-	Obj o = {.v = v};
-	if (!obj_for(rt, rd, d, v->name, v->loc, v->type, v->vd ? v->vd->scope : NULL, &o))
-		return NULL;
-	if (!fill(rt, rd, d, &o)) {
-		rt_obj_release(rt, rd, &o);
-		return NULL;
+	/* a prim that stores into a constant's object: the run under way
+	 * sees it changed, as the interpreter does; later runs start from
+	 * the constant again */
+	if (d->kc && rt_prim_writes(rt, v))
+		rt_const_forget(rt, d->kc);
+	return val_in(rt, rd, d, v->name, v->loc, v->type, v->vd ? v->vd->scope : NULL, v);
+}
+
+bool
+oclrt_const_held(void *ud, const Value *v)
+{
+	return rt_const_count(rt_const_of(ud, v, false)) > 0;
+}
+
+void
+oclrt_const_made(void *ud, const Value *v, Tensor *t)
+{
+	OclRt *rt = ud;
+	DevVal *d = lookup(rt, t, true);
+	d->kc = rt_const_of(rt, v, true);
+	d->own = true;
+	uint32_t n = rt_const_count(d->kc);
+	/* its objects from earlier evaluations; t's data is not read */
+	for (uint32_t i = 0; i < n; i++) {
+		RtDev *rd;
+		const Obj *o = rt_const_obj(rt, d->kc, i, &rd);
+		clRetainMemObject(o->mem);
+		add_res(d, rd, o)->o.bytes = 0;
+		d->host = false;
 	}
-	return &add_res(d, rd, &o)->o;
 }
 
 const Obj *
@@ -247,6 +311,10 @@ oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst)
 	bool img = to->scope && is_texture_scope(to->scope) && (ek == ET_F32 || ek == ET_F16) &&
 	           texture_image(v->type, to->scope, wh, why, sizeof why);
 	Sym scope = img ? to->scope : NULL;
+	/* a constant goes to the device once, in the copy's form, and is
+	 * copied or shared from there in every run */
+	if (s->own && !val_in(rt, rd, s, v->name, v->loc, v->type, scope, NULL))
+		return false;
 	DevVal *d = lookup(rt, dst, true);
 	d->host = false;
 	const PlaceList *pl = rt->m->places ? module_places(rt->m, v) : NULL;
@@ -261,6 +329,7 @@ oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst)
 			 * while the copy lives, as @main's unplanned result) */
 			clRetainMemObject(s->res[i].o.mem);
 			add_res(d, rd, &s->res[i].o)->o.bytes = 0;
+			d->kc = s->kc;    /* a prim that writes it writes the constant */
 			rt_live_after(rt, v, &src);
 			return true;
 		}

@@ -77,6 +77,7 @@ oclrt_new(Module *m, const OclRtOpts *o)
 		return NULL;
 	}
 	rt_live_init(rt);
+	rt_const_init(rt);
 	return rt;
 }
 
@@ -87,6 +88,7 @@ oclrt_free(OclRt *rt)
 		return;
 	/* the run's memory objects before the contexts they belong to */
 	rt_vals_release(rt);
+	rt_consts_free(rt);
 	rt_plan_free(rt);
 	rt_live_free(rt);
 	for (size_t i = 0; i < rt->nkc; i++)
@@ -96,6 +98,8 @@ oclrt_free(OclRt *rt)
 		if (rd->prog && rd->cache_key)
 			bincache_store(&rt->cache, rd->prog, rd->cache_key);
 		free(rd->cache_key);
+		if (rt->o.stats)
+			rt_const_say(rd, rt->o.stats);
 		rt_pool_free(rt, rd);
 		if (rd->prog)
 			clReleaseProgram(rd->prog);

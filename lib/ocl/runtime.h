@@ -29,7 +29,8 @@
  * rt_program.c builds programs; rt_object.c makes buffers, images and
  * workspaces (rt_workspace: the one place a prim's workspace comes
  * from); rt_value.c keeps where values are; rt_copy.c moves data;
- * rt_profile.c times (--profile); rt_impl.h is what they share.
+ * rt_const.c keeps constants on the devices across runs; rt_profile.c
+ * times (--profile); rt_impl.h is what they share.
  */
 #ifndef OCL_RUNTIME_H
 #define OCL_RUNTIME_H
@@ -80,6 +81,12 @@ bool oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst);
 /* placed: tensor t is buffer i of n of node's places in a memory plan
  * (ir-plan-memory): its device memory is there (rt_plan.c). */
 void oclrt_placed(void *ud, const void *node, uint32_t i, uint32_t n, Tensor *t);
+/* Constants stay on the devices for every run of the OclRt (rt_const.c):
+ * const_held says whether constant v's data is there already (the
+ * interpreter then does not read it), const_made that t is v's tensor
+ * this time (interp.h). */
+bool oclrt_const_held(void *ud, const Value *v);
+void oclrt_const_made(void *ud, const Value *v, Tensor *t);
 
 /* Marks the start of a run of @main (for --profile's wall time). */
 void oclrt_begin_run(OclRt *rt);

@@ -280,12 +280,11 @@ load_npy(Interp *in, const char *path, const Type *ty, const char *what, Loc loc
 	return t;
 }
 
+/* Constant v's tensor from its literal or its file. */
 static RtVal *
-eval_const(Interp *in, const InterpOpts *o, const Value *v)
+eval_const_data(Interp *in, const InterpOpts *o, const Value *v, const char *what)
 {
 	const ConstData *cd = v->u.cdata;
-	char what[160];
-	snprintf(what, sizeof what, "the constant '%%%s'", v->name);
 	if (!(v->flags & VF_CONST_FILE)) {
 		Tensor *t = new_tensor(in, v->type, what, v->loc);
 		if (!t)
@@ -306,6 +305,25 @@ eval_const(Interp *in, const InterpOpts *o, const Value *v)
 		error_at(in->m->ctx, v->loc, "cannot load the constant '%%%s': %s", v->name, err);
 	free(path);
 	return t ? val_tensor(in, v->type, t) : NULL;
+}
+
+/* Constant v's tensor: read, or left to the device that holds it. */
+static RtVal *
+eval_const(Interp *in, const InterpOpts *o, const Value *v)
+{
+	char what[160];
+	snprintf(what, sizeof what, "the constant '%%%s'", v->name);
+	if (o->const_held && o->const_made && o->const_held(o->run_prim_ud, v)) {
+		/* its data is on a device already: read back only if wanted */
+		Tensor *t = new_tensor(in, v->type, what, v->loc);
+		if (t)
+			o->const_made(o->run_prim_ud, v, t);
+		return t ? val_tensor(in, v->type, t) : NULL;
+	}
+	RtVal *r = eval_const_data(in, o, v, what);
+	if (r && o->const_made)
+		o->const_made(o->run_prim_ud, v, r->t);
+	return r;
 }
 
 /* ------------------------------------------------------------ plans */

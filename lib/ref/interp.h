@@ -66,6 +66,15 @@ typedef struct {
 	 * of @main is buffer i of the n that node's places give (a binding,
 	 * a parameter, a constant); NULL: no plan is followed. */
 	void (*placed)(void *ud, const void *node, uint32_t i, uint32_t n, Tensor *t);
+	/* With run_prim, constants may stay on the devices across runs of
+	 * one process (ir-run --repeat).  const_held(ud, v): the runtime
+	 * still holds constant v's data from an earlier evaluation, so its
+	 * fresh tensor is made without reading its file or its literal
+	 * (zeros: to_host fills it before anything reads it).  const_made(ud,
+	 * v, t): t is v's tensor this time, filled or not as const_held
+	 * said.  Both take run_prim_ud; NULL: every evaluation reads it. */
+	bool (*const_held)(void *ud, const Value *v);
+	void (*const_made)(void *ud, const Value *v, Tensor *t);
 } InterpOpts;
 
 typedef struct Interp Interp;
