@@ -28,7 +28,8 @@
 #          a texture gpu --no-texture (NCHW4c buffers) and a texture gpu
 #          (NCHW4c images), and gpu(0) by the baseline's tools (base),
 #          those of VARIANTS (default all): the kernels' time per run from `ir-run
-#          --profile --repeat REP`, the run's median wall time, and the
+#          --profile --repeat REP`, the run's median wall time (and
+#          with --no-keep-constants: every run uploads the weights), and the
 #          result against the NCHW one (same weights);
 #       3. every tests/ir-lower and tests/ir-run module as gpu(N) and
 #          texture gpu, ir-run --check on NVIDIA.
@@ -177,11 +178,13 @@ PY
 			"$D/$v.ocl.ir" 2> "$OUT/$m.$v.prof"
 		k=$(sed -n 's/.*(kernels \([0-9.]*\),.*/\1/p' "$OUT/$m.$v.prof")
 		med=$(sed -n 's/.*runs, median \([0-9.]*\) ms.*/\1/p' "$OUT/$m.$v.prof")
+		fresh=$(ir-run $NV --no-keep-constants --repeat "$REP" --data-dir "$D" --input x="$D/x.npy" \
+			-o "$D/$v.fresh.npy" "$D/$v.ocl.ir" 2>&1 > /dev/null | sed -n 's/.*runs, median \([0-9.]*\) ms.*/\1/p')
 		e=$([ -f "$D/nchw.npy" ] && "$PY" -c "import numpy as np; a, b = np.load('$D/$v.npy').astype(float), np.load('$D/nchw.npy').astype(float)
 print('%.1e' % (np.abs(a - b).max() / np.abs(b).max()))")
 		c=$(grep '^prim @[^(]*conv2d' "$D/$v.ocl.ir")
 		echo "MODEL $m $v kernel_ms_per_run=$(awk -v k="${k:-0}" -v r="$REP" 'BEGIN { printf "%.3f", k / r }')" \
-			"run_median_ms=$med relerr_vs_nchw=$e convs=$(echo "$c" | wc -l)" \
+			"run_median_ms=$med no_keep_constants_median_ms=$fresh relerr_vs_nchw=$e convs=$(echo "$c" | wc -l)" \
 			"weight_images=$(echo "$c" | grep -c texture:weight) gemms=$(grep -c 'alloc %as' "$D/$v.ocl.ir")"
 	done
 done

@@ -15,8 +15,10 @@
 # variant: the kernels' time per run (the profile's kernel total / REPS),
 # the median wall time of a run (uploads of the constants included), the
 # texture variant's ratios to the buffer ones, and each result's largest
-# difference from torch relative to torch's largest magnitude.  Nothing is
-# asserted.  Needs python3-torch, python3-torchvision and python3-onnx.
+# difference from torch relative to torch's largest magnitude.  Then, for
+# buf4c and tex, that median beside the same run with
+# --no-keep-constants (every run reads and uploads the weights again, as
+# ir-run did before it kept them on the device).  Nothing is asserted.  Needs python3-torch, python3-torchvision and python3-onnx.
 set -eu
 
 BIN=${IRPIPE_BIN:-build/bin}
@@ -56,6 +58,11 @@ for m in resnet18 mobilenet_v2; do
 		e=$("$PY" -c "import numpy as np; a, b = np.load('$D/$v.npy').astype(float), np.load('$D/y.npy').astype(float)
 print('%.1e' % (np.abs(a - b).max() / np.abs(b).max()))")
 		echo "$v $(awk -v k="${k:-0}" -v r="$REPS" 'BEGIN { printf "%.3f", k / r }') ${w:--} $e" >> "$D/rows"
+		[ $v = nchw ] && continue
+		"$BIN/ir-run" $DEV --no-keep-constants --repeat "$REPS" --data-dir "$D" --input x="$D/x.npy" \
+			-o "$D/$v.fresh.npy" "$D/$v.ocl.ir" 2> "$D/$v.fresh" > /dev/null
+		f=$(sed -n 's/.*runs, median \([0-9.]*\) ms.*/\1/p' "$D/$v.fresh")
+		echo "$m $v ${w:-0} ${f:-0}" >> "$WORK/keep"
 	done
 	kt=$(awk '$1 == "tex" { print $2 }' "$D/rows")
 	wt=$(awk '$1 == "tex" { print $3 }' "$D/rows")
@@ -65,3 +72,7 @@ print('%.1e' % (np.abs(a - b).max() / np.abs(b).max()))")
 	done < "$D/rows"
 	rm -f "$D/rows"
 done
+echo "== constants kept on the device for every run (the default) vs read and uploaded in every run (--no-keep-constants): median ms of a whole run"
+printf "%-13s %-6s %10s %14s %12s\n" model variant kept_ms every_run_ms kept/every
+awk '{ printf "%-13s %-6s %10.3f %14.3f %11.2fx\n", $1, $2, $3, $4, ($4 > 0 ? $3 / $4 : 0) }' "$WORK/keep"
+rm -f "$WORK/keep"

@@ -56,6 +56,13 @@ host_copies() {
 	# the constants line counts from the warm-up, as the pools' lines do
 	grep -q "^ir-run: @gpu: constants: $n uploaded " <<< "$stderr"
 	"$PY" "$H" same "$d/o" "$d/ref"
+	# --no-keep-constants: everything goes up in every run, same results
+	rm -r "$d/o"/*
+	run -0 --separate-stderr ir-run --no-keep-constants --profile --repeat 3 $args -o "$d/o" "$d/m.ir"
+	[ "$(host_copies "$stderr")" = $((3 * (2 + n))) ]
+	"$PY" "$H" same "$d/o" "$d/ref"
+	run -2 ir-run --interp --no-keep-constants $args "$d/m.ir"
+	[[ "$output" == *"--no-keep-constants runs on OpenCL devices"* ]]
 }
 
 @test "run_ocl_const: constants a memory plan puts in its pool and images are kept too, results the same" {

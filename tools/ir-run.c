@@ -14,7 +14,7 @@
 #include "ref/result.h"
 
 enum { OPT_INTERP = 1000, OPT_INPUT, OPT_DATA_DIR, OPT_MAX_MEMORY, OPT_DEVICE, OPT_CHECK,
-       OPT_REPEAT, OPT_NO_CACHE, OPT_STATS, OPT_SYNC, OPT_PROFILE };
+       OPT_REPEAT, OPT_NO_CACHE, OPT_STATS, OPT_SYNC, OPT_PROFILE, OPT_NO_KEEP };
 
 static const struct option opts[] = {
 	{"interp", no_argument, NULL, OPT_INTERP},
@@ -28,6 +28,7 @@ static const struct option opts[] = {
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"sync", no_argument, NULL, OPT_SYNC},
 	{"profile", no_argument, NULL, OPT_PROFILE},
+	{"no-keep-constants", no_argument, NULL, OPT_NO_KEEP},
 	{0},
 };
 
@@ -42,6 +43,7 @@ typedef struct {
 	bool check, sync, profile;
 	uint32_t repeat;         /* --repeat N; 0: once */
 	bool no_cache, stats;
+	bool no_keep;            /* --no-keep-constants */
 } RunOpts;
 
 static int
@@ -71,6 +73,9 @@ on_opt(int code, const char *arg, void *st)
 		return 0;
 	case OPT_PROFILE:
 		ro->profile = true;
+		return 0;
+	case OPT_NO_KEEP:
+		ro->no_keep = true;
 		return 0;
 	case OPT_REPEAT: {
 		uint64_t n;
@@ -137,10 +142,11 @@ check_opts(void *st)
 {
 	const RunOpts *ro = st;
 	if (ro->interp && (ro->nbinds || ro->check || ro->no_cache || ro->stats || ro->sync ||
-	                   ro->profile)) {
+	                   ro->profile || ro->no_keep)) {
 		fprintf(stderr, "ir-run: --%s runs on OpenCL devices; leave out --interp\n",
 		        ro->check ? "check" : ro->nbinds ? "device" : ro->no_cache ? "no-cache"
-		        : ro->stats ? "stats" : ro->sync ? "sync" : "profile");
+		        : ro->stats ? "stats" : ro->sync ? "sync" : ro->profile ? "profile"
+		        : "no-keep-constants");
 		return 2;
 	}
 	return 0;
@@ -184,8 +190,9 @@ consume(Module *m, const char *input, const char *output, void *st)
 		.to_host = rt ? oclrt_to_host : NULL,
 		.device_copy = rt ? oclrt_device_copy : NULL,
 		.placed = rt ? oclrt_placed : NULL,
-		.const_held = rt ? oclrt_const_held : NULL,
-		.const_made = rt ? oclrt_const_made : NULL,
+		/* constants kept on the devices for every run */
+		.const_held = rt && !ro->no_keep ? oclrt_const_held : NULL,
+		.const_made = rt && !ro->no_keep ? oclrt_const_made : NULL,
 	};
 	/* --repeat: one warm-up run, then N timed ones; each a whole run of
 	 * @main, inputs read and results read back included */
@@ -250,6 +257,8 @@ main(int argc, char **argv)
 			"      --profile         print a table of kernel and copy times on stderr\n"
 			"      --repeat=N        run @main N more times; print the median and min\n"
 			"      --no-cache        neither read nor write the program binary cache\n"
+			"      --no-keep-constants\n"
+			"                        read and upload every constant in every run\n"
 			"      --stats           print cache hits and workspace reuse to stderr\n"
 			"      --input=NAME=FILE bind @main's parameter %NAME to the .npy FILE\n"
 			"      --data-dir=DIR    where relative constant files are (default: the\n"
