@@ -130,6 +130,8 @@ ElemKind lower_average_kind(ElemKind k);
  * items of a work group (lower_reduce.c): 1 when it lowered the group, 0
  * when it does not apply, -1 after an error. */
 int lower_reduce_across(GroupCx *c);
+/* part[0] = the sum of the WG items' acc[0] (lower_reduce.c) */
+void lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG);
 /* Register-tiled dense and conv2d (lower_tile.c): 1 when it lowered the
  * group, 0 when the group has no tiled schedule, -1 after an error. */
 int lower_tiled(GroupCx *c);

@@ -31,6 +31,25 @@
 /* At most this many results, and at least this long a reduction. */
 enum { ACROSS_MAX_RESULTS = 4096, ACROSS_MIN_LENGTH = 512 };
 
+/* The work group's shares (each item's acc[0]), halved to one through
+ * shared memory: part[t] = acc[0], then WG/2, WG/4, ... items add their
+ * partner's; the sum ends in part[0] (WG a power of two). */
+void
+lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG)
+{
+	PExpr *zero = pe_i32(b, 0);
+	pb_store(b, part, &t, 1, pe_load(b, acc, &zero, 1));
+	pb_barrier(b);
+	for (int64_t s = WG / 2; s >= 1; s /= 2) {
+		pb_if(b, pe_bin(b, OP_LT, t, pe_i32(b, s)));
+		PExpr *other = pe_add(b, t, pe_i32(b, s));
+		pb_store(b, part, &t, 1, pe_add(b, pe_load(b, part, &t, 1), pe_load(b, part, &other, 1)));
+		pb_close(b);
+		if (s > 1)
+			pb_barrier(b);
+	}
+}
+
 int
 lower_reduce_across(GroupCx *c)
 {
@@ -102,17 +121,7 @@ lower_reduce_across(GroupCx *c)
 	pb_store(b, acc, &zero, 1, pe_add(b, pe_load(b, acc, &zero, 1), x));
 	pb_close_to(b, items);  /* if ragged, r */
 
-	/* The shares, halved to one through shared memory. */
-	pb_store(b, part, &t, 1, pe_load(b, acc, &zero, 1));
-	pb_barrier(b);
-	for (int64_t s = WG / 2; s >= 1; s /= 2) {
-		pb_if(b, pe_bin(b, OP_LT, t, pe_i32(b, s)));
-		PExpr *other = pe_add(b, t, pe_i32(b, s));
-		pb_store(b, part, &t, 1, pe_add(b, pe_load(b, part, &t, 1), pe_load(b, part, &other, 1)));
-		pb_close(b);
-		if (s > 1)
-			pb_barrier(b);
-	}
+	lower_sum_shares(b, part, acc, t, WG);
 	pb_if(b, pe_bin(b, OP_EQ, t, pe_i32(b, 0)));
 	PExpr *res = pe_load(b, part, &zero, 1);
 	if (mean)

@@ -603,16 +603,7 @@ tile_gemv_gpu(GroupCx *c, bool batched, const MatmulShape *sh)
 	PExpr *wv = as_kind(c, kk, pe_load(b, w, wi + !batched, 1));
 	pb_store(b, acc, &zero, 1, fma_of(c, pe_load(b, acc, &zero, 1), xv, wv));
 	pb_close_to(b, op);
-	pb_store(b, part, &t, 1, pe_load(b, acc, &zero, 1));
-	pb_barrier(b);
-	for (int64_t s = WG / 2; s >= 1; s /= 2) {
-		pb_if(b, pe_bin(b, OP_LT, t, pe_i32(b, s)));
-		PExpr *other = pe_add(b, t, pe_i32(b, s));
-		pb_store(b, part, &t, 1, pe_add(b, pe_load(b, part, &t, 1), pe_load(b, part, &other, 1)));
-		pb_close(b);
-		if (s > 1)
-			pb_barrier(b);
-	}
+	lower_sum_shares(b, part, acc, t, WG);
 	pb_if(b, pe_bin(b, OP_EQ, t, zero));
 	PExpr *oi[3] = {bt, row, col};
 	bool ok = lower_store_through(c, pe_load(b, part, &zero, 1), oi + !batched, 1);
