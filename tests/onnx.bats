@@ -303,3 +303,9 @@ assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()
 	assert_equal "${stderr_lines[1]}" "Try 'ir-import-onnx --help'."
 	run -2 ir-import-onnx a.onnx b.onnx
 }
+
+@test "onnx: Pad without a mode attribute pads with a constant, ONNX's default" {
+	imported pad_default_mode
+	imported pad_default_mode --lower
+	imported pad_default_mode_value
+}

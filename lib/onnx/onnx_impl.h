@@ -94,7 +94,9 @@ Tensor *onx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what);
 const Onnx__AttributeProto *onx_attr(const Onnx__NodeProto *n, const char *name);
 int64_t attr_int(const Onnx__NodeProto *n, const char *name, int64_t def);
 double attr_float(const Onnx__NodeProto *n, const char *name, double def);
-/* The string attribute into buf (n bytes), or def. */
+/* The string attribute, or def when the node has none, copied into buf
+ * (bufn bytes, at least 1; cut to fit, an embedded NUL shown as '?'):
+ * returns buf, so buf and the result are always the same string. */
 const char *attr_str(const Onnx__NodeProto *n, const char *name, const char *def, char *buf,
                      size_t bufn);
 /* The ints attribute: its count (-1 if absent), at most max copied. */

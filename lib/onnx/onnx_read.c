@@ -238,11 +238,15 @@ const char *
 attr_str(const Onnx__NodeProto *n, const char *name, const char *def, char *buf, size_t bufn)
 {
 	const Onnx__AttributeProto *a = onx_attr(n, name);
-	if (!a || !a->has_s)
-		return def;
-	size_t len = a->s.len < bufn - 1 ? a->s.len : bufn - 1;
+	const char *src = def;
+	size_t srcn = strlen(def);
+	if (a && a->has_s) {
+		src = (const char *)a->s.data;
+		srcn = a->s.len;
+	}
+	size_t len = srcn < bufn - 1 ? srcn : bufn - 1;
 	if (len)
-		memcpy(buf, a->s.data, len);
+		memcpy(buf, src, len);
 	buf[len] = 0;
 	/* an embedded NUL would cut the name short: show it as '?' */
 	for (size_t i = 0; i < len; i++)

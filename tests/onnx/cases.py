@@ -680,6 +680,29 @@ def slice_huge_steps():
             [init('st', i64([1, -1])), init('en', i64([big, -big])), init('ax', i64([0, 1])),
              init('sp', i64([big, -big]))], {'x': x}, [x[1::big, -1::-big]])
 
+
+# --- Pad without mode, and what the import refuses to fold (issue 24) ------------
+
+@case(opset=13)
+def pad_default_mode():
+    # no mode attribute: ONNX's default, constant
+    x = f32(rng(34).standard_normal((2, 3)))
+    i64 = lambda v: np.array(v, dtype=np.int64)
+    nodes = [h.make_node('Pad', ['x', 'p'], ['y'])]
+    return (nodes, [vi('x', [2, 3])], [vi('y', [3, 5])], [init('p', i64([1, 0, 0, 2]))],
+            {'x': x}, [np.pad(x, ((1, 0), (0, 2)))])
+
+
+@case(opset=11)
+def pad_default_mode_value():
+    x = f32(rng(35).standard_normal((2, 2)))
+    i64 = lambda v: np.array(v, dtype=np.int64)
+    nodes = [h.make_node('Pad', ['x', 'p', 'v'], ['y'])]
+    return (nodes, [vi('x', [2, 2])], [vi('y', [2, 4])],
+            [init('p', i64([0, 1, 0, 1])), init('v', f32(2.5))],
+            {'x': x}, [np.pad(x, ((0, 0), (1, 1)), constant_values=2.5)])
+
+
 # --- driver -----------------------------------------------------------------------
 
 def build(name):
