@@ -309,3 +309,20 @@ assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()
 	imported pad_default_mode --lower
 	imported pad_default_mode_value
 }
+
+@test "onnx: a Pad too large for the IR is an error naming the node, not an internal one" {
+	# case, expected message
+	local -a cases=(
+		"pad_huge" "error: node 'pd' (Pad, opset 13): pads of 4503599627370496 are more than a dimension may be (2^40)"
+		"pad_result_too_large" "error: node 'pd' (Pad, opset 13): its result f32[2199023255552] has a dimension larger than the IR allows (2^40)"
+	)
+	local k c want
+	for ((k = 0; k < ${#cases[@]}; k += 2)); do
+		c=${cases[k]} want="${cases[k]}/model.onnx: ${cases[k + 1]}"
+		make_case "$c"
+		run -1 --separate-stderr ir-import-onnx -o m.ir "$c/model.onnx"
+		assert_output ''
+		[ "$stderr" = "$want" ] || { echo "$c: $stderr"; false; }
+		[ ! -e m.ir ]
+	done
+}

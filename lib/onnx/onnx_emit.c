@@ -229,6 +229,12 @@ emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
      const char *fmt, ...)
 {
 	char ty[1024];
+	for (uint32_t i = 0; i < rank && !im->too_large; i++)
+		if (dims[i] < 0 || dims[i] > ((int64_t)1 << 40)) {
+			fail(im, "its result %s has a dimension larger than the IR allows (2^40)",
+			     type_str(k, rank, dims, ty, sizeof ty));
+			im->too_large = true;
+		}
 	Val *v = val_new(im, hint, k, rank, dims);
 	const char *nm = take_name(im, hint);
 	size_t len = strlen(nm) + 2;

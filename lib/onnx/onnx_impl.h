@@ -72,6 +72,7 @@ typedef struct Imp {
 	char *body;              /* @main's bindings */
 	size_t bodylen;
 	FILE *out;               /* writes body */
+	bool too_large;          /* emit made a type the IR cannot hold (reported) */
 	Val **absorbed;          /* per node: the value of a node another one folded
 	                          * into itself (a BatchNormalization into the Conv
 	                          * before it), or NULL */
@@ -156,7 +157,9 @@ Val *val_known(Imp *im, const char *hint, Tensor *t);
  * not written yet. */
 const char *ref(Imp *im, Val *v);
 /* Binds a new value of the given type: `%name: TYPE = RHS` where RHS is
- * fmt's expansion.  Operands in fmt come from ref() (evaluated before). */
+ * fmt's expansion.  Operands in fmt come from ref() (evaluated before).
+ * A dimension beyond the IR's 2^40 is reported, naming the node, and sets
+ * im->too_large, which fails the node (the value is still returned). */
 Val *emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
           const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* A fresh IR name made from hint (sanitized to [A-Za-z0-9_], unique). */

@@ -250,7 +250,7 @@ map_node(Imp *im, size_t idx)
 	if (ok && n->n_output == 0)
 		ok = fail(im, "has no output") != NULL;
 	if (ok)
-		ok = m->map(im, n, in, n->n_input, out, n->n_output);
+		ok = m->map(im, n, in, n->n_input, out, n->n_output) && !im->too_large;
 	for (size_t i = 0; ok && i < n->n_output; i++) {
 		if (!n->output[i] || !*n->output[i])
 			continue;
@@ -402,6 +402,7 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 	for (size_t i = 0; i < g->n_node && ok; i++)
 		ok = map_node(im, i);
 	im->node = NULL;
+	ok = ok && !im->too_large;
 
 	/* the result */
 	const char **res = xcalloc(g->n_output + 1, sizeof *res);

@@ -1052,6 +1052,11 @@ MAP(map_expand)
 
 /* ------------------------------------------------------ pad, argmax */
 
+/* The largest pad: a dimension's largest size, so that the padded size
+ * (at most three of them) cannot overflow; emit refuses a result larger
+ * than that. */
+#define PAD_MAX ((int64_t)1 << 40)
+
 /* Pad: the registry's nn.pad, its pad_width [before, after] per axis;
  * constant (with the value), edge and reflect modes, no negative pads. */
 MAP(map_pad)
@@ -1093,6 +1098,9 @@ MAP(map_pad)
 			return false;
 		if (pads[i] < 0 || pads[k + i] < 0)
 			return fail(im, "negative pads (cropping) are not supported"), false;
+		if (pads[i] > PAD_MAX || pads[k + i] > PAD_MAX)
+			return fail(im, "pads of %lld are more than a dimension may be (2^40)",
+			            (long long)(pads[i] > PAD_MAX ? pads[i] : pads[k + i])), false;
 		w[2 * a] = pads[i];
 		w[2 * a + 1] = pads[k + i];
 	}

@@ -703,6 +703,23 @@ def pad_default_mode_value():
             {'x': x}, [np.pad(x, ((0, 0), (1, 1)), constant_values=2.5)])
 
 
+@case()
+def pad_huge():
+    i64 = lambda v: np.array(v, dtype=np.int64)
+    nodes = [h.make_node('Pad', ['x', 'p'], ['y'], name='pd')]
+    return (nodes, [vi('x', [2, 3])], [vi('y', [2, 3])], [init('p', i64([1 << 52, 0, 0, 0]))],
+            {}, None)
+
+
+@case()
+def pad_result_too_large():
+    # each pad fits, the padded size does not
+    i64 = lambda v: np.array(v, dtype=np.int64)
+    nodes = [h.make_node('Pad', ['x', 'p'], ['y'], name='pd')]
+    return (nodes, [vi('x', [1 << 40])], [vi('y', [1 << 41])], [init('p', i64([1 << 40, 0]))],
+            {}, None)
+
+
 # --- driver -----------------------------------------------------------------------
 
 def build(name):
