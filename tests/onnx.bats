@@ -310,11 +310,13 @@ assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()
 	imported pad_default_mode_value
 }
 
-@test "onnx: a Pad too large for the IR is an error naming the node, not an internal one" {
+@test "onnx: a Pad too large for the IR, and an integer Div or Mod by zero, are errors naming the node" {
 	# case, expected message
 	local -a cases=(
 		"pad_huge" "error: node 'pd' (Pad, opset 13): pads of 4503599627370496 are more than a dimension may be (2^40)"
 		"pad_result_too_large" "error: node 'pd' (Pad, opset 13): its result f32[2199023255552] has a dimension larger than the IR allows (2^40)"
+		"div_by_zero" "error: node 'dv' (Div, opset 13): integer division by zero (element 1 of the divisor)"
+		"mod_by_zero" "error: node 'md' (Mod, opset 13): integer modulo by zero (element 0 of the divisor)"
 	)
 	local k c want
 	for ((k = 0; k < ${#cases[@]}; k += 2)); do

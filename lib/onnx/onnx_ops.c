@@ -84,6 +84,15 @@ op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 		return fail(im, "operands of element types %s and %s", elem_name(a->kind),
 		            elem_name(b->kind));
 	if (a->k && b->k) {
+		/* ir-run refuses an integer division by zero: so does the import
+		 * (every element of the divisor is used unless the result is
+		 * empty) */
+		if ((op == BIN_DIV || op == BIN_MOD) && !elem_is_float(b->kind) &&
+		    shape_numel(r, dims) > 0)
+			for (int64_t i = 0; i < b->k->numel; i++)
+				if (tensor_get_int(b->k, i) == 0)
+					return fail(im, "integer %s by zero (element %lld of the divisor)",
+					            op == BIN_DIV ? "division" : "modulo", (long long)i);
 		Tensor *t = fold_binary(op, a->k, b->k, rk);
 		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
 	}

@@ -720,6 +720,23 @@ def pad_result_too_large():
             {}, None)
 
 
+@case()
+def div_by_zero():
+    i64 = lambda v: np.array(v, dtype=np.int64)
+    nodes = [h.make_node('Div', ['a', 'b'], ['q'], name='dv'),
+             h.make_node('Add', ['x', 'q'], ['y'])]
+    return (nodes, [vi('x', [2], T.INT64)], [vi('y', [2], T.INT64)],
+            [init('a', i64([4, 5])), init('b', i64([1, 0]))], {}, None)
+
+
+@case()
+def mod_by_zero():
+    i32 = lambda v: np.array(v, dtype=np.int32)
+    nodes = [h.make_node('Mod', ['a', 'b'], ['q'], name='md'),
+             h.make_node('Add', ['x', 'q'], ['y'])]
+    return (nodes, [vi('x', [2], T.INT32)], [vi('y', [2], T.INT32)],
+            [init('a', i32([4, 5])), init('b', i32(0))], {}, None)
+
 # --- driver -----------------------------------------------------------------------
 
 def build(name):
