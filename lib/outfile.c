@@ -1,5 +1,5 @@
 /* outfile.c: output files replaced atomically (see outfile.h). */
-/* realpath(3) is XSI. */
+/* realpath(3) is XSI; faccessat(2) is POSIX 2008. */
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700
 #endif
@@ -66,6 +66,21 @@ outfile_open(OutFile *o, const char *path)
 			o->target = xmalloc(strlen(path) + 1);
 			strcpy(o->target, path);
 		}
+		/* a file that exists keeps its mode, and one the user may not
+		 * write is refused, as `>` would refuse it */
+		mode_t mask = umask(0);
+		umask(mask);
+		mode_t mode = 0666 & ~mask;
+		if (lstat(o->target, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			if (faccessat(AT_FDCWD, o->target, W_OK, AT_EACCESS) != 0) {
+				int err = errno;
+				free(o->target);
+				o->target = NULL;
+				o->direct = true;   /* "cannot open" it */
+				return err;
+			}
+			mode = sb.st_mode & 0777;
+		}
 		size_t n = strlen(o->target);
 		o->tmp = xmalloc(n + 11);
 		memcpy(o->tmp, o->target, n);
@@ -78,9 +93,7 @@ outfile_open(OutFile *o, const char *path)
 			o->tmp = o->target = NULL;
 			return err;
 		}
-		mode_t mask = umask(0);
-		umask(mask);
-		(void)fchmod(fd, 0666 & ~mask);
+		(void)fchmod(fd, mode);
 	}
 	o->f = fdopen(fd, "w");
 	if (!o->f) {

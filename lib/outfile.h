@@ -1,12 +1,16 @@
 /* outfile.h: an output file that readers never see half written.
  *
  * The policy of every irpipe tool's -o: a regular file (or a path that
- * does not exist yet) is written to a temporary beside it, with the mode
- * a new file would get (0666 less the umask), and renamed over it once
- * complete; a symlink to a regular file has the file it points to
- * replaced, the link kept, and a dangling one has the file it names made.  Anything else that exists (/dev/null, a FIFO,
- * a terminal, or a symlink to one) cannot be replaced without destroying
- * it, so it is opened and written directly.
+ * does not exist yet) is written to a temporary beside it and renamed
+ * over it once complete.  The new file gets the mode of the file it
+ * replaces, or the mode a new file would get (0666 less the umask); an
+ * existing file that the user may not write (a read-only file, for a
+ * user other than root) is refused with EACCES, as the shell's `>` would
+ * refuse it.  A symlink to a regular file has the file it points to
+ * replaced, the link kept, and a dangling one has the file it names
+ * made.  Anything else that exists (/dev/null, a FIFO, a terminal, or a
+ * symlink to one) cannot be replaced without destroying it, so it is
+ * opened and written directly.
  *
  * Several outputs that must change together (ir-run's tuple results)
  * are all written and finished before any is committed: a failure before

@@ -284,9 +284,12 @@ stderr_has() {
 	diff -u ok.want same.ir
 }
 
-@test "cli: -o makes a file with the mode the umask gives" {
+@test "cli: -o makes a new file with the mode the umask gives, and keeps an existing file's" {
 	(umask 027 && ir-parse -o m.ir ok.ir)
 	assert_equal "$(stat -c %a m.ir)" 640
+	(umask 022 && ir-parse -o m.ir ok.ir)
+	assert_equal "$(stat -c %a m.ir)" 640
+	rm m.ir
 	(umask 022 && ir-parse -o m.ir ok.ir)
 	assert_equal "$(stat -c %a m.ir)" 644
 }
