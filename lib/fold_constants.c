@@ -63,6 +63,7 @@ typedef struct {
 	NameSet names;        /* f's names, once a new one is needed */
 	bool have_names;
 	PtrVec folded_now;    /* every binding folded in f */
+	OutGroup *group;      /* where the files of the folded constants go */
 	/* --stats */
 	uint64_t inlined, files, removed, over, refused, hwio, packed;
 } Fold;
@@ -315,8 +316,9 @@ make_const(Fold *fd, Value *v, Tensor *t)
 	ptrvec_push(&fd->folded_now, v);
 }
 
-/* Writes the files of the folded constants that stay; false after
- * reporting one that cannot be written. */
+/* Writes the files of the folded constants that stay, staged in the
+ * group (committed once all are written); false after reporting one that
+ * cannot be written. */
 static bool
 write_pending(Fold *fd)
 {
@@ -326,7 +328,7 @@ write_pending(Fold *fd)
 			continue;
 		char *path = interp_resolve_path(v->u.cdata->path, fd->o->data_dir, fd->o->input_path);
 		char err[512];
-		bool ok = npy_write(path, fd->pending_t.v[k], err, sizeof err);
+		bool ok = npy_stage(fd->group, path, fd->pending_t.v[k], err, sizeof err);
 		if (!ok)
 			error_at(fd->m->ctx, v->loc, "cannot write the folded constant '%%%s': %s", v->name, err);
 		free(path);
@@ -697,9 +699,21 @@ fold_constants(Module *m, const FoldOpts *o)
 		.inline_max = o->inline_max_set ? o->inline_max : FOLD_INLINE_MAX_DEFAULT,
 		.cpu = cpus_only(m),
 	};
+	OutGroup local = {0};
+	fd.group = o->files ? o->files : &local;
 	bool ok = true;
 	for (Func *f = m->funcs; f && ok; f = f->next)
 		ok = fold_func(&fd, f);
+	if (!o->files && !ok) {
+		outgroup_discard(&local);
+	} else if (!o->files) {
+		char bad[512];
+		int e = outgroup_commit(&local, bad, sizeof bad);
+		if (e) {
+			error_at(m->ctx, (Loc){0}, "cannot write '%s': %s", bad, strerror(e));
+			ok = false;
+		}
+	}
 	ptrvec_free(&fd.blocks);
 	ptrvec_free(&fd.pending);
 	ptrvec_free(&fd.pending_t);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "ir.h"
+#include "outfile.h"
 
 /* The defaults of the options below. */
 #define FOLD_MAX_BYTES_DEFAULT (256ull << 20)
@@ -30,6 +31,11 @@ typedef struct {
 	 * ir-lower's cpu tile reads without a preparation stage. */
 	bool weight_layouts;
 	FILE *stats;              /* --stats: a summary; NULL: none */
+	/* Where the new .npy files are staged (outfile.h), for the caller
+	 * to commit with the module once it is written; NULL: they are
+	 * committed together when the pass succeeds.  Either way a failure
+	 * replaces none of the user's files. */
+	OutGroup *files;
 } FoldOpts;
 
 /* Folds every function of m; false after reporting errors (a constant

@@ -13,6 +13,8 @@
 #include "ir.h"
 #include "outfile.h"
 
+/* ------------------------------------------------------------- files */
+
 /* The file a dangling symlink names, following links as open(2) would
  * (40 hops at most), so writing through it creates that file; NULL if
  * the chain cannot be read. */
@@ -44,6 +46,15 @@ dangling_target(const char *path)
 	return NULL;
 }
 
+static int
+open_fail(OutFile *o, int err)
+{
+	free(o->tmp);
+	free(o->target);
+	o->tmp = o->target = NULL;
+	return err;
+}
+
 int
 outfile_open(OutFile *o, const char *path)
 {
@@ -73,11 +84,8 @@ outfile_open(OutFile *o, const char *path)
 		mode_t mode = 0666 & ~mask;
 		if (lstat(o->target, &sb) == 0 && S_ISREG(sb.st_mode)) {
 			if (faccessat(AT_FDCWD, o->target, W_OK, AT_EACCESS) != 0) {
-				int err = errno;
-				free(o->target);
-				o->target = NULL;
 				o->direct = true;   /* "cannot open" it */
-				return err;
+				return open_fail(o, errno);
 			}
 			mode = sb.st_mode & 0777;
 		}
@@ -86,13 +94,8 @@ outfile_open(OutFile *o, const char *path)
 		memcpy(o->tmp, o->target, n);
 		memcpy(o->tmp + n, ".tmpXXXXXX", 11);
 		fd = mkstemp(o->tmp);
-		if (fd < 0) {
-			int err = errno;
-			free(o->tmp);
-			free(o->target);
-			o->tmp = o->target = NULL;
-			return err;
-		}
+		if (fd < 0)
+			return open_fail(o, errno);
 		(void)fchmod(fd, mode);
 	}
 	o->f = fdopen(fd, "w");
@@ -101,10 +104,7 @@ outfile_open(OutFile *o, const char *path)
 		close(fd);
 		if (o->tmp)
 			unlink(o->tmp);
-		free(o->tmp);
-		free(o->target);
-		o->tmp = o->target = NULL;
-		return err;
+		return open_fail(o, err);
 	}
 	return 0;
 }
@@ -149,4 +149,67 @@ outfile_discard(OutFile *o)
 	free(o->tmp);
 	free(o->target);
 	memset(o, 0, sizeof *o);
+}
+
+/* ------------------------------------------------------------ groups */
+
+OutFile *
+outgroup_add(OutGroup *g, const char *path, int *err, bool *direct)
+{
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 8;
+		g->f = xrealloc(g->f, g->cap * sizeof *g->f);
+		g->path = xrealloc(g->path, g->cap * sizeof *g->path);
+	}
+	size_t n = strlen(path);
+	char *p = memcpy(xmalloc(n + 1), path, n + 1);
+	OutFile *o = xmalloc(sizeof *o);
+	*err = outfile_open(o, p);
+	if (direct)
+		*direct = o->direct;
+	if (*err) {
+		free(o);
+		free(p);
+		return NULL;
+	}
+	g->f[g->n] = o;
+	g->path[g->n++] = p;
+	return o;
+}
+
+static void
+group_free(OutGroup *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		free(g->f[i]);
+		free(g->path[i]);
+	}
+	free(g->f);
+	free(g->path);
+	memset(g, 0, sizeof *g);
+}
+
+int
+outgroup_commit(OutGroup *g, char *failed, size_t failedsz)
+{
+	int err = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		if (err) {
+			outfile_discard(g->f[i]);
+			continue;
+		}
+		err = outfile_commit(g->f[i]);
+		if (err && failedsz)
+			snprintf(failed, failedsz, "%s", g->path[i]);
+	}
+	group_free(g);
+	return err;
+}
+
+void
+outgroup_discard(OutGroup *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		outfile_discard(g->f[i]);
+	group_free(g);
 }

@@ -12,14 +12,16 @@
  * symlink to one) cannot be replaced without destroying it, so it is
  * opened and written directly.
  *
- * Several outputs that must change together (ir-run's tuple results)
- * are all written and finished before any is committed: a failure before
- * the commits leaves every target as it was.
+ * Several outputs that must change together (ir-run's tuple results, the
+ * data files of ir-import-onnx and ir-fold-constants) are staged in an
+ * OutGroup: all written and finished before any is committed, so a
+ * failure before the commits leaves every target as it was.
  */
 #ifndef OUTFILE_H
 #define OUTFILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 typedef struct {
@@ -43,5 +45,26 @@ int outfile_commit(OutFile *o);
 /* Closes o if open, removes its temporary, frees o: the target is left
  * as it was (a direct write keeps what was written). */
 void outfile_discard(OutFile *o);
+
+/* Outputs staged to be committed together ({0} is an empty group). */
+typedef struct {
+	OutFile **f;
+	char **path;          /* each one's path, owned */
+	size_t n, cap;
+} OutGroup;
+
+/* A new member of g for path (copied), opened with outfile_open:
+ * the caller writes to its f and finishes it (outfile_finish), or
+ * discards the whole group.  NULL with *err set to an errno when it
+ * cannot be opened (and then it is not a member; o->direct as for
+ * outfile_open is in *direct when direct is not NULL). */
+OutFile *outgroup_add(OutGroup *g, const char *path, int *err, bool *direct);
+/* Commits every member in order, and frees g's members: 0, or the errno
+ * of the first that failed, its path copied into failed (failedsz bytes;
+ * the members after it are discarded, those before it are committed
+ * already: a rename fails only when the folder changed under the tool). */
+int outgroup_commit(OutGroup *g, char *failed, size_t failedsz);
+/* Discards every member and frees them: every target as it was. */
+void outgroup_discard(OutGroup *g);
 
 #endif

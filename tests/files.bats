@@ -1,11 +1,75 @@
 #!/usr/bin/env bats
-# The contracts around files (issue 24): -o keeps the mode of the file
-# it replaces.
+# The contracts around files (issue 24): the .npy files a tool writes
+# into a data folder change together or not at all, and -o keeps the mode
+# of the file it replaces.
 
 setup() {
 	load test_helper
 	PY=/usr/bin/python3
 	cd "$BATS_TEST_TMPDIR" || return 1
+	# two constants folded to files main.na.npy and main.nb.npy
+	cat > two.ir <<'EOF'
+device @cpu = cpu(0)
+fn @main(%x: f32[4]) -> f32[4] {
+  %a = const f32[4] [1, 2, 3, 4]
+  %na = negative(%a)
+  %b = const f32[4] [5, 7, 8, 9]
+  %nb = negative(%b)
+  %s = add(%x, %na)
+  %y = add(%s, %nb)
+  return %y
+}
+EOF
+}
+
+# temporaries DIR: the temporaries left in DIR, if any
+temporaries() {
+	find "$1" -name '*.tmp*'
+}
+
+need_onnx() {
+	$PY -c 'import onnx, numpy' 2>/dev/null || skip "python3-onnx is not installed"
+}
+
+# --- all or nothing ---------------------------------------------------------------
+
+@test "files: ir-fold-constants replaces none of the data folder's files when one cannot be written" {
+	echo old > main.na.npy
+	mkdir main.nb.npy
+	echo 'old module' > out.ir
+	run -1 --separate-stderr ir-fold-constants --inline-max=0 -o out.ir two.ir
+	assert_output ''
+	[[ "$stderr" == *"main.nb.npy: "*"directory"* ]]
+	# the first file was written, but not renamed over the user's
+	[ "$(cat main.na.npy)" = old ]
+	[ "$(cat out.ir)" = 'old module' ]
+	assert_equal "$(temporaries .)" ''
+	# once the way is clear, both are written, and the module with them
+	rmdir main.nb.npy
+	run -0 ir-fold-constants --inline-max=0 -o out.ir two.ir
+	grep -q 'file="main.nb.npy"' out.ir
+	run -0 ir-run --interp --input=x=main.na.npy out.ir
+	assert_output "f32[4] [-7.0, -11.0, -14.0, -17.0]"
+}
+
+@test "files: ir-import-onnx replaces none of the data folder's files when one cannot be written" {
+	need_onnx
+	$PY "$BATS_TEST_DIRNAME/onnx/cases.py" make conv_relu_add_gemm m
+	mkdir d
+	echo old > d/W.npy
+	mkdir d/G.npy
+	echo 'old module' > d/m.ir
+	run -1 --separate-stderr ir-import-onnx --data-dir=d -o d/m.ir m/model.onnx
+	assert_output ''
+	[[ "$stderr" == *"G.npy: "*"directory"* ]]
+	[ "$(cat d/W.npy)" = old ]
+	[ "$(cat d/m.ir)" = 'old module' ]
+	assert_equal "$(temporaries d)" ''
+	# the same to standard output
+	run -1 --separate-stderr ir-import-onnx --data-dir=d m/model.onnx
+	assert_output ''
+	[ "$(cat d/W.npy)" = old ]
+	assert_equal "$(temporaries d)" ''
 }
 
 # --- modes ------------------------------------------------------------------------

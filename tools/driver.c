@@ -529,10 +529,12 @@ out_open(Output *out, const Tool *t, const char *path, bool buffered)
 	return true;
 }
 
-/* Writes the buffered output if ok, closes, renames the temporary over the
- * target if ok, removes it if not.  False after reporting a write error. */
+/* Writes the buffered output if ok, closes, commits (or discards) what the
+ * tool staged (Tool.commit), renames the temporary over the target if ok,
+ * removes it if not.  False after reporting a write error or a failed
+ * commit. */
 static bool
-out_close(Output *out, const Tool *t, bool ok)
+out_close(Output *out, const Tool *t, bool ok, void *st)
 {
 	if (out->mem) {
 		if (fclose(out->mem) != 0) {
@@ -543,15 +545,29 @@ out_close(Output *out, const Tool *t, bool ok)
 			fwrite(out->buf, 1, out->len, out->dest);
 		free(out->buf);
 	}
-	if (!out->path)
+	if (!out->path) {
+		if (t->commit && !t->commit(ok, st))
+			return false;
 		return ok ? finish_stdout(t) == 0 : true;
+	}
 	if (!ok) {
+		if (t->commit)
+			t->commit(false, st);
 		outfile_discard(&out->file);
 		return true;
 	}
-	int err = outfile_commit(&out->file);
+	int err = outfile_finish(&out->file);
+	if (err && t->commit)
+		t->commit(false, st);
+	else if (t->commit && !t->commit(true, st)) {
+		outfile_discard(&out->file);
+		return false;
+	}
+	if (!err)
+		err = outfile_commit(&out->file);
 	if (err) {
 		fprintf(stderr, "%s: write error: '%s': %s\n", t->name, out->path, strerror(err));
+		outfile_discard(&out->file);
 		return false;
 	}
 	return true;
@@ -568,7 +584,7 @@ driver_write(const char *prog, Module *m, const char *path,
 	if (!out_open(&out, &t, path, false))
 		return false;
 	bool ok = write(m, out.f, st);
-	return out_close(&out, &t, ok) && ok;
+	return out_close(&out, &t, ok, NULL) && ok;
 }
 
 /* --------------------------------------------------------------- main */
@@ -602,7 +618,7 @@ driver_main(const Tool *t, int argc, char **argv, void *st)
 	bool ok = out_open(&out, t, a.output, a.o.split);
 	if (ok) {
 		ok = driver_process(t, &a.o, ctx, file, out.f, st);
-		ok = out_close(&out, t, ok) && ok;
+		ok = out_close(&out, t, ok, st) && ok;
 	}
 	ctx_free(ctx);
 	return ok ? 0 : 1;

@@ -48,6 +48,14 @@ typedef struct Tool {
 	 * stdout is flushed by the driver, which reports a write error as for
 	 * every tool.  --split-input-file is then a usage error. */
 	bool (*consume)(Module *m, const char *input, const char *output, void *st);
+	/* Files that run staged (outfile.h) to change with the output: called
+	 * once every module was processed and the output written, before -o's
+	 * file replaces its target (and, without -o, before the standard
+	 * output is closed, so that the next tool of a pipe finds them), with
+	 * ok false when something failed: commit them (ok) or discard them;
+	 * false after reporting a failure, and then -o's target is left as it
+	 * was.  NULL: nothing is staged. */
+	bool (*commit)(bool ok, void *st);
 } Tool;
 
 /* The common options that shape processing (the rest only concern the

@@ -54,15 +54,40 @@ on_opt(int code, const char *arg, void *st)
 	return 2;
 }
 
+/* The options, and the .npy files of every module, staged until the
+ * output is written (Tool.commit). */
+typedef struct {
+	FoldOpts o;           /* first: on_opt takes the state as FoldOpts */
+	OutGroup files;
+} State;
+
 static bool
 run(Module *m, void *st)
 {
 	FoldOpts *o = st;
+	o->files = &((State *)st)->files;
 	/* the input file's folder is where relative constant files are,
 	 * when no --data-dir says otherwise (file 1 is the input) */
 	const char *input = m->ctx->nfiles > 1 ? src_name(m->ctx, 1) : NULL;
 	o->input_path = input && input[0] != '<' ? input : NULL;
 	return fold_constants(m, o);
+}
+
+/* The files of the folded constants replace the user's together, once
+ * the module is written, or none does. */
+static bool
+commit(bool ok, void *st)
+{
+	State *s = st;
+	if (!ok) {
+		outgroup_discard(&s->files);
+		return true;
+	}
+	char bad[4096];
+	int e = outgroup_commit(&s->files, bad, sizeof bad);
+	if (e)
+		fprintf(stderr, "ir-fold-constants: cannot write '%s': %s\n", bad, strerror(e));
+	return e == 0;
 }
 
 int
@@ -86,7 +111,8 @@ main(int argc, char **argv)
 		.on_opt = on_opt,
 		.run = run,
 		.keeps_names = false,
+		.commit = commit,
 	};
-	FoldOpts o = {.weight_layouts = true};
-	return driver_main(&tool, argc, argv, &o);
+	State s = {.o = {.weight_layouts = true}};
+	return driver_main(&tool, argc, argv, &s);
 }

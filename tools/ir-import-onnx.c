@@ -4,7 +4,8 @@
  * The importer (lib/onnx/) writes the module as text; this tool parses and
  * verifies that text with the library, as any tool reads its input, and
  * prints it canonically.  Nothing is written unless everything succeeded:
- * the .npy files of the constants, then the module, replaced atomically.
+ * the .npy files of the constants and the module are all written to
+ * temporaries, then the files renamed over their targets, then the module.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -270,29 +271,34 @@ main(int argc, char **argv)
 			snprintf(dir, sizeof dir, "%.*s", (int)(dl ? dl : 1), output);
 			data_dir = dir;
 		}
-		OutFile of;
+		/* every file staged, then the data committed, then the module:
+		 * a failure before the commits changes none of the user's files */
+		OutFile of = {0};
+		OutGroup data = {0};
 		int e = output ? outfile_open(&of, output) : 0;
-		if (e)
+		if (e) {
 			fprintf(stderr, PROG ": cannot %s '%s': %s\n", of.direct ? "open" : "create",
 			        output, strerror(e));
-		else if (!onnx_write_data(om, data_dir, msg, sizeof msg))
+		} else if (!onnx_stage_data(om, data_dir, &data, msg, sizeof msg)) {
 			fprintf(stderr, PROG ": cannot write %s\n", msg);
-		else
+		} else if (output && (fwrite(mod, 1, ml, of.f), (e = outfile_finish(&of)))) {
+			fprintf(stderr, PROG ": write error: '%s': %s\n", output, strerror(e));
+		} else if ((e = outgroup_commit(&data, msg, sizeof msg))) {
+			fprintf(stderr, PROG ": cannot write '%s': %s\n", msg, strerror(e));
+		} else if (output && (e = outfile_commit(&of))) {
+			fprintf(stderr, PROG ": write error: '%s': %s\n", output, strerror(e));
+		} else {
 			rc = 0;
-		if (output && !e) {
-			if (rc == 0) {
-				fwrite(mod, 1, ml, of.f);
-				if ((e = outfile_finish(&of)) || (e = outfile_commit(&of))) {
-					fprintf(stderr, PROG ": write error: '%s': %s\n", output,
-					        strerror(e));
-					rc = 1;
-				}
-			} else {
-				outfile_discard(&of);
+			if (!output) {
+				fwrite(mod, 1, ml, stdout);
+				rc = finish_stdout();
 			}
-		} else if (!output && rc == 0) {
-			fwrite(mod, 1, ml, stdout);
-			rc = finish_stdout();
+		}
+		if (rc) {
+			/* (what was committed already is freed, nothing else) */
+			outgroup_discard(&data);
+			if (output)
+				outfile_discard(&of);
 		}
 		free(mod);
 	}

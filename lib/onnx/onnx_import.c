@@ -510,7 +510,7 @@ onnx_module_text(const OnnxModule *om, size_t *len)
 }
 
 bool
-onnx_write_data(const OnnxModule *om, const char *dir, char *err, size_t errsz)
+onnx_stage_data(const OnnxModule *om, const char *dir, OutGroup *g, char *err, size_t errsz)
 {
 	const Imp *im = &om->im;
 	for (size_t i = 0; i < im->nfiles; i++) {
@@ -521,7 +521,7 @@ onnx_write_data(const OnnxModule *om, const char *dir, char *err, size_t errsz)
 			snprintf(path, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", f->file);
 		else
 			snprintf(path, n, "%s", f->file);
-		bool ok = npy_write(path, f->t, err, errsz);
+		bool ok = npy_stage(g, path, f->t, err, errsz);
 		free(path);
 		if (!ok)
 			return false;

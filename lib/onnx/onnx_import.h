@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "ir.h"
+#include "outfile.h"
 
 /* --shape NAME=D,D,...: the shape an input of the graph gets. */
 typedef struct {
@@ -44,8 +45,11 @@ OnnxModule *onnx_import(const uint8_t *buf, size_t len, const OnnxOpts *o);
 /* Its text (NUL-terminated, len bytes). */
 const char *onnx_module_text(const OnnxModule *om, size_t *len);
 /* Writes every .npy file the module names into dir (NULL: the current
- * folder); false with "path: message" in err. */
-bool onnx_write_data(const OnnxModule *om, const char *dir, char *err, size_t errsz);
+ * folder), staged in g (outfile.h) to be committed with the module: none
+ * replaces a file until all are written.  False with "path: message" in
+ * err (the caller then discards g). */
+bool onnx_stage_data(const OnnxModule *om, const char *dir, OutGroup *g, char *err,
+                     size_t errsz);
 void onnx_module_free(OnnxModule *om);
 
 #endif

@@ -518,6 +518,27 @@ npy_write_stream(FILE *f, const Tensor *t)
 }
 
 bool
+npy_stage(OutGroup *g, const char *path, const Tensor *t, char *err, size_t errsz)
+{
+	if (!descr_of(t) || t->rank > TENSOR_MAX_RANK || (t->numel > 0 && !t->data))
+		return fail(err, errsz, path, "not a valid tensor");
+	int e;
+	bool direct;
+	OutFile *o = outgroup_add(g, path, &e, &direct);
+	if (!o)
+		return e == EISDIR ? fail(err, errsz, path, "is a directory")
+		       : direct ? fail(err, errsz, path, "%s", strerror(e))
+		       : fail(err, errsz, path, "cannot create a temporary file next to it: %s",
+		              strerror(e));
+	errno = 0;
+	if (!npy_write_stream(o->f, t))
+		e = errno ? errno : EIO;
+	else
+		e = outfile_finish(o);
+	return e ? fail(err, errsz, path, "write failed: %s", strerror(e)) : true;
+}
+
+bool
 npy_write(const char *path, const Tensor *t, char *err, size_t errsz)
 {
 	if (!descr_of(t) || t->rank > TENSOR_MAX_RANK || (t->numel > 0 && !t->data))
