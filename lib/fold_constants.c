@@ -328,7 +328,8 @@ write_pending(Fold *fd)
 			continue;
 		char *path = interp_resolve_path(v->u.cdata->path, fd->o->data_dir, fd->o->input_path);
 		char err[512];
-		bool ok = npy_stage(fd->group, path, fd->pending_t.v[k], err, sizeof err);
+		bool ok = npy_stage(fd->group, path, fd->pending_t.v[k], OUTFILE_NOFOLLOW, err,
+		                    sizeof err);
 		if (!ok)
 			error_at(fd->m->ctx, v->loc, "cannot write the folded constant '%%%s': %s", v->name, err);
 		free(path);

@@ -34,7 +34,8 @@ typedef struct {
 	/* Where the new .npy files are staged (outfile.h), for the caller
 	 * to commit with the module once it is written; NULL: they are
 	 * committed together when the pass succeeds.  Either way a failure
-	 * replaces none of the user's files. */
+	 * replaces none of the user's files.  A file's name in the data
+	 * folder is never followed as a symlink: the link is replaced. */
 	OutGroup *files;
 } FoldOpts;
 

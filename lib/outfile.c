@@ -58,17 +58,31 @@ open_fail(OutFile *o, int err)
 int
 outfile_open(OutFile *o, const char *path)
 {
+	return outfile_open_flags(o, path, 0);
+}
+
+int
+outfile_open_flags(OutFile *o, const char *path, int flags)
+{
 	memset(o, 0, sizeof *o);
 	o->path = path;
 	struct stat sb;
 	int fd;
-	o->direct = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+	bool nofollow = flags & OUTFILE_NOFOLLOW;
+	if (nofollow) {
+		/* the name itself, whatever it is: a link is replaced, and
+		 * only a regular file may be */
+		if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+			return S_ISDIR(sb.st_mode) ? EISDIR : EEXIST;
+	} else {
+		o->direct = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+	}
 	if (o->direct) {
 		fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0)
 			return errno;
 	} else {
-		if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		if (!nofollow && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
 			o->target = realpath(path, NULL);
 			if (!o->target && errno == ENOENT)
 				o->target = dangling_target(path);
@@ -154,7 +168,7 @@ outfile_discard(OutFile *o)
 /* ------------------------------------------------------------ groups */
 
 OutFile *
-outgroup_add(OutGroup *g, const char *path, int *err, bool *direct)
+outgroup_add(OutGroup *g, const char *path, int flags, int *err, bool *direct)
 {
 	if (g->n == g->cap) {
 		g->cap = g->cap ? 2 * g->cap : 8;
@@ -164,7 +178,7 @@ outgroup_add(OutGroup *g, const char *path, int *err, bool *direct)
 	size_t n = strlen(path);
 	char *p = memcpy(xmalloc(n + 1), path, n + 1);
 	OutFile *o = xmalloc(sizeof *o);
-	*err = outfile_open(o, p);
+	*err = outfile_open_flags(o, p, flags);
 	if (direct)
 		*direct = o->direct;
 	if (*err) {

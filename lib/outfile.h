@@ -12,6 +12,11 @@
  * symlink to one) cannot be replaced without destroying it, so it is
  * opened and written directly.
  *
+ * Files a tool names itself (the .npy files of constants in a data
+ * folder) are opened with OUTFILE_NOFOLLOW: a symlink there is replaced
+ * by the new file, never written through, and anything else that is not
+ * a regular file is refused (EEXIST).
+ *
  * Several outputs that must change together (ir-run's tuple results, the
  * data files of ir-import-onnx and ir-fold-constants) are staged in an
  * OutGroup: all written and finished before any is committed, so a
@@ -32,10 +37,14 @@ typedef struct {
 	bool direct;          /* written in place: not a regular file */
 } OutFile;
 
+enum { OUTFILE_NOFOLLOW = 1 };
+
 /* Opens path for writing (see above).  0, or an errno: then nothing is
  * left behind, and o->direct tells whether the file was being opened
  * directly ("cannot open") or a temporary created ("cannot create"). */
 int outfile_open(OutFile *o, const char *path);
+/* The same, with flags (OUTFILE_NOFOLLOW). */
+int outfile_open_flags(OutFile *o, const char *path, int flags);
 /* Flushes and closes o->f: 0, or the errno of the first write error. */
 int outfile_finish(OutFile *o);
 /* Renames the finished temporary over the target (nothing for a direct
@@ -53,12 +62,12 @@ typedef struct {
 	size_t n, cap;
 } OutGroup;
 
-/* A new member of g for path (copied), opened with outfile_open:
+/* A new member of g for path (copied), opened with outfile_open_flags:
  * the caller writes to its f and finishes it (outfile_finish), or
  * discards the whole group.  NULL with *err set to an errno when it
  * cannot be opened (and then it is not a member; o->direct as for
  * outfile_open is in *direct when direct is not NULL). */
-OutFile *outgroup_add(OutGroup *g, const char *path, int *err, bool *direct);
+OutFile *outgroup_add(OutGroup *g, const char *path, int flags, int *err, bool *direct);
 /* Commits every member in order, and frees g's members: 0, or the errno
  * of the first that failed, its path copied into failed (failedsz bytes;
  * the members after it are discarded, those before it are committed

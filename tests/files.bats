@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The contracts around files (issue 24): the .npy files a tool writes
-# into a data folder change together or not at all, and -o keeps the mode
-# of the file it replaces.
+# into a data folder change together or not at all, a symlink there is
+# replaced and never written through, and -o keeps the mode of the file
+# it replaces.
 
 setup() {
 	load test_helper
@@ -70,6 +71,43 @@ need_onnx() {
 	assert_output ''
 	[ "$(cat d/W.npy)" = old ]
 	assert_equal "$(temporaries d)" ''
+}
+
+# --- symlinks and paths -------------------------------------------------------------
+
+@test "files: a symlink in the data folder is replaced by the new file, never written through" {
+	mkdir d
+	echo victim > victim
+	ln -s ../victim d/main.na.npy
+	ln -s ../nowhere.npy d/main.nb.npy
+	run -0 ir-fold-constants --inline-max=0 --data-dir=d two.ir
+	[ "$(cat victim)" = victim ]
+	[ ! -e nowhere.npy ] && [ ! -L nowhere.npy ]
+	[ -f d/main.na.npy ] && [ ! -L d/main.na.npy ]
+	[ -f d/main.nb.npy ] && [ ! -L d/main.nb.npy ]
+	printf '%s\n' "$output" > d/m.ir
+	run -0 ir-run --interp --input=x=d/main.na.npy d/m.ir
+	assert_output "f32[4] [-7.0, -11.0, -14.0, -17.0]"
+	# anything else that is not a regular file is refused, not opened
+	rm d/main.nb.npy
+	mkfifo d/main.nb.npy
+	run -1 --separate-stderr ir-fold-constants --inline-max=0 --data-dir=d two.ir
+	[[ "$stderr" == *"main.nb.npy: exists and is not a regular file"* ]]
+	assert_equal "$(temporaries d)" ''
+}
+
+@test "files: ir-import-onnx replaces a symlink in the data folder, never writes through it" {
+	need_onnx
+	$PY "$BATS_TEST_DIRNAME/onnx/cases.py" make conv_relu_add_gemm m
+	mkdir d
+	echo victim > victim
+	ln -s ../victim d/W.npy
+	ln -s ../nowhere.npy d/G.npy
+	run -0 ir-import-onnx --data-dir=d -o m.ir m/model.onnx
+	[ "$(cat victim)" = victim ]
+	[ ! -e nowhere.npy ] && [ ! -L nowhere.npy ]
+	[ -f d/W.npy ] && [ ! -L d/W.npy ] && [ -f d/G.npy ] && [ ! -L d/G.npy ]
+	run -0 ir-run --interp --data-dir=d --input=x=m/x.npy m.ir
 }
 
 # --- modes ------------------------------------------------------------------------

@@ -521,7 +521,7 @@ onnx_stage_data(const OnnxModule *om, const char *dir, OutGroup *g, char *err, s
 			snprintf(path, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", f->file);
 		else
 			snprintf(path, n, "%s", f->file);
-		bool ok = npy_stage(g, path, f->t, err, errsz);
+		bool ok = npy_stage(g, path, f->t, OUTFILE_NOFOLLOW, err, errsz);
 		free(path);
 		if (!ok)
 			return false;

@@ -46,8 +46,9 @@ OnnxModule *onnx_import(const uint8_t *buf, size_t len, const OnnxOpts *o);
 const char *onnx_module_text(const OnnxModule *om, size_t *len);
 /* Writes every .npy file the module names into dir (NULL: the current
  * folder), staged in g (outfile.h) to be committed with the module: none
- * replaces a file until all are written.  False with "path: message" in
- * err (the caller then discards g). */
+ * replaces a file until all are written, and a symlink in dir is replaced,
+ * never written through.  False with "path: message" in err (the caller
+ * then discards g). */
 bool onnx_stage_data(const OnnxModule *om, const char *dir, OutGroup *g, char *err,
                      size_t errsz);
 void onnx_module_free(OnnxModule *om);

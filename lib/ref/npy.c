@@ -518,15 +518,17 @@ npy_write_stream(FILE *f, const Tensor *t)
 }
 
 bool
-npy_stage(OutGroup *g, const char *path, const Tensor *t, char *err, size_t errsz)
+npy_stage(OutGroup *g, const char *path, const Tensor *t, int flags, char *err, size_t errsz)
 {
 	if (!descr_of(t) || t->rank > TENSOR_MAX_RANK || (t->numel > 0 && !t->data))
 		return fail(err, errsz, path, "not a valid tensor");
 	int e;
 	bool direct;
-	OutFile *o = outgroup_add(g, path, &e, &direct);
+	OutFile *o = outgroup_add(g, path, flags, &e, &direct);
 	if (!o)
-		return e == EISDIR ? fail(err, errsz, path, "is a directory")
+		return e == EEXIST && (flags & OUTFILE_NOFOLLOW)
+		       ? fail(err, errsz, path, "exists and is not a regular file")
+		       : e == EISDIR ? fail(err, errsz, path, "is a directory")
 		       : direct ? fail(err, errsz, path, "%s", strerror(e))
 		       : fail(err, errsz, path, "cannot create a temporary file next to it: %s",
 		              strerror(e));

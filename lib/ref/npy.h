@@ -57,9 +57,10 @@ Tensor *npy_read(const char *path, char *err, size_t errsz);
  * target is then untouched and the temporary removed). */
 bool npy_write(const char *path, const Tensor *t, char *err, size_t errsz);
 /* Writes t to path as a member of g (outfile.h), to be committed with
- * the others; false with "path: message" in err (the caller then
- * discards g). */
-bool npy_stage(OutGroup *g, const char *path, const Tensor *t, char *err, size_t errsz);
+ * the others, opened with flags (OUTFILE_NOFOLLOW); false with "path:
+ * message" in err (the caller then discards g). */
+bool npy_stage(OutGroup *g, const char *path, const Tensor *t, int flags, char *err,
+               size_t errsz);
 /* The whole file of t to f; false with errno set on a write error (EINVAL:
  * not a valid tensor). */
 bool npy_write_stream(FILE *f, const Tensor *t);
