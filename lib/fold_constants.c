@@ -208,6 +208,8 @@ const_tensor(Fold *fd, Value *c, Tensor **lit)
 			else
 				tensor_set_int(t, i, cd->u.i[i]);
 		}
+	} else if (!fd->o->any_data_path && !interp_path_inside(cd->path)) {
+		error_at(fd->m->ctx, c->loc, INTERP_OUTSIDE_MSG, c->name, cd->path);
 	} else {
 		char *path = interp_resolve_path(cd->path, fd->o->data_dir, fd->o->input_path);
 		char err[512], a[128], b[128];

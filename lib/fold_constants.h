@@ -20,6 +20,9 @@ typedef struct {
 	 * current folder (interp_resolve_path's rule). */
 	const char *data_dir;
 	const char *input_path;
+	/* --allow-outside-data: a constant's file= may be absolute or hold
+	 * '..' (else it is refused: interp_path_inside). */
+	bool any_data_path;
 	/* A binding is folded only when its result and each operand take at
 	 * most max_bytes bytes (0: FOLD_MAX_BYTES_DEFAULT). */
 	uint64_t max_bytes;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # The contracts around files (issue 24): the .npy files a tool writes
 # into a data folder change together or not at all, a symlink there is
-# replaced and never written through, and -o keeps the mode of the file
-# it replaces.
+# replaced and never written through, a constant's file= stays inside the
+# data folder unless --allow-outside-data, and -o keeps the mode of the
+# file it replaces.
 
 setup() {
 	load test_helper
@@ -108,6 +109,30 @@ need_onnx() {
 	[ ! -e nowhere.npy ] && [ ! -L nowhere.npy ]
 	[ -f d/W.npy ] && [ ! -L d/W.npy ] && [ -f d/G.npy ] && [ ! -L d/G.npy ]
 	run -0 ir-run --interp --data-dir=d --input=x=m/x.npy m.ir
+}
+
+@test "files: a constant's file= outside the data folder is refused, unless --allow-outside-data" {
+	mkdir d d/w sub
+	ir-fold-constants --inline-max=0 --data-dir=sub two.ir > /dev/null
+	mv sub/main.na.npy c.npy
+	for p in ../c.npy "$PWD/c.npy" 'w/../../c.npy'; do
+		printf 'device @cpu = cpu(0)\nfn @main() -> f32[4] {\n  %%w = const f32[4] file="%s"\n  %%n = negative(%%w)\n  return %%n\n}\n' "$p" > d/m.ir
+		run -1 --separate-stderr ir-run --interp d/m.ir
+		assert_output ''
+		assert_equal "${stderr_lines[0]}" "d/m.ir:3:3: error: the constant '%w' names '$p', outside the data folder (an absolute path or a '..'); --allow-outside-data lets it be read"
+		run -1 --separate-stderr ir-fold-constants d/m.ir
+		assert_output ''
+		assert_equal "${stderr_lines[0]}" "d/m.ir:3:3: error: the constant '%w' names '$p', outside the data folder (an absolute path or a '..'); --allow-outside-data lets it be read"
+		run -0 ir-run --interp --allow-outside-data d/m.ir
+		assert_output "f32[4] [1.0, 2.0, 3.0, 4.0]"
+		run -0 ir-fold-constants --allow-outside-data d/m.ir
+		assert_line '  %n: f32[4] = const f32[4] [1.0, 2.0, 3.0, 4.0]'
+	done
+	# a folder inside, and a name with dots, are inside
+	cp c.npy d/w/..c.npy
+	printf 'device @cpu = cpu(0)\nfn @main() -> f32[4] {\n  %%w = const f32[4] file="w/..c.npy"\n  return %%w\n}\n' > d/m.ir
+	run -0 ir-run --interp d/m.ir
+	assert_output "f32[4] [-1.0, -2.0, -3.0, -4.0]"
 }
 
 # --- modes ------------------------------------------------------------------------

@@ -10,10 +10,12 @@
 #include "driver.h"
 #include "fold_constants.h"
 
-enum { OPT_DATA_DIR = 1000, OPT_MAX_BYTES, OPT_INLINE_MAX, OPT_NO_WEIGHT_LAYOUTS, OPT_STATS };
+enum { OPT_DATA_DIR = 1000, OPT_MAX_BYTES, OPT_INLINE_MAX, OPT_NO_WEIGHT_LAYOUTS, OPT_STATS,
+       OPT_OUTSIDE };
 
 static const struct option opts[] = {
 	{"data-dir", required_argument, NULL, OPT_DATA_DIR},
+	{"allow-outside-data", no_argument, NULL, OPT_OUTSIDE},
 	{"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
 	{"inline-max", required_argument, NULL, OPT_INLINE_MAX},
 	{"no-weight-layouts", no_argument, NULL, OPT_NO_WEIGHT_LAYOUTS},
@@ -29,6 +31,9 @@ on_opt(int code, const char *arg, void *st)
 	switch (code) {
 	case OPT_DATA_DIR:
 		o->data_dir = arg;
+		return 0;
+	case OPT_OUTSIDE:
+		o->any_data_path = true;
 		return 0;
 	case OPT_MAX_BYTES:
 		if (driver_opt_bytes("ir-fold-constants", "--max-bytes", arg, &n))
@@ -100,6 +105,9 @@ main(int argc, char **argv)
 			"      --data-dir=DIR    where relative constant files are read and folded\n"
 			"                        ones written (default: the input file's folder,\n"
 			"                        else the current folder)\n"
+			"      --allow-outside-data\n"
+			"                        read constant files named by absolute paths or\n"
+			"                        through '..' (default: refused)\n"
 			"      --max-bytes=BYTES fold only values of at most BYTES (K, M, G, T for\n"
 			"                        KiB .. TiB; default 256M)\n"
 			"      --inline-max=N    write results of at most N elements inline, larger\n"

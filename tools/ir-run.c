@@ -14,12 +14,14 @@
 #include "ref/result.h"
 
 enum { OPT_INTERP = 1000, OPT_INPUT, OPT_DATA_DIR, OPT_MAX_MEMORY, OPT_DEVICE, OPT_CHECK,
-       OPT_REPEAT, OPT_NO_CACHE, OPT_STATS, OPT_SYNC, OPT_PROFILE, OPT_NO_KEEP };
+       OPT_REPEAT, OPT_NO_CACHE, OPT_STATS, OPT_SYNC, OPT_PROFILE, OPT_NO_KEEP,
+       OPT_OUTSIDE };
 
 static const struct option opts[] = {
 	{"interp", no_argument, NULL, OPT_INTERP},
 	{"input", required_argument, NULL, OPT_INPUT},
 	{"data-dir", required_argument, NULL, OPT_DATA_DIR},
+	{"allow-outside-data", no_argument, NULL, OPT_OUTSIDE},
 	{"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
 	{"device", required_argument, NULL, OPT_DEVICE},
 	{"check", no_argument, NULL, OPT_CHECK},
@@ -35,6 +37,7 @@ static const struct option opts[] = {
 typedef struct {
 	bool interp;
 	const char *data_dir;
+	bool any_data_path;      /* --allow-outside-data */
 	InterpInput *inputs;
 	uint32_t ninputs, capinputs;
 	uint64_t max_memory;     /* 0: the machine's */
@@ -56,6 +59,9 @@ on_opt(int code, const char *arg, void *st)
 		return 0;
 	case OPT_DATA_DIR:
 		ro->data_dir = arg;
+		return 0;
+	case OPT_OUTSIDE:
+		ro->any_data_path = true;
 		return 0;
 	case OPT_MAX_MEMORY:
 		return driver_opt_bytes("ir-run", "--max-memory", arg, &ro->max_memory);
@@ -181,6 +187,7 @@ consume(Module *m, const char *input, const char *output, void *st)
 	}
 	InterpOpts io = {
 		.data_dir = ro->data_dir,
+		.any_data_path = ro->any_data_path,
 		.input_path = input,
 		.inputs = ro->inputs,
 		.ninputs = ro->ninputs,
@@ -263,6 +270,9 @@ main(int argc, char **argv)
 			"      --input=NAME=FILE bind @main's parameter %NAME to the .npy FILE\n"
 			"      --data-dir=DIR    where relative constant files are (default: the\n"
 			"                        input file's folder, else the current folder)\n"
+			"      --allow-outside-data\n"
+			"                        read constant files named by absolute paths or\n"
+			"                        through '..' (default: refused)\n"
 			"      --max-memory=BYTES\n"
 			"                        hold at most BYTES of tensors (K, M, G, T for\n"
 			"                        KiB .. TiB; default: the machine's memory)\n"

@@ -221,6 +221,21 @@ free_frame(Frame *fr)
 
 /* -------------------------------------------------------- constants */
 
+bool
+interp_path_inside(const char *path)
+{
+	if (path[0] == '/' || !path[0])
+		return false;
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return false;
+		p += n;
+		p += *p == '/';
+	}
+	return true;
+}
+
 char *
 interp_resolve_path(const char *path, const char *data_dir, const char *input_path)
 {
@@ -297,6 +312,10 @@ eval_const_data(Interp *in, const InterpOpts *o, const Value *v, const char *wha
 				tensor_set_int(t, i, cd->u.i[i]);
 		}
 		return val_tensor(in, v->type, t);
+	}
+	if (!o->any_data_path && !interp_path_inside(cd->path)) {
+		error_at(in->m->ctx, v->loc, INTERP_OUTSIDE_MSG, v->name, cd->path);
+		return NULL;
 	}
 	char *path = interp_resolve_path(cd->path, o->data_dir, o->input_path);
 	char err[512];

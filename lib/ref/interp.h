@@ -38,6 +38,7 @@ typedef struct {
 typedef struct {
 	const char *data_dir;     /* --data-dir: where relative constant files are; NULL */
 	const char *input_path;   /* the module's file (its folder is the next place); NULL: stdin */
+	bool any_data_path;       /* --allow-outside-data: file= may be absolute or hold '..' */
 	const InterpInput *inputs;
 	uint32_t ninputs;
 	uint32_t max_call_depth;  /* nested graph-level calls; 0: 10000 */
@@ -96,5 +97,12 @@ const RtVal *interp_run_main(Interp *in, const InterpOpts *o);
  * they are; else under data_dir if given, else beside input_path if given,
  * else the current folder.  Malloc'd. */
 char *interp_resolve_path(const char *path, const char *data_dir, const char *input_path);
+/* Whether a constant's file= path stays inside the data folder: relative,
+ * with no '..' component (ir(5): others are refused unless the user
+ * allows them with --allow-outside-data). */
+bool interp_path_inside(const char *path);
+/* The error for a path that is not inside, at the constant's binding. */
+#define INTERP_OUTSIDE_MSG "the constant '%%%s' names '%s', outside the data folder (an " \
+	"absolute path or a '..'); --allow-outside-data lets it be read"
 
 #endif
