@@ -1,10 +1,12 @@
 /* outfile.c: output files replaced atomically (see outfile.h). */
-/* realpath(3) is XSI; faccessat(2) is POSIX 2008. */
+/* realpath(3) is XSI; faccessat(2) and sigaction(2) are POSIX 2008. */
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +14,101 @@
 
 #include "ir.h"
 #include "outfile.h"
+
+/* ------------------------------------------- temporaries on signals */
+
+/* The temporaries not yet committed or discarded, for the handler of
+ * SIGINT, SIGTERM and SIGHUP.  This is process state by nature (a signal
+ * ends the whole process): chunks of slots, each slot set or cleared by
+ * one atomic store, chunks only ever added, so the handler may walk them
+ * at any moment. */
+#define TMP_CHUNK 64
+typedef struct TmpChunk {
+	_Atomic(char *) slot[TMP_CHUNK];
+	_Atomic(struct TmpChunk *) next;
+} TmpChunk;
+
+static TmpChunk tmp_first;
+static const int tmp_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static bool tmp_handlers_set;
+
+/* Unlinks every temporary (unlink is async-signal-safe), then lets the
+ * signal end the process: the handler was reset to the default on entry
+ * (SA_RESETHAND) and the signal is not blocked in it (SA_NODEFER). */
+static void
+tmp_on_signal(int sig)
+{
+	int saved = errno;
+	for (TmpChunk *c = &tmp_first; c; c = atomic_load(&c->next))
+		for (int i = 0; i < TMP_CHUNK; i++) {
+			char *p = atomic_load(&c->slot[i]);
+			if (p)
+				unlink(p);
+		}
+	raise(sig);
+	errno = saved;
+}
+
+static void
+tmp_handlers(void)
+{
+	if (tmp_handlers_set)
+		return;
+	tmp_handlers_set = true;
+	for (size_t i = 0; i < sizeof tmp_signals / sizeof *tmp_signals; i++) {
+		struct sigaction old, sa;
+		if (sigaction(tmp_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+			continue;   /* ignored (nohup), or the program's own */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = tmp_on_signal;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+		sigaction(tmp_signals[i], &sa, NULL);
+	}
+}
+
+static void
+tmp_register(char *p)
+{
+	for (TmpChunk *c = &tmp_first;; c = atomic_load(&c->next)) {
+		for (int i = 0; i < TMP_CHUNK; i++) {
+			char *none = NULL;
+			if (atomic_compare_exchange_strong(&c->slot[i], &none, p))
+				return;
+		}
+		if (!atomic_load(&c->next)) {
+			TmpChunk *n = xcalloc(1, sizeof *n);   /* never freed: the handler may walk it */
+			atomic_store(&c->next, n);
+		}
+	}
+}
+
+static void
+tmp_unregister(const char *p)
+{
+	for (TmpChunk *c = &tmp_first; c; c = atomic_load(&c->next))
+		for (int i = 0; i < TMP_CHUNK; i++)
+			if (atomic_load(&c->slot[i]) == p) {
+				atomic_store(&c->slot[i], NULL);
+				return;
+			}
+}
+
+/* The signals the handler catches, blocked (or unblocked) around making
+ * a temporary and registering it, so that none is left unregistered. */
+static void
+tmp_block(bool block, sigset_t *old)
+{
+	if (block) {
+		sigset_t set;
+		sigemptyset(&set);
+		for (size_t i = 0; i < sizeof tmp_signals / sizeof *tmp_signals; i++)
+			sigaddset(&set, tmp_signals[i]);
+		sigprocmask(SIG_BLOCK, &set, old);
+	} else {
+		sigprocmask(SIG_SETMASK, old, NULL);
+	}
+}
 
 /* ------------------------------------------------------------- files */
 
@@ -107,17 +204,26 @@ outfile_open_flags(OutFile *o, const char *path, int flags)
 		o->tmp = xmalloc(n + 11);
 		memcpy(o->tmp, o->target, n);
 		memcpy(o->tmp + n, ".tmpXXXXXX", 11);
+		sigset_t old;
+		tmp_handlers();
+		tmp_block(true, &old);
 		fd = mkstemp(o->tmp);
+		int err = errno;
+		if (fd >= 0)
+			tmp_register(o->tmp);
+		tmp_block(false, &old);
 		if (fd < 0)
-			return open_fail(o, errno);
+			return open_fail(o, err);
 		(void)fchmod(fd, mode);
 	}
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		int err = errno;
 		close(fd);
-		if (o->tmp)
+		if (o->tmp) {
 			unlink(o->tmp);
+			tmp_unregister(o->tmp);
+		}
 		return open_fail(o, err);
 	}
 	return 0;
@@ -147,6 +253,8 @@ outfile_commit(OutFile *o)
 		outfile_discard(o);
 		return err;
 	}
+	if (o->tmp)
+		tmp_unregister(o->tmp);
 	free(o->tmp);
 	free(o->target);
 	memset(o, 0, sizeof *o);
@@ -158,8 +266,10 @@ outfile_discard(OutFile *o)
 {
 	if (o->f)
 		fclose(o->f);
-	if (o->tmp)
+	if (o->tmp) {
 		unlink(o->tmp);
+		tmp_unregister(o->tmp);
+	}
 	free(o->tmp);
 	free(o->target);
 	memset(o, 0, sizeof *o);

@@ -17,6 +17,11 @@
  * by the new file, never written through, and anything else that is not
  * a regular file is refused (EEXIST).
  *
+ * A temporary is removed if the process is ended by SIGINT, SIGTERM or
+ * SIGHUP before it is committed (unless that signal was ignored when the
+ * first temporary was made): a handler unlinks every temporary still
+ * open, then ends the process by the same signal.
+ *
  * Several outputs that must change together (ir-run's tuple results, the
  * data files of ir-import-onnx and ir-fold-constants) are staged in an
  * OutGroup: all written and finished before any is committed, so a

@@ -2,8 +2,8 @@
 # The contracts around files (issue 24): the .npy files a tool writes
 # into a data folder change together or not at all, a symlink there is
 # replaced and never written through, a constant's file= stays inside the
-# data folder unless --allow-outside-data, and -o keeps the mode of the
-# file it replaces.
+# data folder unless --allow-outside-data, a signal leaves no temporary,
+# and -o keeps the mode of the file it replaces.
 
 setup() {
 	load test_helper
@@ -133,6 +133,46 @@ need_onnx() {
 	printf 'device @cpu = cpu(0)\nfn @main() -> f32[4] {\n  %%w = const f32[4] file="w/..c.npy"\n  return %%w\n}\n' > d/m.ir
 	run -0 ir-run --interp d/m.ir
 	assert_output "f32[4] [-1.0, -2.0, -3.0, -4.0]"
+}
+
+# --- signals ----------------------------------------------------------------------
+
+@test "files: SIGTERM, SIGINT or SIGHUP while temporaries are open removes them" {
+	# @f's folded constant is staged and -o's module is open when @main's
+	# constant, a FIFO nobody writes, blocks the run
+	cat > m.ir <<'EOF'
+device @cpu = cpu(0)
+fn @f() -> f32[4] {
+  %a = const f32[4] [1, 2, 3, 4]
+  %n = negative(%a)
+  return %n
+}
+fn @main(%x: f32[4]) -> f32[4] {
+  %w = const f32[4] file="fifo.npy"
+  %n = negative(%w)
+  %y = add(%x, %n)
+  return %y
+}
+EOF
+	mkfifo fifo.npy
+	local sig num pid k st
+	for sig in TERM INT HUP; do
+		num=$(kill -l "$sig")
+		# (a background job of a script ignores SIGINT: undo that)
+		env --default-signal="$sig" ir-fold-constants --inline-max=0 -o out.ir m.ir &
+		pid=$!
+		for ((k = 0; k < 200; k++)); do
+			[ -n "$(find . -name 'out.ir.tmp*')" ] && [ -n "$(find . -name 'f.n.npy.tmp*')" ] && break
+			sleep 0.05
+		done
+		[ "$k" -lt 200 ] || { kill -KILL "$pid"; echo "no temporaries appeared"; false; }
+		kill -"$sig" "$pid"
+		st=0
+		wait "$pid" || st=$?
+		assert_equal "$st" $((128 + num))
+		assert_equal "$(temporaries .)" ''
+		[ ! -e out.ir ] && [ ! -e f.n.npy ]
+	done
 }
 
 # --- modes ------------------------------------------------------------------------
