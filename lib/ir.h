@@ -111,11 +111,25 @@ typedef enum { TY_TENSOR, TY_TUPLE } TypeKind;
  * may keep one tensor's dimensions or indices in a fixed array. */
 #define IR_MAX_RANK 64
 
+/* The format's limits on tuple types (ir(5)): tuples nest at most
+ * IR_MAX_TYPE_DEPTH deep (a tensor is depth 0, a tuple of tensors 1) and
+ * hold at most IR_MAX_TYPE_TENSORS tensors in all, counted through every
+ * level.  The parser and the verifier refuse more, so a walk over a type may
+ * recurse, and its printed spelling stays well inside the lexer's bracket
+ * limit and of a size linear in the fields written. */
+#define IR_MAX_TYPE_DEPTH 64
+#define IR_MAX_TYPE_TENSORS 65536
+/* A macro's value as a string literal: IR_STR(IR_MAX_TYPE_DEPTH) is "64". */
+#define IR_STR_(x) #x
+#define IR_STR(x) IR_STR_(x)
+
 /* Hash-consed: two equal types are the same pointer within a module. */
 typedef struct Type Type;
 struct Type {
 	uint8_t kind;            /* TypeKind */
 	DType dt;                /* TY_TENSOR: element type */
+	uint16_t depth;          /* 0 for a tensor; 1 + deepest field (saturates) */
+	uint32_t tensors;        /* tensors in all, 1 for a tensor (saturates) */
 	uint32_t n;              /* TY_TENSOR: rank; TY_TUPLE: fields */
 	const int64_t *dims;     /* TY_TENSOR */
 	const Type *const *fields; /* TY_TUPLE */
@@ -567,7 +581,11 @@ const Type *type_tuple(Module *m, uint32_t n, const Type *const *fields);
 const Type *type_scalar(Module *m, ElemKind k);
 int64_t type_numel(const Type *t);           /* tensors only */
 int64_t type_bytes(const Type *t);           /* sum over tuple fields */
-/* Appends the canonical spelling ("f32[1,3]", "(f32[4], i32[])"). */
+/* NULL if t is within IR_MAX_TYPE_DEPTH and IR_MAX_TYPE_TENSORS, else
+ * why not, in words for an error message. */
+const char *type_over_limits(const Type *t);
+/* Appends the canonical spelling ("f32[1,3]", "(f32[4], i32[])"); no
+ * recursion, whatever the depth. */
 void type_print(FILE *f, const Type *t);
 /* The same spelling in buf (n bytes, truncated if need be); returns buf. */
 const char *type_text(const Type *t, char *buf, size_t n);

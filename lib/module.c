@@ -184,6 +184,8 @@ type_tensor(Module *m, DType dt, uint32_t rank, const int64_t *dims)
 		memcpy(d, dims, rank * sizeof *dims);
 	t->kind = TY_TENSOR;
 	t->dt = dt;
+	t->depth = 0;
+	t->tensors = 1;
 	t->n = rank;
 	t->dims = d;
 	map_add(&m->types, h, t);
@@ -208,6 +210,17 @@ type_tuple(Module *m, uint32_t n, const Type *const *fields)
 	t->kind = TY_TUPLE;
 	t->n = n;
 	t->fields = f;
+	/* Both saturate: a type past the limits is refused where it is built
+	 * (type_over_limits), never walked. */
+	uint32_t depth = 0;
+	uint64_t tensors = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (fields[i]->depth > depth)
+			depth = fields[i]->depth;
+		tensors += fields[i]->tensors;
+	}
+	t->depth = (uint16_t)(depth < UINT16_MAX ? depth + 1 : UINT16_MAX);
+	t->tensors = (uint32_t)(tensors < UINT32_MAX ? tensors : UINT32_MAX);
 	map_add(&m->types, h, t);
 	return t;
 }
@@ -240,20 +253,19 @@ type_bytes(const Type *t)
 	return type_numel(t) * t->dt.lanes * (bits < 8 ? 1 : bits / 8);
 }
 
-/* Tuples nest only as deep as the text wrote them; the parser caps that. */
-void
-type_print(FILE *f, const Type *t)
+const char *
+type_over_limits(const Type *t)
 {
-	if (t->kind == TY_TUPLE) {
-		fputc('(', f);
-		for (uint32_t i = 0; i < t->n; i++) {
-			if (i)
-				fputs(", ", f);
-			type_print(f, t->fields[i]);
-		}
-		fputs(t->n == 1 ? ",)" : ")", f);
-		return;
-	}
+	if (t->depth > IR_MAX_TYPE_DEPTH)
+		return "tuple types nest deeper than " IR_STR(IR_MAX_TYPE_DEPTH);
+	if (t->tensors > IR_MAX_TYPE_TENSORS)
+		return "a tuple type holds more than " IR_STR(IR_MAX_TYPE_TENSORS) " tensors";
+	return NULL;
+}
+
+static void
+tensor_type_print(FILE *f, const Type *t)
+{
 	/* Hot in the printer: no printf. */
 	char buf[24 * 65 + 16], *b = buf;
 	dtype_str(t->dt, b);
@@ -273,6 +285,50 @@ type_print(FILE *f, const Type *t)
 	}
 	*b++ = ']';
 	fwrite(buf, 1, (size_t)(b - buf), f);
+}
+
+/* The verifier keeps types within IR_MAX_TYPE_DEPTH, but an error message
+ * may print one a level past it, and the printer must not trust its input:
+ * an explicit stack, on the heap past the limit. */
+void
+type_print(FILE *f, const Type *t)
+{
+	if (t->kind != TY_TUPLE) {
+		tensor_type_print(f, t);
+		return;
+	}
+	struct frame { const Type *t; uint32_t i; } st0[IR_MAX_TYPE_DEPTH + 2], *st = st0;
+	size_t cap = sizeof st0 / sizeof *st0, sp = 0;
+	st[sp++] = (struct frame){t, 0};
+	fputc('(', f);
+	while (sp) {
+		struct frame *top = &st[sp - 1];
+		if (top->i == top->t->n) {
+			fputs(top->t->n == 1 ? ",)" : ")", f);
+			sp--;
+			continue;
+		}
+		if (top->i)
+			fputs(", ", f);
+		const Type *c = top->t->fields[top->i++];
+		if (c->kind != TY_TUPLE) {
+			tensor_type_print(f, c);
+			continue;
+		}
+		if (sp == cap) {
+			cap *= 2;
+			if (st == st0) {
+				st = xmalloc(cap * sizeof *st);
+				memcpy(st, st0, sizeof st0);
+			} else {
+				st = xrealloc(st, cap * sizeof *st);
+			}
+		}
+		st[sp++] = (struct frame){c, 0};
+		fputc('(', f);
+	}
+	if (st != st0)
+		free(st);
 }
 
 const char *

@@ -336,6 +336,12 @@ check_binding(Verifier *vf, Func *fn, Value *v, bool nested)
 	if (!graph_type_ok(vf, v->type, v->loc))
 		return;
 	const Type *t = infer_binding(vf, fn, v);
+	const char *why = t ? type_over_limits(t) : NULL;
+	if (why) {
+		/* A tuple of tuples, each binding a level deeper. */
+		ERR(vf, v->loc, "the type of '%%%s' is too large: %s", v->name, why);
+		t = NULL;
+	}
 	if (v->form == B_IF)
 		return; /* typed, and defined, when its arms end */
 	check_written_type(vf, v, t);

@@ -584,11 +584,17 @@ b_tensor_type(Parser *p, Slice elem, Loc at, uint32_t mark)
 }
 
 const Type *
-b_tuple_type(Parser *p, uint32_t mark)
+b_tuple_type(Parser *p, uint32_t mark, Loc at)
 {
 	uint32_t n = scratch_count(p, mark);
 	const Type *t = type_tuple(p->m, n, (const Type *const *)scratch_items(p, mark));
 	scratch_pop(p, mark);
+	const char *why = type_over_limits(t);
+	if (why) {
+		/* Once: the enclosing tuples see a scalar in its place. */
+		parser_error(p, at, "%s", why);
+		return type_scalar(p->m, ET_F32);
+	}
 	return t;
 }
 

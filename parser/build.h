@@ -72,7 +72,7 @@ Value *b_lit_bool(Parser *p, bool v, Loc at);
 /* types and placements */
 const VDev *b_vdev(Parser *p, Slice dev, Slice scope, Loc at);
 const Type *b_tensor_type(Parser *p, Slice elem, Loc at, uint32_t dims);
-const Type *b_tuple_type(Parser *p, uint32_t types);
+const Type *b_tuple_type(Parser *p, uint32_t types, Loc at);
 const Type *b_scalar_type(Parser *p, Slice elem, Loc at);
 void b_push_dim(Parser *p, IntTok v, Loc at);
 

@@ -242,9 +242,9 @@ vdev
 
 type
 	: IDENT '[' dims_opt ']'    { $$ = b_tensor_type(p, $1, @1, $3); }
-	| '(' ')'                   { $$ = b_tuple_type(p, scratch_mark(p)); }
-	| '(' types ')'             { $$ = b_tuple_type(p, $2); }
-	| '(' types ',' ')'         { $$ = b_tuple_type(p, $2); }
+	| '(' ')'                   { $$ = b_tuple_type(p, scratch_mark(p), @1); }
+	| '(' types ')'             { $$ = b_tuple_type(p, $2, @1); }
+	| '(' types ',' ')'         { $$ = b_tuple_type(p, $2, @1); }
 	;
 
 types

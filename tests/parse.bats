@@ -200,6 +200,65 @@ IR
 	ir-parse "$BATS_TEST_TMPDIR/a.ir" | cmp - "$BATS_TEST_TMPDIR/a.ir"
 }
 
+# tuple_chain N: @main with %t0 = (%x,) and %tI = (%tI-1,) up to %tN-1, so
+# %tI's type nests I+1 deep; each line nests one level more than the last.
+tuple_chain() {
+	awk -v n="$1" 'BEGIN {
+		print "fn @main(%x: f32[4]) -> f32[4] {"; print "  %t0 = (%x,)"
+		for (i = 1; i < n; i++) printf "  %%t%d = (%%t%d,)\n", i, i - 1
+		print "  return %x"; print "}"
+	}'
+}
+
+@test "depth: tuple types built a level a binding stop at 64, in every tool" {
+	# issue 24: 10,000 such lines overflowed the stack of every tool in
+	# type_print, and from 257 on printed what no tool could read back
+	tuple_chain 10000 > "$BATS_TEST_TMPDIR/deep.ir"
+	# %t64 would nest 65 deep: line 66
+	rejects_file 66:3 "the type of '%t64' is too large: tuple types nest deeper than 64" \
+		"$BATS_TEST_TMPDIR/deep.ir"
+	errors_count 1
+	local tool
+	for tool in ir-plan-devices ir-lower ir-fold-constants ir-alter-layout; do
+		run -1 --separate-stderr "$tool" "$BATS_TEST_TMPDIR/deep.ir"
+		assert_equal "$output" ""
+		assert_equal "${stderr_lines[0]}" \
+			"$BATS_TEST_TMPDIR/deep.ir:66:3: error: the type of '%t64' is too large: tuple types nest deeper than 64"
+	done
+}
+
+@test "depth: 64 deep tuple types print without recursion and read back" {
+	tuple_chain 64 > "$BATS_TEST_TMPDIR/deep.ir"
+	# a small stack: printing a type must not recurse over its depth
+	(ulimit -s 256 && ir-parse "$BATS_TEST_TMPDIR/deep.ir") > "$BATS_TEST_TMPDIR/a.ir"
+	ir-parse "$BATS_TEST_TMPDIR/a.ir" | cmp - "$BATS_TEST_TMPDIR/a.ir"
+	run grep -c '^  %t63: (((' "$BATS_TEST_TMPDIR/a.ir"
+	assert_output 1
+	# the printed type, written: 64 deep is read, 65 is refused at its '('
+	awk 'BEGIN {
+		s = "fn @main(%x: "; for (i = 0; i < 65; i++) s = s "("
+		s = s "f32[4]"; for (i = 0; i < 65; i++) s = s ",)"; print s ") {"
+		print "  %y = const f32[] 1.0"; print "  return %y"; print "}"
+	}' > "$BATS_TEST_TMPDIR/w.ir"
+	rejects_file 1:14 'tuple types nest deeper than 64' "$BATS_TEST_TMPDIR/w.ir"
+	errors_count 1
+	sed -i '1s/^fn @main(%x: (/fn @main(%x: /; 1s/,)) {$/) {/' "$BATS_TEST_TMPDIR/w.ir"
+	run -0 ir-parse "$BATS_TEST_TMPDIR/w.ir"
+}
+
+@test "size: a tuple type holds at most 65536 tensors" {
+	# each binding doubles the last: 2^40 tensors in %t39's type
+	awk 'BEGIN {
+		print "fn @main(%x: f32[4]) -> f32[4] {"; print "  %t0 = (%x, %x)"
+		for (i = 1; i < 40; i++) printf "  %%t%d = (%%t%d, %%t%d)\n", i, i - 1, i - 1
+		print "  return %x"; print "}"
+	}' > "$BATS_TEST_TMPDIR/wide.ir"
+	# %t15 holds 2^16 tensors, %t16 2^17
+	rejects_file 18:3 "the type of '%t16' is too large: a tuple type holds more than 65536 tensors" \
+		"$BATS_TEST_TMPDIR/wide.ir"
+	errors_count 1
+}
+
 # --- verifier ---------------------------------------------------------------------
 
 @test "invalid-verify.ir: the verifier" { expect_diagnostics ir-parse invalid-verify.ir; }
