@@ -909,6 +909,7 @@ plan_memory(Module *m, const MemPlanOpts *o)
 
 /* ------------------------------------------------------------ the check */
 
+/* Only for places the check found to end by INT64_MAX. */
 static int64_t
 range_end(const Buf *b, const Place *p)
 {
@@ -988,6 +989,15 @@ plan_memory_check(Module *m)
 			error_at(m->ctx, p->loc, "offset %lld of '%%%s' is not a multiple of the alignment %lld of '@%s'",
 			         (long long)p->offset, b->name, (long long)al, p->pool);
 			ok = false;
+		}
+		if (p->offset > INT64_MAX - b->bytes) {
+			/* range_end would overflow: past any pool, and kept out of
+			 * the overlap check below */
+			error_at(m->ctx, p->loc, "'%%%s' (%lld bytes at %lld) ends past the largest offset, 2^63-1",
+			         b->name, (long long)b->bytes, (long long)p->offset);
+			ok = false;
+			pp[i] = NULL;
+			continue;
 		}
 		const Attr *sz = attr_get(&pl->attrs, "size");
 		if (sz && sz->kind == AT_INT && range_end(b, p) > sz->u.i) {
