@@ -1431,6 +1431,8 @@ alter_func(Alter *A, Func *f, Func *cf)
 bool
 alter_layout(Module *m, const AlterOpts *o)
 {
+	if (!module_check_unplanned(m, "ir-alter-layout"))
+		return false;
 	if (o->mode == ALTER_NONE)
 		return true;
 	Alter A = {.m = m, .o = o, .ok = true};

@@ -540,6 +540,8 @@ clear_marks(Flat *F, PStmt *s, const PStmt *kernel)
 bool
 flatten_texture(Module *m)
 {
+	if (!module_check_unplanned(m, "ir-flatten-texture"))
+		return false;
 	Flat F = {.m = m, .ctx = m->ctx, .ok = true};
 	for (Prim *p = m->prims; p; p = p->next) {
 		if (!has_images(&F, p))

@@ -695,6 +695,8 @@ fold_func(Fold *fd, Func *f)
 bool
 fold_constants(Module *m, const FoldOpts *o)
 {
+	if (!module_check_unplanned(m, "ir-fold-constants"))
+		return false;
 	Fold fd = {
 		.m = m,
 		.o = o,

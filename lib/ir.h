@@ -596,6 +596,13 @@ const VDev *vdev_get(Module *m, Sym dev, Sym scope);
 const PlaceList *module_places(const Module *m, const void *node);
 /* Sets (replaces) node's places with a copy of n of them; n 0 removes. */
 void module_set_places(Module *m, const void *node, uint32_t n, const Place *p);
+/* For the passes that come before ir-plan-memory (ir-alter-layout,
+ * ir-fold-constants, ir-plan-devices, ir-lower, ir-flatten-texture): true
+ * if m has no memory plan; else reports, at the first place, that the tool
+ * (its name, such as "ir-lower") runs before ir-plan-memory, and returns
+ * false.  Such a pass moves, adds or drops the buffers a plan names, so
+ * the plan it left behind would not verify. */
+bool module_check_unplanned(Module *m, const char *tool);
 /* Calls fn on every PlaceList, in no particular order. */
 void module_each_places(const Module *m, void (*fn)(const PlaceList *, void *), void *st);
 void module_free_places(Module *m);   /* module_free's */

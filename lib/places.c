@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "ir.h"
 #include "map.h"
 
@@ -57,4 +58,35 @@ module_free_places(Module *m)
 		free(m->places);
 		m->places = NULL;
 	}
+}
+
+/* a before b in the text: file, line, column; unknown positions last */
+static bool
+loc_before(Loc a, Loc b)
+{
+	if (!a.line || !b.line)
+		return a.line && !b.line;
+	if (a.file != b.file)
+		return a.file < b.file;
+	return a.line != b.line ? a.line < b.line : a.col < b.col;
+}
+
+static void
+first_place(const PlaceList *l, void *st)
+{
+	const Place **first = st;
+	for (uint32_t i = 0; i < l->n; i++)
+		if (!*first || loc_before(l->p[i].loc, (*first)->loc))
+			*first = &l->p[i];
+}
+
+bool
+module_check_unplanned(Module *m, const char *tool)
+{
+	const Place *first = NULL;
+	module_each_places(m, first_place, &first);
+	if (!first)
+		return true;
+	error_at(m->ctx, first->loc, "the module has a memory plan: run %s before ir-plan-memory", tool);
+	return false;
 }

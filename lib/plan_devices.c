@@ -951,6 +951,8 @@ settle_prims(Planner *P)
 bool
 plan_devices(Module *m, const PlanOpts *opts)
 {
+	if (!module_check_unplanned(m, "ir-plan-devices"))
+		return false;
 	Planner P = {.m = m, .ctx = m->ctx, .ok = true};
 	Device *def = module_default_device(m);
 	if (opts && opts->default_dev) {

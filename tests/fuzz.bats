@@ -39,6 +39,14 @@ survives() {
 	ir-plan-devices "$BATS_TEST_TMPDIR/p.ir" | cmp - "$BATS_TEST_TMPDIR/p.ir"
 }
 
+@test "fuzz: a memory-planned module is refused by ir-plan-devices, not planned into one that does not verify" {
+	local f="$BATS_TEST_DIRNAME/fuzz/crashes/memory-planned.ir"
+	survives "$f"
+	run -1 --separate-stderr ir-plan-devices "$f"
+	assert_equal "$output" ""
+	assert_equal "${stderr_lines[0]}" "$f:33:78: error: the module has a memory plan: run ir-plan-devices before ir-plan-memory"
+}
+
 # The campaigns of `make fuzz`, briefly: the harnesses themselves run in
 # make check as tests/unit/fuzz_smoke_test.
 

@@ -55,6 +55,37 @@ setup() {
 	expect_diagnostics ir-parse invalid-plans.ir
 }
 
+@test "plan-memory: the tools that run before it refuse its output, in words, at the first place" {
+	# issue 24: ir-plan-devices said "a place is only for a buffer of @main"
+	# of a buffer of @main (after reporting success inside), ir-alter-layout
+	# passed the module on, and ir-lower broke a plan written by hand
+	local t=$BATS_TEST_TMPDIR tool
+	printf '%s\n' 'device @cpu = cpu(0)' 'device @gpu = gpu(0)' \
+		'fn @main(%x: f32[8] on @cpu) -> f32[8] on @cpu {' '  %0 = negative(%x)' \
+		'  %1 = on_device(%0, @gpu)' '  %2 = exp(%1)' '  %3 = on_device(%2, @cpu)' '  return %3' '}' |
+		ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture | ir-plan-memory > "$t/p.ir"
+	# the first place: LINE:COL of its '@pool'
+	local at
+	at=$(awk '/ in @/ { print NR ":" index($0, " in @") + 4; exit }' "$t/p.ir")
+	[ -n "$at" ]
+	for tool in ir-alter-layout ir-fold-constants ir-plan-devices ir-lower ir-flatten-texture; do
+		run -1 --separate-stderr "$tool" "$t/p.ir"
+		assert_equal "$output" ""
+		assert_equal "${stderr_lines[0]}" "$t/p.ir:$at: error: the module has a memory plan: run $tool before ir-plan-memory"
+	done
+	# the tools after it take it
+	ir-plan-memory "$t/p.ir" | cmp - "$t/p.ir"
+	ir-codegen-ocl "$t/p.ir" > /dev/null
+	# a plan written on the graph level, which ir-lower would fuse away
+	printf '%s\n' 'device @cpu = cpu(0)' 'pool @p {size=64}' 'fn @main(%x: f32[8]) -> f32[8] {' \
+		'  %0 = negative(%x)' '  %1 = exp(%0) in @p[0]' '  %2 = negative(%1)' '  return %2' '}' > "$t/g.ir"
+	ir-parse "$t/g.ir" > /dev/null
+	for tool in ir-alter-layout ir-fold-constants ir-plan-devices ir-lower ir-flatten-texture; do
+		run -1 --separate-stderr "$tool" "$t/g.ir"
+		assert_equal "${stderr_lines[0]}" "$t/g.ir:5:19: error: the module has a memory plan: run $tool before ir-plan-memory"
+	done
+}
+
 # same_planned FILE: FILE planned for devices, lowered, flattened, its
 # parameters made constants; the interpreter prints the same with and
 # without a memory plan (every buffer in its pool's arena: a plan that

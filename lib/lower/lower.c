@@ -934,6 +934,8 @@ lower_func(Lower *L, Func *f)
 bool
 lower_module(Module *m, const LowerOpts *o)
 {
+	if (!module_check_unplanned(m, "ir-lower"))
+		return false;
 	Lower L = {.m = m, .o = o};
 	bool ok = true;
 	for (Func *f = m->funcs; f && ok; f = f->next)
