@@ -39,6 +39,10 @@ typedef struct {
 	const char *name;
 	Loc loc;
 	Sym dev, scope;
+	bool dev_open, scope_open; /* not written: an on_device may fix them */
+	const Value *via;     /* the on_device that fixed them, if one did */
+	const Type *type;     /* its tensor */
+	uint8_t base_kind;    /* BK_WORK or BK_CONST, whatever the scope */
 	ElemKind ek;
 	int64_t bytes, wh[2];
 	uint32_t start, end;
@@ -141,6 +145,23 @@ pinned_pool(Sym scope)
 	return scope && !strncmp(scope, "global-", 7) && scope[7] ? scope + 7 : NULL;
 }
 
+/* b's device, scope and kind, from its placement vd (NULL: open). */
+static void
+buf_place(Ex *x, Buf *b, const VDev *vd)
+{
+	b->dev = dev_of(x, vd);
+	b->scope = vd ? vd->scope : NULL;
+	b->dev_open = !vd || !vd->dev;
+	b->scope_open = !b->scope;
+	b->kind = b->base_kind;
+	b->pinned = pinned_pool(b->scope) != NULL;
+	if (is_texture_scope(b->scope)) {
+		char why[160];
+		if (texture_image(b->type, b->scope, b->wh, why, sizeof why))
+			b->kind = BK_IMAGE;
+	}
+}
+
 static uint32_t
 new_buf(Ex *x, const void *node, uint32_t field, const char *name, Loc loc, const Type *t,
         const VDev *vd, uint8_t kind)
@@ -150,20 +171,39 @@ new_buf(Ex *x, const void *node, uint32_t field, const char *name, Loc loc, cons
 	b.field = field;
 	b.name = name;
 	b.loc = loc;
-	b.dev = dev_of(x, vd);
-	b.scope = vd ? vd->scope : NULL;
+	b.type = t;
+	b.base_kind = kind;
 	b.ek = (ElemKind)t->dt.kind;
 	b.bytes = type_bytes(t);
 	b.start = b.end = x->tick;
-	b.kind = kind;
-	b.pinned = pinned_pool(b.scope) != NULL;
-	if (is_texture_scope(b.scope)) {
-		char why[160];
-		if (texture_image(t, b.scope, b.wh, why, sizeof why))
-			b.kind = BK_IMAGE;
-	}
+	buf_place(x, &b, vd);
 	VEC_PUSH(x->b, x->nb, x->capb) = b;
 	return x->nb - 1;
+}
+
+/* An on_device that constrains its body (the default) puts its operand
+ * where ir-plan-devices would: the buffers the operand names take the
+ * target's device where their own 'on' left it open, its scope where the
+ * devices agree and the scope was open (the first such on_device wins; a
+ * conflict is ir-plan-devices' to report).  So a pin to a pool by an
+ * on_device is checked, and planned, as one written with 'on'. */
+static void
+on_device_bufs(Ex *x, const Value *v)
+{
+	const VDev *t = v->u.target;
+	Names *nm = names_of(x, v);
+	if (!(v->flags & VF_BODY) || !t || !nm)
+		return;
+	for (uint32_t i = 0; i < nm->n; i++) {
+		Buf *b = &x->b[x->ids[nm->first + i]];
+		if (b->dev_open)
+			buf_place(x, b, t);
+		else if (b->scope_open && t->scope && b->dev == t->dev)
+			buf_place(x, b, vdev_get(x->m, b->dev, t->scope));
+		else
+			continue;
+		b->via = v;
+	}
 }
 
 /* A value makes its own buffers, one per tensor field. */
@@ -438,6 +478,9 @@ extract(Ex *x, Module *m, bool io)
 			own_bufs(x, v, BK_CONST);
 			break;
 		case B_ON_DEVICE:
+			alias(x, v, (const Value *const *)v->args, v->nargs, -1);
+			on_device_bufs(x, v);
+			break;
 		case B_TUPLE:
 			alias(x, v, (const Value *const *)v->args, v->nargs, -1);
 			break;
@@ -595,6 +638,15 @@ declare_pool(Module *m, const PInfo *pi, int64_t used)
 	m->pools_last = pl;
 }
 
+/* Where b's pin came from, when an on_device put it there. */
+static void
+note_via(Module *m, const Buf *b)
+{
+	if (b->via)
+		note_at(m->ctx, b->via->loc, "'%%%s' puts '%%%s' on '@%s:%s' here", b->via->name, b->name,
+		        b->dev, b->scope);
+}
+
 /* b's candidate pools into out (at most cap); false after an error. */
 static bool
 candidates(Ex *x, Pools *ps, const Buf *b, uint32_t *out, uint32_t *n, uint32_t cap)
@@ -620,10 +672,11 @@ candidates(Ex *x, Pools *ps, const Buf *b, uint32_t *out, uint32_t *n, uint32_t 
 			while (k < ps->n && !(ps->p[k].decl && ps->p[k].name == name))
 				k++;
 			if (k == ps->n) {
-				if (pin)
+				if (pin) {
 					error_at(m->ctx, at, "scope '%s' of '%%%s' names '@%s', which is not a declared pool",
 					         b->scope, b->name, name);
-				else
+					note_via(m, b);
+				} else
 					error_at(m->ctx, at, "'candidate_pools' names '@%s', which is not a declared pool",
 					         name);
 				return false;
@@ -631,6 +684,8 @@ candidates(Ex *x, Pools *ps, const Buf *b, uint32_t *out, uint32_t *n, uint32_t 
 			if (!pool_reaches(ps->p[k].decl, b->dev)) {
 				error_at(m->ctx, at, "pool '@%s' is not accessible from device '@%s' of '%%%s'",
 				         name, b->dev, b->name);
+				if (pin)
+					note_via(m, b);
 				note_at(m->ctx, ps->p[k].decl->loc, "'@%s' is declared here", name);
 				return false;
 			}

@@ -86,6 +86,21 @@ setup() {
 	done
 }
 
+@test "plan-memory: an on_device places its operand's buffers, as ir-plan-devices would" {
+	# issue 24: the value was planned on the default device, in its
+	# workspace, and a pool its device may not use went unreported
+	# (tests/ir-plan-memory/errors.ir has those errors)
+	printf '%s\n' 'device @cpu = cpu(0)' 'device @gpu = gpu(0)' 'pool @b {size=64, devices=[@gpu]}' \
+		'fn @main(%x: f32[8] on @cpu) -> f32[8] on @cpu {' '  %0 = negative(%x)' \
+		'  %1 = on_device(%0, @gpu:global-b)' '  %2 = exp(%1)' '  %3 = negative(%2)' \
+		'  %4 = on_device(%3, @gpu)' '  %5 = exp(%4)' '  return %5' '}' > "$BATS_TEST_TMPDIR/m.ir"
+	run -0 ir-plan-memory "$BATS_TEST_TMPDIR/m.ir"
+	assert_line '  %0: f32[8] = negative(%x) in @b[0]'
+	assert_line '  %2: f32[8] = exp(%1) in @workspace.cpu[0]'
+	# on @gpu, which may use @b: there, where %0 was
+	assert_line '  %3: f32[8] = negative(%2) in @b[0]'
+}
+
 # same_planned FILE: FILE planned for devices, lowered, flattened, its
 # parameters made constants; the interpreter prints the same with and
 # without a memory plan (every buffer in its pool's arena: a plan that
