@@ -636,5 +636,9 @@ void ir_print(const Module *m, FILE *out, const PrintOpts *opts);
 /* d as the printer writes floats: the shortest decimal that reads back to
  * d, always with a '.' or an exponent ("10.0", "1e-07", "nan", "-inf"). */
 void ir_print_double(FILE *f, double d);
+/* The same spelling for a value of a narrower float type: the shortest
+ * decimal that reads back to d once rounded by round (to f32 or f16, say;
+ * NULL: a double, as ir_print_double), plain from 1e-5 to below 1e16. */
+void ir_print_float(FILE *f, double d, double (*round)(double));
 
 #endif

@@ -72,11 +72,12 @@ end_line(Printer *pr, Loc l)
 	fputc('\n', pr->f);
 }
 
-/* Shortest decimal that reads back as d, always with a '.' or an exponent
- * so it lexes as a float; plain notation (10.0, 1500.0) for magnitudes
- * from 1e-5 to below 1e16, where %g would switch to 1e+01. */
+/* Shortest decimal that reads back as d (after round, if given), always
+ * with a '.' or an exponent so it lexes as a float; plain notation (10.0,
+ * 1500.0) for magnitudes from 1e-5 to below 1e16, where %g would switch
+ * to 1e+01.  ir-run's results are printed by it too. */
 void
-ir_print_double(FILE *f, double d)
+ir_print_float(FILE *f, double d, double (*round)(double))
 {
 	if (isnan(d)) {
 		fputs("nan", f);
@@ -90,7 +91,8 @@ ir_print_double(FILE *f, double d)
 	int prec = 1;
 	for (; prec <= 17; prec++) {
 		snprintf(buf, sizeof buf, "%.*g", prec, d);
-		if (strtod(buf, NULL) == d)
+		double back = strtod(buf, NULL);
+		if ((round ? round(back) : back) == d)
 			break;
 	}
 	double mag = fabs(d);
@@ -102,6 +104,12 @@ ir_print_double(FILE *f, double d)
 	if (!strpbrk(buf, ".en"))
 		strcat(buf, ".0");
 	fputs(buf, f);
+}
+
+void
+ir_print_double(FILE *f, double d)
+{
+	ir_print_float(f, d, NULL);
 }
 
 static void

@@ -44,6 +44,21 @@ model() {
 	assert_output 'f32[2] [1.6, 2.1]'
 }
 
+@test "run: a result's floats are spelled as the printer spells them, shortest in their type" {
+	# issue 24: ir-run printed 10.0 as 1e+01 and 1500.0 as 1.5e+03
+	printf '%s\n' 'fn @main() -> (f32[7], f16[3], f64[2]) {' \
+		'  %a = const f32[7] [10.0, 1500.0, 0.1, 16777216.0, 0.000015, 1e20, -2.5e-7]' \
+		'  %b = const f16[3] [10.0, 0.1, 65504.0]' '  %c = const f64[2] [10.0, 1e-300]' \
+		'  %t = (%a, %b, %c)' '  return %t' '}' > "$BATS_TEST_TMPDIR/f.ir"
+	run -0 ir-run --interp "$BATS_TEST_TMPDIR/f.ir"
+	assert_line -n 0 '0: f32[7] [10.0, 1500.0, 0.1, 16777216.0, 0.000015, 1e+20, -2.5e-07]'
+	assert_line -n 1 '1: f16[3] [10.0, 0.1, 65504.0]'
+	assert_line -n 2 '2: f64[2] [10.0, 1e-300]'
+	# the printer's spelling of the same constants
+	run -0 ir-parse "$BATS_TEST_TMPDIR/f.ir"
+	assert_line '  %a: f32[7] = const f32[7] [10.0, 1500.0, 0.1, 16777216.0, 0.000015, 1e+20, -2.5e-07]'
+}
+
 @test "run: a tuple is printed one element per line" {
 	printf 'fn @main() -> (i32[], bool[2]) {\n  %%0 = const i32[] -3\n  %%1 = const bool[2] [true, false]\n  %%t = (%%0, %%1)\n  return %%t\n}\n' > "$BATS_TEST_TMPDIR/t.ir"
 	run -0 ir-run --interp "$BATS_TEST_TMPDIR/t.ir"

@@ -13,26 +13,24 @@
 
 /* ------------------------------------------------------------- text */
 
-/* The shortest decimal that reads back to v in element kind k, with a '.'
- * or an exponent so it reads as a float. */
+static double
+round_f32(double d)
+{
+	return (double)(float)d;
+}
+
+static double
+round_f16(double d)
+{
+	return f16_to_double(f16_from_double(d));
+}
+
+/* The shortest decimal that reads back to v in element kind k, spelled as
+ * the printer spells floats (10.0, not 1e+01). */
 static void
 print_float(FILE *f, ElemKind k, double v)
 {
-	if (isnan(v) || isinf(v) || k == ET_F64) {
-		ir_print_double(f, v);
-		return;
-	}
-	char buf[64];
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof buf, "%.*g", prec, v);
-		double back = strtod(buf, NULL);
-		double rounded = k == ET_F16 ? f16_to_double(f16_from_double(back)) : (double)(float)back;
-		if (rounded == v)
-			break;
-	}
-	fputs(buf, f);
-	if (!strpbrk(buf, ".en"))
-		fputs(".0", f);
+	ir_print_float(f, v, k == ET_F16 ? round_f16 : k == ET_F32 ? round_f32 : NULL);
 }
 
 void
