@@ -643,8 +643,8 @@ static void
 note_via(Module *m, const Buf *b)
 {
 	if (b->via)
-		note_at(m->ctx, b->via->loc, "'%%%s' puts '%%%s' on '@%s:%s' here", b->via->name, b->name,
-		        b->dev, b->scope);
+		note_at(m->ctx, b->via->loc, "'%%%s' puts '%%%s' on '@%s%s%s' here", b->via->name, b->name,
+		        b->dev, b->scope ? ":" : "", b->scope ? b->scope : "");
 }
 
 /* b's candidate pools into out (at most cap); false after an error. */
@@ -1037,6 +1037,7 @@ plan_memory_check(Module *m)
 		if (!pool_reaches(pl, b->dev)) {
 			error_at(m->ctx, p->loc, "pool '@%s' is not accessible from device '@%s' of '%%%s'", p->pool,
 			         b->dev, b->name);
+			note_via(m, b);
 			ok = false;
 		}
 		int64_t al = pool_align(pl);
