@@ -65,6 +65,22 @@ ocl_setup() {
 	export ASAN_OPTIONS=detect_leaks=0
 }
 
+# chain_model N FILE: a cpu model of 2N elementwise calls, compiled
+# (--no-fuse) to FILE.ocl.ir: v_i = exp(u_(i-1)), u_i = v_i + u_(i-1), so
+# two f32[64,64] values are made per step, each dead two steps later.
+chain_model() {
+	local n=$1 f=$2 i
+	{
+		printf 'device @cpu = cpu(0)\nfn @main(%%u0: f32[64,64]) -> f32[64,64] {\n'
+		for i in $(seq 1 "$n"); do
+			printf '  %%v%d = exp(%%u%d)\n  %%u%d = add(%%v%d, %%u%d)\n' $i $((i - 1)) $i $i $((i - 1))
+		done
+		printf '  return %%u%d\n}\n' "$n"
+	} > "$f"
+	ir-plan-devices "$f" | ir-lower --no-fuse | ir-plan-devices | ir-flatten-texture \
+		| ir-codegen-ocl > "${f%.ir}.ocl.ir"
+}
+
 # retarget DEV FILE: the module with every device declared as a cpu, a gpu
 # without images, or (tex) a gpu with images.
 retarget() {

@@ -1,6 +1,7 @@
 /* ir-run: run @main of a module, with inputs and outputs as .npy files
- * (see ir-run(1)): on OpenCL devices (lib/ocl/runtime.c), or on the
- * reference interpreter with --interp. */
+ * (see ir-run(1)): on OpenCL devices (planned once by lib/exec/, else
+ * walked with lib/ocl/runtime.c's hooks), or on the reference
+ * interpreter with --interp. */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "driver.h"
+#include "exec/exec.h"
 #include "ocl/runtime.h"
 #include "ref/interp.h"
 #include "ref/result.h"
@@ -192,28 +194,47 @@ consume(Module *m, const char *input, const char *output, void *st)
 		.inputs = ro->inputs,
 		.ninputs = ro->ninputs,
 		.max_memory = ro->max_memory,
-		.run_prim = rt ? oclrt_run_prim : NULL,
-		.run_prim_ud = rt,
-		.to_host = rt ? oclrt_to_host : NULL,
-		.device_copy = rt ? oclrt_device_copy : NULL,
-		.placed = rt ? oclrt_placed : NULL,
-		/* constants kept on the devices for every run */
-		.const_held = rt && !ro->no_keep ? oclrt_const_held : NULL,
-		.const_made = rt && !ro->no_keep ? oclrt_const_made : NULL,
+		/* constants kept on the devices for every run, unless told */
+		.dev = !rt ? NULL : ro->no_keep ? &oclrt_walk_no_keep : &oclrt_walk,
+		.dev_ud = rt,
 	};
+	/* OpenCL: @main planned once and run as a list of commands where the
+	 * executor can plan it; else (ifs, calls, --check, ...) through the
+	 * interpreter's walk with the runtime's hooks */
+	Exec *x = NULL;
+	const char *why = NULL;
+	if (rt && ro->check)
+		why = "--check compares every call with the interpreter";
+	else if (rt && ro->no_keep)
+		why = "--no-keep-constants";
+	if (rt && !why && exec_plannable(rt, m, &why)) {
+		if (!(x = exec_new(rt, m, &io))) {
+			oclrt_free(rt);
+			return false;
+		}
+		if (ro->stats)
+			exec_stats(x, stderr);
+	} else if (rt && ro->stats) {
+		fprintf(stderr, "ir-run: @main runs through the interpreter's walk: %s\n", why);
+	}
 	/* --repeat: one warm-up run, then N timed ones; each a whole run of
-	 * @main, inputs read and results read back included */
+	 * @main, results read back included, and inputs read (through the
+	 * interpreter's walk) or uploaded (the executor reads them once) */
 	uint32_t runs = ro->repeat ? ro->repeat + 1 : 1;
 	double *ms = xcalloc(runs, sizeof *ms);
 	Interp *in = NULL;
 	const RtVal *r = NULL;
 	for (uint32_t k = 0; k < runs; k++) {
-		interp_free(in);
-		in = interp_new(m);
 		double t0 = now_ms();
 		if (rt)
 			oclrt_begin_run(rt);
-		r = interp_run_main(in, &io);
+		if (x) {
+			r = exec_run(x);
+		} else {
+			interp_free(in);
+			in = interp_new(m);
+			r = interp_run_main(in, &io);
+		}
 		/* every command finished, the run's device memory freed */
 		if (rt && !oclrt_end_run(rt))
 			r = NULL;
@@ -244,6 +265,7 @@ consume(Module *m, const char *input, const char *output, void *st)
 		result_print(stdout, r);
 	}
 	interp_free(in);
+	exec_free(x);
 	oclrt_free(rt);
 	return ok;
 }

@@ -30,6 +30,21 @@ rt_done(OclRt *rt, RtDev *rd, cl_event ev, const char *name, bool kernel, double
 	return true;
 }
 
+/* The event a command gives back: only when --profile or --sync wants
+ * it, or the caller (ev); else none, which costs the host nothing. */
+static cl_event *
+want_event(const OclRt *rt, cl_event *e1, const cl_event *ev)
+{
+	return rt->o.profile || rt->o.sync || ev ? e1 : NULL;
+}
+
+static void
+release_event(cl_event e1)
+{
+	if (e1)
+		clReleaseEvent(e1);
+}
+
 /* A buffer's memory object for a copy: a planned buffer's pool (at
  * o->off), else its own. */
 #define BUF(o) ((o)->parent ? (o)->parent : (o)->mem)
@@ -58,10 +73,10 @@ rt_write(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t bytes, 
 		size_t org[3], reg[3];
 		region(dst, org, reg);
 		e = clEnqueueWriteImage(rd->q, dst->mem, CL_FALSE, org, reg, 0, 0, src, nwait,
-		                        nwait ? wait : NULL, &e1);
+		                        nwait ? wait : NULL, want_event(rt, &e1, ev));
 	} else {
 		e = clEnqueueWriteBuffer(rd->q, BUF(dst), CL_FALSE, dst->off, bytes, src, nwait,
-		                         nwait ? wait : NULL, &e1);
+		                         nwait ? wait : NULL, want_event(rt, &e1, ev));
 	}
 	if (e != CL_SUCCESS) {
 		CLERR(rt, dst->loc, e, "cannot copy '%%%s' (%llu bytes) to @%s ('%s')", dst->name,
@@ -72,7 +87,7 @@ rt_write(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t bytes, 
 	if (ev)
 		*ev = e1;
 	else
-		clReleaseEvent(e1);
+		release_event(e1);
 	return ok;
 }
 
@@ -89,9 +104,11 @@ rt_read(OclRt *rt, RtDev *rd, const Obj *src, void *dst, uint64_t bytes, cl_even
 	if (src->image) {
 		size_t org[3], reg[3];
 		region(src, org, reg);
-		e = clEnqueueReadImage(rd->q, src->mem, CL_FALSE, org, reg, 0, 0, dst, 0, NULL, &e1);
+		e = clEnqueueReadImage(rd->q, src->mem, CL_FALSE, org, reg, 0, 0, dst, 0, NULL,
+		                       want_event(rt, &e1, ev));
 	} else {
-		e = clEnqueueReadBuffer(rd->q, BUF(src), CL_FALSE, src->off, bytes, dst, 0, NULL, &e1);
+		e = clEnqueueReadBuffer(rd->q, BUF(src), CL_FALSE, src->off, bytes, dst, 0, NULL,
+		                        want_event(rt, &e1, ev));
 	}
 	if (e != CL_SUCCESS) {
 		CLERR(rt, src->loc, e, "cannot read '%%%s' (%llu bytes) back from @%s ('%s')",
@@ -104,7 +121,7 @@ rt_read(OclRt *rt, RtDev *rd, const Obj *src, void *dst, uint64_t bytes, cl_even
 	if (ev)
 		*ev = e1;
 	else
-		clReleaseEvent(e1);
+		release_event(e1);
 	return ok;
 }
 
@@ -135,6 +152,7 @@ rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes
 	                                             src->wh[1] != dst->wh[1]))) {
 		Obj tmp = {.name = dst->name, .loc = dst->loc};
 		tmp.mem = clCreateBuffer(rd->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+		rd->made++;
 		if (!tmp.mem) {
 			CLERR(rt, dst->loc, e, "cannot hold a copy of '%%%s' (%llu bytes) on @%s",
 			      dst->name, (unsigned long long)bytes, rd->decl->name);
@@ -147,18 +165,19 @@ rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes
 	size_t org[3], reg[3];
 	if (src->image && dst->image) {
 		region(src, org, reg);
-		e = clEnqueueCopyImage(rd->q, src->mem, dst->mem, org, org, reg, 0, NULL, &e1);
+		e = clEnqueueCopyImage(rd->q, src->mem, dst->mem, org, org, reg, 0, NULL,
+		                       want_event(rt, &e1, NULL));
 	} else if (src->image) {
 		region(src, org, reg);
 		e = clEnqueueCopyImageToBuffer(rd->q, src->mem, BUF(dst), org, reg, dst->off, 0, NULL,
-		                               &e1);
+		                               want_event(rt, &e1, NULL));
 	} else if (dst->image) {
 		region(dst, org, reg);
 		e = clEnqueueCopyBufferToImage(rd->q, BUF(src), dst->mem, src->off, org, reg, 0, NULL,
-		                               &e1);
+		                               want_event(rt, &e1, NULL));
 	} else {
 		e = clEnqueueCopyBuffer(rd->q, BUF(src), BUF(dst), src->off, dst->off, bytes, 0, NULL,
-		                        &e1);
+		                        want_event(rt, &e1, NULL));
 	}
 	if (e != CL_SUCCESS) {
 		CLERR(rt, dst->loc, e, "cannot copy '%%%s' (%llu bytes) from %s to %s on @%s ('%s')",
@@ -167,6 +186,47 @@ rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes
 		return false;
 	}
 	bool ok = rt_done(rt, rd, e1, names[src->image][dst->image], false, -1, bytes, dst->loc);
-	clReleaseEvent(e1);
+	release_event(e1);
+	return ok;
+}
+
+static void CL_CALLBACK
+bridge_done(cl_event ev, cl_int status, void *ud)
+{
+	(void)ev;
+	cl_event user = ud;
+	clSetUserEventStatus(user, status < 0 ? status : CL_COMPLETE);
+	clReleaseEvent(user);
+}
+
+bool
+rt_write_after(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t bytes,
+               RtDev *from, cl_event ready)
+{
+	if (!ready || from == rd)
+		return rt_write(rt, rd, dst, src, bytes, ready ? 1 : 0, &ready, NULL);
+	cl_int e;
+	cl_event user = clCreateUserEvent(rd->ctx, &e);
+	if (!user) {
+		CLERR(rt, dst->loc, e, "cannot order a copy of '%%%s' to @%s", dst->name,
+		      rd->decl->name);
+		return false;
+	}
+	clRetainEvent(user);      /* the callback's */
+	e = clSetEventCallback(ready, CL_COMPLETE, bridge_done, user);
+	if (e != CL_SUCCESS) {
+		clReleaseEvent(user);
+		clSetUserEventStatus(user, CL_COMPLETE);
+		clReleaseEvent(user);
+		e = clWaitForEvents(1, &ready);
+		if (e != CL_SUCCESS) {
+			CLERR(rt, dst->loc, e, "a command on @%s ('%s') failed", from->decl->name,
+			      from->cl.dname);
+			return false;
+		}
+		return rt_write(rt, rd, dst, src, bytes, 0, NULL, NULL);
+	}
+	bool ok = rt_write(rt, rd, dst, src, bytes, 1, &user, NULL);
+	clReleaseEvent(user);
 	return ok;
 }

@@ -45,6 +45,7 @@ typedef struct {
 	uint32_t base_align;      /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
 	double busy_ms;           /* --profile: summed command times */
 	uint64_t live, peak;      /* bytes of objects not in a plan's memory */
+	uint64_t made;            /* memory objects made on it (--stats) */
 	RtConstStats consts;
 } RtDev;
 
@@ -111,7 +112,8 @@ struct OclRt {
 	size_t npev, cappev;
 	ProfRow *rows;
 	size_t nrows, caprows;
-	uint32_t runs;
+	uint32_t runs;            /* since the profile was reset */
+	uint32_t nrun;            /* in all */
 	double wall_ms, run_t0;
 	/* a memory plan's pools and images, kept for every run */
 	PlanMem *plan;
@@ -119,6 +121,12 @@ struct OclRt {
 	/* constants' objects, kept for every run (rt_const.c) */
 	Map consts;               /* RtConst by Value */
 	Map written;              /* the prim parameters a kernel stores into */
+	/* --stats: memory objects and kernels made so far, and at the start
+	 * of the run under way */
+	uint64_t made_kernels, run_objs0, run_kernels0;
+	/* --profile: host time, summed over runs (ms) */
+	double plan_ms, enqueue_ms, wait_ms;
+	bool planned;             /* the executor (lib/exec/) planned @main */
 };
 
 /* A memory object of a prim being run: a parameter or a prim-level
@@ -153,6 +161,25 @@ bool rt_map_devices(OclRt *rt, Module *m);
  * (its values live on the host). */
 RtDev *rt_dev_of(OclRt *rt, const Device *d);
 
+/* The walk's InterpDevices (runtime.h's oclrt_walk): oclrt_run_prim in
+ * runtime.c, the rest in rt_value.c. */
+bool oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args,
+                    uint32_t nargs, uint32_t nin);
+bool oclrt_to_host(void *ud, Tensor *t);
+bool oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst);
+void oclrt_placed(void *ud, const void *node, uint32_t i, uint32_t n, Tensor *t);
+bool oclrt_const_held(void *ud, const Value *v);
+void oclrt_const_made(void *ud, const Value *v, Tensor *t);
+
+/* runtime.c: a kernel object for kernel k of rd's program (counted in
+ * made_kernels); NULL after reporting.  rt_set_scalar passes scalar
+ * parameter a's value, rank-0 tensor t, as argument i. */
+cl_kernel rt_kernel_new(OclRt *rt, RtDev *rd, const PStmt *k);
+/* The monotonic clock, in ms (--profile's host times). */
+double rt_now_ms(void);
+bool rt_set_scalar(OclRt *rt, cl_kernel kern, cl_uint i, const PVar *a, const Tensor *t,
+                   const PStmt *k);
+
 /* rt_program.c: builds the program pg for rd (the build log in the
  * error); false after reporting. */
 bool rt_build_program(OclRt *rt, RtDev *rd, const Program *pg);
@@ -162,6 +189,13 @@ bool rt_build_program(OclRt *rt, RtDev *rd, const Program *pg);
  * of type ty called name (errors at loc); no data in it yet. */
 bool rt_obj_new(OclRt *rt, RtDev *rd, const char *name, Loc loc, const Type *ty, Sym scope,
                 const int64_t *img, Obj *ob);
+/* The scope of the form device_copy v makes: a value in a texture scope
+ * is an image (its size in wh) when it can be one (rank 3 or more, 4
+ * channels, f32 or f16), else a buffer (NULL), as ir-plan-memory and the
+ * flattening take it. */
+Sym rt_copy_scope(const Value *v, int64_t wh[2]);
+/* The same for a value of type ty placed in scope. */
+Sym rt_form_scope(const Type *ty, Sym scope, int64_t wh[2]);
 /* Releases an object of rt_obj_new (or a planned one). */
 void rt_obj_release(OclRt *rt, RtDev *rd, Obj *ob);
 /* The workspace of the alloc statement s of a prim, live for one call;
@@ -173,6 +207,9 @@ void rt_release_workspace(OclRt *rt, RtDev *rd, Obj *ob);
 /* The image size of v (img, else the flattening's), checked against rd:
  * images supported, within its image2d maximum; false after reporting. */
 bool rt_image_size(OclRt *rt, RtDev *rd, const PVar *v, const int64_t *img, int64_t wh[2]);
+/* The same for a value called name (errors at loc) of type ty in scope. */
+bool rt_image_wh(OclRt *rt, RtDev *rd, const char *name, Loc loc, const Type *ty, Sym scope,
+                 const int64_t *img, int64_t wh[2]);
 /* rt_limits.c: every prim checked against its device's limits (work
  * groups, images, buffer sizes), every problem reported; false if any. */
 bool rt_check_limits(OclRt *rt);
@@ -204,6 +241,12 @@ bool rt_write(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t by
               cl_uint nwait, const cl_event *wait, cl_event *ev);
 bool rt_read(OclRt *rt, RtDev *rd, const Obj *src, void *dst, uint64_t bytes, cl_event *ev);
 bool rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes);
+/* Writes src to dst on rd once event ready of device from (another
+ * context, whose events rd's queue cannot wait for) completes: through a
+ * user event of rd's, completed by a callback, so the host never blocks
+ * (if the callback cannot be set, it waits). */
+bool rt_write_after(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t bytes,
+                    RtDev *from, cl_event ready);
 /* What an OpenCL command did: under --profile kept for the table, under
  * --sync waited for; false (after reporting what, at loc) when it
  * failed.  ev is the caller's still. */

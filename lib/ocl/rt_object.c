@@ -8,8 +8,8 @@
 
 /* The image of a buffer of type ty in scope (img, else the flattening's),
  * checked against rd: images supported, within its image2d maximum. */
-static bool
-image_wh(OclRt *rt, RtDev *rd, const char *name, Loc loc, const Type *ty, Sym scope,
+bool
+rt_image_wh(OclRt *rt, RtDev *rd, const char *name, Loc loc, const Type *ty, Sym scope,
          const int64_t *img, int64_t wh[2])
 {
 	Ctx *ctx = rt->m->ctx;
@@ -39,7 +39,23 @@ image_wh(OclRt *rt, RtDev *rd, const char *name, Loc loc, const Type *ty, Sym sc
 bool
 rt_image_size(OclRt *rt, RtDev *rd, const PVar *v, const int64_t *img, int64_t wh[2])
 {
-	return image_wh(rt, rd, v->name, v->loc, v->type, v->vd ? v->vd->scope : NULL, img, wh);
+	return rt_image_wh(rt, rd, v->name, v->loc, v->type, v->vd ? v->vd->scope : NULL, img, wh);
+}
+
+Sym
+rt_form_scope(const Type *ty, Sym scope, int64_t wh[2])
+{
+	ElemKind ek = (ElemKind)ty->dt.kind;
+	char why[160];
+	bool img = scope && is_texture_scope(scope) && (ek == ET_F32 || ek == ET_F16) &&
+	           texture_image(ty, scope, wh, why, sizeof why);
+	return img ? scope : NULL;
+}
+
+Sym
+rt_copy_scope(const Value *v, int64_t wh[2])
+{
+	return rt_form_scope(v->type, v->u.copy->dst->scope, wh);
 }
 
 bool
@@ -59,7 +75,7 @@ rt_obj_new(OclRt *rt, RtDev *rd, const char *name, Loc loc, const Type *ty, Sym 
 	ob->image = scope && is_texture_scope(scope);
 	if (ob->image) {
 		int64_t wh[2];
-		if (!image_wh(rt, rd, name, loc, ty, scope, img, wh))
+		if (!rt_image_wh(rt, rd, name, loc, ty, scope, img, wh))
 			return false;
 		ob->wh[0] = (size_t)wh[0];
 		ob->wh[1] = (size_t)wh[1];
@@ -72,6 +88,7 @@ rt_obj_new(OclRt *rt, RtDev *rd, const char *name, Loc loc, const Type *ty, Sym 
 		ob->wh[0] = ob->wh[1] = 0;
 		ob->mem = clCreateBuffer(rd->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &e);
 	}
+	rd->made++;
 	if (!ob->mem || e != CL_SUCCESS) {
 		char t[128];
 		CLERR(rt, loc, e, "cannot hold '%%%s' (%s, %llu bytes) on @%s ('%s')", name,

@@ -65,6 +65,7 @@ rt_plan_obj(OclRt *rt, RtDev *rd, const Place *pl, const char *name, Loc loc, co
 			return true;
 		if (!pm) {
 			cl_mem mem = clCreateBuffer(rd->ctx, CL_MEM_READ_WRITE, (size_t)sz->u.i, NULL, &e);
+			rd->made++;
 			if (!mem) {
 				CLERR(rt, pool->loc, e, "cannot allocate pool @%s (%lld bytes) on @%s ('%s')",
 				      pool->name, (long long)sz->u.i, rd->decl->name, rd->cl.dname);
@@ -100,6 +101,7 @@ rt_plan_obj(OclRt *rt, RtDev *rd, const Place *pl, const char *name, Loc loc, co
 		cl_buffer_region r = {(size_t)off, (size_t)bytes};
 		ob->mem = clCreateSubBuffer(pm->mem, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
 		                            &r, &e);
+		rd->made++;
 		if (!ob->mem) {
 			CLERR(rt, pl->loc, e, "cannot place '%%%s' at offset %llu of pool @%s on @%s", name,
 			      (unsigned long long)off, pm->pool, rd->decl->name);
@@ -131,6 +133,7 @@ rt_plan_obj(OclRt *rt, RtDev *rd, const Place *pl, const char *name, Loc loc, co
 			                   .image_width = (size_t)pl->image[0],
 			                   .image_height = (size_t)pl->image[1]};
 			cl_mem mem = clCreateImage(rd->ctx, CL_MEM_READ_WRITE, &f, &d, NULL, &e);
+			rd->made++;
 			if (!mem) {
 				CLERR(rt, pl->loc, e, "cannot allocate planned image %lld (%lld x %lld) on @%s",
 				      (long long)pl->offset, (long long)pl->image[0], (long long)pl->image[1],

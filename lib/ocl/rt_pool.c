@@ -38,6 +38,7 @@ pool_alloc(void *ud, int kind, uint64_t w, uint64_t h)
 		                   .image_height = (size_t)h};
 		m = clCreateImage(ps->rd->ctx, CL_MEM_READ_WRITE, &f, &d, NULL, &e);
 	}
+	ps->rd->made++;
 	if (!m)
 		ps->err = e;
 	return m;

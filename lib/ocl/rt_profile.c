@@ -208,6 +208,13 @@ oclrt_profile_print(OclRt *rt, FILE *f)
 		busy += d->busy_ms;
 	}
 	fprintf(f, " overlapped %.3f ms\n", busy > rt->wall_ms ? busy - rt->wall_ms : 0.0);
+	/* where the host's time goes: making the plan (once), enqueueing a
+	 * run's commands, waiting for the devices at its end */
+	double runs = rt->runs ? rt->runs : 1;
+	fprintf(f, "ir-run: host per run: enqueue %.3f ms, wait %.3f ms, other %.3f ms; plan %.3f "
+	        "ms once%s\n", rt->enqueue_ms / runs, rt->wait_ms / runs,
+	        (rt->wall_ms - rt->enqueue_ms - rt->wait_ms) / runs, rt->plan_ms,
+	        rt->planned ? "" : " (no plan: the interpreter's walk enqueues)");
 	for (uint32_t i = 0; i < rt->ndevs; i++) {
 		const RtDev *d = &rt->devs[i];
 		uint64_t imgs = 0;
@@ -240,6 +247,7 @@ oclrt_profile_reset(OclRt *rt)
 	rt->nrows = 0;
 	rt->runs = 0;
 	rt->wall_ms = 0;
+	rt->enqueue_ms = rt->wait_ms = 0;
 	for (uint32_t i = 0; i < rt->ndevs; i++)
 		rt->devs[i].busy_ms = 0;
 }

@@ -77,15 +77,6 @@ waited(OclRt *rt, RtDev *rd, cl_event ev, Loc loc)
 	return true;
 }
 
-static void CL_CALLBACK
-bridge_done(cl_event ev, cl_int status, void *ud)
-{
-	(void)ev;
-	cl_event user = ud;
-	clSetUserEventStatus(user, status < 0 ? status : CL_COMPLETE);
-	clReleaseEvent(user);
-}
-
 /* Brings d's data to the host memory of its tensor, without waiting:
  * afterwards d->host is true and d->host_ready what to wait for. */
 static bool
@@ -118,29 +109,7 @@ fill(OclRt *rt, RtDev *rd, DevVal *d, const Obj *o)
 			return rt_copy_obj(rt, rd, &d->res[i].o, o, bytes);
 	if (!start_host(rt, d))
 		return false;
-	if (!d->host_ready || d->host_dev == rd)
-		return rt_write(rt, rd, o, d->t->data, bytes, d->host_ready ? 1 : 0, &d->host_ready,
-		                NULL);
-	/* another context: a user event of rd's, completed when the read is */
-	cl_int e;
-	cl_event user = clCreateUserEvent(rd->ctx, &e);
-	if (!user) {
-		CLERR(rt, o->loc, e, "cannot order a copy of '%%%s' to @%s", o->name, rd->decl->name);
-		return false;
-	}
-	clRetainEvent(user);      /* the callback's */
-	e = clSetEventCallback(d->host_ready, CL_COMPLETE, bridge_done, user);
-	if (e != CL_SUCCESS) {
-		clReleaseEvent(user);
-		clSetUserEventStatus(user, CL_COMPLETE);
-		clReleaseEvent(user);
-		if (!waited(rt, d->host_dev, d->host_ready, o->loc))
-			return false;
-		return rt_write(rt, rd, o, d->t->data, bytes, 0, NULL, NULL);
-	}
-	bool ok = rt_write(rt, rd, o, d->t->data, bytes, 1, &user, NULL);
-	clReleaseEvent(user);
-	return ok;
+	return rt_write_after(rt, rd, o, d->t->data, bytes, d->host_dev, d->host_ready);
 }
 
 /* A fresh object for d on rd, in the form of scope: at the plan's place
@@ -302,15 +271,9 @@ oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst)
 		return true;
 	}
 	DevVal *s = lookup(rt, src, true);
-	/* a value in a texture scope is an image when it can be one (rank 3
-	 * or more, 4 channels, f32 or f16), else a buffer, as ir-plan-memory
-	 * and the flattening take it */
 	int64_t wh[2];
-	char why[160];
-	ElemKind ek = (ElemKind)v->type->dt.kind;
-	bool img = to->scope && is_texture_scope(to->scope) && (ek == ET_F32 || ek == ET_F16) &&
-	           texture_image(v->type, to->scope, wh, why, sizeof why);
-	Sym scope = img ? to->scope : NULL;
+	Sym scope = rt_copy_scope(v, wh);
+	bool img = scope != NULL;
 	/* a constant goes to the device once, in the copy's form, and is
 	 * copied or shared from there in every run */
 	if (s->own && !val_in(rt, rd, s, v->name, v->loc, v->type, scope, NULL))

@@ -116,12 +116,9 @@ oclrt_free(OclRt *rt)
 }
 
 
-static KernCache *
-kernel_of(OclRt *rt, RtDev *rd, const PStmt *k)
+cl_kernel
+rt_kernel_new(OclRt *rt, RtDev *rd, const PStmt *k)
 {
-	for (size_t i = 0; i < rt->nkc; i++)
-		if (rt->kc[i].k == k)
-			return &rt->kc[i];
 	char name[512];
 	size_t j = 0;
 	for (const char *s = k->u.kernel.name; *s && j < sizeof name - 1; s++)
@@ -134,6 +131,19 @@ kernel_of(OclRt *rt, RtDev *rd, const PStmt *k)
 		      rd->decl->name);
 		return NULL;
 	}
+	rt->made_kernels++;
+	return kern;
+}
+
+static KernCache *
+kernel_of(OclRt *rt, RtDev *rd, const PStmt *k)
+{
+	for (size_t i = 0; i < rt->nkc; i++)
+		if (rt->kc[i].k == k)
+			return &rt->kc[i];
+	cl_kernel kern = rt_kernel_new(rt, rd, k);
+	if (!kern)
+		return NULL;
 	if (rt->nkc == rt->capkc) {
 		rt->capkc = rt->capkc ? 2 * rt->capkc : 16;
 		rt->kc = xrealloc(rt->kc, rt->capkc * sizeof *rt->kc);
@@ -142,6 +152,26 @@ kernel_of(OclRt *rt, RtDev *rd, const PStmt *k)
 	return &rt->kc[rt->nkc++];
 }
 
+bool
+rt_set_scalar(OclRt *rt, cl_kernel kern, cl_uint i, const PVar *a, const Tensor *t,
+              const PStmt *k)
+{
+	union { float f; double d; int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+	        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64; } u;
+	size_t sz = elem_size(t->kind);
+	if (t->kind == ET_F16) {     /* computed as float (ocl_impl.h) */
+		u.f = (float)tensor_get(t, 0);
+		sz = sizeof u.f;
+	} else {
+		memcpy(&u, t->data, sz);
+	}
+	cl_int e = clSetKernelArg(kern, i, sz, &u);
+	if (e != CL_SUCCESS) {
+		CLERR(rt, k->loc, e, "cannot pass '%%%s' to kernel @%s", a->name, k->u.kernel.name);
+		return false;
+	}
+	return true;
+}
 
 /* Sets argument i of kern to PVar a: its memory object, or a scalar
  * parameter's value from its rank-0 tensor. */
@@ -152,19 +182,8 @@ set_arg(OclRt *rt, cl_kernel kern, cl_uint i, const PVar *a, const Obj *objs, ui
 	cl_int e = CL_INVALID_VALUE;
 	if (a->kind == PV_SCALAR) {
 		for (uint32_t j = 0; j < p->nparams; j++)
-			if (p->params[j] == a) {
-				const Tensor *t = args[j];
-				union { float f; double d; int8_t i8; int16_t i16; int32_t i32; int64_t i64;
-				        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64; } u;
-				size_t sz = elem_size(t->kind);
-				if (t->kind == ET_F16) {     /* computed as float (ocl_impl.h) */
-					u.f = (float)tensor_get(t, 0);
-					sz = sizeof u.f;
-				} else {
-					memcpy(&u, t->data, sz);
-				}
-				e = clSetKernelArg(kern, i, sz, &u);
-			}
+			if (p->params[j] == a)
+				return rt_set_scalar(rt, kern, i, a, args[j], k);
 	} else {
 		for (uint32_t j = 0; j < nobj; j++)
 			if (objs[j].v == a)
@@ -330,8 +349,16 @@ oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args, 
 	return ok;
 }
 
-static double
-now_ms(void)
+const InterpDevices oclrt_walk = {
+	oclrt_run_prim, oclrt_to_host, oclrt_device_copy, oclrt_placed,
+	oclrt_const_held, oclrt_const_made,
+};
+const InterpDevices oclrt_walk_no_keep = {
+	oclrt_run_prim, oclrt_to_host, oclrt_device_copy, oclrt_placed, NULL, NULL,
+};
+
+double
+rt_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -341,15 +368,22 @@ now_ms(void)
 void
 oclrt_begin_run(OclRt *rt)
 {
-	rt->run_t0 = now_ms();
-	for (size_t i = 0; i < rt->nplan; i++)
+	rt->run_t0 = rt_now_ms();
+	/* the walk places the plan's buffers again in every run (the
+	 * executor once, before its first) */
+	for (size_t i = 0; i < rt->nplan && !rt->planned; i++)
 		rt->plan[i].unaligned = 0;
+	rt->run_objs0 = 0;
+	for (uint32_t i = 0; i < rt->ndevs; i++)
+		rt->run_objs0 += rt->devs[i].made;
+	rt->run_kernels0 = rt->made_kernels;
 }
 
 bool
 oclrt_end_run(OclRt *rt)
 {
 	bool ok = true;
+	double t0 = rt_now_ms();
 	for (uint32_t i = 0; i < rt->ndevs; i++) {
 		RtDev *rd = &rt->devs[i];
 		cl_int e = clFinish(rd->q);
@@ -359,9 +393,22 @@ oclrt_end_run(OclRt *rt)
 			ok = false;
 		}
 	}
-	rt->wall_ms += now_ms() - rt->run_t0;
+	double t1 = rt_now_ms();
+	rt->wait_ms += t1 - t0;
+	rt->wall_ms += t1 - rt->run_t0;
 	rt->runs++;
+	rt->nrun++;
 	rt_prof_collect(rt);
 	rt_vals_release(rt);
+	/* --stats: what the run made (the first two runs, and any later one
+	 * that made something) */
+	uint64_t objs = 0;
+	for (uint32_t i = 0; i < rt->ndevs; i++)
+		objs += rt->devs[i].made;
+	objs -= rt->run_objs0;
+	uint64_t kerns = rt->made_kernels - rt->run_kernels0;
+	if (rt->o.stats && (rt->nrun <= 2 || objs || kerns))
+		fprintf(rt->o.stats, "ir-run: run %u made %llu memory objects and %llu kernels\n",
+		        (unsigned)rt->nrun, (unsigned long long)objs, (unsigned long long)kerns);
 	return ok;
 }

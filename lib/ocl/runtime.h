@@ -11,8 +11,10 @@
  * Each device gets one context, one in-order queue, and its program,
  * built once before anything runs (the build log in the error).
  *
- * The graph level runs on the host through the reference interpreter's
- * walk (interp.h's hooks), but values stay where prims made them: each
+ * @main runs as the executor's plan (lib/exec/), made of this runtime's
+ * devices, programs, objects and copies.  What the executor cannot plan
+ * runs through the reference interpreter's walk (interp.h's
+ * InterpDevices: oclrt_walk below), with values where prims made them: each
  * call_lowered takes its operands where they are (uploading only what is
  * on the host: @main's inputs and constants, straight into images for
  * texture scopes), launches its kernels and leaves its results on its
@@ -40,6 +42,7 @@
 #include <stdio.h>
 
 #include "ir.h"
+#include "ref/interp.h"
 #include "ref/tensor.h"
 
 /* --device @dev=NAME[:N] */
@@ -71,22 +74,13 @@ typedef struct OclRt OclRt;
 OclRt *oclrt_new(Module *m, const OclRtOpts *o);
 void oclrt_free(OclRt *rt);
 
-/* interp.h's hooks; ud is the OclRt.  run_prim leaves its results on
- * the device; to_host brings a tensor's data to the host; device_copy
- * copies src into the fresh dst where v's target says. */
-bool oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args,
-                    uint32_t nargs, uint32_t nin);
-bool oclrt_to_host(void *ud, Tensor *t);
-bool oclrt_device_copy(void *ud, const Value *v, Tensor *src, Tensor *dst);
-/* placed: tensor t is buffer i of n of node's places in a memory plan
- * (ir-plan-memory): its device memory is there (rt_plan.c). */
-void oclrt_placed(void *ud, const void *node, uint32_t i, uint32_t n, Tensor *t);
-/* Constants stay on the devices for every run of the OclRt (rt_const.c):
- * const_held says whether constant v's data is there already (the
- * interpreter then does not read it), const_made that t is v's tensor
- * this time (interp.h). */
-bool oclrt_const_held(void *ud, const Value *v);
-void oclrt_const_made(void *ud, const Value *v, Tensor *t);
+/* The interpreter's walk on these devices (interp.h's InterpDevices; its
+ * dev_ud is the OclRt), where the executor (lib/exec/) cannot plan @main:
+ * prims run here and leave their results on their devices, copies
+ * happen here, values come to the host only where the walk reads them,
+ * a memory plan's places are followed, and constants stay on the devices
+ * for every run (oclrt_walk_no_keep: none is kept, the baseline). */
+extern const InterpDevices oclrt_walk, oclrt_walk_no_keep;
 
 /* Marks the start of a run of @main (for --profile's wall time). */
 void oclrt_begin_run(OclRt *rt);

@@ -332,16 +332,16 @@ eval_const(Interp *in, const InterpOpts *o, const Value *v)
 {
 	char what[160];
 	snprintf(what, sizeof what, "the constant '%%%s'", v->name);
-	if (o->const_held && o->const_made && o->const_held(o->run_prim_ud, v)) {
+	if (o->dev && o->dev->const_held && o->dev->const_held(o->dev_ud, v)) {
 		/* its data is on a device already: read back only if wanted */
 		Tensor *t = new_tensor(in, v->type, what, v->loc);
 		if (t)
-			o->const_made(o->run_prim_ud, v, t);
+			o->dev->const_made(o->dev_ud, v, t);
 		return t ? val_tensor(in, v->type, t) : NULL;
 	}
 	RtVal *r = eval_const_data(in, o, v, what);
-	if (r && o->const_made)
-		o->const_made(o->run_prim_ud, v, r->t);
+	if (r && o->dev && o->dev->const_made)
+		o->dev->const_made(o->dev_ud, v, r->t);
 	return r;
 }
 
@@ -377,7 +377,7 @@ add_arena(const PlaceList *l, void *st)
 static void
 plan_arenas(Interp *in)
 {
-	if (!in->m->places || in->narenas || in->o->run_prim)
+	if (!in->m->places || in->narenas || in->o->dev)
 		return;
 	module_each_places(in->m, add_arena, in);
 	for (size_t k = 0; k < in->narenas; k++)
@@ -404,9 +404,9 @@ static void
 to_place(Interp *in, const void *node, uint32_t i, uint32_t n, Tensor *t)
 {
 	const InterpOpts *o = in->o;
-	if (o && o->run_prim) {
-		if (o->placed && t && in->m->places)
-			o->placed(o->run_prim_ud, node, i, n, t);
+	if (o && o->dev) {
+		if (o->dev->placed && t && in->m->places)
+			o->dev->placed(o->dev_ud, node, i, n, t);
 		return;
 	}
 	const PlaceList *l = in->m->places ? module_places(in->m, node) : NULL;
@@ -473,7 +473,7 @@ call_buffers(Interp *in, Frame *fr, const Value *v, PtrVec *bufs, uint32_t *nin,
 			return false;
 		if (fr->f == in->main)
 			to_place(in, v, i, nouts, t);
-		if (!in->o || !in->o->run_prim)
+		if (!in->o || !in->o->dev)
 			tensor_poison(t);
 		RtVal *o = val_tensor(in, fty, t);
 		if (r)
@@ -495,8 +495,8 @@ eval_op(Interp *in, Frame *fr, const Value *v)
 	bool ok = call_buffers(in, fr, v, &bufs, &nin, &r);
 	char err[512];
 	const InterpOpts *o = in->o;
-	for (uint32_t i = 0; ok && o && o->to_host && i < nin; i++)
-		ok = o->to_host(o->run_prim_ud, bufs.v[i]);
+	for (uint32_t i = 0; ok && o && o->dev && i < nin; i++)
+		ok = o->dev->to_host(o->dev_ud, bufs.v[i]);
 	if (ok && !ref_eval(v->u.op->op, v->u.op->attrs, (Tensor *const *)bufs.v, nin, v->type,
 	                    (Tensor **)bufs.v + nin, (uint32_t)bufs.n - nin, err, sizeof err)) {
 		error_at(in->m->ctx, v->loc, "%s", err);
@@ -523,8 +523,8 @@ eval_call_lowered(Interp *in, Frame *fr, const Value *v)
 	}
 	PrimPlan plan = {prim_data_for, in};
 	const InterpOpts *o = in->o;
-	if (ok && o && o->run_prim) {
-		ok = o->run_prim(o->run_prim_ud, v, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n, nin);
+	if (ok && o && o->dev) {
+		ok = o->dev->run_prim(o->dev_ud, v, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n, nin);
 	} else if (ok && !prim_exec_planned(in->m->ctx, p, (Tensor *const *)bufs.v, (uint32_t)bufs.n,
 	                                    &in->mem, fr->f == in->main && in->narenas ? &plan : NULL)) {
 		note_at(in->m->ctx, v->loc, "in the call of @%s here", p->name);
@@ -611,6 +611,51 @@ bind_inputs(Interp *in, const InterpOpts *o, Func *main, Frame *fr)
 	return ok;
 }
 
+/* ------------------------------------------------- for the executor */
+
+/* The executor (lib/exec/) reads @main's inputs and its constants the
+ * way a run of the interpreter does, with the same checks and messages;
+ * the tensors stay the interpreter's until interp_free. */
+
+static void
+set_budget(Interp *in, const InterpOpts *o)
+{
+	in->o = o;
+	in->mem.limit = o->max_memory == UINT64_MAX ? 0
+	              : o->max_memory ? o->max_memory : mem_default_limit();
+}
+
+bool
+interp_read_inputs(Interp *in, const InterpOpts *o, Tensor **per_param)
+{
+	Func *main = module_func(in->m, sym_intern_cstr(in->m, "main"));
+	if (!main) {
+		error_at(in->m->ctx, (Loc){0}, "no function @main");
+		return false;
+	}
+	set_budget(in, o);
+	Frame *fr = new_frame(main, NULL);
+	bool ok = bind_inputs(in, o, main, fr);
+	for (uint32_t i = 0; ok && i < main->nparams; i++)
+		per_param[i] = fr->env[main->params[i]->scratch]->t;
+	free_frame(fr);
+	return ok;
+}
+
+Tensor *
+interp_const_tensor(Interp *in, const InterpOpts *o, const Value *v)
+{
+	char what[160];
+	set_budget(in, o);
+	if (v->kind == VK_LIT) {
+		RtVal *r = literal(in, v);
+		return r ? r->t : NULL;
+	}
+	snprintf(what, sizeof what, "the constant '%%%s'", v->name);
+	RtVal *r = eval_const_data(in, o, v, what);
+	return r ? r->t : NULL;
+}
+
 /* ------------------------------------------------------------- run */
 
 const RtVal *
@@ -622,10 +667,8 @@ interp_run_main(Interp *in, const InterpOpts *o)
 		error_at(ctx, (Loc){0}, "no function @main");
 		return NULL;
 	}
-	in->o = o;
+	set_budget(in, o);
 	uint32_t max_depth = o->max_call_depth ? o->max_call_depth : 10000;
-	in->mem.limit = o->max_memory == UINT64_MAX ? 0
-	              : o->max_memory ? o->max_memory : mem_default_limit();
 	PtrVec stack = {0};
 	Frame *top = new_frame(main, NULL);
 	ptrvec_push(&stack, top);
@@ -695,10 +738,10 @@ interp_run_main(Interp *in, const InterpOpts *o)
 			break;
 		case B_DEVICE_COPY:
 			r = operand(in, fr, v->args[0]);
-			if (r && o->device_copy && r->type->kind == TY_TENSOR) {
+			if (r && o->dev && r->type->kind == TY_TENSOR) {
 				Tensor *t = new_tensor(in, r->type, "the copy", v->loc);
 				RtVal *c = t ? val_tensor(in, r->type, t) : NULL;
-				r = c && o->device_copy(o->run_prim_ud, v, r->t, t) ? c : NULL;
+				r = c && o->dev->device_copy(o->dev_ud, v, r->t, t) ? c : NULL;
 				break;
 			}
 			/* a planned copy has its own place: copy the data there */
@@ -730,7 +773,7 @@ interp_run_main(Interp *in, const InterpOpts *o)
 				ok = false;
 				break;
 			}
-			if (o->to_host && !o->to_host(o->run_prim_ud, cv->t)) {
+			if (o->dev && !o->dev->to_host(o->dev_ud, cv->t)) {
 				ok = false;
 				break;
 			}
@@ -751,11 +794,11 @@ interp_run_main(Interp *in, const InterpOpts *o)
 	for (size_t i = 0; i < stack.n; i++)
 		free_frame(stack.v[i]);
 	ptrvec_free(&stack);
-	if (ok && result && o->to_host) {
+	if (ok && result && o->dev) {
 		PtrVec ts = {0};
 		flatten(result, &ts);
 		for (size_t i = 0; i < ts.n && ok; i++)
-			ok = o->to_host(o->run_prim_ud, ts.v[i]);
+			ok = o->dev->to_host(o->dev_ud, ts.v[i]);
 		ptrvec_free(&ts);
 	}
 	return ok ? result : NULL;

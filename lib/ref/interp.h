@@ -28,6 +28,34 @@ struct RtVal {
 	RtVal **fields;
 };
 
+/* The one interface between the walk and devices that run its prims
+ * (ir-run on OpenCL, runtime.h's oclrt_walk).  Every function takes the
+ * InterpOpts' dev_ud and reports through the module's ctx.
+ *
+ * run_prim runs each call_lowered instead of the loop-level interpreter:
+ * args are the prim's tensors (operands flattened, then nin.. the fresh
+ * results), whose data may stay where run_prim keeps them (on a device),
+ * so fresh result tensors are not poisoned and memory plans are left to
+ * it (no host arenas).  to_host makes t's data valid before the walk
+ * reads it (an if's condition, an operator's operands, @main's result).
+ * device_copy fills the fresh dst for the device_copy v of src.  placed
+ * says that tensor t of @main is buffer i of the n that node's places
+ * give in a memory plan (a binding, a parameter, a constant).
+ * Constants may stay on the devices across runs of one process:
+ * const_held(v) says the devices still hold constant v's data, so its
+ * fresh tensor is made without reading its file or literal (zeros:
+ * to_host fills it before anything reads it); const_made(v, t) says t
+ * is v's tensor this time.  Both NULL: every evaluation reads it. */
+typedef struct {
+	bool (*run_prim)(void *ud, const Value *call, const Prim *p, Tensor *const *args,
+	                 uint32_t nargs, uint32_t nin);
+	bool (*to_host)(void *ud, Tensor *t);
+	bool (*device_copy)(void *ud, const Value *v, Tensor *src, Tensor *dst);
+	void (*placed)(void *ud, const void *node, uint32_t i, uint32_t n, Tensor *t);
+	bool (*const_held)(void *ud, const Value *v);
+	void (*const_made)(void *ud, const Value *v, Tensor *t);
+} InterpDevices;
+
 /* An input named on the command line: --input NAME=PATH. */
 typedef struct {
 	const char *name;     /* a parameter of @main, without the '%' */
@@ -46,36 +74,11 @@ typedef struct {
 	 * tensor that would pass it is refused before it is allocated.  0:
 	 * mem_default_limit(), UINT64_MAX: no limit. */
 	uint64_t max_memory;
-	/* A hook for ir-run on OpenCL: when set, each call_lowered runs
-	 * through it instead of the loop-level interpreter.  args are the
-	 * prim's tensors (operands flattened, then nin.. the fresh results),
-	 * filled in place; false after reporting through the module's ctx. */
-	bool (*run_prim)(void *ud, const Value *call, const Prim *p, Tensor *const *args,
-	                 uint32_t nargs, uint32_t nin);
-	void *run_prim_ud;
-	/* With run_prim, a prim's results may stay where run_prim keeps them
-	 * (on a device), so its fresh result tensors are not poisoned and
-	 * memory plans are left to it (no host arenas).  to_host(ud, t) then
-	 * makes t's data valid before the interpreter reads it (an if's
-	 * condition, an operator's operands, @main's result), and
-	 * device_copy(ud, v, src, dst) fills the fresh dst for the
-	 * device_copy v of the tensor src.  Both take run_prim_ud; false after
-	 * reporting.  NULL: the data is always on the host. */
-	bool (*to_host)(void *ud, Tensor *t);
-	bool (*device_copy)(void *ud, const Value *v, Tensor *src, Tensor *dst);
-	/* With run_prim, a memory plan's places are told instead: tensor t
-	 * of @main is buffer i of the n that node's places give (a binding,
-	 * a parameter, a constant); NULL: no plan is followed. */
-	void (*placed)(void *ud, const void *node, uint32_t i, uint32_t n, Tensor *t);
-	/* With run_prim, constants may stay on the devices across runs of
-	 * one process (ir-run --repeat).  const_held(ud, v): the runtime
-	 * still holds constant v's data from an earlier evaluation, so its
-	 * fresh tensor is made without reading its file or its literal
-	 * (zeros: to_host fills it before anything reads it).  const_made(ud,
-	 * v, t): t is v's tensor this time, filled or not as const_held
-	 * said.  Both take run_prim_ud; NULL: every evaluation reads it. */
-	bool (*const_held)(void *ud, const Value *v);
-	void (*const_made)(void *ud, const Value *v, Tensor *t);
+	/* ir-run on OpenCL, where its executor cannot plan @main: the
+	 * devices the walk hands its prims and copies to (NULL: none, every
+	 * value is on the host), and their state. */
+	const InterpDevices *dev;
+	void *dev_ud;
 } InterpOpts;
 
 typedef struct Interp Interp;
@@ -92,6 +95,14 @@ void interp_free(Interp *in);
  * poisoned (tensor_poison) before a kernel or prim fills them, so an
  * element it forgets shows. */
 const RtVal *interp_run_main(Interp *in, const InterpOpts *o);
+
+/* For the executor (lib/exec/), which runs @main without the walk:
+ * read_inputs fills per_param (one tensor per parameter of @main) from
+ * o's inputs, const_tensor reads constant (or literal operand) v; both
+ * check and report as interp_run_main does, and the tensors are the
+ * interpreter's until interp_free.  False / NULL after reporting. */
+bool interp_read_inputs(Interp *in, const InterpOpts *o, Tensor **per_param);
+Tensor *interp_const_tensor(Interp *in, const InterpOpts *o, const Value *v);
 
 /* The path of a constant file as DESIGN.md resolves it: absolute paths as
  * they are; else under data_dir if given, else beside input_path if given,
