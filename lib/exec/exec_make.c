@@ -238,7 +238,10 @@ exec_unmake(Exec *x)
 	for (size_t i = 0; i < x->nsteps; i++)
 		if (x->steps[i].kern)
 			clReleaseKernel(x->steps[i].kern);
-	for (size_t i = 0; i < x->nobjs; i++)
+	/* last made, first released: NVIDIA's OpenCL on the H100
+	 * crashed releasing a pool's sub-buffers in the order they were made,
+	 * not in the reverse order */
+	for (size_t i = x->nobjs; i-- > 0;)
 		rt_obj_release(x->rt, x->objs[i].dev, &x->objs[i].o);
 	for (uint32_t i = 0; x->pools && i < x->rt->ndevs; i++)
 		if (x->pools[i]) {
