@@ -37,17 +37,15 @@ set -u
 cmd=${1:-} P=${2:-}
 [ -n "$P" ] || { echo "usage: h100_tex.sh prep|run DIR" >&2; exit 2; }
 PY=${PY:-python3}
+. "$(dirname "$0")/h100_common.sh"
 
 if [ "$cmd" = prep ]; then
 	set -e
 	BIN=${IRPIPE_BIN:-$PWD/build/bin}
 	PY=/usr/bin/python3
 	rm -rf "$P"
-	mkdir -p "$P/tile" "$P/models" "$P/parser"
-	git archive --format=tar.gz -o "$P/src.tar.gz" HEAD
-	[ -z "${BASE_REV:-}" ] || git archive --format=tar.gz -o "$P/base.tar.gz" "$BASE_REV"
-	cp build/parser/lexer.c build/parser/grammar.c build/parser/grammar.h "$P/parser/"
-	cp -r /usr/include/CL "$P/inc"
+	mkdir -p "$P/tile" "$P/models"
+	h100_prep_sources "$P"
 	for nc in "1 64" "8 256"; do
 		set -- $nc
 		name=conv${1}x${2}p c4=$(($2 / 4))
@@ -64,23 +62,8 @@ if [ "$cmd" = prep ]; then
 		D=$P/models/$m
 		mkdir -p "$D/onnx"
 		"$PY" tests/onnx/models.py export $m 224 "$D/onnx" 2>/dev/null
-		"$BIN/ir-import-onnx" --device='@gpu = gpu(0)' -o "$D/m.ir" --data-dir "$D/onnx" "$D/onnx/$m.onnx"
 		cp "$D/onnx/x.npy" "$D/"
-		"$PY" - "$D/onnx" "$D" <<'PY'
-import os, re, shutil, sys
-import numpy as np
-S, D = sys.argv[1], sys.argv[2]
-out = []
-for f in sorted(set(re.findall(r'file="([^"]*)"', open(D + "/m.ir").read()))):
-    a = np.load(os.path.join(S, f))
-    if a.nbytes <= 65536:
-        shutil.copy(os.path.join(S, f), os.path.join(D, f))
-    else:
-        out.append("%s %s %s %r %r" % (f, a.dtype.str, ",".join(map(str, a.shape)),
-                                       float(a.mean()), float(a.std())))
-open(D + "/manifest", "w").write("\n".join(out) + "\n")
-PY
-		rm -rf "$D/onnx"
+		h100_import "$BIN" "$D" $m
 	done
 	du -sh "$P"
 	exit 0
@@ -98,28 +81,9 @@ OUT=${OUT:-$W}
 mkdir -p "$W" "$S" "$OUT"
 date -u +'date: %Y-%m-%d %H:%M UTC'
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-# the NVIDIA ICD, where the image registers only POCL's
-if ! grep -rqi nvidia /etc/OpenCL/vendors 2>/dev/null; then
-	lib=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ { print $NF; exit }')
-	[ -n "$lib" ] && echo "$lib" > /etc/OpenCL/vendors/nvidia.icd
-fi
-tar -xzf "$P/src.tar.gz" -C "$S"
-mkdir -p "$S/build/parser" && cp "$P"/parser/* "$S/build/parser/" && touch "$S"/build/parser/*
+h100_build "$P" "$S" "$OUT" build/bench/bin/ocl_bench || exit 1
 cd "$S" || exit 1
-tools=$(ls tools/ir-*.c | sed 's|tools/\(.*\)\.c|build/bin/\1|' | grep -v import-onnx)
-if ! make -j16 WERROR= OPENCL_CFLAGS="-I$P/inc" $tools build/bench/bin/ocl_bench > "$OUT/build.log" 2>&1; then
-	tail -30 "$OUT/build.log"
-	exit 1
-fi
-gcc --version | head -1
-if [ -f "$P/base.tar.gz" ]; then
-	mkdir -p "$S.base/build/parser"
-	tar -xzf "$P/base.tar.gz" -C "$S.base"
-	cp "$P"/parser/* "$S.base/build/parser/" && touch "$S.base"/build/parser/*
-	(cd "$S.base" && make -j16 WERROR= OPENCL_CFLAGS="-I$P/inc" $tools) > "$OUT/build_base.log" 2>&1 ||
-		{ tail -30 "$OUT/build_base.log"; exit 1; }
-	case " $VARIANTS " in *" base "*) ;; *) VARIANTS="$VARIANTS base" ;; esac
-fi
+[ -z "$H100_BASE" ] || case " $VARIANTS " in *" base "*) ;; *) VARIANTS="$VARIANTS base" ;; esac
 export PATH=$S/build/bin:$PATH
 NV="--device=@gpu=NVIDIA"
 comp() { ir-plan-devices "$1" | ir-lower ${3:-} | ir-plan-devices | ir-flatten-texture | ir-codegen-ocl > "$2"; }
@@ -152,17 +116,7 @@ for m in resnet18 mobilenet_v2; do
 	D=$W/$m
 	mkdir -p "$D"
 	cp "$P/models/$m"/* "$D/"
-	"$PY" - "$D" <<'PY'
-import sys
-import numpy as np
-D = sys.argv[1]
-r = np.random.default_rng(0)
-for line in open(D + "/manifest"):
-    if line.strip():
-        f, dt, shape, mean, std = line.split()
-        shape = tuple(int(s) for s in shape.split(","))
-        np.save(D + "/" + f, r.normal(float(mean), float(std), shape).astype(dt))
-PY
+	h100_regen "$D"
 	for v in $VARIANTS; do
 		T=
 		case $v in
