@@ -22,10 +22,12 @@ and reading ir-run's --profile.
         else torch.jit.gz (run with optimized_execution off), with weights
         drawn from torch.stats (TORCH_MODEL=torchvision, fx or jit: that
         one only).  Prints one line of key=value.
-    h100_models.py profile FILE
+    h100_models.py profile FILE [PLAIN]
         from ir-run --profile --repeat's standard error: kernels' ms per run
         (kernel rows' total_ms / runs), launches per run (kernel rows'
-        calls / runs), the runs' median, the host line's enqueue and wait.
+        calls / runs), the runs' median (from PLAIN, the standard error of
+        a run without --profile, when given), the host line's enqueue and
+        wait.
     h100_models.py same GOT WANT TOL
         max |got - want| / max |want|, and "ok" or "DIFFERENT" against TOL.
 """
@@ -171,7 +173,9 @@ def torch_time(name, d, runs):
     print(" ".join("%s=%s" % (k, str(v).replace(" ", "_")) for k, v in r.items()))
 
 
-def profile(path):
+def profile(path, plain=None):
+    """The profile's figures; the run's median from plain (the stderr of
+    a run without --profile, whose events cost the host) when given."""
     t = open(path).read()
     runs = re.search(r"profile of (\d+) run", t)
     runs = int(runs.group(1)) if runs else 0
@@ -182,7 +186,7 @@ def profile(path):
         if len(f) >= 9 and f[1].endswith("%") and f[8].startswith("@") and re.match(r"[0-9.]+$", f[0]):
             kms += float(f[0])
             calls += float(f[2])
-    med = re.search(r"runs, median ([0-9.]+) ms", t)
+    med = re.search(r"runs, median ([0-9.]+) ms", open(plain).read() if plain else t)
     host = re.search(r"host per run: enqueue ([0-9.]+) ms, wait ([0-9.]+) ms", t)
     print("kernel_ms=%s launches=%s run_ms=%s enqueue_ms=%s wait_ms=%s" % (
         "%.4f" % (kms / runs) if runs else "-", "%.0f" % (calls / runs) if runs else "-",
@@ -204,8 +208,8 @@ def main(a):
         export(a[2], a[3])
     elif len(a) == 5 and a[1] == "torch":
         torch_time(a[2], a[3], int(a[4]))
-    elif len(a) == 3 and a[1] == "profile":
-        profile(a[2])
+    elif len(a) in (3, 4) and a[1] == "profile":
+        profile(a[2], a[3] if len(a) == 4 else None)
     elif len(a) == 5 and a[1] == "same":
         return same(a[2], a[3], float(a[4]))
     else:

@@ -27,8 +27,8 @@
 #       nchw) by the new tools and by the baseline's, each run by its own
 #       ir-run --device=@gpu=PLATFORM --profile --repeat REPEAT: the
 #       kernels' ms per run (the profile's kernel rows / runs), launches per
-#       run, the runs' median and the host's enqueue and wait per run (new
-#       tools only); the two results compared (1e-3 of the largest
+#       run, the host's enqueue and wait per run (new tools only), and
+#       the median of another REPEAT runs without --profile; the two results compared (1e-3 of the largest
 #       magnitude); torch fp32, TF32 off (TORCH_CUDNN_BENCHMARK=1 for
 #       cudnn.benchmark): median of TORCH_RUNS (REPEAT) of model(x) with
 #       torch.cuda.synchronize, of the same with x uploaded and the result
@@ -100,7 +100,10 @@ for m in $MODELS; do
 			row="$row - - - - -"
 			continue
 		fi
-		r=$($HPY profile "$OUT/$m.$v.prof")
+		# the run's median without --profile's events
+		"$T/ir-run" "$DEV" --repeat "$REPEAT" --data-dir "$D" --input x="$D/x.npy" -o "$D/$v.plain.npy" \
+			"$D/$v.ocl.ir" 2> "$OUT/$m.$v.plain" > /dev/null
+		r=$($HPY profile "$OUT/$m.$v.prof" "$OUT/$m.$v.plain")
 		echo "MODEL $m $v $r"
 		row="$row $(echo "$r" | sed 's/[a-z_]*=//g')"
 	done
