@@ -133,45 +133,61 @@ leaves(const RtVal *r, Leaves *lv, char *name, size_t len, size_t cap)
 	}
 }
 
-/* Every element staged first, then every one committed: all or none. */
+/* Every element staged first, then every one committed: all or none
+ * (outfile.h's OutGroup, as the data files of ir-import-onnx and
+ * ir-fold-constants). */
 static bool
 write_tuple(const RtVal *r, const char *dir, char *err, size_t errsz)
 {
 	Leaves lv = {0};
 	char name[1024];
 	leaves(r, &lv, name, 0, sizeof name);
-	OutFile *of = xcalloc(lv.n + 1, sizeof *of);
-	char **path = xcalloc(lv.n + 1, sizeof *path);
-	size_t dn = strlen(dir), staged = 0;
+	OutGroup g = {0};
+	size_t dn = strlen(dir);
+	char *first = NULL;
 	bool ok = true;
-	for (; ok && staged < lv.n; staged++) {
-		path[staged] = xmalloc(dn + strlen(lv.name[staged]) + 6);
-		sprintf(path[staged], "%s/%s.npy", dir, lv.name[staged]);
-		if (!stage(&of[staged], path[staged], lv.t[staged], err, errsz))
+	for (size_t i = 0; ok && i < lv.n; i++) {
+		char *path = xmalloc(dn + strlen(lv.name[i]) + 6);
+		sprintf(path, "%s/%s.npy", dir, lv.name[i]);
+		int e;
+		bool direct;
+		OutFile *o = outgroup_add(&g, path, 0, &e, &direct);
+		if (!o) {
+			snprintf(err, errsz, "cannot %s '%s': %s", direct ? "open" : "create", path,
+			         strerror(e));
 			ok = false;
-	}
-	if (!ok)
-		staged--;    /* the one that failed discarded itself */
-	for (size_t i = 0; i < staged; i++) {
-		if (!ok) {
-			outfile_discard(&of[i]);
-			continue;
+		} else {
+			errno = 0;
+			if (!npy_write_stream(o->f, lv.t[i]))
+				e = errno ? errno : EIO;
+			int e2 = outfile_finish(o);
+			if (e || e2) {
+				snprintf(err, errsz, "write error: '%s': %s", path, strerror(e ? e : e2));
+				ok = false;
+			}
 		}
-		int e = outfile_commit(&of[i]);
+		if (i == 0)
+			first = path;
+		else
+			free(path);
+	}
+	if (!ok) {
+		outgroup_discard(&g);
+	} else {
+		char bad[1024];
+		int e = outgroup_commit(&g, bad, sizeof bad);
 		if (e) {
 			/* A rename failing after others succeeded: too late for
 			 * "none", so say so. */
-			snprintf(err, errsz, "write error: '%s': %s%s", path[i], strerror(e),
-			         i ? " (the elements before it were written)" : "");
+			snprintf(err, errsz, "write error: '%s': %s%s", bad, strerror(e),
+			         first && strcmp(bad, first) ? " (the elements before it were written)"
+			                                     : "");
 			ok = false;
 		}
 	}
-	for (size_t i = 0; i < lv.n; i++) {
+	free(first);
+	for (size_t i = 0; i < lv.n; i++)
 		free(lv.name[i]);
-		free(path[i]);
-	}
-	free(path);
-	free(of);
 	free(lv.t);
 	free(lv.name);
 	return ok;
