@@ -104,29 +104,33 @@ names_new(Ex *x, const Value *v)
 	return n;
 }
 
+/* The t->tensors tensors of t into out, fields in order, depth first.
+ * The verifier keeps t within IR_MAX_TYPE_DEPTH, so the stack of
+ * (tuple, next field) is fixed. */
 static void
-leaves(const Type *t, const Type **out, uint32_t *n, uint32_t cap)
+leaves(const Type *t, const Type **out)
 {
-	/* tuple nesting is bounded by the type's size; an explicit stack */
-	const Type *st[64];
-	uint32_t sp = 0;
-	st[sp++] = t;
-	const Type **tmp = NULL;
-	size_t nt = 0, ct = 0;
+	if (t->kind == TY_TENSOR) {
+		out[0] = t;
+		return;
+	}
+	struct { const Type *t; uint32_t i; } st[IR_MAX_TYPE_DEPTH + 1];
+	uint32_t sp = 0, n = 0;
+	st[sp].t = t;
+	st[sp++].i = 0;
 	while (sp) {
-		const Type *u = st[--sp];
-		if (u->kind == TY_TENSOR) {
-			VEC_PUSH(tmp, nt, ct) = u;
+		if (st[sp - 1].i == st[sp - 1].t->n) {
+			sp--;
 			continue;
 		}
-		for (uint32_t i = u->n; i-- > 0;) {
-			if (sp < 64)
-				st[sp++] = u->fields[i];
+		const Type *c = st[sp - 1].t->fields[st[sp - 1].i++];
+		if (c->kind == TY_TENSOR) {
+			out[n++] = c;
+		} else if (sp <= IR_MAX_TYPE_DEPTH) {
+			st[sp].t = c;
+			st[sp++].i = 0;
 		}
 	}
-	for (size_t i = 0; i < nt && *n < cap; i++)
-		out[(*n)++] = tmp[i];
-	free(tmp);
 }
 
 static Sym
@@ -210,14 +214,15 @@ on_device_bufs(Ex *x, const Value *v)
 static void
 own_bufs(Ex *x, const Value *v, uint8_t kind)
 {
-	const Type *lv[1024];
-	uint32_t n = 0;
-	leaves(v->type, lv, &n, 1024);
+	uint32_t n = v->type->tensors;
+	const Type **lv = xmalloc(n * sizeof *lv);
+	leaves(v->type, lv);
 	Names *nm = names_new(x, v);
 	for (uint32_t i = 0; i < n; i++)
 		VEC_PUSH(x->ids, x->nids, x->capids) =
 			new_buf(x, v, i, v->name, v->loc, lv[i], v->vd, kind);
 	nm->n = n;
+	free(lv);
 }
 
 static void
@@ -246,18 +251,13 @@ alias(Ex *x, const Value *v, const Value *const *from, uint32_t n, int64_t proj)
 		uint32_t lo = 0, hi = f->n;
 		if (proj >= 0 && from[i]->type->kind == TY_TUPLE && (uint64_t)proj < from[i]->type->n) {
 			/* the leaves of the fields before proj, if f is exactly the leaves */
-			const Type *lv[1024];
-			uint32_t nl = 0, before = 0, mine = 0;
-			leaves(from[i]->type, lv, &nl, 1024);
-			if (nl == f->n) {
-				for (int64_t k = 0; k < proj; k++) {
-					uint32_t c = 0;
-					leaves(from[i]->type->fields[k], lv, &c, 1024);
-					before += c;
-				}
-				leaves(from[i]->type->fields[proj], lv, &mine, 1024);
+			const Type *t = from[i]->type;
+			if (t->tensors == f->n) {
+				uint32_t before = 0;
+				for (int64_t k = 0; k < proj; k++)
+					before += t->fields[k]->tensors;
 				lo = before;
-				hi = before + mine;
+				hi = before + t->fields[proj]->tensors;
 			}
 		}
 		for (uint32_t k = lo; k < hi; k++) {

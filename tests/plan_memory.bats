@@ -101,6 +101,30 @@ setup() {
 	assert_line '  %3: f32[8] = negative(%2) in @b[0]'
 }
 
+@test "plan-memory: a tuple of more than 64 tensors gets a place for each, of its own size" {
+	# before: the walk over a type kept 64 fields pending and dropped the
+	# rest, so a split into 70 gave 64 places, the first field's 3600
+	# bytes planned as 16 among the others
+	awk 'BEGIN {
+		print "fn @main() -> f32[1000] {"
+		s = "  %x = const f32[1000] [0.0"; for (i = 1; i < 1000; i++) s = s ", " i ".0"; print s "]"
+		print "  %0 = negative(%x)"
+		s = "  %s = split(%0) {indices_or_sections=[900"; for (i = 1; i < 69; i++) s = s ", " 900 + i
+		print s "], axis=0}"
+		print "  %e = exp(%x)"; print "  %c = concatenate(%s) {axis=0}"; print "  %r = add(%c, %e)"
+		print "  return %r"; print "}"
+	}' > "$BATS_TEST_TMPDIR/m.ir"
+	ir-plan-memory "$BATS_TEST_TMPDIR/m.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	run -0 grep '^  %s: ' "$BATS_TEST_TMPDIR/p.ir"
+	run -0 grep -o '@workspace\[[0-9]*\]' <<< "$output"
+	assert_equal "${#lines[@]}" 70
+	# field 0 (3600 bytes) and field 1 (4) do not overlap; ir-parse checks the rest
+	local f0=${lines[0]//[^0-9]/} f1=${lines[1]//[^0-9]/}
+	(( f0 + 3600 <= f1 || f1 + 4 <= f0 ))
+	ir-parse "$BATS_TEST_TMPDIR/p.ir" > /dev/null
+	diff <(ir-run --interp "$BATS_TEST_TMPDIR/m.ir") <(ir-run --interp "$BATS_TEST_TMPDIR/p.ir")
+}
+
 # same_planned FILE: FILE planned for devices, lowered, flattened, its
 # parameters made constants; the interpreter prints the same with and
 # without a memory plan (every buffer in its pool's arena: a plan that
