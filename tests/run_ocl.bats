@@ -175,3 +175,104 @@ IR
 		assert_output "$(cat "${f%.ir}.out")"
 	done
 }
+
+@test "run_ocl: f16 arithmetic and casts to f16 are rounded to f16 on OpenCL, bit for bit as the interpreter rounds them" {
+	local d=$BATS_TEST_TMPDIR dev
+	# f16 is computed in float on OpenCL: without rounding each result, a
+	# cast to f16 was nothing and 2048 + 1 stayed 2049 (f16 has 2048)
+	cat > "$d/m.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[1,3,2,8], %a: f16[1,3,2,8], %b: f16[1,3,2,8]) -> (f32[1,3,2,8], f32[1,3,2,8]) {
+  %h = cast(%x) {dtype="f16"}
+  %y = cast(%h) {dtype="f32"}
+  %c = const f16[] 0.1
+  %s = add(%a, %b)
+  %p = multiply(%s, %a)
+  %q = add(%p, %c)
+  %z = cast(%q) {dtype="f32"}
+  %t = (%y, %z)
+  return %t
+}
+IR
+	"$PY" -c 'import numpy as np, sys
+d = sys.argv[1]
+# ties to even, the largest f16 and past it, subnormals, their ties, NaN
+x = [1 + 2**-11, 1 + 3 * 2**-11, 65519, 65520, -65536, 2**-25, 3 * 2**-25, 2**-14 - 2**-25,
+     -0.1, 1e-8, np.nan, -np.inf, 1 / 3, 2049, -2051, 0.5 + 2**-12]
+x = np.array(x * 3, np.float32).reshape(1, 3, 2, 8)
+a = np.array([2048, 1, -3, 0.1, 1000, 2**-14, 7, 0.3] * 6, np.float16).reshape(1, 3, 2, 8)
+b = np.array([1, 2**-11, 2**-12, 0.2, 0.5, 2**-24, 2**-9, 1 / 3] * 6, np.float16).reshape(1, 3, 2, 8)
+for n, v in (("x", x), ("a", a), ("b", b)):
+    np.save("%s/%s.npy" % (d, n), v)' "$d"
+	for dev in cpu gpu tex; do
+		retarget $dev "$d/m.ir" > "$d/$dev.ir"
+		compiled "$d/$dev.ir" "$d/$dev.ocl.ir"
+		mkdir -p "$d/$dev.ocl" "$d/$dev.ref"
+		run -0 ir-run --check --input x="$d/x.npy" --input a="$d/a.npy" --input b="$d/b.npy" \
+			-o "$d/$dev.ocl" "$d/$dev.ocl.ir"
+		ir-run --interp --input x="$d/x.npy" --input a="$d/a.npy" --input b="$d/b.npy" \
+			-o "$d/$dev.ref" "$d/$dev.ocl.ir"
+		"$PY" -c 'import numpy as np, sys
+d, o, r = sys.argv[1:]
+x, a, b = (np.load("%s/%s.npy" % (d, n)) for n in "xab")
+with np.errstate(over="ignore"):
+    y = x.astype(np.float16).astype(np.float32)
+    z = ((a + b) * a + np.float16(0.1)).astype(np.float32)   # f16 rounds each
+for i, want in enumerate((y, z)):
+    for k in (o, r):
+        got = np.load("%s/%d.npy" % (k, i))
+        bad = (got.view(np.uint32) != want.view(np.uint32)) & ~(np.isnan(got) & np.isnan(want))
+        if bad.any():
+            j = np.argwhere(bad)[0]
+            sys.exit("%s result %d at %s: %r, f16 rounding gives %r" % (k, i, j, got[tuple(j)], want[tuple(j)]))' \
+			"$d" "$d/$dev.ocl" "$d/$dev.ref" || { echo "$dev differs"; return 1; }
+	done
+}
+
+@test "run_ocl: f16 vectors (a packed convolution in images) pass --check: every lane rounded" {
+	local d=$BATS_TEST_TMPDIR
+	cat > "$d/v.ir" <<'IR'
+device @gpu = gpu(0) {texture=true}
+fn @main(%x: f32[1,2,3,2,4], %a: f16[1,2,3,2,4], %w: f16[2,8,3,3,4]) -> f32[1,2,3,2,4] {
+  %h = cast(%x) {dtype="f16"}
+  %s = add(%a, %h)
+  %e = exp(%s)
+  %c = nn.conv2d(%e, %w) {padding=[1, 1, 1, 1], data_layout="NCHW4c", kernel_layout="OIHW4o"}
+  %z = cast(%c) {dtype="f32"}
+  return %z
+}
+IR
+	compiled "$d/v.ir" "$d/v.ocl.ir"
+	args=$("$PY" "$H" inputs "$d/v.ir" "$d")
+	run -0 ir-run --check $args -o "$d/o.npy" "$d/v.ocl.ir"
+	grep -q 'irp_f16x4(' "$d/v.ocl.ir"
+}
+
+@test "run_ocl: f16 literals are generated rounded to f16, as the interpreter reads them" {
+	local d=$BATS_TEST_TMPDIR
+	cat > "$d/l.ir" <<'IR'
+device @cpu = cpu(0)
+
+prim @p(%A: f16[2] @cpu:global, %F: f32[4] @cpu:global) {
+  kernel @k {
+    let %v: f16 = 0.1
+    %F[0] = cast<f32>(%v)
+    %F[1] = cast<f32>(%A[0] + 2051)
+    %F[2] = cast<f32>(%A[1] * 0.3)
+    %F[3] = cast<f32>(%A[1] + 2049)
+  }
+}
+
+fn @main() -> f32[4] {
+  %x = const f16[2] [1, 0.5]
+  %r = call_lowered @p(%x)
+  return %r
+}
+IR
+	compiled "$d/l.ir" "$d/l.ocl.ir"
+	run -0 ir-run --interp "$d/l.ocl.ir"
+	assert_output 'f32[4] [0.099975586, 2052.0, 0.15002441, 2048.0]'
+	run -0 --separate-stderr ir-run --check "$d/l.ocl.ir"
+	assert_output 'f32[4] [0.099975586, 2052.0, 0.15002441, 2048.0]'
+	grep -qF 'const float v = 0.099975586f;' "$d/l.ocl.ir"
+}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ocl/ocl_impl.h"
+#include "ref/tensor.h"
 
 /* C precedence levels: higher binds tighter. */
 enum { P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,
@@ -256,6 +257,61 @@ linear_from(Str *b, const PVar *buf, Text *ix, uint32_t n)
 		str_puts(b, "0");
 }
 
+/* Whether e is f16 arithmetic whose float result needs rounding to f16:
+ * f16 is computed as float (ocl_impl.h), and the interpreter rounds every
+ * f16 result, so an operation, an intrinsic that can leave f16's grid and
+ * a conversion to f16 are rounded (irp_f16); loads, literals (rounded
+ * when generated), negation, select, min, max, abs, floor and ceil of f16
+ * operands are f16 values already, and a conversion from f16 to f32 is
+ * exact. */
+static bool
+rounds_to_f16(const PExpr *e)
+{
+	if (e->dt.kind != ET_F16)
+		return false;
+	switch (e->kind) {
+	case E_BIN:
+		return e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL || e->op == OP_DIV ||
+		       e->op == OP_MOD;
+	case E_CAST:
+		return e->u.cast.a->dt.kind != ET_F16 && e->u.cast.a->dt.kind != ET_BOOL;
+	case E_CALL:
+		switch ((IntrinId)e->op) {
+		case I_LANE: case I_MIN: case I_MAX: case I_ABS: case I_FLOOR: case I_CEIL:
+			return false;
+		default:
+			return true;
+		}
+	default:
+		return false;
+	}
+}
+
+/* The helpers rounding float to f16 (to nearest, ties to even) and back,
+ * through a half in private memory, since a half value needs cl_khr_fp16:
+ * one for each vector width the program uses. */
+void
+ocl_f16_helpers(const Gen *g, Str *b)
+{
+	if (!g->f16_round)
+		return;
+	str_puts(b, "// f16 is computed in float: irp_f16 rounds a result to f16, as the interpreter "
+	         "does\n");
+	for (unsigned n = 1; n <= 16; n++) {
+		if (!(g->f16_round & (1u << n)))
+			continue;
+		if (n == 1)
+			str_puts(b, "float irp_f16(float x) {\n  ushort h;\n"
+			         "  vstore_half_rte(x, 0, (half *)&h);\n"
+			         "  return vload_half(0, (const half *)&h);\n}\n");
+		else
+			str_printf(b, "float%u irp_f16x%u(float%u x) {\n  ushort h[%u];\n"
+			           "  vstore_half%u_rte(x, 0, (half *)h);\n"
+			           "  return vload_half%u(0, (const half *)h);\n}\n", n, n, n, n, n, n);
+	}
+	str_puts(b, "\n");
+}
+
 static Text
 node(Gen *g, PExpr *e, Text *c)
 {
@@ -264,10 +320,16 @@ node(Gen *g, PExpr *e, Text *c)
 	int prec = P_PRIMARY;
 	switch (e->kind) {
 	case E_INT:
-		int_literal(&b, e->dt, e->u.i, e->op == E_INT_U64, &prec);
+		if (e->dt.kind == ET_F16)   /* rounded here, as the interpreter does */
+			float_literal(&b, e->dt, f16_to_double(f16_from_double(
+			              e->op == E_INT_U64 ? (double)(uint64_t)e->u.i : (double)e->u.i)),
+			              &prec);
+		else
+			int_literal(&b, e->dt, e->u.i, e->op == E_INT_U64, &prec);
 		break;
 	case E_FLOAT:
-		float_literal(&b, e->dt, e->u.f, &prec);
+		float_literal(&b, e->dt, e->dt.kind == ET_F16 ? f16_to_double(f16_from_double(e->u.f))
+		                                              : e->u.f, &prec);
 		break;
 	case E_BOOL:
 		str_puts(&b, e->u.i ? "true" : "false");
@@ -434,6 +496,17 @@ node(Gen *g, PExpr *e, Text *c)
 		g->uses_f64 = true;
 	if (!b.s)
 		str_puts(&b, "");
+	if (rounds_to_f16(e)) {
+		unsigned n = e->dt.lanes > 1 ? e->dt.lanes : 1;
+		Str r = {0};
+		if (n > 1)
+			str_printf(&r, "irp_f16x%u(%s)", n, b.s);
+		else
+			str_printf(&r, "irp_f16(%s)", b.s);
+		g->f16_round |= 1u << n;
+		str_free(&b);
+		return (Text){r.s, P_PRIMARY};
+	}
 	return (Text){b.s, prec};
 }
 

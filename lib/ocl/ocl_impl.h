@@ -56,6 +56,7 @@ typedef struct {
 	size_t ntexels, captexels;
 	bool ok;
 	bool uses_f64;
+	unsigned f16_round;   /* bit n: irp_f16 of n lanes is called (1 << 1: scalar) */
 	bool reads_images;
 	bool full_unroll;     /* unrolled loops written out, not #pragma unroll */
 	/* a let of a texel read: the read is the let, named let_name */
@@ -64,8 +65,10 @@ typedef struct {
 } Gen;
 
 /* The C spelling of an element type (lanes from dt): "float4", "int".
- * f16 values are computed as float (POCL has no cl_khr_fp16); buffers of
- * f16 hold half and are read and written with vload_half / vstore_half. */
+ * f16 values are computed as float (POCL has no cl_khr_fp16), each result
+ * of f16 arithmetic rounded to f16 by irp_f16 as the interpreter rounds it;
+ * buffers of f16 hold half and are read and written with vload_half /
+ * vstore_half. */
 const char *ocl_ctype(DType dt, char *buf);
 /* The type of a buffer element in memory: "half" for f16, "uchar" for
  * bool (OpenCL kernels take no bool pointers), else ocl_ctype. */
@@ -92,6 +95,8 @@ int64_t ocl_row_part(const PVar *buf, const PIndex *idx, uint32_t n);
 void ocl_block(Gen *g, PBlock *b);
 
 void ocl_indent(Gen *g, Str *b);
+/* The definitions of the f16 rounding helpers g->f16_round names, into b. */
+void ocl_f16_helpers(const Gen *g, Str *b);
 bool ocl_is_texture(const PVar *v);
 
 #define OCL_ERR(g, loc, ...) ((g)->ok = false, error_at((g)->ctx, (loc), __VA_ARGS__))

@@ -235,9 +235,10 @@ launch(OclRt *rt, RtDev *rd, const PStmt *k, const Obj *objs, uint32_t nobj, con
 /* Compares OpenCL's results with the interpreter's: floats within
  * 1e-4 relative plus 1e-5 absolute (OpenCL's exp, log and fused
  * multiply-adds differ from the interpreter's double-then-round in the
- * last bits), f16 within 1e-2 relative plus 1e-3 absolute (computed in
- * float on OpenCL, rounded to f16 after every operation in the
- * interpreter), NaN equal to NaN, an infinity to itself; integers
+ * last bits), f16 within 1e-2 relative plus 1e-3 absolute (both round
+ * to f16 after every operation, but exp or a multiply-add rounded from
+ * OpenCL's float may land an f16 ulp from the interpreter's, and sums
+ * carry that on), NaN equal to NaN, an infinity to itself; integers
  * exactly. */
 static bool
 compare(OclRt *rt, const Value *call, const Prim *p, uint32_t r, const Tensor *got,

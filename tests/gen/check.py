@@ -27,7 +27,7 @@ With --ocl, also on OpenCL (every declared device bound to POCL):
 each run by ir-run --check, which runs every kernel on OpenCL and in the
 interpreter on the same operands and compares them; and the result
 compared with s1's, within the bound plus OpenCL's own rounding (exp
-within a few ulp, contracted multiply-adds, f16 computed in float), when
+within a few ulp, contracted multiply-adds, f16 rounded from float), when
 the model has no operator that a last-bit difference could flip (a
 comparison, an argmax or argmin, a cast to an integer).
 
