@@ -10,8 +10,11 @@
 #   make demo | bench    deps, build, then demo/demo.sh | bench/run.sh
 #                        (BENCH_BASELINE_BIN=DIR: another build's tools beside)
 #   make fuzz            libFuzzer harnesses tests/fuzz/fuzz_*.c, FUZZ_SECONDS=60
-#                        each (build-fuzz/), then COUNT=3000 random models and
-#                        MUTANTS=3000 mutants of the tests from SEED=1 (asan)
+#                        each (build-fuzz/), seeded with the tests and every
+#                        stage of FUZZ_MODELS=100 random models, then
+#                        COUNT=3000 random models and MUTANTS=3000 mutants of
+#                        the tests from SEED=1 (asan); an hour's campaign: see
+#                        the fuzz section below
 #   make install | uninstall   PREFIX, BINDIR, MANDIR, DESTDIR
 #   make clean | distclean
 #
@@ -259,15 +262,24 @@ bench:
 #     flatten, fold, alter, memplan, codegen, interp, onnx), each
 #     for FUZZ_SECONDS, with the library built again by clang with coverage
 #     (build-fuzz/); each harness's corpus starts from every .ir file under
-#     tests/ (fuzz_onnx: every ONNX test model of libonnx-testdata) plus
-#     the committed seeds in tests/fuzz/corpus/, its dictionary
+#     tests/ and every stage's output of FUZZ_MODELS random models from
+#     seed SEED (tests/gen/check.py --corpus, into build-fuzz/models: the
+#     model, each pass's output, memory-planned and the OpenCL C; a model
+#     that fails its checks there is reported by 2.), fuzz_onnx's from
+#     every ONNX test model of libonnx-testdata, plus the committed seeds
+#     in tests/fuzz/corpus/; its dictionary
 #     is tests/fuzz/ir.dict plus tests/fuzz/<harness>.dict; crashes go to
 #     build-fuzz/<harness>-crash-*, the log to build-fuzz/<harness>.log;
 #  2. COUNT random models from seed SEED (tests/gen/check.py) through the
 #     sanitizer build;
 #  3. MUTANTS mutants of the test files (tests/fuzz/mutate.py) through every
 #     tool of the sanitizer build.
+# The defaults take about 40 minutes on 2 cores, besides the builds (the
+# ten harnesses 10, the random models about 0.35 s each, the mutants 0.2 s).
+# A campaign of an hour, another SEED each time to reach other models:
+#     make fuzz FUZZ_SECONDS=240 FUZZ_MODELS=200 COUNT=2000 MUTANTS=2000 SEED=$RANDOM
 FUZZ_SECONDS = 60
+FUZZ_MODELS = 100
 SEED = 1
 COUNT = 3000
 MUTANTS = 3000
@@ -283,10 +295,14 @@ fuzz:
 		SAN='$(FUZZ_SAN) -fsanitize=fuzzer-no-link' $(FUZZ_BINS)
 	$(Q)$(MAKE) --no-print-directory asan
 	@set -u; failed=; \
+	echo "fuzz: seeds from every stage of $(FUZZ_MODELS) random models from seed $(SEED)"; \
+	rm -rf build-fuzz/models; \
+	$(PYTHON) tests/gen/check.py --seed $(SEED) --count $(FUZZ_MODELS) \
+		--bin $(ASAN_BUILD)/bin --corpus build-fuzz/models | tail -1; \
 	for h in $(FUZZ_BINS:build-fuzz/%=%); do \
 		c=build-fuzz/corpus/$$h; mkdir -p $$c; \
 		for f in $$(if [ $$h = fuzz_onnx ]; then find $(ONNX_TESTDATA) -name '*.onnx' -type f; \
-			else find tests -name '*.ir' -type f; fi | LC_ALL=C sort); do \
+			else find tests build-fuzz/models -name '*.ir' -type f; fi | LC_ALL=C sort); do \
 			case $$h in fuzz_parse) cp "$$f" $$c/"$$(echo "$$f" | tr / _)" ;; \
 			*) { printf '\000'; cat "$$f"; } > $$c/"$$(echo "$$f" | tr / _)" ;; esac; \
 		done; \

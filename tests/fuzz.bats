@@ -72,3 +72,22 @@ survives() {
 	[[ "$output" == *"mutate: FAIL seed 5 "*"ir-lower"*"exit status -11"* ]]
 	[ -f "$BATS_TEST_TMPDIR/mutants/mutant-5.ir" ]
 }
+
+@test "fuzz: check.py --corpus writes every stage of the random models, memory-planned and OpenCL C included, for make fuzz's seeds" {
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	local c=$BATS_TEST_TMPDIR/c s k
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/gen/check.py" --seed 3 --count 2 --jobs 2 \
+		--bin "$IRPIPE_BIN" --corpus "$c"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$c" | wc -l)" = 18 ]
+	for s in 3 4; do
+		for k in model s1 s2 s3 s4 s5 p5 o1 o2; do
+			ir-parse "$c/seed$s-$k.ir" > /dev/null
+		done
+		grep -Eq ' in (@|image2d\()' "$c/seed$s-p5.ir"
+		grep -Eq ' in (@|image2d\()' "$c/seed$s-o2.ir"
+		grep -q '^program @' "$c/seed$s-o1.ir"
+		grep -q '^program @' "$c/seed$s-o2.ir"
+	done
+}

@@ -1,7 +1,7 @@
 """Runs random models (tests/gen/gen.py) through the whole pipeline.
 
     check.py [--seed S] [--count N] [--bin DIR] [--jobs J] [--keep DIR] [--legacy]
-             [--ocl]
+             [--ocl] [--corpus DIR]
 
 For the models of seeds S .. S+N-1, each in a folder of its own:
 
@@ -30,6 +30,10 @@ compared with s1's, within the bound plus OpenCL's own rounding (exp
 within a few ulp, contracted multiply-adds, f16 rounded from float), when
 the model has no operator that a last-bit difference could flip (a
 comparison, an argmax or argmin, a cast to an integer).
+
+With --corpus DIR, every stage's output (the model, s1 to s5, p5 = s5
+memory-planned, o1 and o2) is also written to DIR as seedS-STAGE.ir, the
+fuzzers' seeds in make fuzz; o1, o2 and p5 are made without --ocl too.
 
 A failure prints the seed, what broke and the commands that reproduce it,
 and the exit status is 1.  IRPIPE_BIN (or --bin) names the tools' folder.
@@ -151,15 +155,19 @@ STEP_OPS = re.compile(rb"= (equal|not_equal|less|less_equal|greater|greater_equa
 DEVICE = re.compile(rb"^device @([A-Za-z0-9_]+) ", re.M)
 
 
-def ocl_checks(m, d, args, text, s5, ref, T):
-    """s5 on OpenCL, as it is and memory-planned; ir-run --check runs every
-    kernel against the interpreter.  Every device runs on POCL."""
+def ocl_stages(s5, T):
+    """s5 memory-planned, and the OpenCL C of s5 as it is and planned."""
+    p5 = T("ir-plan-memory", [], s5, "ir-plan-memory")
+    return (p5, T("ir-codegen-ocl", [], s5, "ir-codegen-ocl"),
+            T("ir-codegen-ocl", [], p5, "ir-codegen-ocl after ir-plan-memory"))
+
+
+def ocl_checks(m, d, args, text, s5, o1, o2, ref, T):
+    """s5 on OpenCL, as it is (o1) and memory-planned (o2); ir-run --check
+    runs every kernel against the interpreter.  Every device runs on POCL."""
     binds = []
     for name in DEVICE.findall(s5):
         binds += ["--device", "@%s=Portable" % name.decode()]
-    o1 = T("ir-codegen-ocl", [], s5, "ir-codegen-ocl")
-    o2 = T("ir-codegen-ocl", [], T("ir-plan-memory", [], s5, "ir-plan-memory"),
-           "ir-codegen-ocl after ir-plan-memory")
     for k, o in (("o1", o1), ("o2", o2)):
         with open(os.path.join(d, k + ".ir"), "wb") as f:
             f.write(o)
@@ -196,7 +204,7 @@ def pipeline(m, args, ocl=False):
              % (inp, ext)))
 
 
-def check(seed, bindir, keep, legacy=False, ocl=False):
+def check(seed, bindir, keep, legacy=False, ocl=False, corpus=None):
     d = tempfile.mkdtemp(prefix="irpipe-random-%d." % seed)
     ok = False
     try:
@@ -221,6 +229,14 @@ def check(seed, bindir, keep, legacy=False, ocl=False):
         for k, s in (("s2", s2), ("s4", s4)):
             same("%s planned again" % k, s, T("ir-plan-devices", m.plan_flags if k == "s2" else [],
                                               s, "ir-plan-devices of " + k))
+        if ocl or corpus:
+            p5, o1, o2 = ocl_stages(s5, T)
+        if corpus:
+            # every stage's output, as seeds for the fuzzers (make fuzz)
+            for k, s in (("model", text), ("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4),
+                         ("s5", s5), ("p5", p5), ("o1", o1), ("o2", o2)):
+                with open(os.path.join(corpus, "seed%d-%s.ir" % (seed, k)), "wb") as f:
+                    f.write(s)
         if gen.CHECK_COPIES_ONCE:
             written = set(c.group(2) for c in map(COPY.match, text.splitlines()) if c)
             copies_once("s2", s2, written)
@@ -237,7 +253,7 @@ def check(seed, bindir, keep, legacy=False, ocl=False):
         compare(m, res["s4"], res["s5"], exact=True, what="flattened (s5)")
         compare(m, res["s1"], res["s4"], what="lowered (s4)")
         if ocl:
-            ocl_checks(m, d, args, text, s5, res["s1"], T)
+            ocl_checks(m, d, args, text, s5, o1, o2, res["s1"], T)
         ok = True
         return None
     except Failure as e:
@@ -262,15 +278,22 @@ def main():
     ap.add_argument("--max-failures", type=int, default=10)
     ap.add_argument("--ocl", action="store_true",
                     help="also generate OpenCL C and run it on POCL (ir-run --check)")
+    ap.add_argument("--corpus", metavar="DIR",
+                    help="write every stage's output of every model into DIR (seedS-STAGE.ir: "
+                         "model, s1 to s5, p5 = s5 memory-planned, o1 and o2 = OpenCL C of s5 "
+                         "and p5), as seeds for the fuzzers")
     ap.add_argument("--legacy", action="store_true",
                     help="the models of gen.py --legacy (the seeds of older tests)")
     a = ap.parse_args()
     bindir = os.path.abspath(a.bin)
+    corpus = os.path.abspath(a.corpus) if a.corpus else None
+    if corpus:
+        os.makedirs(corpus, exist_ok=True)
     seeds = range(a.seed, a.seed + a.count)
     failed = 0
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        for seed, msg in zip(seeds, ex.map(lambda s: check(s, bindir, a.keep, a.legacy, a.ocl),
-                                                 seeds)):
+        run = lambda s: check(s, bindir, a.keep, a.legacy, a.ocl, corpus)  # noqa: E731
+        for seed, msg in zip(seeds, ex.map(run, seeds)):
             if msg is None:
                 continue
             failed += 1
