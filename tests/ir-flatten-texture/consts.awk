@@ -25,12 +25,15 @@
 		count = 1
 		nd = split(dims, ds, ",")
 		for (d = 1; d <= nd; d++) count *= ds[d]
-		vals = ""
+		# element by element: building the list as one string by
+		# concatenation is quadratic under mawk (minutes on a large module)
+		printf "%s", "  %" name ": " decl " = const " ty " ["
+		fl = elem ~ /^f/
 		for (k = 0; k < count; k++) {
 			v = (k * 7) % 11 - 5
-			vals = vals (k ? ", " : "") (elem ~ /^f/ ? v * 0.25 : v)
+			printf "%s%s", (k ? ", " : ""), (fl ? v * 0.25 : v)
 		}
-		print "  %" name ": " decl " = const " ty " [" vals "]"
+		print "]"
 	}
 	next
 }
