@@ -112,7 +112,10 @@ setup() {
 	awk 'BEGIN{done=0} /^\|/ && !done && /\] = / && /;$/ { sub(/;$/, " + 1.0f;"); done=1 } {print}' "$d/r.ir" > "$d/bad.ir"
 	! cmp -s "$d/r.ir" "$d/bad.ir"
 	args=$("$PY" "$H" inputs "$d/r.ir" "$d")
-	run -0 ir-run --check $args "$d/r.ir"
+	run -0 --separate-stderr ir-run --check --repeat 1 $args "$d/r.ir"
+	# two runs of every call, each compared
+	n=$(grep -c call_lowered "$d/r.ir")
+	[[ "$stderr" == *"ir-run: --check: $((2 * n)) calls of prims equal the interpreter's ("* ]]
 	run -1 --separate-stderr ir-run --check $args -o "$d/o.npy" "$d/bad.ir"
 	[[ "$stderr" == *"error: --check: @"*" differs from the interpreter: result 0 element "*" on OpenCL, "*" in the interpreter (off by "* ]]
 	[ ! -e "$d/o.npy" ]
@@ -171,8 +174,10 @@ IR
 		grep -q '> 9223372036854775808UL' "$d/$mode.ir"
 		grep -q 'F\[0\] = (float)18446744073709551615UL;' "$d/$mode.ir"
 		# u64_literals.out: worked out by hand (tests/run.bats)
-		run -0 ir-run --check "$d/$mode.ir"
+		run -0 --separate-stderr ir-run --check "$d/$mode.ir"
 		assert_output "$(cat "${f%.ir}.out")"
+		# --check says how much it compared (issue 28, item 12)
+		[[ "$stderr" =~ ir-run:\ --check:\ [1-9][0-9]*\ calls?\ of\ prims\ equal\ the\ interpreter\'s\ \([1-9][0-9]*\ result\ elements\ compared\) ]]
 	done
 }
 

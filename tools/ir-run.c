@@ -254,6 +254,8 @@ consume(Module *m, const char *input, const char *output, void *st)
 		        med, ms[1]);
 	}
 	free(ms);
+	if (ok && rt && ro->check)
+		oclrt_check_say(rt, stderr);
 	if (ok && rt && ro->profile)
 		oclrt_profile_print(rt, stderr);
 	if (ok && output) {

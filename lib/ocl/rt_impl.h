@@ -127,6 +127,7 @@ struct OclRt {
 	/* --profile: host time, summed over runs (ms) */
 	double plan_ms, enqueue_ms, wait_ms;
 	bool planned;             /* the executor (lib/exec/) planned @main */
+	uint64_t checked_calls, checked_elems;   /* --check: compared and equal */
 };
 
 /* A memory object of a prim being run: a parameter or a prim-level

@@ -275,8 +275,11 @@ check_call(OclRt *rt, const Value *call, const Prim *p, Tensor *const *args, uin
 			tensor_poison(ref[i]);
 	}
 	bool ok = prim_exec(rt->m->ctx, p, ref, nargs, NULL);
-	for (uint32_t i = nin; i < nargs && ok; i++)
+	for (uint32_t i = nin; i < nargs && ok; i++) {
 		ok = compare(rt, call, p, i - nin, args[i], ref[i]);
+		rt->checked_elems += ok ? (uint64_t)args[i]->numel : 0;
+	}
+	rt->checked_calls += ok;
 	for (uint32_t i = 0; i < nargs; i++)
 		tensor_free(ref[i]);
 	free(ref);
@@ -348,6 +351,14 @@ oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args, 
 	if (!ok)
 		note_at(rt->m->ctx, call->loc, "in the call of @%s here", p->name);
 	return ok;
+}
+
+void
+oclrt_check_say(const OclRt *rt, FILE *f)
+{
+	fprintf(f, "ir-run: --check: %llu call%s of prims equal the interpreter's (%llu result "
+	        "elements compared)\n", (unsigned long long)rt->checked_calls,
+	        rt->checked_calls == 1 ? "" : "s", (unsigned long long)rt->checked_elems);
 }
 
 const InterpDevices oclrt_walk = {

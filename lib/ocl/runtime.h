@@ -82,6 +82,9 @@ void oclrt_free(OclRt *rt);
  * for every run (oclrt_walk_no_keep: none is kept, the baseline). */
 extern const InterpDevices oclrt_walk, oclrt_walk_no_keep;
 
+/* --check: how many calls were compared and found equal, one line on f. */
+void oclrt_check_say(const OclRt *rt, FILE *f);
+
 /* Marks the start of a run of @main (for --profile's wall time). */
 void oclrt_begin_run(OclRt *rt);
 /* Ends a run: waits for every queue, collects the profile and frees the
