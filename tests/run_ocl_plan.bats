@@ -4,8 +4,9 @@
 # kernel, memory is shared by values whose lifetimes do not meet, calls are
 # inlined and ifs branch, what the plan cannot hold (recursion) runs
 # through the interpreter's walk (said by --stats),
-# --profile says where the host's time goes, and a kernel that cannot
-# launch mid-run is a located error with nothing written.
+# --profile says where the host's time goes, --progress says the slow
+# steps, and a kernel that cannot launch mid-run is a located error with
+# nothing written.
 
 setup() {
 	load test_helper
@@ -180,4 +181,23 @@ np.save('$d/n.npy', np.array(3, dtype=np.float32))"
 	ir-run --sync $args -o "$d/s.npy" "$d/t.ocl.ir"
 	cmp "$d/a.npy" "$d/s.npy"
 	"$PY" "$H" same "$d/a.npy" "$d/r.npy"
+}
+
+@test "run_ocl_plan: --progress says the program's build and the first run, and how long each took; else nothing off a terminal" {
+	block
+	export XDG_CACHE_HOME=$d/cache
+	run -0 --separate-stderr ir-run --progress $args -o "$d/o.npy" "$d/t.ocl.ir"
+	grep -q "^ir-run: building the OpenCL program of @gpu on '.*' (not in the binary cache) \.\.\.$" <<< "$stderr"
+	grep -q "^ir-run: the first run of @main (OpenCL compiles each kernel at its first launch; a later ir-run takes them from the caches) \.\.\.$" <<< "$stderr"
+	[ "$(grep -Ec '^ir-run: \.\.\. took [0-9]+\.[0-9] s$' <<< "$stderr")" = 2 ]
+	# from the cache: no build to say
+	run -0 --separate-stderr ir-run --progress $args -o "$d/o.npy" "$d/t.ocl.ir"
+	! grep -q "building" <<< "$stderr"
+	grep -q "^ir-run: the first run of @main" <<< "$stderr"
+	# stderr is not a terminal here: without --progress, not a word
+	rm -rf "$d/cache"
+	run -0 --separate-stderr ir-run $args -o "$d/o.npy" "$d/t.ocl.ir"
+	! grep -Eq "building|first run|took" <<< "$stderr"
+	run -2 --separate-stderr ir-run --interp --progress $args "$d/t.ocl.ir"
+	[[ "$stderr" == *"--progress runs on OpenCL devices; leave out --interp"* ]]
 }

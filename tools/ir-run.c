@@ -17,7 +17,7 @@
 
 enum { OPT_INTERP = 1000, OPT_INPUT, OPT_DATA_DIR, OPT_MAX_MEMORY, OPT_DEVICE, OPT_CHECK,
        OPT_REPEAT, OPT_NO_CACHE, OPT_STATS, OPT_SYNC, OPT_PROFILE, OPT_NO_KEEP,
-       OPT_OUTSIDE };
+       OPT_OUTSIDE, OPT_PROGRESS };
 
 static const struct option opts[] = {
 	{"interp", no_argument, NULL, OPT_INTERP},
@@ -33,6 +33,7 @@ static const struct option opts[] = {
 	{"sync", no_argument, NULL, OPT_SYNC},
 	{"profile", no_argument, NULL, OPT_PROFILE},
 	{"no-keep-constants", no_argument, NULL, OPT_NO_KEEP},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{0},
 };
 
@@ -49,6 +50,7 @@ typedef struct {
 	uint32_t repeat;         /* --repeat N; 0: once */
 	bool no_cache, stats;
 	bool no_keep;            /* --no-keep-constants */
+	bool progress;           /* --progress */
 } RunOpts;
 
 static int
@@ -84,6 +86,9 @@ on_opt(int code, const char *arg, void *st)
 		return 0;
 	case OPT_NO_KEEP:
 		ro->no_keep = true;
+		return 0;
+	case OPT_PROGRESS:
+		ro->progress = true;
 		return 0;
 	case OPT_REPEAT: {
 		uint64_t n;
@@ -150,11 +155,11 @@ check_opts(void *st)
 {
 	const RunOpts *ro = st;
 	if (ro->interp && (ro->nbinds || ro->check || ro->no_cache || ro->stats || ro->sync ||
-	                   ro->profile || ro->no_keep)) {
+	                   ro->profile || ro->no_keep || ro->progress)) {
 		fprintf(stderr, "ir-run: --%s runs on OpenCL devices; leave out --interp\n",
 		        ro->check ? "check" : ro->nbinds ? "device" : ro->no_cache ? "no-cache"
 		        : ro->stats ? "stats" : ro->sync ? "sync" : ro->profile ? "profile"
-		        : "no-keep-constants");
+		        : ro->progress ? "progress" : "no-keep-constants");
 		return 2;
 	}
 	return 0;
@@ -183,7 +188,7 @@ consume(Module *m, const char *input, const char *output, void *st)
 	if (!ro->interp) {
 		OclRtOpts oo = {.binds = ro->binds, .nbinds = ro->nbinds, .check = ro->check,
 		                 .no_cache = ro->no_cache, .stats = ro->stats ? stderr : NULL,
-		                 .sync = ro->sync, .profile = ro->profile};
+		                 .sync = ro->sync, .profile = ro->profile, .progress = ro->progress};
 		if (!(rt = oclrt_new(m, &oo)))
 			return false;
 	}
@@ -226,6 +231,8 @@ consume(Module *m, const char *input, const char *output, void *st)
 	const RtVal *r = NULL;
 	for (uint32_t k = 0; k < runs; k++) {
 		double t0 = now_ms();
+		if (rt && k == 0)
+			oclrt_first_run_begin(rt);
 		if (rt)
 			oclrt_begin_run(rt);
 		if (x) {
@@ -238,6 +245,8 @@ consume(Module *m, const char *input, const char *output, void *st)
 		/* every command finished, the run's device memory freed */
 		if (rt && !oclrt_end_run(rt))
 			r = NULL;
+		if (rt && k == 0)
+			oclrt_first_run_end(rt);
 		/* the profile leaves the warm-up out */
 		if (rt && ro->repeat && k == 0)
 			oclrt_profile_reset(rt);
@@ -291,6 +300,8 @@ main(int argc, char **argv)
 			"      --no-keep-constants\n"
 			"                        read and upload every constant in every run\n"
 			"      --stats           print cache hits and workspace reuse to stderr\n"
+			"      --progress        say each slow step (a program's build, the first\n"
+			"                        run) at once; else only on a terminal, after 1 s\n"
 			"      --input=NAME=FILE bind @main's parameter %NAME to the .npy FILE\n"
 			"      --data-dir=DIR    where relative constant files are (default: the\n"
 			"                        input file's folder, else the current folder)\n"

@@ -128,6 +128,7 @@ struct OclRt {
 	double plan_ms, enqueue_ms, wait_ms;
 	bool planned;             /* the executor (lib/exec/) planned @main */
 	uint64_t checked_calls, checked_elems;   /* --check: compared and equal */
+	struct RtProgress *progress;              /* a step under way (rt_progress.c) */
 };
 
 /* A memory object of a prim being run: a parameter or a prim-level
@@ -180,6 +181,15 @@ cl_kernel rt_kernel_new(OclRt *rt, RtDev *rd, const PStmt *k);
 double rt_now_ms(void);
 bool rt_set_scalar(OclRt *rt, cl_kernel kern, cl_uint i, const PVar *a, const Tensor *t,
                    const PStmt *k);
+
+/* rt_progress.c: around a step that may take seconds (a build, the first
+ * run): its line (printf-style, "..." added) on stderr once it has taken
+ * a second, where stderr is a terminal, or at once with --progress; the
+ * end says how long it took if the line was said.  One step at a time. */
+typedef struct RtProgress RtProgress;
+void rt_progress_begin(OclRt *rt, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rt_progress_end(OclRt *rt);
 
 /* rt_program.c: builds the program pg for rd (the build log in the
  * error); false after reporting. */

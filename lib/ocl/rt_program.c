@@ -61,7 +61,10 @@ rt_build_program(OclRt *rt, RtDev *rd, const Program *pg)
 		CLERR(rt, pg->loc, e, "cannot load the program of @%s", rd->decl->name);
 		return false;
 	}
+	rt_progress_begin(rt, "ir-run: building the OpenCL program of @%s on '%s' (not in the "
+	                  "binary cache)", rd->decl->name, rd->cl.dname);
 	e = clBuildProgram(rd->prog, 1, &id, opts, NULL, NULL);
+	rt_progress_end(rt);
 	/* stored when the run ends (oclrt_free), so that the binary holds
 	 * what the driver compiles at the first launches too (POCL's
 	 * work-group functions: bench/startup.sh) */

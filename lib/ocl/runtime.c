@@ -354,6 +354,19 @@ oclrt_run_prim(void *ud, const Value *call, const Prim *p, Tensor *const *args, 
 }
 
 void
+oclrt_first_run_begin(OclRt *rt)
+{
+	rt_progress_begin(rt, "ir-run: the first run of @main (OpenCL compiles each kernel at its "
+	                  "first launch; a later ir-run takes them from the caches)");
+}
+
+void
+oclrt_first_run_end(OclRt *rt)
+{
+	rt_progress_end(rt);
+}
+
+void
 oclrt_check_say(const OclRt *rt, FILE *f)
 {
 	fprintf(f, "ir-run: --check: %llu call%s of prims equal the interpreter's (%llu result "

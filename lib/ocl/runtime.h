@@ -64,6 +64,9 @@ typedef struct {
 	FILE *stats;
 	bool sync;            /* finish every command before the next */
 	bool profile;         /* time every command (oclrt_profile_print) */
+	/* say each step that may take seconds (a build, the first run) at
+	 * once, wherever stderr goes (else only on a terminal, after 1 s) */
+	bool progress;
 } OclRtOpts;
 
 typedef struct OclRt OclRt;
@@ -84,6 +87,11 @@ extern const InterpDevices oclrt_walk, oclrt_walk_no_keep;
 
 /* --check: how many calls were compared and found equal, one line on f. */
 void oclrt_check_say(const OclRt *rt, FILE *f);
+
+/* The first run: a word on stderr if it takes over a second (drivers
+ * compile kernels at their first launch), as rt_progress.c says. */
+void oclrt_first_run_begin(OclRt *rt);
+void oclrt_first_run_end(OclRt *rt);
 
 /* Marks the start of a run of @main (for --profile's wall time). */
 void oclrt_begin_run(OclRt *rt);
