@@ -82,6 +82,23 @@ setup() {
 	run -0 ir-lower "$BATS_TEST_TMPDIR/rows.ir"
 	[ "$(grep -c 'alloc %part' <<< "$output")" = 1 ]
 }
+@test "lower: --stats says a prim's shared-memory product once, under the prim's name, however many calls share it (issue 28, item 14)" {
+	cat > "$BATS_TEST_TMPDIR/two.ir" <<'IR'
+device @gpu = gpu(0) {texture=true}
+fn @main(%x: f32[1,16,28,28,4], %w1: f32[16,64,3,3,4], %w2: f32[16,64,3,3,4]) -> f32[1,16,28,28,4] {
+  %a = nn.conv2d(%x, %w1) {padding=[1,1,1,1], data_layout="NCHW4c", kernel_layout="OIHW4o", out_layout="NCHW4c"}
+  %b = nn.conv2d(%a, %w2) {padding=[1,1,1,1], data_layout="NCHW4c", kernel_layout="OIHW4o", out_layout="NCHW4c"}
+  return %b
+}
+IR
+	ir-plan-devices "$BATS_TEST_TMPDIR/two.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_TMPDIR/p.ir"
+	[ "$(grep -c '^prim @' <<< "$output")" = 1 ]
+	[[ "$stderr" == *"1 call of a prim shared with an identical group"* ]]
+	[ "$(grep -c 'is a matrix product tiled in shared memory' <<< "$stderr")" = 1 ]
+	grep -q "^ir-lower: @$(sed -n 's/^prim @\([^(]*\)(.*/\1/p' <<< "$output") is a matrix product tiled" <<< "$stderr"
+}
+
 @test "lower: a packed conv2d the shared-memory product takes keeps its images, loaded and stored in texels" {
 	golden --from=ir-plan-devices ir-lower gpu_tiles_packed
 	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_packed.ir"

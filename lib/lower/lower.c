@@ -721,14 +721,6 @@ group_scopes(Lower *L, GroupCx *c, const Device *dev, const char *prim)
 	const Type *rt = tail->type;
 	Sym *scopes = xcalloc((size_t)(c->nin + c->nout), sizeof *scopes);
 	char what[300];
-	/* A packed conv2d that the shared-memory product takes reads its
-	 * texels into shared memory and writes its result a texel at a time
-	 * (lower_tile_gpu.c), so its tensors stay images. */
-	if (dev && dev->texture && !L->o->no_texture && !L->o->no_tile && L->o->stats &&
-	    lower_gpu_packed_gemm(c))
-		fprintf(L->o->stats, "ir-lower: @%s is a matrix product tiled in shared memory, on "
-		        "images where they fit: texels read into its tiles, its result written a "
-		        "texel at a time\n", prim);
 	for (int i = 0; i < c->nin; i++) {
 		snprintf(what, sizeof what, "operand %%%s of @%s", c->in[i].v->name, prim);
 		scopes[i] = sym_intern_cstr(m, choose_scope(L, dev, input_type(&c->in[i]),
@@ -818,6 +810,15 @@ lower_group(Lower *L, Group *g)
 		shared_add(L, h, p);
 		ok = lower_body(L, &c, p, scopes);
 		L->nprims++;
+		/* A packed conv2d that the shared-memory product takes reads its
+		 * texels into shared memory and writes its result a texel at a
+		 * time (lower_tile_gpu.c), so its tensors stay images: said once
+		 * per prim, not per call of a shared one. */
+		if (ok && dev->texture && !L->o->no_texture && !L->o->no_tile && L->o->stats &&
+		    lower_gpu_packed_gemm(&c))
+			fprintf(L->o->stats, "ir-lower: @%s is a matrix product tiled in shared memory, "
+			        "on images where they fit: texels read into its tiles, its result written "
+			        "a texel at a time\n", p->name);
 	}
 	free(scopes);
 	if (ok)
