@@ -2,8 +2,10 @@
 # scripts/deps.sh: make sure the Debian packages that irpipe's build, tests,
 # demo and fuzzing need are installed.  Quick and silent when they are.
 #
-# As root (CI) it installs what is missing with apt-get; otherwise it stops
-# and prints the apt-get line to run.  IRPIPE_NO_DEPS=1 skips the check.
+# As root (CI) it installs what is missing with apt-get, waiting for a lock
+# another apt or dpkg holds (IRPIPE_APT_WAIT seconds, default 600);
+# otherwise it stops and prints the apt-get line to run.  IRPIPE_NO_DEPS=1
+# skips the check.
 #
 #   sh scripts/deps.sh           check, and install as root
 #   sh scripts/deps.sh --list    print the package list and exit
@@ -70,9 +72,14 @@ fi
 
 echo "deps.sh: installing missing packages:$missing"
 export DEBIAN_FRONTEND=noninteractive
+# Another apt or dpkg (an unattended upgrade, a second make) may hold the
+# package locks: wait for it, up to IRPIPE_APT_WAIT seconds (default 600),
+# rather than fail at once; apt-get says what it waits for.
+wait_s=${IRPIPE_APT_WAIT:-600}
+echo "deps.sh: if another apt or dpkg holds the package locks, waiting up to $wait_s s for it"
 # shellcheck disable=SC2086
-apt-get update </dev/null &&
-apt-get install -y$missing </dev/null || {
+apt-get -o DPkg::Lock::Timeout="$wait_s" update </dev/null &&
+apt-get -o DPkg::Lock::Timeout="$wait_s" install -y$missing </dev/null || {
 	echo "deps.sh: apt-get failed; the command was: $line" >&2
 	exit 1
 }
