@@ -212,6 +212,23 @@ assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()
 	[[ "$stderr" == *"op types: Einsum 1 no, Relu 2 yes"* ]]
 }
 
+# import_fails CASE MESSAGE...: each case of tests/onnx/cases.py made and
+# imported: exit 1, nothing on stdout, no module and no .npy written, and
+# its first line of stderr starting with "CASE/model.onnx: MESSAGE"
+import_fails() {
+	local c want
+	while [ $# -ge 2 ]; do
+		c=$1 want="$1/model.onnx: $2"
+		shift 2
+		make_case "$c"
+		run -1 --separate-stderr ir-import-onnx -o m.ir "$c/model.onnx"
+		assert_output ''
+		[[ "${stderr_lines[0]}" == "$want"* ]] || { echo "$c: $stderr"; false; }
+		[ ! -e m.ir ]
+		[ -z "$(ls ./*.npy 2>/dev/null)" ]
+	done
+}
+
 @test "onnx: a dynamic dimension is an error naming the input, unless --shape fixes it" {
 	make_case dynamic_input
 	run -1 --separate-stderr ir-import-onnx dynamic_input/model.onnx
@@ -251,17 +268,7 @@ assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()
 		"clip_bool" "error: node 0 (Clip, opset 13): Clip of bool tensors is not supported"
 		"other_domain" "error: node 1 (FusedGemm, opset 13): operator com.microsoft:FusedGemm is not supported"
 	)
-	local k c want
-	# (not i: bats's run uses that name)
-	for ((k = 0; k < ${#cases[@]}; k += 2)); do
-		c=${cases[k]} want="${cases[k]}/model.onnx: ${cases[k + 1]}"
-		make_case "$c"
-		run -1 --separate-stderr ir-import-onnx -o m.ir "$c/model.onnx"
-		assert_output ''
-		[[ "${stderr_lines[0]}" == "$want"* ]] || { echo "$c: $stderr"; false; }
-		[ ! -e m.ir ]
-		[ -z "$(ls ./*.npy 2>/dev/null)" ]
-	done
+	import_fails "${cases[@]}"
 	# (the last) another domain is named in the list of op types
 	[[ "$stderr" == *"note: op types: Relu 1 yes, com.microsoft:FusedGemm 1 no"* ]]
 }
@@ -318,13 +325,5 @@ assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()
 		"div_by_zero" "error: node 'dv' (Div, opset 13): integer division by zero (element 1 of the divisor)"
 		"mod_by_zero" "error: node 'md' (Mod, opset 13): integer modulo by zero (element 0 of the divisor)"
 	)
-	local k c want
-	for ((k = 0; k < ${#cases[@]}; k += 2)); do
-		c=${cases[k]} want="${cases[k]}/model.onnx: ${cases[k + 1]}"
-		make_case "$c"
-		run -1 --separate-stderr ir-import-onnx -o m.ir "$c/model.onnx"
-		assert_output ''
-		[ "$stderr" = "$want" ] || { echo "$c: $stderr"; false; }
-		[ ! -e m.ir ]
-	done
+	import_fails "${cases[@]}"
 }
