@@ -33,7 +33,10 @@ typedef struct {
 	uint64_t folded;      /* nodes not drawn for --max-nodes */
 	Sym *devs;            /* m's devices, in order */
 	uint32_t ndevs;
-	struct PrimKernels { const Prim *p; char *names; } *pk; /* sorted by p */
+	/* Per prim, sorted by p: its kernels' names; under --prims, its
+	 * cluster's number and the node its calls' edges point at (+1, 0:
+	 * none drawn). */
+	struct PrimKernels { const Prim *p; char *names; uint32_t cluster, anchor; } *pk;
 	size_t npk;
 } Dot;
 
@@ -195,16 +198,22 @@ collect_kernels(Dot *d)
 			fprintf(s, " and %" PRIu32 " more", k - 6);
 		if (fclose(s) != 0)
 			die_oom();
-		d->pk[i] = (struct PrimKernels){p, buf};
+		d->pk[i] = (struct PrimKernels){p, buf, (uint32_t)i, 0};
 	}
 	qsort(d->pk, d->npk, sizeof *d->pk, pk_cmp);
+}
+
+static struct PrimKernels *
+prim_entry(const Dot *d, const Prim *p)
+{
+	struct PrimKernels key = {p, NULL, 0, 0};
+	return p ? bsearch(&key, d->pk, d->npk, sizeof *d->pk, pk_cmp) : NULL;
 }
 
 static const char *
 kernels_of(const Dot *d, const Prim *p)
 {
-	struct PrimKernels key = {p, NULL};
-	struct PrimKernels *hit = bsearch(&key, d->pk, d->npk, sizeof *d->pk, pk_cmp);
+	struct PrimKernels *hit = prim_entry(d, p);
 	return hit ? hit->names : "";
 }
 
@@ -323,10 +332,13 @@ bind_node(Dot *d, const Value *v)
 		vdev(f, t);
 		if (v->type && v->type->kind == TY_TENSOR)
 			fprintf(f, "\\n%" PRId64 " bytes", type_bytes(v->type));
-		/* Between devices red, between scopes of one device orange. */
+		/* Between devices red, between scopes of one device orange.  A
+		 * box, which Graphviz draws round the box it sized for the
+		 * label: its cds arrow is drawn 6pt inside that box at the top
+		 * and bottom, and narrows to its tip at the right, so a label
+		 * of several lines spilled over it. */
 		extra = s->dev != t->dev ? ", color=\"#c0392b\", penwidth=3, fontname=\"Helvetica-Bold\""
 		                         : ", color=\"#e67e22\", penwidth=3, fontname=\"Helvetica-Bold\"";
-		shape = "cds";
 		style = "filled,bold";
 		break;
 	}
@@ -559,7 +571,7 @@ access_edges(Dot *d, uint32_t k, uint32_t kn, PtrVec *rd, PtrVec *wr, uint32_t *
 }
 
 static void
-prim(Dot *d, const Prim *p, uint32_t pi)
+prim(Dot *d, const Prim *p, uint32_t pi, uint32_t *anchor)
 {
 	FILE *f = d->f;
 	fprintf(f, "  subgraph cluster_p%" PRIu32 " {\n    label=\"prim @", pi);
@@ -638,10 +650,34 @@ prim(Dot *d, const Prim *p, uint32_t pi)
 		rd.n = wr.n = 0;
 	}
 	fputs("  }\n", f);
+	/* Calls point at the first parameter buffer, which reads first and
+	 * so sits at the top of the cluster; else at the first node. */
+	*anchor = nb ? node[0] : kernel ? kernel : body;
 	free(seen);
 	free(node);
 	ptrvec_free(&rd);
 	ptrvec_free(&wr);
+}
+
+/* A dashed edge from each call_lowered to its prim's cluster (to the
+ * cluster's anchor node, clipped at the cluster's border): it also ranks
+ * each prim below its first call, where the eye looks for it. */
+static void
+call_edges(Dot *d, const Func *fn)
+{
+	FuncWalk w;
+	fwalk_start(&w, fn);
+	Block *blk;
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
+		if (v->form != B_CALL_LOWERED || !v->scratch)
+			continue;
+		const struct PrimKernels *e = prim_entry(d, v->u.prim);
+		if (!e || !e->anchor)
+			continue;
+		fprintf(d->f, "  n%" PRIu32 " -> n%" PRIu32 " [lhead=cluster_p%" PRIu32
+		        ", style=dashed, color=\"#808080\", arrowhead=empty];\n",
+		        v->scratch - 1, e->anchor - 1, e->cluster);
+	}
 }
 
 /* --------------------------------------------------------------- module */
@@ -666,9 +702,10 @@ dot_write(Module *m, const DotOpts *o, FILE *out)
 	for (const Func *fn = m->funcs; fn; fn = fn->next)
 		func(&d, fn, i++);
 	if (o->prims) {
-		i = 0;
 		for (const Prim *p = m->prims; p; p = p->next)
-			prim(&d, p, i++);
+			prim(&d, p, prim_entry(&d, p)->cluster, &prim_entry(&d, p)->anchor);
+		for (const Func *fn = m->funcs; fn; fn = fn->next)
+			call_edges(&d, fn);
 	}
 	if (d.folded)
 		fprintf(out, "  folded [label=\"%" PRIu64 " more nodes not drawn (--max-nodes %" PRIu64

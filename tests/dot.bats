@@ -21,6 +21,30 @@ count() {
 	gc "-${1:0:1}" "$2" | awk '{ print $1 }'
 }
 
+# labels_inside FILE: in the SVG dot draws of FILE, every line of every
+# node drawn as a polygon lies inside the polygon's height (a text's top
+# is its baseline less the font's ascent, at most 0.8 of its size);
+# prints the nodes whose labels spill.
+labels_inside() {
+	dot -Tsvg "$1" | /usr/bin/python3 -c '
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+bad = 0
+for g in ET.parse(sys.stdin).iter(ns + "g"):
+    if g.get("class") != "node":
+        continue
+    poly = g.find(ns + "polygon")
+    if poly is None:
+        continue
+    ys = [float(p.split(",")[1]) for p in poly.get("points").split()]
+    for t in g.iter(ns + "text"):
+        y, size = float(t.get("y")), float(t.get("font-size"))
+        if y - 0.8 * size < min(ys) or y > max(ys):
+            print("spills:", g.find(ns + "title").text, t.text)
+            bad = 1
+sys.exit(bad)'
+}
+
 # clusters FILE: the cluster ids, one a line, in order.
 clusters() {
 	grep -o 'subgraph cluster_[a-z0-9_]*' "$1" | cut -d' ' -f2
@@ -39,6 +63,11 @@ clusters() {
 	# both copies cross devices: bold, red, with the bytes they copy
 	assert_equal "$(grep -c 'device_copy.*bytes.*penwidth=3' "$t/p.dot")" 2
 	grep -q '@cpu -> @gpu\\n12288 bytes' "$t/p.dot"
+	# a copy's five lines fit its shape (a box: Graphviz draws its cds
+	# arrow 6pt inside the height it sized for the label)
+	run -0 labels_inside "$t/p.dot"
+	assert_output ''
+	grep -q 'device_copy.*shape=box, style="filled,bold"' "$t/p.dot"
 	grep -q '%conv = nn.conv2d\\npadding=\[0,0,0,0\], strides=\[1,1\]\\nf32\[1,16,30,30\]\\non @gpu' "$t/p.dot"
 	grep -q '%x\\nparameter 0' "$t/p.dot"
 	grep -q 'label="result' "$t/p.dot"
@@ -75,8 +104,17 @@ clusters() {
 	#   parameters, a kernel
 	assert_equal "$(count nodes "$t/lp.dot")" 19
 	# + conv: 3 reads, 1 write, the tiles and the accumulator both ways;
-	#   relu: 1 read, 1 write
-	assert_equal "$(count edges "$t/lp.dot")" 19
+	#   relu: 1 read, 1 write; + a dashed edge from each call to its prim
+	assert_equal "$(count edges "$t/lp.dot")" 21
+	run -0 labels_inside "$t/lp.dot"
+	# each call_lowered points at its prim's cluster, at the prim's first
+	# parameter buffer: %bias calls cluster_p0, %act cluster_p1
+	call=$(grep -o 'n[0-9]* \[label="%bias = call_lowered' "$t/lp.dot" | cut -d' ' -f1)
+	p0=$(grep -o 'n[0-9]* \[label="%p0\\nparameter' "$t/lp.dot" | head -1 | cut -d' ' -f1)
+	grep -qx "  $call -> $p0 \[lhead=cluster_p0, style=dashed, color=\"#808080\", arrowhead=empty\];" "$t/lp.dot"
+	call=$(grep -o 'n[0-9]* \[label="%act = call_lowered' "$t/lp.dot" | cut -d' ' -f1)
+	assert_equal "$(grep -c "^  $call -> n[0-9]* \[lhead=cluster_p1, style=dashed" "$t/lp.dot")" 1
+	assert_equal "$(grep -c 'lhead=' "$t/lp.dot")" 2
 	assert_equal "$(clusters "$t/lp.dot" | tr '\n' ' ')" \
 		'cluster_f0 cluster_f0_d0 cluster_f0_d1 cluster_p0 cluster_p1 '
 	grep -q 'kernel @nn_relu_k0", shape=component' "$t/lp.dot"
