@@ -6,7 +6,9 @@
 # Lints the man pages once, then for each build directory runs the unit
 # tests ($BUILD/tests/unit/*) and every bats file under tests/ with
 # IRPIPE_BIN=$BUILD/bin, bats files in parallel (IRPIPE_JOBS, default: the
-# number of CPUs, at most 4).  Sanitizer reports (AddressSanitizer and
+# number of CPUs, at most 4), printing each file's result line and its
+# failures as soon as that file ends (so in the order they end); the list
+# of failures comes again at the end.  Sanitizer reports (AddressSanitizer and
 # LeakSanitizer write them to files here) count as failures.  The last line
 # is always "N passed, N failed" (", N skipped" is added when tests were
 # skipped).  Exit status 0 when nothing failed, else 1.
@@ -132,22 +134,31 @@ for build in "$@"; do
 		fi
 	done
 
-	# --- bats, files in parallel, reported in order -----------------------------
+	# --- bats, files in parallel, each reported as soon as it ends --------------
+	# (a build's pass takes an hour on a loaded machine: nothing waits for
+	# the slowest file).  Each worker writes its file's name, NUL-ended, to
+	# the pipe once its TAP output and status are on disk; a name is far
+	# shorter than PIPE_BUF, so names of files ending together never mix.
 	if [ ${#bats_files[@]} -gt 0 ]; then
 		if ! command -v bats >/dev/null 2>&1; then
 			result fail "bats not found (sh scripts/deps.sh installs it)"
 		else
 			out=$tmp/$build/tap
 			mkdir -p "$out"
-			printf '%s\0' "${bats_files[@]}" |
-			xargs -0 -P "$jobs" -n 1 sh -c '
-				o=$1/$(printf %s "$2" | tr / _)
-				bats --tap "$2" >"$o" 2>&1 </dev/null
-				echo $? >"$o.rc"' sh "$out"
-			for file in "${bats_files[@]}"; do
+			reported=0
+			while IFS= read -r -d '' file; do
 				o=$out/$(printf %s "$file" | tr / _)
 				parse_tap "$label" "$file" "$o" "$(cat "$o.rc" 2>/dev/null || echo 99)"
-			done
+				reported=$((reported + 1))
+			done < <(printf '%s\0' "${bats_files[@]}" |
+				xargs -0 -P "$jobs" -n 1 sh -c '
+					o=$1/$(printf %s "$2" | tr / _)
+					bats --tap "$2" >"$o" 2>&1 </dev/null
+					echo $? >"$o.rc"
+					printf "%s\0" "$2"' sh "$out")
+			if [ "$reported" -ne ${#bats_files[@]} ]; then
+				result fail "$build: $((${#bats_files[@]} - reported)) bats files did not report"
+			fi
 		fi
 	fi
 
