@@ -17,6 +17,9 @@
 #      dense 1024^3 against numpy.dot on OpenBLAS, an elementwise chain
 #      against a float4 buffer copy, the packed conv2d with textures and
 #      buffers.
+#   5b. issue 28's slow kernels on POCL, 1 thread: LayerNorm's power by a
+#      constant exponent, against the literal ir-fold-constants makes of
+#      it (bench/kernels.sh).
 #   6. ir-plan-memory on resnet- and mobilenet-like graphs (planned bytes
 #      against the lower bound and greedy_by_size) and on chains to 100k.
 #   6b. ir-run's start-up: a second run with the program binary cache,
@@ -260,6 +263,10 @@ $VS first 2 "$VS_ROUNDS" "$VS_RUNS" 0.231211008 "$(run_packed "gpu, textures" te
 
 # weight preparation at inference against ir-fold-constants' constants
 . bench/fold.sh
+
+# issue 28's slow kernels, each beside its baseline
+echo
+IRPIPE_BIN=$BIN BENCH_DIR=$WORK sh bench/kernels.sh
 
 echo
 echo "== ir-plan-memory: planned bytes against the lower bound and TVM's greedy_by_size"

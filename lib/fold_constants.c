@@ -27,6 +27,7 @@
  * its end), and the blocks are swept once at the end.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -375,6 +376,53 @@ drop_uses(Fold *fd, uint32_t nargs, Value *const *args)
 	ptrvec_free(&work);
 }
 
+/* ----------------------------------------------------------- exponents */
+
+/* power(%x, %e) with %e an inline constant of one finite element that
+ * does not widen the result (x has the result's shape) reads the literal
+ * instead
+ * (`power(%x, 2.0)`): ir-lower turns small integer exponents and 0.5
+ * into multiplications or sqrt, where an exponent in a buffer is a pow()
+ * per element (LayerNorm's power by 2, as ONNX exports it).  %e goes
+ * when nothing else uses it.  False after reporting. */
+static bool
+inline_exponent(Fold *fd, Value *v)
+{
+	if (v->form != B_OP || !v->u.op->op || v->u.op->op->id != O_POWER || v->nargs != 2 ||
+	    !v->type || v->type->kind != TY_TENSOR)
+		return true;
+	Value *x = v->args[0], *e = v->args[1], *c = const_of(e);
+	if (!c || c->kind == VK_LIT || x->kind == VK_LIT || !x->type || x->type->kind != TY_TENSOR ||
+	    x->type->n != v->type->n ||
+	    memcmp(x->type->dims, v->type->dims, v->type->n * sizeof *v->type->dims) != 0 ||
+	    type_numel(c->type) != 1 || (c->flags & VF_CONST_FILE) || c->scratch >= fd->nvals)
+		return true;
+	Tensor *lit = NULL;
+	Tensor *t = const_tensor(fd, c, &lit); /* (inline: it cannot fail) */
+	if (!t)
+		return false;
+	ElemKind k = (ElemKind)c->type->dt.kind;
+	Value *l = value_new(fd->m, VK_LIT, 0);
+	l->loc = e->loc;
+	l->type = type_tensor(fd->m, c->type->dt, 0, NULL);
+	if (elem_is_float(k)) {
+		double d = tensor_get(t, 0);
+		if (!isfinite(d))
+			return true;
+		l->flags = VF_LIT_FLOAT;
+		l->u.f = d;
+	} else if (k == ET_BOOL) {
+		return true;
+	} else {
+		l->u.i = tensor_get_int(t, 0);
+		if (k == ET_U64 && l->u.i < 0)
+			l->flags = VF_LIT_U64;
+	}
+	v->args[1] = l;
+	drop_uses(fd, 1, &e);
+	return true;
+}
+
 /* ------------------------------------------------------ weight layouts */
 
 /* The string attribute key of v, or dflt when it is not given. */
@@ -604,8 +652,10 @@ fold_func(Fold *fd, Func *f)
 	Block *blk;
 	fwalk_start(&w, f);
 	for (Value *v; ok && (v = fwalk_next_binding(&w, &blk));) {
-		if (!foldable(fd, v, &cs))
+		if (!foldable(fd, v, &cs)) {
+			ok = inline_exponent(fd, v);
 			continue;
+		}
 		ts.n = 0;
 		for (size_t i = 0; i < cs.n && ok; i++) {
 			Tensor *lit = NULL;

@@ -276,6 +276,51 @@ int_power(GroupCx *c, PExpr *x, PExpr *y, ElemKind k)
 	return acc_get(c, acc);
 }
 
+/* x to the power of a literal exponent e, as multiplications where that
+ * gives the reference's value: pow() in OpenCL C is a library call tens
+ * of times slower than a multiply (LayerNorm's power(x, 2) ran 21 ms per
+ * call on POCL, fused with its mean), and an integer power's square
+ * and multiply loop runs a step per bit of the type.  For floats: 0 is
+ * 1 (NaN too), 1 is x, 2, 3 and 4 products (pow with an integer
+ * exponent is defined for a negative base; x * x * x is within an ulp or
+ * two of the correctly rounded cube, as OpenCL's pow is within 16), -1
+ * is 1 / x (the signed infinities of pow(+-0, -1) too), and 0.5 is
+ * sqrt, but +0 for -0 (sqrt(-0) is -0) and +inf for -inf (sqrt gives
+ * NaN).  Exponents -2 to -4 keep pow: 1 / (x * x) overflows to 0 where
+ * pow's result is a denormal.  For integers, exponents 0 to 4 (products
+ * wrap in the type as the reference's do).  NULL: e is another exponent. */
+static PExpr *
+power_by_literal(GroupCx *c, PExpr *x, const Value *e, ElemKind k)
+{
+	PBuild *b = c->b;
+	double d = (e->flags & VF_LIT_FLOAT) ? e->u.f : lit_int_double(e);
+	bool fl = elem_is_float(k);
+	if (d != 0 && d != 1 && d != 2 && d != 3 && d != 4 && !(fl && (d == -1 || d == 0.5)))
+		return NULL;
+	if (d == 0)
+		return pe_broadcast(b, x->dt.lanes, fl ? pe_float(b, 1, k) : pe_int(b, 1, k));
+	if (d == 1)
+		return x;
+	if (d == -1)
+		return pe_div(b, pe_like(b, x, 1), x);
+	x = pb_let(b, "a", x);
+	if (d == 0.5) {
+		/* Below 0 only -inf has x * 0.5 == x (the rest is NaN either
+		 * way); -0 is not below 0, and -0 + 0 is +0. */
+		PExpr *neg = pe_select(b, pe_bin(b, OP_EQ, pe_mul(b, x, pe_like(b, x, 0.5)), x),
+		                       pe_neg(b, x), pe_call1(b, I_SQRT, x));
+		return pe_select(b, pe_bin(b, OP_LT, x, pe_like(b, x, 0)), neg,
+		                 pe_add(b, pe_call1(b, I_SQRT, x), pe_like(b, x, 0)));
+	}
+	PExpr *sq = pe_mul(b, x, x);
+	if (d == 2)
+		return sq;
+	if (d == 3)
+		return pe_mul(b, sq, x);
+	sq = pb_let(b, "a", sq);
+	return pe_mul(b, sq, sq);
+}
+
 static PExpr *
 binary(GroupCx *c, OpId code, PExpr *x, PExpr *y, ElemKind k)
 {
@@ -931,6 +976,9 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 		PExpr *y = x ? broadcast_operand(c, k, 1, idx, lanes) : NULL;
 		if (!y)
 			return NULL;
+		const Value *e = v->args[1];
+		if (code == O_POWER && e->kind == VK_LIT && (res = power_by_literal(c, x, e, kk)))
+			break;
 		res = binary(c, code, x, y, kk);
 		break;
 	}

@@ -1,0 +1,85 @@
+#!/bin/sh
+# bench/kernels.sh (run by bench/run.sh, or alone): issue 28's slow
+# kernels, timed by ir-run --profile on POCL with one worker thread
+# (POCL_MAX_PTHREAD_COUNT=1, the host thread not pinned), each beside its
+# baseline in the same run:
+#   1. LayerNorm's power by 2 over [1,197,768] (a ViT's), fused with its
+#      mean: the exponent a constant in a buffer, as ir-import-onnx writes
+#      ONNX's Pow (a pow() per element), against the literal that
+#      ir-fold-constants makes of it (a product).
+# With BENCH_BASELINE_BIN=DIR, every case also runs through that build's
+# tools (the code before a change), on the same inputs.
+# Prints ms per run and GFLOP/s of the prims named; asserts nothing.
+set -eu
+
+BIN=${IRPIPE_BIN:-build/bin}
+WORK=${BENCH_DIR:-build/bench}/kernels
+REPS=${BENCH_KERNEL_RUNS:-5}
+BASE=${BENCH_BASELINE_BIN:-}
+mkdir -p "$WORK"
+export POCL_MAX_PTHREAD_COUNT=1
+
+# compile BIN IN OUT [fold]: the pipeline to OpenCL, after
+# ir-fold-constants when asked
+compile() {
+	if [ "${4:-}" = fold ]; then
+		"$1/ir-fold-constants" --data-dir "$WORK" "$2"
+	else
+		cat "$2"
+	fi | "$1/ir-plan-devices" | "$1/ir-lower" | "$1/ir-plan-devices" | "$1/ir-flatten-texture" \
+		| "$1/ir-codegen-ocl" > "$3"
+}
+
+# kernel BIN MODULE LABEL REGEX INPUT...: ms per run and GFLOP/s of the
+# kernels whose name matches REGEX, over REPS runs
+kernel() {
+	b=$1 mod=$2 label=$3 re=$4
+	shift 4
+	ins=
+	for i in "$@"; do ins="$ins --input $i"; done
+	# shellcheck disable=SC2086
+	if ! "$b/ir-run" --profile --repeat "$REPS" --data-dir "$WORK" $ins -o "$WORK/out.npy" "$mod" \
+		2> "$WORK/prof" > /dev/null; then
+		printf '  %-66s failed: %s\n' "$label" "$(tail -1 "$WORK/prof")"
+		return 0
+	fi
+	awk -v re="$re" -v n="$REPS" -v label="$label" '
+		$NF ~ re && $NF ~ /^@/ { ms += $1; if ($5 != "-") fl += $5 * $3 }
+		END { printf "  %-66s %9.3f ms %9.2f GFLOP/s\n", label, ms / n,
+		             (ms > 0 ? fl / (ms * 1e6) : 0) }' "$WORK/prof"
+}
+
+# both LABEL MODULE REGEX [fold] INPUT...: kernel() with this build's
+# tools and, with BENCH_BASELINE_BIN, the baseline's
+both() {
+	label=$1 in=$2 re=$3 fold=$4
+	shift 4
+	compile "$BIN" "$in" "$in.ocl" "$fold"
+	kernel "$BIN" "$in.ocl" "$label" "$re" "$@"
+	[ -n "$BASE" ] || return 0
+	compile "$BASE" "$in" "$in.base.ocl" "$fold"
+	kernel "$BASE" "$in.base.ocl" "$label (baseline build)" "$re" "$@"
+}
+
+echo "== issue 28's slow kernels on POCL, 1 thread (ir-run --profile, $REPS runs)"
+
+# 1. LayerNorm's power
+python3 bench/gen.py npy 1,197,768 "$WORK/x197.npy"
+cat > "$WORK/ln.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[1,197,768]) -> f32[1,197,768] {
+  %m = mean(%x) {axis=[2], keepdims=true}
+  %d = subtract(%x, %m)
+  %two = const f32[] 2.0
+  %p = power(%d, %two)
+  %v = mean(%p) {axis=[2], keepdims=true}
+  %eps = const f32[] 1e-06
+  %ve = add(%v, %eps)
+  %s = sqrt(%ve)
+  %y = divide(%d, %s)
+  return %y
+}
+IR
+echo "LayerNorm [1,197,768], the prim of its power by 2 and mean:"
+both "exponent a constant in a buffer (as imported): pow()" "$WORK/ln.ir" power none x="$WORK/x197.npy"
+both "after ir-fold-constants: power(%d, 2.0), a product" "$WORK/ln.ir" power fold x="$WORK/x197.npy"
