@@ -3,7 +3,7 @@
  * Nodes are numbered n0, n1, ... in program order (parameters, bindings
  * as walk.h visits them, the result; then the prims), so the output
  * depends on the module alone.  Clusters have numeric ids too; every
- * name, scope and string goes into a quoted label through esc(), which
+ * name, scope and string goes into a quoted label through dot_esc(), which
  * passes printable ASCII and writes every other byte as \xNN, so any
  * module gives valid DOT (and valid UTF-8).
  *
@@ -16,34 +16,15 @@
 #include <string.h>
 
 #include "dot.h"
+#include "dot_draw.h"
 #include "ops/ops.h"
 #include "walk.h"
 
-/* Fill colours of the device clusters, by declaration order. */
-static const char *const palette[] = {
-	"#dbe9f6", "#e3f1dc", "#fbe5d0", "#ece1f3", "#f9f3c9", "#d9f0ee", "#f6dada", "#e6e6e6",
-};
-#define NPALETTE (sizeof palette / sizeof *palette)
-
-typedef struct {
-	Module *m;
-	const DotOpts *o;
-	FILE *f;
-	uint32_t next;        /* next node number */
-	uint64_t folded;      /* nodes not drawn for --max-nodes */
-	Sym *devs;            /* m's devices, in order */
-	uint32_t ndevs;
-	/* Per prim, sorted by p: its kernels' names; under --prims, its
-	 * cluster's number and the node its calls' edges point at (+1, 0:
-	 * none drawn). */
-	struct PrimKernels { const Prim *p; char *names; uint32_t cluster, anchor; } *pk;
-	size_t npk;
-} Dot;
 
 /* ------------------------------------------------------------ strings */
 
-static void
-esc_n(FILE *f, const char *s, size_t n)
+void
+dot_esc_n(FILE *f, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -56,29 +37,29 @@ esc_n(FILE *f, const char *s, size_t n)
 	}
 }
 
-static void
-esc(FILE *f, const char *s)
+void
+dot_esc(FILE *f, const char *s)
 {
-	esc_n(f, s ? s : "?", s ? strlen(s) : 1);
+	dot_esc_n(f, s ? s : "?", s ? strlen(s) : 1);
 }
 
-static void
-vdev(FILE *f, const VDev *vd)
+void
+dot_vdev(FILE *f, const VDev *vd)
 {
 	fputc('@', f);
-	esc(f, vd->dev);
+	dot_esc(f, vd->dev);
 	if (vd->scope) {
 		fputc(':', f);
-		esc(f, vd->scope);
+		dot_esc(f, vd->scope);
 	}
 }
 
-static void
-type(FILE *f, const Type *t)
+void
+dot_type(FILE *f, const Type *t)
 {
 	char buf[160];
 	if (t)
-		esc(f, type_text(t, buf, sizeof buf));
+		dot_esc(f, type_text(t, buf, sizeof buf));
 	else
 		fputs("?", f);
 }
@@ -92,10 +73,10 @@ attr_val(FILE *f, const Attr *a, bool top)
 	case AT_INT: fprintf(f, "%" PRId64, a->u.i); break;
 	case AT_BOOL: fputs(a->u.i ? "true" : "false", f); break;
 	case AT_FLOAT: ir_print_double(f, a->u.f); break;
-	case AT_SYM: fputc('@', f); esc(f, a->u.sym); break;
+	case AT_SYM: fputc('@', f); dot_esc(f, a->u.sym); break;
 	case AT_STR:
 		fputs("\\\"", f);
-		esc_n(f, a->u.s, a->n < 40 ? a->n : 40);
+		dot_esc_n(f, a->u.s, a->n < 40 ? a->n : 40);
 		fputs(a->n > 40 ? "...\\\"" : "\\\"", f);
 		break;
 	case AT_LIST:
@@ -115,11 +96,11 @@ attr_val(FILE *f, const Attr *a, bool top)
 }
 
 static void
-attrs(FILE *f, const AttrMap *am)
+dot_attrs(FILE *f, const AttrMap *am)
 {
 	for (uint32_t i = 0; am && i < am->n; i++) {
 		fputs(i ? ", " : "\\n", f);
-		esc(f, am->e[i].key);
+		dot_esc(f, am->e[i].key);
 		fputc('=', f);
 		attr_val(f, &am->e[i].val, true);
 	}
@@ -128,8 +109,8 @@ attrs(FILE *f, const AttrMap *am)
 /* ------------------------------------------------------------- groups */
 
 /* The cluster of a placement: 0 none, 1 + the device's index. */
-static uint32_t
-group_of(const Dot *d, const VDev *vd)
+uint32_t
+dot_group_of(const Dot *d, const VDev *vd)
 {
 	if (!vd)
 		return 0;
@@ -140,17 +121,17 @@ group_of(const Dot *d, const VDev *vd)
 }
 
 /* device_copy nodes stand between the device clusters, in none. */
-static uint32_t
-value_group(const Dot *d, const Value *v)
+uint32_t
+dot_value_group(const Dot *d, const Value *v)
 {
 	if (v->kind == VK_BIND && v->form == B_DEVICE_COPY)
 		return 0;
-	return group_of(d, v->vd);
+	return dot_group_of(d, v->vd);
 }
 
 /* A node number (+1) for the next node, or 0 once --max-nodes is spent. */
-static uint32_t
-take(Dot *d)
+uint32_t
+dot_take(Dot *d)
 {
 	if (d->o->max_nodes && d->next >= d->o->max_nodes) {
 		d->folded++;
@@ -190,7 +171,7 @@ collect_kernels(Dot *d)
 				continue;
 			if (k < 6) {
 				fputs(k ? ", @" : "@", s);
-				esc(s, st->u.kernel.name);
+				dot_esc(s, st->u.kernel.name);
 			}
 			k++;
 		}
@@ -219,26 +200,26 @@ kernels_of(const Dot *d, const Prim *p)
 
 /* ------------------------------------------------------------- nodes */
 
-static void
-node_start(Dot *d, uint32_t id)
+void
+dot_node_start(Dot *d, uint32_t id)
 {
 	fprintf(d->f, "    n%" PRIu32 " [label=\"", id - 1);
 }
 
 static void
-placement(FILE *f, const VDev *vd)
+dot_placement(FILE *f, const VDev *vd)
 {
 	if (!vd)
 		return;
 	fputs("\\non ", f);
-	vdev(f, vd);
+	dot_vdev(f, vd);
 }
 
 /* "\nin @pool[OFFSET], image2d(ID)[W, H]": where ir-plan-memory put
  * node's buffers, as ir(5) writes it; at most 8 (a tuple's fields), then
  * how many more. */
 static void
-places(FILE *f, const Module *m, const void *node)
+dot_places(FILE *f, const Module *m, const void *node)
 {
 	const PlaceList *l = m->places ? module_places(m, node) : NULL;
 	if (!l || !l->n)
@@ -250,7 +231,7 @@ places(FILE *f, const Module *m, const void *node)
 			fputs(", ", f);
 		if (p->pool) {
 			fputc('@', f);
-			esc(f, p->pool);
+			dot_esc(f, p->pool);
 			fprintf(f, "[%" PRId64 "]", p->offset);
 		} else {
 			fprintf(f, "image2d(%" PRId64 ")[%" PRId64 ", %" PRId64 "]", p->offset,
@@ -261,53 +242,53 @@ places(FILE *f, const Module *m, const void *node)
 		fprintf(f, " and %" PRIu32 " more", l->n - 8);
 }
 
-static void
-param_node(Dot *d, const Value *p, uint32_t i)
+void
+dot_param_node(Dot *d, const Value *p, uint32_t i, uint32_t id)
 {
 	FILE *f = d->f;
-	node_start(d, p->scratch);
+	dot_node_start(d, id);
 	fputc('%', f);
-	esc(f, p->name);
+	dot_esc(f, p->name);
 	fprintf(f, "\\nparameter %" PRIu32 "\\n", i);
-	type(f, p->type);
-	placement(f, p->vd);
-	places(f, d->m, p);
+	dot_type(f, p->type);
+	dot_placement(f, p->vd);
+	dot_places(f, d->m, p);
 	fputs("\", shape=invhouse, style=\"filled\", fillcolor=\"#ffffff\"];\n", f);
 }
 
-static void
-result_node(Dot *d, const Func *fn, uint32_t id)
+void
+dot_result_node(Dot *d, const Func *fn, uint32_t id)
 {
 	FILE *f = d->f;
-	node_start(d, id);
+	dot_node_start(d, id);
 	fputs("result\\n", f);
-	type(f, fn->ret_type);
-	placement(f, fn->ret_vd);
+	dot_type(f, fn->ret_type);
+	dot_placement(f, fn->ret_vd);
 	fputs("\", shape=house, style=\"filled\", fillcolor=\"#ffffff\"];\n", f);
 }
 
-static void
-bind_node(Dot *d, const Value *v)
+void
+dot_bind_node(Dot *d, const Value *v, uint32_t id)
 {
 	FILE *f = d->f;
 	const char *shape = "box", *style = "filled", *extra = "";
-	node_start(d, v->scratch);
+	dot_node_start(d, id);
 	fputc('%', f);
-	esc(f, v->name);
+	dot_esc(f, v->name);
 	fputs(" = ", f);
 	switch (v->form) {
 	case B_OP:
-		esc(f, v->u.op->op ? v->u.op->op->name : "?");
-		attrs(f, v->u.op->attrs);
+		dot_esc(f, v->u.op->op ? v->u.op->op->name : "?");
+		dot_attrs(f, v->u.op->attrs);
 		break;
 	case B_CALL:
 		fputc('@', f);
-		esc(f, v->u.callee ? v->u.callee->name : "?");
+		dot_esc(f, v->u.callee ? v->u.callee->name : "?");
 		shape = "box3d";
 		break;
 	case B_CALL_LOWERED: {
 		fputs("call_lowered @", f);
-		esc(f, v->u.prim ? v->u.prim->name : "?");
+		dot_esc(f, v->u.prim ? v->u.prim->name : "?");
 		const char *k = v->u.prim ? kernels_of(d, v->u.prim) : "";
 		if (*k)
 			fprintf(f, "\\nkernels: %s", k);  /* escaped when collected */
@@ -316,7 +297,7 @@ bind_node(Dot *d, const Value *v)
 	}
 	case B_ON_DEVICE:
 		fputs("on_device -> ", f);
-		vdev(f, v->u.target);
+		dot_vdev(f, v->u.target);
 		if (!(v->flags & VF_BODY))
 			fputs("\\nconstrain_body=false", f);
 		if (v->flags & VF_RESULT)
@@ -327,9 +308,9 @@ bind_node(Dot *d, const Value *v)
 	case B_DEVICE_COPY: {
 		const VDev *s = v->u.copy->src, *t = v->u.copy->dst;
 		fputs("device_copy\\n", f);
-		vdev(f, s);
+		dot_vdev(f, s);
 		fputs(" -> ", f);
-		vdev(f, t);
+		dot_vdev(f, t);
 		if (v->type && v->type->kind == TY_TENSOR)
 			fprintf(f, "\\n%" PRId64 " bytes", type_bytes(v->type));
 		/* Between devices red, between scopes of one device orange.  A
@@ -348,19 +329,35 @@ bind_node(Dot *d, const Value *v)
 		fputs("const", f);
 		if ((v->flags & VF_CONST_FILE) && v->u.cdata && v->u.cdata->path) {
 			fputc(' ', f);
-			esc(f, v->u.cdata->path);
+			dot_esc(f, v->u.cdata->path);
 		}
 		break;
 	case B_IF: fputs("if", f); shape = "diamond"; break;
 	}
 	fputs("\\n", f);
-	type(f, v->type);
-	placement(f, v->vd);
-	places(f, d->m, v);
+	dot_type(f, v->type);
+	dot_placement(f, v->vd);
+	dot_places(f, d->m, v);
 	fprintf(f, "\", shape=%s, style=\"%s\", fillcolor=\"#ffffff\"%s];\n", shape, style, extra);
 }
 
 /* --------------------------------------------------------- functions */
+
+/* Fill colours of the device clusters, by declaration order. */
+static const char *const palette[] = {
+	"#dbe9f6", "#e3f1dc", "#fbe5d0", "#ece1f3", "#f9f3c9", "#d9f0ee", "#f6dada", "#e6e6e6",
+};
+#define NPALETTE (sizeof palette / sizeof *palette)
+
+void
+dot_device_cluster(Dot *d, uint32_t fi, uint32_t g)
+{
+	FILE *f = d->f;
+	fprintf(f, "    subgraph cluster_f%" PRIu32 "_d%" PRIu32 " {\n      label=\"@", fi, g - 1);
+	dot_esc(f, d->devs[g - 1]);
+	fprintf(f, "\";\n      style=\"filled,rounded\";\n      fillcolor=\"%s\";\n",
+	        palette[(g - 1) % NPALETTE]);
+}
 
 /* Numbers fn's parameters, bindings and result; counts per group.
  * Returns the result's node number (+1, 0 when folded). */
@@ -369,18 +366,18 @@ number_func(Dot *d, const Func *fn, uint32_t *count)
 {
 	for (uint32_t i = 0; i < fn->nparams; i++) {
 		Value *p = fn->params[i];
-		if ((p->scratch = take(d)))
-			count[value_group(d, p)]++;
+		if ((p->scratch = dot_take(d)))
+			count[dot_value_group(d, p)]++;
 	}
 	FuncWalk w;
 	fwalk_start(&w, fn);
 	Block *blk;
 	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
-		if ((v->scratch = take(d)))
-			count[value_group(d, v)]++;
-	uint32_t r = take(d);
+		if ((v->scratch = dot_take(d)))
+			count[dot_value_group(d, v)]++;
+	uint32_t r = dot_take(d);
 	if (r)
-		count[group_of(d, fn->ret_vd)]++;
+		count[dot_group_of(d, fn->ret_vd)]++;
 	return r;
 }
 
@@ -388,20 +385,20 @@ static void
 group_nodes(Dot *d, const Func *fn, uint32_t g, uint32_t result)
 {
 	for (uint32_t i = 0; i < fn->nparams; i++)
-		if (fn->params[i]->scratch && value_group(d, fn->params[i]) == g)
-			param_node(d, fn->params[i], i);
+		if (fn->params[i]->scratch && dot_value_group(d, fn->params[i]) == g)
+			dot_param_node(d, fn->params[i], i, fn->params[i]->scratch);
 	FuncWalk w;
 	fwalk_start(&w, fn);
 	Block *blk;
 	for (Value *v; (v = fwalk_next_binding(&w, &blk));)
-		if (v->scratch && value_group(d, v) == g)
-			bind_node(d, v);
-	if (result && group_of(d, fn->ret_vd) == g)
-		result_node(d, fn, result);
+		if (v->scratch && dot_value_group(d, v) == g)
+			dot_bind_node(d, v, v->scratch);
+	if (result && dot_group_of(d, fn->ret_vd) == g)
+		dot_result_node(d, fn, result);
 }
 
-static void
-edge(Dot *d, uint32_t from, uint32_t to, const char *label)
+void
+dot_edge(Dot *d, uint32_t from, uint32_t to, const char *label)
 {
 	if (!from || !to)
 		return;
@@ -425,13 +422,13 @@ func_edges(Dot *d, const Func *fn, uint32_t result)
 	Block *blk;
 	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
 		for (uint32_t i = 0; i < v->nargs; i++)
-			edge(d, id_of(v->args[i]), v->scratch, NULL);
+			dot_edge(d, id_of(v->args[i]), v->scratch, NULL);
 		if (v->form == B_IF) {
-			edge(d, id_of(v->u.arms[0].yield), v->scratch, "then");
-			edge(d, id_of(v->u.arms[1].yield), v->scratch, "else");
+			dot_edge(d, id_of(v->u.arms[0].yield), v->scratch, "then");
+			dot_edge(d, id_of(v->u.arms[1].yield), v->scratch, "else");
 		}
 	}
-	edge(d, id_of(fn->body.yield), result, NULL);
+	dot_edge(d, id_of(fn->body.yield), result, NULL);
 }
 
 static void
@@ -441,16 +438,13 @@ func(Dot *d, const Func *fn, uint32_t fi)
 	uint32_t *count = xcalloc(d->ndevs + 1, sizeof *count);
 	uint32_t result = number_func(d, fn, count);
 	fprintf(f, "  subgraph cluster_f%" PRIu32 " {\n    label=\"fn @", fi);
-	esc(f, fn->name);
+	dot_esc(f, fn->name);
 	fputs("\";\n    style=\"rounded\";\n", f);
 	group_nodes(d, fn, 0, result);
 	for (uint32_t g = 1; g <= d->ndevs; g++) {
 		if (!count[g])
 			continue;
-		fprintf(f, "    subgraph cluster_f%" PRIu32 "_d%" PRIu32 " {\n      label=\"@", fi, g - 1);
-		esc(f, d->devs[g - 1]);
-		fprintf(f, "\";\n      style=\"filled,rounded\";\n      fillcolor=\"%s\";\n",
-		        palette[(g - 1) % NPALETTE]);
+		dot_device_cluster(d, fi, g);
 		group_nodes(d, fn, g, result);
 		fputs("    }\n", f);
 	}
@@ -528,17 +522,17 @@ static void
 buffer_node(Dot *d, const PVar *v, const char *what, uint32_t id)
 {
 	FILE *f = d->f;
-	node_start(d, id);
+	dot_node_start(d, id);
 	fputc('%', f);
-	esc(f, v->name);
+	dot_esc(f, v->name);
 	fprintf(f, "\\n%s\\n", what);
-	type(f, v->type);
+	dot_type(f, v->type);
 	if (v->vd) {
 		fputc(' ', f);
-		vdev(f, v->vd);
+		dot_vdev(f, v->vd);
 	}
-	attrs(f, &v->annots);  /* candidate_pools and the like */
-	places(f, d->m, v);
+	dot_attrs(f, &v->annots);  /* candidate_pools and the like */
+	dot_places(f, d->m, v);
 	fputs("\", shape=cylinder, style=\"filled\", fillcolor=\"#ffffff\"];\n", f);
 }
 
@@ -562,9 +556,9 @@ access_edges(Dot *d, uint32_t k, uint32_t kn, PtrVec *rd, PtrVec *wr, uint32_t *
 			*sn = kn;
 			uint32_t bn = node[b->scratch - 1];
 			if (dir)
-				edge(d, k, bn, NULL);
+				dot_edge(d, k, bn, NULL);
 			else
-				edge(d, bn, k, NULL);
+				dot_edge(d, bn, k, NULL);
 		}
 		pv->n = 0;
 	}
@@ -575,7 +569,7 @@ prim(Dot *d, const Prim *p, uint32_t pi, uint32_t *anchor)
 {
 	FILE *f = d->f;
 	fprintf(f, "  subgraph cluster_p%" PRIu32 " {\n    label=\"prim @", pi);
-	esc(f, p->name);
+	dot_esc(f, p->name);
 	fputs("\";\n    style=\"filled,rounded\";\n    fillcolor=\"#f4f4f4\";\n", f);
 	/* Buffers first: parameters, then allocs in program order.  A
 	 * buffer's scratch: its index in node[] + 1, or 0 when not drawn. */
@@ -586,7 +580,7 @@ prim(Dot *d, const Prim *p, uint32_t pi, uint32_t *anchor)
 		v->scratch = 0;
 		if (v->kind != PV_BUFFER)
 			continue;
-		uint32_t id = take(d);
+		uint32_t id = dot_take(d);
 		if (!id)
 			continue;
 		VEC_PUSH(node, nb, cap) = id;
@@ -600,7 +594,7 @@ prim(Dot *d, const Prim *p, uint32_t pi, uint32_t *anchor)
 			continue;
 		PVar *v = s->u.alloc.buf;
 		v->scratch = 0;
-		uint32_t id = take(d);
+		uint32_t id = dot_take(d);
 		if (!id)
 			continue;
 		VEC_PUSH(node, nb, cap) = id;
@@ -624,10 +618,10 @@ prim(Dot *d, const Prim *p, uint32_t pi, uint32_t *anchor)
 		if (s->kind == S_KERNEL && !kstmt) {
 			kstmt = s;
 			kn++;
-			if ((kernel = take(d))) {
-				node_start(d, kernel);
+			if ((kernel = dot_take(d))) {
+				dot_node_start(d, kernel);
 				fputs("kernel @", f);
-				esc(f, s->u.kernel.name);
+				dot_esc(f, s->u.kernel.name);
 				fputs("\", shape=component, style=\"filled\", fillcolor=\"#fff3c4\"];\n", f);
 			}
 			continue;
@@ -638,8 +632,8 @@ prim(Dot *d, const Prim *p, uint32_t pi, uint32_t *anchor)
 		uint32_t at = kernel;
 		if (!kstmt) {
 			/* Work outside any kernel (a prim before codegen): one node. */
-			if (!body && (body = take(d))) {
-				node_start(d, body);
+			if (!body && (body = dot_take(d))) {
+				dot_node_start(d, body);
 				fputs("statements outside kernels\", shape=box, style=\"filled,dashed\", "
 				      "fillcolor=\"#ffffff\"];\n", f);
 			}
@@ -699,8 +693,11 @@ dot_write(Module *m, const DotOpts *o, FILE *out)
 	      "  node [fontname=\"Helvetica\", fontsize=10];\n"
 	      "  edge [fontname=\"Helvetica\", fontsize=9];\n", out);
 	i = 0;
-	for (const Func *fn = m->funcs; fn; fn = fn->next)
-		func(&d, fn, i++);
+	for (const Func *fn = m->funcs; fn; fn = fn->next, i++)
+		if (o->summary)
+			dot_summary_func(&d, fn, i);
+		else
+			func(&d, fn, i);
 	if (o->prims) {
 		for (const Prim *p = m->prims; p; p = p->next)
 			prim(&d, p, prim_entry(&d, p)->cluster, &prim_entry(&d, p)->anchor);

@@ -4,7 +4,8 @@
  * function a cluster and within it a cluster per device; device_copy
  * nodes stand out; with prims set, each prim a cluster of its kernels and
  * buffers; after ir-plan-memory, each planned value's places in its
- * label.  The output is a function of the module alone (no addresses, no
+ * label.  With summary set, each function folded as lib/dot_summary.c
+ * says.  The output is a function of the module alone (no addresses, no
  * hash order), so it diffs like every tool's. */
 #ifndef DOT_H
 #define DOT_H
@@ -18,6 +19,7 @@
 typedef struct {
 	bool prims;           /* --prims: draw each prim's kernels and buffers */
 	uint64_t max_nodes;   /* nodes drawn at most (0: no limit); the rest folded into a note */
+	bool summary;         /* --summary: chains one node, repeated blocks drawn once */
 } DotOpts;
 
 /* Writes m as DOT to out.  Uses the scratch fields of m's values and

@@ -276,3 +276,151 @@ IR
 	run -0 ir-dot --help
 	assert_output --partial '--max-nodes=N'
 }
+
+# stage K: a relu, K blocks of a 1x1 conv and a relu whose channels grow
+# by 4 (weights as parameters), then a conv of stride 2 and a relu.
+stage() {
+	local k=$1 i
+	printf 'fn @main(%%x: f32[1,4,8,8]'
+	for i in $(seq 1 "$k"); do printf ', %%w%d: f32[%d,%d,1,1]' "$i" $((4 * i + 4)) $((4 * i)); done
+	printf ', %%ws: f32[8,%d,3,3]) {\n' $((4 * k + 4))
+	echo '  %h0 = nn.relu(%x)'
+	for i in $(seq 1 "$k"); do
+		echo "  %c$i = nn.conv2d(%h$((i - 1)), %w$i) {channels=$((4 * i + 4)), kernel_size=[1,1]}"
+		echo "  %h$i = nn.relu(%c$i)"
+	done
+	echo "  %s = nn.conv2d(%h$k, %ws) {channels=8, kernel_size=[3,3], padding=[1,1,1,1], strides=[2,2]}"
+	echo '  %y = nn.relu(%s)'
+	echo '  return %y'
+	echo '}'
+}
+
+@test "dot: --summary draws repeated blocks once, whatever their channels, each chain one node" {
+	t=$BATS_TEST_TMPDIR
+	stage 5 > "$t/s.ir"
+	ir-dot --summary "$t/s.ir" > "$t/s.dot"
+	renders "$t/s.dot"
+	run -0 labels_inside "$t/s.dot"
+	# %x, %w1, %ws, %h0, the first block (conv, relu), %y (the stride-2
+	# conv and its relu: another shape), the result; %w2..%w5 only feed
+	# folded blocks
+	assert_equal "$(count nodes "$t/s.dot")" 7
+	assert_equal "$(clusters "$t/s.dot" | tr '\n' ' ')" 'cluster_f0 cluster_f0_r0 '
+	grep -q 'label="x5: %h1 ... %h5\\n(the first drawn)"' "$t/s.dot"
+	sed -n '/cluster_f0_r0/,/^    }/p' "$t/s.dot" | grep -q 'label="%h1\\nnn.conv2d\\nnn.relu\\nf32\[1,8,8,8\]"'
+	grep -q 'label="%y\\nnn.conv2d\\nnn.relu\\nf32\[1,8,4,4\]"' "$t/s.dot"
+	run grep -c '%w[2-5]\\n' "$t/s.dot"
+	assert_output 0
+	# x -> h0 -> block <- w1; block -> y <- ws; y -> result: the block's
+	# way out is the last one's
+	assert_equal "$(count edges "$t/s.dot")" 6
+	id() { grep -o "n[0-9]* \\[label=\"%$1\\\\n" "$t/s.dot" | cut -d' ' -f1; }
+	grep -qx "  $(id h1) -> $(id y);" "$t/s.dot"
+	grep -qx "  $(id w1) -> $(id h1);" "$t/s.dot"
+	# one block: nothing repeats, no cluster; relu, conv, relu, conv,
+	# relu one chain (%x, %w1, %ws, the chain, the result)
+	stage 1 | ir-dot --summary > "$t/one.dot"
+	assert_equal "$(clusters "$t/one.dot" | tr '\n' ' ')" 'cluster_f0 '
+	assert_equal "$(count nodes "$t/one.dot")" 5
+	grep -q 'label="%y\\nnn.relu\\nnn.conv2d\\nnn.relu\\nnn.conv2d\\nnn.relu\\n' "$t/one.dot"
+	# as big as it gets, the picture does not grow; deterministic
+	stage 400 > "$t/big.ir"
+	ir-dot --summary "$t/big.ir" > "$t/big.dot"
+	assert_equal "$(count nodes "$t/big.dot")" 7
+	grep -q 'label="x400: %h1 ... %h400' "$t/big.dot"
+	ir-dot --summary "$t/big.ir" | cmp - "$t/big.dot"
+	# a 3000-binding chain of relus: one relu, then 2999 of them folded
+	ir-dot --summary <(
+		echo 'fn @main(%x: f32[4]) {'
+		echo '  %v0 = nn.relu(%x)'
+		for i in $(seq 1 2999); do echo "  %v$i = nn.relu(%v$((i - 1)))"; done
+		echo '  return %v2999'
+		echo '}') > "$t/relu.dot"
+	renders "$t/relu.dot"
+	assert_equal "$(count nodes "$t/relu.dot")" 4
+	grep -q 'label="x2999: %v1 ... %v2999' "$t/relu.dot"
+}
+
+@test "dot: --summary finds a residual stage, two blocks repeating (the add's relu is a block)" {
+	t=$BATS_TEST_TMPDIR
+	{
+		echo 'fn @main(%x: f32[1,8,4,4], %w: f32[8,8,1,1]) {'
+		echo '  %h0 = nn.relu(%x)'
+		for i in 1 2 3 4; do
+			echo "  %a$i = nn.conv2d(%h$((i - 1)), %w) {kernel_size=[1,1]}"
+			echo "  %b$i = nn.relu(%a$i)"
+			echo "  %s$i = add(%b$i, %h$((i - 1)))"
+			echo "  %h$i = nn.relu(%s$i)"
+		done
+		echo '  return %h4'
+		echo '}'
+	} > "$t/r.ir"
+	ir-dot --summary "$t/r.ir" > "$t/r.dot"
+	renders "$t/r.dot"
+	# blocks: h0 | a1 b1 s1 | h1 | a2 ... : from the end, (a s | h) x4,
+	# drawn as conv+relu and add+relu
+	grep -q 'label="x4: %h1 ... %h4' "$t/r.dot"
+	grep -q 'label="%b1\\nnn.conv2d\\nnn.relu\\n' "$t/r.dot"
+	grep -q 'label="%h1\\nadd\\nnn.relu\\n' "$t/r.dot"
+	# %x, %w, %h0, the two, the result; h0 -> b1, h0 -> h1 (the residual
+	# edge), w -> b1, b1 -> h1, h1 (for h4) -> result
+	assert_equal "$(count nodes "$t/r.dot")" 6
+	assert_equal "$(count edges "$t/r.dot")" 6
+}
+
+@test "dot: --summary lists a chain's operators, counts runs of one, cuts long lists" {
+	t=$BATS_TEST_TMPDIR
+	{
+		echo 'fn @main(%x: f32[1,4,1024,1024], %w1: f32[4,4,1,1], %w2: f32[4,4,3,3]) {'
+		echo '  %a = nn.conv2d(%x, %w1) {kernel_size=[1,1]}'
+		echo '  %b = nn.conv2d(%a, %w2) {kernel_size=[3,3], padding=[1,1,1,1]}'
+		echo '  %r0 = nn.relu(%b)'
+		for i in 1 2 3 4 5; do
+			echo "  %p$i = nn.max_pool2d(%r$((i - 1))) {pool_size=[2,2], strides=[2,2]}"
+			echo "  %r$i = nn.relu(%p$i)"
+		done
+		echo '  return %r5'
+		echo '}'
+	} > "$t/c.ir"
+	ir-dot --summary "$t/c.ir" > "$t/c.dot"
+	renders "$t/c.dot"
+	run -0 labels_inside "$t/c.dot"
+	# one chain: conv2d x2, relu, then 5 x (max_pool2d, relu): 12 lines,
+	# the first 5, how many are left out, the last 2
+	assert_equal "$(count nodes "$t/c.dot")" 5
+	grep -q 'label="%r5\\nnn.conv2d x2\\nnn.relu\\nnn.max_pool2d\\nnn.relu\\nnn.max_pool2d\\n(5 more)\\nnn.max_pool2d\\nnn.relu\\nf32\[1,4,32,32\]"' "$t/c.dot"
+}
+
+@test "dot: --summary keeps devices, copies and ifs; refuses --prims" {
+	t=$BATS_TEST_TMPDIR
+	ir-plan-devices "$demo" | ir-dot --summary > "$t/p.dot"
+	renders "$t/p.dot"
+	assert_equal "$(clusters "$t/p.dot" | tr '\n' ' ')" 'cluster_f0 cluster_f0_d0 cluster_f0_d1 '
+	# the copies as in full; conv and bias_add one node on the gpu
+	assert_equal "$(grep -c 'device_copy.*bytes.*penwidth=3' "$t/p.dot")" 2
+	sed -n '/cluster_f0_d1/,/^    }/p' "$t/p.dot" | grep -q 'label="%bias\\nnn.conv2d\\nnn.bias_add\\n'
+	# the lowered one: a prim per call, named
+	ir-plan-devices "$demo" | ir-lower | ir-plan-devices | ir-dot --summary > "$t/l.dot"
+	renders "$t/l.dot"
+	grep -q 'label="%bias\\n@fused_nn_conv2d_nn_bias_add\\n' "$t/l.dot"
+	# an if is one node, its arms counted; an edge from what they use
+	cat > "$t/m.ir" <<'IR'
+fn @main(%c: bool[], %x: f32[4]) -> f32[4] {
+  %r = if %c {
+    %0 = nn.relu(%x)
+    %1 = nn.relu(%0)
+    yield %1
+  } else {
+    yield %x
+  }
+  return %r
+}
+IR
+	ir-dot --summary "$t/m.ir" > "$t/m.dot"
+	renders "$t/m.dot"
+	grep -q 'label="%r = if\\nbindings in its arms: 2\\nf32\[4\]", shape=diamond' "$t/m.dot"
+	assert_equal "$(count nodes "$t/m.dot")" 4
+	assert_equal "$(count edges "$t/m.dot")" 3
+	run -2 ir-dot --summary --prims "$t/m.ir"
+	assert_line -n 0 'ir-dot: --summary draws no prims: give --prims or --summary'
+}

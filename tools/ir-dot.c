@@ -8,11 +8,12 @@
 #include "dot.h"
 #include "driver.h"
 
-enum { OPT_PRIMS = 1000, OPT_MAX_NODES };
+enum { OPT_PRIMS = 1000, OPT_MAX_NODES, OPT_SUMMARY };
 
 static const struct option opts[] = {
 	{"prims", no_argument, NULL, OPT_PRIMS},
 	{"max-nodes", required_argument, NULL, OPT_MAX_NODES},
+	{"summary", no_argument, NULL, OPT_SUMMARY},
 	{0},
 };
 
@@ -22,7 +23,15 @@ on_opt(int code, const char *arg, void *st)
 	DotOpts *o = st;
 	switch (code) {
 	case OPT_PRIMS:
-		o->prims = true;
+	case OPT_SUMMARY:
+		if (code == OPT_PRIMS)
+			o->prims = true;
+		else
+			o->summary = true;
+		if (o->prims && o->summary) {
+			fprintf(stderr, "ir-dot: --summary draws no prims: give --prims or --summary\n");
+			return 2;
+		}
 		return 0;
 	case OPT_MAX_NODES: {
 		uint64_t n;
@@ -61,6 +70,8 @@ main(int argc, char **argv)
 		.summary = "Write a module as a Graphviz DOT graph of its placements, copies and kernels",
 		.extra_help =
 			"      --prims           also draw each prim's kernels and buffers\n"
+			"      --summary         one node per chain of operators, repeated blocks\n"
+			"                        drawn once, constants left out\n"
 			"      --max-nodes=N     draw at most N nodes (default 2000, 0: no limit),\n"
 			"                        the rest folded into a note\n"
 			"  -o, --output=FILE     write to FILE, replaced only once the run succeeded\n",
