@@ -33,6 +33,12 @@
 #      on OpenCL for a buffer gpu (NCHW), a texture gpu lowered
 #      --no-texture (NCHW4c buffers) and a texture gpu (images): kernel
 #      time per run side by side (bench/models_tex.sh).
+#   "1 thread" everywhere is POCL_MAX_PTHREAD_COUNT=1 (and one thread for
+#   torch and OpenBLAS), nothing pinned with taskset or sched_setaffinity:
+#   ir-run's host thread and POCL's worker thread are two threads where
+#   torch and ONNX Runtime compute on their caller's, so pinning both to
+#   one core charged irpipe alone for the switches between them
+#   (efficientnet_b0: 269 ms pinned, 96 ms not; issue 28, item 5).
 #   8. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
 #      tools, side by side (a change that should make nothing slower).
 #   8. resnet18 at 1x3x224x224 from ONNX: import and compile time, and
@@ -192,11 +198,9 @@ echo "(the hand translations of the lowering issue on POCL: dense 512^3 250-270 
 echo " conv2d prim 137-141; on a cpu dense broadcasts x over 16 columns of the weight, transposed"
 echo " into panels of 32 columns by kernel 0, as the hand translation did)"
 echo "dense 512^3 and perf.md's hand-written gemm_blk (bench/gemm_blk.cl, no transpose),"
-echo "alternating call by call, 2 threads then 1 thread pinned; ratio = gemm_blk's time / ours:"
+echo "alternating call by call, 2 threads then 1 thread; ratio = gemm_blk's time / ours:"
 for thr in 2 1; do
-	pin=
-	[ $thr = 2 ] || pin="taskset -c 0"
-	POCL_MAX_PTHREAD_COUNT=$thr $pin "$OCL_BENCH" "--vs-cl=bench/gemm_blk.cl,gemm_blk,16,64,4,4,-DM=512 -DN=512 -DK=512 -DRM=8" \
+	POCL_MAX_PTHREAD_COUNT=$thr "$OCL_BENCH" "--vs-cl=bench/gemm_blk.cl,gemm_blk,16,64,4,4,-DM=512 -DN=512 -DK=512 -DRM=8" \
 		"$WORK/dense512.ocl.ir" nn_dense "$VS_RUNS" 0.268435456 2> /dev/null || echo "(ocl-bench failed)"
 done
 
@@ -227,8 +231,10 @@ for thr in 2 1; do
 		"kernels (ocl-bench)=$OB $WORK/dense1024.ocl.ir nn_dense $VS_RUNS 2.147483648" \
 		"whole @main (ir-run)=$BIN/ir-run --repeat=$VS_RUNS --input x=$WORK/x1024.npy --input w=$WORK/w1024.npy -o $WORK/o.npy $WORK/dense1024.ocl.ir"
 done
-echo "(1 thread: pinned to one CPU, research/perf.md's stable figure; 2 threads: torch's OpenMP"
-echo " suffers most when the shared machine takes a core away)"
+echo "(1 thread: POCL_MAX_PTHREAD_COUNT=1, torch.set_num_threads(1), OPENBLAS_NUM_THREADS=1,"
+echo " nothing pinned: ir-run's host thread and POCL's worker are two threads where torch computes"
+echo " on its caller's, and pinning both to one core measured the switches between them;"
+echo " 2 threads: torch's OpenMP suffers most when the shared machine takes a core away)"
 
 echo
 echo "memory-bound: a fused elementwise chain (x + y) * 0.5 - z, relu on 4 x 16 MiB, against"

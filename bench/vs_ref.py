@@ -13,8 +13,10 @@ ratio (reference time over the command's) is taken per round, so that a
 round where the shared machine is slow slows both sides alike
 (research/perf.md: two-thread runs here are bimodal).  Both sides get
 THREADS threads (torch.set_num_threads, OPENBLAS_NUM_THREADS,
-POCL_MAX_PTHREAD_COUNT); with 1 the process and its commands are pinned
-to the first CPU.  Prints the median GFLOP/s of each and the median
+POCL_MAX_PTHREAD_COUNT); nothing is pinned to a CPU: ir-run's host thread
+and POCL's worker are two threads where torch computes on its caller's,
+and pinning both to one core measured their switching, not the kernels
+(issue 28, item 5).  Prints the median GFLOP/s of each and the median
 ratio with its range over the rounds; asserts nothing.
 
 Debian's torch and numpy import only under /usr/bin/python3; the
@@ -34,8 +36,6 @@ cmds = [a.split("=", 1) for a in sys.argv[6:]]
 os.environ.pop("OPENBLAS_CORETYPE", None)
 os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
 os.environ["POCL_MAX_PTHREAD_COUNT"] = str(threads)
-if threads == 1:
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 try:
     if kind == "first":
