@@ -17,6 +17,7 @@
 #include "plan_memory.h"
 #include "nameset.h"
 #include "ops/ops.h"
+#include "suggest.h"
 #include "texture.h"
 #include "verify_launch.h"
 #include "walk.h"
@@ -69,11 +70,24 @@ types_equal(const Type *a, const Type *b)
 	return a == b; /* hash-consed */
 }
 
+/* "did you mean '@gpu'?" after an error naming an undeclared device. */
+static void
+note_closest_device(Verifier *vf, Sym name, Loc loc)
+{
+	Suggest sg;
+	suggest_init(&sg, name, strlen(name));
+	for (const Device *d = vf->m->devices; d; d = d->next)
+		suggest_offer(&sg, d->name);
+	suggest_note(&sg, vf->ctx, loc, "@");
+}
+
 static void
 check_vdev(Verifier *vf, const VDev *vd, Loc loc)
 {
-	if (vd && !module_device(vf->m, vd->dev))
+	if (vd && !module_device(vf->m, vd->dev)) {
 		ERR(vf, loc, "unknown device '@%s'", vd->dev);
+		note_closest_device(vf, vd->dev, loc);
+	}
 }
 
 /* `default @x` / `host @x` must name a device. */
@@ -84,9 +98,10 @@ check_device_name(Verifier *vf, Sym name, Loc loc, const char *what)
 	if (!name || module_device(vf->m, name))
 		return;
 	sym_global(name, &kind);
-	if (kind == GK_NONE)
+	if (kind == GK_NONE) {
 		ERR(vf, loc, "%s device '@%s' is not declared", what, name);
-	else
+		note_closest_device(vf, name, loc);
+	} else
 		ERR(vf, loc, "'%s' needs a device; '@%s' is a %s", what, name, global_kind_name(kind));
 }
 
@@ -759,6 +774,11 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 			return true;
 		}
 		ERR(vf, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
+		Suggest sg;
+		suggest_init(&sg, e->u.call.fn, strlen(e->u.call.fn));
+		for (int k = 0; k < I__COUNT; k++)
+			suggest_offer(&sg, intrin_def((IntrinId)k)->name);
+		suggest_note(&sg, vf->ctx, e->loc, "");
 		return false;
 	}
 	}

@@ -15,6 +15,7 @@
 #include "grammar.h"
 #include "nameset.h"
 #include "ops/ops.h"
+#include "suggest.h"
 #include "walk.h"
 
 enum { CX_FN, CX_ARM, CX_PRIM, CX_PBLOCK, CX_SKIP, CX_PROG };
@@ -387,8 +388,11 @@ b_device(Parser *p, Slice name, Loc nloc, Slice kind, Loc kloc, IntTok index, Lo
 				}
 				d->max_work_group_size = a->u.i;
 			} else {
+				static const char *const known[] = {"texture", "image2d_max",
+				                                    "max_work_group_size", NULL};
 				parser_error(p, e->loc, "unknown device attribute '%s'", e->key);
-				note(p, e->loc, "device attributes are texture, image2d_max and max_work_group_size");
+				if (!suggest_note_among(p->ctx, e->loc, e->key, strlen(e->key), known, ""))
+					note(p, e->loc, "device attributes are texture, image2d_max and max_work_group_size");
 			}
 		}
 	}
@@ -459,8 +463,10 @@ b_pool(Parser *p, Slice name, Loc nloc, AttrMap *attrs, Loc at)
 			if (a->kind != AT_INT || a->u.i <= 0 || (a->u.i & (a->u.i - 1)))
 				parser_error(p, a->loc, "pool 'alignment' must be a power of two");
 		} else {
+			static const char *const known[] = {"size", "devices", "kind", "alignment", NULL};
 			parser_error(p, e->loc, "unknown pool attribute '%s'", e->key);
-			note(p, e->loc, "pool attributes are size, devices, kind and alignment");
+			if (!suggest_note_among(p->ctx, e->loc, e->key, strlen(e->key), known, ""))
+				note(p, e->loc, "pool attributes are size, devices, kind and alignment");
 		}
 	}
 	if (!attr_get(&pl->attrs, "size"))
@@ -543,6 +549,11 @@ elem_type(Parser *p, Slice elem, Loc at, DType *dt)
 	if (dtype_parse(elem.s, elem.n, dt))
 		return true;
 	parser_error(p, at, "unknown element type '%.*s'", (int)elem.n, elem.s);
+	Suggest sg;
+	suggest_init(&sg, elem.s, elem.n);
+	for (int k = 0; k < ET__COUNT; k++)
+		suggest_offer(&sg, elem_name((ElemKind)k));
+	suggest_note(&sg, p->ctx, at, "");
 	return false;
 }
 
@@ -1007,8 +1018,14 @@ b_op(Parser *p, Slice name, Loc at, uint32_t mark, AttrMap *attrs)
 {
 	Value *v = bind_with_args(p, B_OP, mark, at);
 	v->u.op = module_opcall(p->m, op_lookup(name.s, name.n), attrs);
-	if (!v->u.op->op)
+	if (!v->u.op->op) {
 		parser_error(p, at, "unknown operator '%.*s'", (int)name.n, name.s);
+		Suggest sg;
+		suggest_init(&sg, name.s, name.n);
+		for (const OpDef *const *d = op_all(); *d; d++)
+			suggest_offer(&sg, (*d)->name);
+		suggest_note(&sg, p->ctx, at, "");
+	}
 	return v;
 }
 
@@ -1039,8 +1056,10 @@ b_ondev_flag(Parser *p, int flags, Slice name, Loc at, bool val)
 	else if (name.n == 16 && memcmp(name.s, "constrain_result", 16) == 0)
 		bit = VF_RESULT;
 	else {
+		static const char *const known[] = {"constrain_body", "constrain_result", NULL};
 		parser_error(p, at, "unknown on_device option '%.*s'", (int)name.n, name.s);
-		note(p, at, "the options are constrain_body and constrain_result");
+		if (!suggest_note_among(p->ctx, at, name.s, name.n, known, ""))
+			note(p, at, "the options are constrain_body and constrain_result");
 		return flags;
 	}
 	if (flags & (bit << 8)) {
@@ -1409,7 +1428,12 @@ b_for_kind(Parser *p, Slice kind, Loc at, Slice thread)
 			return fs;
 		}
 	parser_error(p, at, "unknown loop kind '%.*s'", (int)kind.n, kind.s);
-	note(p, at, "loop kinds are serial, parallel, vectorized, unrolled and bind(THREAD)");
+	Suggest sg;
+	suggest_init(&sg, kind.s, kind.n);
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		suggest_offer(&sg, kinds[i].name);
+	if (!suggest_note(&sg, p->ctx, at, ""))
+		note(p, at, "loop kinds are serial, parallel, vectorized, unrolled and bind(THREAD)");
 	return fs;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ops_impl.h"
+#include "suggest.h"
 
 /* ------------------------------------------------------ attribute names */
 
@@ -122,52 +123,7 @@ op_has_attr(const OpDef *def, const char *key)
 	return false;
 }
 
-/* ------------------------------------------------------ attribute names */
-
-/* Edit distance of a and b, or a large number when either is long (keys
- * are short; a long one is no typo of a known name). */
-static unsigned
-edit_distance(const char *a, const char *b)
-{
-	enum { MAXN = 40 };
-	size_t na = strlen(a), nb = strlen(b);
-	if (na > MAXN || nb > MAXN)
-		return 1000;
-	unsigned row[MAXN + 1];
-	for (size_t j = 0; j <= nb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= na; i++) {
-		unsigned diag_ = row[0];
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= nb; j++) {
-			unsigned up = row[j];
-			unsigned best = diag_ + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag_ = up;
-		}
-	}
-	return row[nb];
-}
-
-/* The known name closest to key, if close enough to be a typo. */
-static const char *
-closest_attr(const OpDef *def, const char *key)
-{
-	const char *best = NULL;
-	unsigned bd = 3;          /* at most 2 edits */
-	for (const char *const *a = def->attrs; a && *a; a++) {
-		unsigned d = edit_distance(key, *a);
-		if (d < bd) {
-			bd = d;
-			best = *a;
-		}
-	}
-	return best;
-}
+/* ------------------------------------------------- attribute checks */
 
 static void
 note_valid_attrs(Ctx *ctx, const OpDef *def, Loc loc)
@@ -196,10 +152,11 @@ check_attr_names(Module *m, const Value *v)
 		if (op_has_attr(def, e->key))
 			continue;
 		error_at(m->ctx, e->loc, "unknown attribute '%s' for %s", e->key, def->name);
-		const char *near = closest_attr(def, e->key);
-		if (near)
-			note_at(m->ctx, e->loc, "did you mean '%s'?", near);
-		else
+		Suggest sg;
+		suggest_init(&sg, e->key, strlen(e->key));
+		for (const char *const *a = def->attrs; a && *a; a++)
+			suggest_offer(&sg, *a);
+		if (!suggest_note(&sg, m->ctx, e->loc, ""))
 			note_valid_attrs(m->ctx, def, e->loc);
 		ok = false;
 	}

@@ -23,6 +23,7 @@
 #include "npy.h"
 #include "ops/ops.h"
 #include "ref_ops.h"
+#include "suggest.h"
 #include "walk.h"
 
 /* A memory plan's storage (ir-plan-memory(1)): one arena per pool and
@@ -551,6 +552,13 @@ bind_inputs(Interp *in, const InterpOpts *o, Func *main, Frame *fr)
 		if (i == main->nparams) {
 			error_at(ctx, main->loc, "--input %s: @main has no parameter '%%%s'",
 			         o->inputs[k].name, name);
+			Suggest sg;
+			suggest_init(&sg, name, strlen(name));
+			for (uint32_t j = 0; j < main->nparams; j++)
+				suggest_offer(&sg, main->params[j]->name);
+			for (uint32_t j = 0; j < main->nparams; j++)
+				if (main->params[j]->name == suggest_best(&sg))
+					suggest_note(&sg, ctx, main->params[j]->loc, "");
 			ok = false;
 			continue;
 		}
