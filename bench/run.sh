@@ -33,16 +33,20 @@
 #      on OpenCL for a buffer gpu (NCHW), a texture gpu lowered
 #      --no-texture (NCHW4c buffers) and a texture gpu (images): kernel
 #      time per run side by side (bench/models_tex.sh).
+#   7c. torchvision's resnet18, mobilenet_v2, squeezenet1_1,
+#      efficientnet_b0, densenet121 and googlenet (224x224) on the cpu, one
+#      thread: ir-run on POCL in NCHW and NCHW4c beside torch and ONNX
+#      Runtime, interleaved rounds (bench/models_cpu.sh).
+#   8. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
+#      tools, side by side (a change that should make nothing slower).
+#   8. resnet18 at 1x3x224x224 from ONNX: import and compile time, and
+#      inference on POCL beside torch (bench/onnx.sh).
 #   "1 thread" everywhere is POCL_MAX_PTHREAD_COUNT=1 (and one thread for
 #   torch and OpenBLAS), nothing pinned with taskset or sched_setaffinity:
 #   ir-run's host thread and POCL's worker thread are two threads where
 #   torch and ONNX Runtime compute on their caller's, so pinning both to
 #   one core charged irpipe alone for the switches between them
 #   (efficientnet_b0: 269 ms pinned, 96 ms not; issue 28, item 5).
-#   8. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
-#      tools, side by side (a change that should make nothing slower).
-#   8. resnet18 at 1x3x224x224 from ONNX: import and compile time, and
-#      inference on POCL beside torch (bench/onnx.sh).
 set -eu
 
 BIN=${IRPIPE_BIN:-build/bin}
@@ -310,6 +314,10 @@ IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" BENCH_RUNS="$RUNS" sh bench/alter.sh
 echo
 # torchvision's resnet18 and mobilenet_v2 at 224x224: textures vs buffers
 IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" sh bench/models_tex.sh
+
+# whole models on the cpu, one thread, beside torch and ONNX Runtime
+echo
+IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" sh bench/models_cpu.sh
 
 # ir-run on OpenCL: device memory with and without a memory plan, async vs --sync
 IRPIPE_BIN=$BIN BENCH_DIR=$WORK sh bench/runtime.sh

@@ -2,7 +2,8 @@
 """models.py: torchvision models as ONNX files, and comparing results.
 
     /usr/bin/python3 tests/onnx/models.py export NAME SIZE DIR
-        torchvision's NAME (resnet18, mobilenet_v2) with random weights
+        torchvision's classification model NAME (resnet18, mobilenet_v2,
+        any builder in torchvision.models) with random weights
         (torch.manual_seed(0)), in eval mode, exported by torch.onnx
         (opset 13) for a 1x3xSIZExSIZE input named x, as DIR/NAME.onnx;
         a random input (seed 1) as DIR/x.npy and torch's output for it
@@ -15,9 +16,10 @@
         weights make some models' outputs tiny (mobilenet_v2's are about
         1e-9); prints the largest differences either way.
 
-    /usr/bin/python3 tests/onnx/models.py torch-time NAME SIZE RUNS
+    /usr/bin/python3 tests/onnx/models.py torch-time NAME SIZE RUNS [THREADS]
         median wall time of RUNS inferences of the model in torch (after
-        one warm-up), in ms, on this machine's CPU threads.
+        one warm-up), in ms, on this machine's CPU threads or on THREADS
+        (torch.set_num_threads).
 """
 import sys
 import time
@@ -29,9 +31,7 @@ def build(name):
     import torch
     import torchvision
     torch.manual_seed(0)
-    ctor = {"resnet18": torchvision.models.resnet18,
-            "mobilenet_v2": torchvision.models.mobilenet_v2}[name]
-    return ctor(weights=None).eval()
+    return torchvision.models.get_model(name, weights=None).eval()
 
 
 def export(name, size, out):
@@ -62,8 +62,10 @@ def same(got, want, rtol, atol):
     return 0 if ok.all() else 1
 
 
-def torch_time(name, size, runs):
+def torch_time(name, size, runs, threads=0):
     import torch
+    if threads > 0:
+        torch.set_num_threads(threads)
     model = build(name)
     x = torch.randn(1, 3, size, size)
     times = []
@@ -82,8 +84,8 @@ def main(argv):
         return 0
     if len(argv) == 6 and argv[1] == "same":
         return same(argv[2], argv[3], float(argv[4]), float(argv[5]))
-    if len(argv) == 5 and argv[1] == "torch-time":
-        torch_time(argv[2], int(argv[3]), int(argv[4]))
+    if len(argv) in (5, 6) and argv[1] == "torch-time":
+        torch_time(argv[2], int(argv[3]), int(argv[4]), int(argv[5]) if len(argv) == 6 else 0)
         return 0
     sys.stderr.write(__doc__)
     return 2
