@@ -188,6 +188,26 @@ assert (np.load("W.npy") == w["W"]).all() and (np.load("G.npy") == w["G"]).all()
 	assert_output ''
 }
 
+@test "onnx: --device takes a bare device, named after its kind; a bad one says what --device takes" {
+	make_case two_outputs
+	run -0 ir-import-onnx --device 'gpu(0) {texture=true}' --device 'cpu(0)' --device 'gpu(1)' \
+		--device 'host @cpu' two_outputs/model.onnx
+	assert_line --index 0 'device @gpu = gpu(0) {texture=true}'
+	assert_line --index 1 'device @cpu = cpu(0)'
+	assert_line --index 2 'device @gpu1 = gpu(1)'
+	assert_line --index 3 'host @cpu'
+	# the module runs as given
+	ir-import-onnx --device 'gpu(0) {texture=true}' -o m.ir two_outputs/model.onnx
+	ir-plan-devices m.ir > /dev/null
+	for bad in 'gpu' 'gpu(0) texture' '= gpu(0)'; do
+		run -1 --separate-stderr ir-import-onnx --device "$bad" two_outputs/model.onnx
+		assert_output ''
+		[[ "${stderr_lines[0]}" == "--device:1:"*": error: "* ]]
+		assert_equal "${stderr_lines[${#stderr_lines[@]} - 1]}" \
+			"ir-import-onnx: note: --device takes one declaration, such as 'gpu(0) {texture=true}' (a device named @gpu), '@gpu = gpu(0) {texture=true}', 'host @cpu' or 'default @gpu'"
+	done
+}
+
 @test "onnx: --stats names every input's IR name (sanitized) and lists the op types" {
 	make_case dynamic_input
 	run -0 --separate-stderr ir-import-onnx --stats --shape input.1=2,3 dynamic_input/model.onnx

@@ -49,8 +49,10 @@ usage(FILE *f)
 	      "  -o, --output=FILE     write to FILE, replaced only once the run succeeded\n"
 	      "      --data-dir=DIR    where the .npy files go (default: the folder of -o,\n"
 	      "                        else the current folder)\n"
-	      "      --device=DECL     a declaration for the module, such as\n"
-	      "                        '@gpu = gpu(0) {texture=true}' (repeatable; default:\n"
+	      "      --device=DECL     a declaration for the module: a device, such as\n"
+	      "                        'gpu(0) {texture=true}' (named @gpu) or\n"
+	      "                        '@g = gpu(0) {texture=true}', or 'host @cpu',\n"
+	      "                        'default @gpu' (repeatable; default:\n"
 	      "                        device @cpu = cpu(0))\n"
 	      "      --shape=NAME=D,D,...\n"
 	      "                        the shape of graph input NAME (repeatable), for\n"
@@ -121,9 +123,34 @@ parse_shape(const char *arg, OnnxShape *s)
 	}
 }
 
-/* The --device texts, one line each (a text that starts with '@' is a
- * device's: "@gpu = gpu(0)"), parsed together as the file "--device", so a
- * mistake is reported at its line: the Nth --device. */
+/* The name a bare device ("gpu(0) {texture=true}") gets: its kind, and
+ * its index when that is not 0 (@gpu, @gpu1); NULL when text does not
+ * start with a device kind and '('. */
+static const char *
+bare_device_name(const char *text, char *buf, size_t size)
+{
+	static const char *const kinds[] = {"cpu", "gpu", "accel"};
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		size_t n = strlen(kinds[k]);
+		if (strncmp(text, kinds[k], n) != 0 || text[n] != '(')
+			continue;
+		const char *d = text + n + 1;
+		size_t nd = strspn(d, "0123456789");
+		if (nd == 0 || nd > 9 || d[nd] != ')' || d[0] == '0')
+			nd = 0; /* index 0, or not a plain one: the parser says */
+		snprintf(buf, size, "%s%.*s", kinds[k], (int)nd, d);
+		return buf;
+	}
+	return NULL;
+}
+
+/* The --device texts, one line each, parsed together as the file
+ * "--device", so a mistake is reported at its line: the Nth --device.  A
+ * text is a declaration as in a module ("device @gpu = gpu(0)", "host
+ * @cpu", "default @gpu", "pool ..."), or a device's without the keyword
+ * ("@gpu = gpu(0) {texture=true}"), or a bare device ("gpu(0)
+ * {texture=true}"), which is named after its kind (@gpu; @gpu1 for
+ * gpu(1)). */
 static bool
 check_devices(char **dev, bool *owned, size_t n)
 {
@@ -132,10 +159,15 @@ check_devices(char **dev, bool *owned, size_t n)
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++) {
 		owned[i] = true;
-		if (dev[i][0] == '@') {
-			size_t l = strlen(dev[i]) + 8;
+		char name[32];
+		const char *bare = bare_device_name(dev[i], name, sizeof name);
+		if (dev[i][0] == '@' || bare) {
+			size_t l = strlen(dev[i]) + sizeof name + 16;
 			char *s = xmalloc(l);
-			snprintf(s, l, "device %s", dev[i]);
+			if (bare)
+				snprintf(s, l, "device @%s = %s", bare, dev[i]);
+			else
+				snprintf(s, l, "device %s", dev[i]);
 			dev[i] = s;
 		} else {
 			dev[i] = strcpy(xmalloc(strlen(dev[i]) + 1), dev[i]);
@@ -158,6 +190,10 @@ check_devices(char **dev, bool *owned, size_t n)
 		        "programs\n");
 		ok = false;
 	}
+	if (!ok)
+		fprintf(stderr, PROG ": note: --device takes one declaration, such as "
+		        "'gpu(0) {texture=true}' (a device named @gpu), '@gpu = gpu(0) "
+		        "{texture=true}', 'host @cpu' or 'default @gpu'\n");
 	module_free(m);
 	ctx_free(ctx);
 	return ok;
