@@ -239,6 +239,11 @@ enum {
 	VF_LIT_U64 = 256,    /* VK_LIT: an integer above INT64_MAX; u.i holds
 	                      * the bits of the unsigned number (a u64 or a
 	                      * float, never a signed type) */
+	VF_ERROR = 512,      /* the parser reported an error on this binding's
+	                      * line (on a Func or Prim: in its definition, and
+	                      * not only on such lines): the verifier checks only
+	                      * what does not depend on it, so no error cascades.
+	                      * Set only in a module that is never returned. */
 	/* Pass-owned bits: a pass (the parser, the verifier, a tool's pass)
 	 * names them for its own use in its own file and clears them before
 	 * it ends (or unlinks the value), so they are zero between passes;

@@ -27,6 +27,7 @@ typedef struct {
 	Ctx *ctx;
 	bool ok;
 	bool check_names;     /* uniqueness (the parser has checked it already) */
+	bool poisoned;        /* met what the parser reported (VF_ERROR) */
 	NameSet names;        /* of the current function, for uniqueness */
 	PtrVec defs;          /* values defined inside open if arms */
 } Verifier;
@@ -195,10 +196,38 @@ check_args_match(Verifier *vf, Value *v, uint32_t n, const Type *const *want, co
 
 /* ----------------------------------------------------------- graph level */
 
+/* The checks of a binding that do not depend on its operands' types, made
+ * even when an operand has none (an error reported where it is defined)
+ * or the parser reported the binding's line: a misspelled attribute or an
+ * unknown device is found in the same run as the error before it. */
+static void
+check_independent(Verifier *vf, Value *v)
+{
+	switch (v->form) {
+	case B_OP:
+		if (v->u.op && v->u.op->op)
+			op_check_attrs(vf->m, v);
+		break;
+	case B_ON_DEVICE:
+		check_vdev(vf, v->u.target, v->loc);
+		break;
+	case B_DEVICE_COPY:
+		if (v->u.copy) {
+			check_vdev(vf, v->u.copy->src, v->loc);
+			check_vdev(vf, v->u.copy->dst, v->loc);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 static const Type *
 infer_call_lowered(Verifier *vf, Value *v)
 {
 	Prim *pr = v->u.prim;
+	if (pr->flags & VF_ERROR)
+		return NULL; /* its definition had errors: no signature to check */
 	if (v->nargs >= pr->nparams) {
 		ERR(vf, v->loc, "call_lowered '@%s' passes %u arguments but the prim has %u parameters; "
 		    "its results are its trailing parameters", pr->name, v->nargs, pr->nparams);
@@ -228,8 +257,10 @@ static const Type *
 infer_binding(Verifier *vf, Func *fn, Value *v)
 {
 	for (uint32_t i = 0; i < v->nargs; i++)
-		if (!operand_ok(vf, v, v->args[i]))
+		if (!operand_ok(vf, v, v->args[i])) {
+			check_independent(vf, v);
 			return NULL;
+		}
 	switch (v->form) {
 	case B_OP:
 		if (!v->u.op->op)
@@ -237,6 +268,8 @@ infer_binding(Verifier *vf, Func *fn, Value *v)
 		return op_infer(vf->m, v);
 	case B_CALL: {
 		Func *c = v->u.callee;
+		if (c->flags & VF_ERROR)
+			return c->ret_type; /* its definition had errors: not checked */
 		if (!c->ret_type) {
 			ERR(vf, v->loc, "the result type of '@%s' is not known here", c->name);
 			NOTE(vf, c->loc, "write '-> TYPE' on '@%s', or define it before '@%s'", c->name, fn->name);
@@ -348,6 +381,15 @@ check_binding(Verifier *vf, Func *fn, Value *v, bool nested)
 		ERR(vf, v->loc, "redefinition of '%%%s'", v->name);
 	if (v->vd)
 		check_vdev(vf, v->vd, v->loc);
+	if (v->flags & VF_ERROR) {
+		/* The parser reported this line: its written type, if any,
+		 * stands for it; what uses it is checked against that. */
+		vf->poisoned = true;
+		check_independent(vf, v);
+		if (v->form != B_IF)
+			define_value(vf, v, nested);
+		return;
+	}
 	if (!graph_type_ok(vf, v->type, v->loc))
 		return;
 	const Type *t = infer_binding(vf, fn, v);
@@ -1002,16 +1044,27 @@ verify_module(Module *m, bool check_names)
 				ERR(&vf, devs->u.list[i].loc, "pool '@%s' names unknown device '@%s'", p->name,
 				    devs->u.list[i].u.sym);
 	}
-	for (Prim *p = m->prims; p; p = p->next)
-		verify_prim(&vf, p);
+	/* A definition with errors the parser reported as a whole (VF_ERROR)
+	 * is skipped; the others are checked, so one run reports every
+	 * independent error. */
+	for (Prim *p = m->prims; p; p = p->next) {
+		if (p->flags & VF_ERROR)
+			vf.poisoned = true;
+		else
+			verify_prim(&vf, p);
+	}
 	if (!verify_programs(m))
 		vf.ok = false;
-	for (Func *f = m->funcs; f; f = f->next)
-		verify_func(&vf, f);
+	for (Func *f = m->funcs; f; f = f->next) {
+		if (f->flags & VF_ERROR)
+			vf.poisoned = true;
+		else
+			verify_func(&vf, f);
+	}
 	names_reset(&vf);
 	ptrvec_free(&vf.defs);
 	/* A memory plan is checked on a module that is otherwise sound. */
-	if (vf.ok && m->ctx->nerrors == errors_before && m->places)
+	if (vf.ok && !vf.poisoned && m->ctx->nerrors == errors_before && m->places)
 		plan_memory_check(m);
 	return vf.ok && m->ctx->nerrors == errors_before;
 }

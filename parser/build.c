@@ -284,6 +284,115 @@ at_top_level(Parser *p, Loc at, const char *what)
 	return false;
 }
 
+/* ------------------------------------------------------- error recovery */
+
+static void append(Block *b, Value *v);
+
+/* Errors reported on the line being read. */
+static int
+line_errors(const Parser *p)
+{
+	return p->ctx->nerrors - p->line_err_mark;
+}
+
+/* A binding on a line with an error is poisoned rather than the whole
+ * function: the verifier skips what depends on it and checks the rest. */
+static void
+poison_binding(Parser *p, Value *v)
+{
+	int n = line_errors(p);
+	if (n <= 0)
+		return;
+	v->flags |= VF_ERROR;
+	p->def_line_errors += n;
+}
+
+/* A function or prim header starts a definition; its own line counts. */
+static void
+def_begin(Parser *p)
+{
+	p->def_err_mark = p->line_err_mark;
+	p->def_line_errors = 0;
+}
+
+/* The definition of c ends: an error in it that is not a poisoned
+ * binding's (a block left open, a missing return or else, a header, any
+ * error in a prim) leaves it unchecked by the verifier as a whole. */
+static void
+def_end(Parser *p, const Cx *c)
+{
+	int n = p->ctx->nerrors - p->def_err_mark - (c->kind == CX_FN ? p->def_line_errors : 0);
+	if (n <= 0)
+		return;
+	if (c->kind == CX_FN)
+		c->fn->flags |= VF_ERROR;
+	else if (c->kind == CX_PRIM)
+		c->prim->flags |= VF_ERROR;
+}
+
+/* What a line with a syntax error meant to define stays defined, as a
+ * poisoned placeholder, so its uses are not reported again: a binding
+ * `%x = ...` in a function body, or a global `device @d`, `pool @p`,
+ * `fn @f`, `prim @k` at the top level. */
+static void
+define_placeholder(Parser *p)
+{
+	Cx *c = top(p);
+	if (p->first_tok == T_LOCAL && p->first_local.s && c && (c->kind == CX_FN || c->kind == CX_ARM) &&
+	    !c->done && p->names && !p->names->prim &&
+	    !names_find(p, p->first_local.s, p->first_local.n)) {
+		Value *v = value_new(p->m, VK_BIND, 0);
+		v->form = B_TUPLE;
+		v->name = copy_name(p, p->first_local);
+		v->loc = p->first_local_loc;
+		append(c->blk, v);
+		define(p, v, v->loc);
+		poison_binding(p, v);
+		return;
+	}
+	if (c || !p->second_global.s)
+		return;
+	Sym name = intern(p, p->second_global);
+	int kind;
+	if (sym_global(name, &kind))
+		return;
+	Loc at = p->second_global_loc;
+	switch (p->first_tok) {
+	case T_DEVICE: {
+		Device *d = arena_alloc(p->m->arena, sizeof *d);
+		d->name = name;
+		d->loc = at;
+		sym_set_global(name, GK_DEVICE, d);
+		break;
+	}
+	case T_POOL: {
+		Pool *pl = arena_alloc(p->m->arena, sizeof *pl);
+		pl->name = name;
+		pl->loc = at;
+		sym_set_global(name, GK_POOL, pl);
+		break;
+	}
+	case T_FN: {
+		Func *f = arena_alloc(p->m->arena, sizeof *f);
+		f->name = name;
+		f->loc = at;
+		f->params = arena_alloc(p->m->arena, 1);
+		f->flags = VF_ERROR;
+		sym_set_global(name, GK_FUNC, f);
+		break;
+	}
+	case T_PRIM: {
+		Prim *pr = arena_alloc(p->m->arena, sizeof *pr);
+		pr->name = name;
+		pr->loc = at;
+		pr->params = arena_alloc(p->m->arena, 1);
+		pr->flags = VF_ERROR;
+		sym_set_global(name, GK_PRIM, pr);
+		break;
+	}
+	}
+}
+
 /* ----------------------------------------------------------------- lines */
 
 void
@@ -305,10 +414,14 @@ b_recover(Parser *p)
 	p->line_loc = NULL;
 	bool closes = p->first_tok == '}';
 	bool opens = p->line_last_tok == '{';
+	if (!closes)
+		define_placeholder(p);
 	if (closes && !opens && p->ncx > 0) {
 		Cx *c = top(p);
-		if (c->kind == CX_FN || c->kind == CX_PRIM)
+		if (c->kind == CX_FN || c->kind == CX_PRIM) {
+			def_end(p, c);
 			names_close(p);
+		}
 		p->ncx--;
 	} else if (opens && !closes) {
 		push_cx(p, CX_SKIP, (Loc){0});
@@ -828,6 +941,7 @@ b_fn(Parser *p, Slice name, Loc nloc, uint32_t mark, TypeOn ret, Loc at)
 	/* Open the body even after an error, so its lines are still checked. */
 	Cx *c = push_cx(p, CX_FN, at);
 	c->fn = f;
+	def_begin(p);
 	c->blk = &f->body;
 	names_open(p, false);
 	for (uint32_t i = 0; i < n; i++)
@@ -884,9 +998,10 @@ b_binding(Parser *p, Slice name, Loc nloc, TypeOn tyon, Value *rhs)
 		Cx *c = push_cx(p, CX_ARM, nloc);
 		c->ifv = rhs;
 		c->blk = &rhs->u.arms[0];
-		return;
+	} else {
+		define(p, rhs, nloc);
 	}
-	define(p, rhs, nloc);
+	poison_binding(p, rhs);
 }
 
 static void
@@ -939,6 +1054,7 @@ b_close(Parser *p, Loc at)
 			parser_error(p, at, "function '@%s' ends without 'return'", c->fn->name);
 			note(p, c->loc, "the function starts here");
 		}
+		def_end(p, c);
 		names_close(p);
 		break;
 	case CX_ARM:
@@ -953,6 +1069,7 @@ b_close(Parser *p, Loc at)
 		define(p, c->ifv, c->ifv->loc);
 		return;
 	case CX_PRIM:
+		def_end(p, c);
 		names_close(p);
 		break;
 	case CX_PBLOCK:
@@ -1400,6 +1517,7 @@ b_prim(Parser *p, Slice name, Loc nloc, uint32_t mark, AttrMap *attrs, Loc at)
 	}
 	Cx *c = push_cx(p, CX_PRIM, at);
 	c->prim = pr;
+	def_begin(p);
 	c->pblk = &pr->body;
 	names_open(p, true);
 	for (uint32_t i = 0; i < n; i++)
@@ -1880,7 +1998,8 @@ b_index(Parser *p, PExpr *e, IntTok lanes, Loc at)
 
 /* ------------------------------------------------------------ entry point */
 
-/* Calls and call_lowered name globals that may be defined later. */
+/* Calls and call_lowered name globals that may be defined later.  A call
+ * that names none is poisoned (its callee stays a name). */
 static void
 resolve_calls(Parser *p)
 {
@@ -1896,9 +2015,11 @@ resolve_calls(Parser *p)
 			void *g = sym_global(name, &kind);
 			if (kind == GK_NONE) {
 				parser_error(p, v->loc, "call of undefined %s '@%s'", global_kind_name(want), name);
+				v->flags |= VF_ERROR;
 			} else if (kind != want) {
 				parser_error(p, v->loc, "'@%s' is a %s, not a %s", name, global_kind_name(kind),
 				             global_kind_name(want));
+				v->flags |= VF_ERROR;
 			} else if (want == GK_FUNC) {
 				v->u.callee = g;
 			} else {
@@ -1941,6 +2062,13 @@ ir_parse(Ctx *ctx, uint16_t file, size_t begin, size_t end)
 			note(&p, c->loc, "to close the block opened here");
 		}
 	}
+	/* A definition left open is not checked further. */
+	for (uint32_t i = 0; i < p.ncx; i++) {
+		if (p.cx[i].kind == CX_FN)
+			p.cx[i].fn->flags |= VF_ERROR;
+		else if (p.cx[i].kind == CX_PRIM)
+			p.cx[i].prim->flags |= VF_ERROR;
+	}
 	names_close(&p);
 	free(p.cx);
 	free(p.scratch.v);
@@ -1948,11 +2076,14 @@ ir_parse(Ctx *ctx, uint16_t file, size_t begin, size_t end)
 	free(p.places);
 	ptrvec_free(&p.defs);
 	ptrvec_free(&p.dead);
-	if (ctx->nerrors == errors_before)
-		resolve_calls(&p);
-	/* The builder already checked that names are unique and defined
-	 * before use; the verifier need not hash them all again. */
-	if (ctx->nerrors != errors_before || !verify_module(p.m, false)) {
+	/* After errors too, so that one run reports every independent error:
+	 * what the parser reported is poisoned (VF_ERROR) and the verifier
+	 * checks only what does not depend on it.  The builder already
+	 * checked that names are unique and defined before use; the verifier
+	 * need not hash them all again. */
+	resolve_calls(&p);
+	bool ok = verify_module(p.m, false);
+	if (ctx->nerrors != errors_before || !ok) {
 		module_free(p.m);
 		return NULL;
 	}

@@ -265,11 +265,25 @@ lex_raw(IRSTYPE *lval, Loc *lloc, Parser *p)
 int
 irlex(IRSTYPE *lval, Loc *lloc, Parser *p)
 {
+	bool first = p->last_tok == T_NL || p->last_tok == 0;
+	if (first)
+		p->line_err_mark = p->ctx->nerrors;
+	bool second = !first && p->tok_in_line == 1;
 	int t = lex_raw(lval, lloc, p);
 	if (t == T_NL || t == T_END) {
 		p->line_last_tok = p->last_tok;
-	} else if (p->last_tok == T_NL || p->last_tok == 0) {
-		p->first_tok = t;
+		p->tok_in_line = 0;
+	} else {
+		if (first) {
+			p->first_tok = t;
+			p->first_local = t == T_LOCAL ? lval->sl : (Slice){0};
+			p->first_local_loc = *lloc;
+			p->second_global = (Slice){0};
+		} else if (second && t == T_GLOBAL) {
+			p->second_global = lval->sl;
+			p->second_global_loc = *lloc;
+		}
+		p->tok_in_line++;
 	}
 	p->last_tok = t;
 	return t;

@@ -51,6 +51,7 @@ typedef struct Parser {
 	int last_tok;           /* the token returned last */
 	int first_tok;          /* first token of the current line */
 	int line_last_tok;      /* last token before the newline just read */
+	int tok_in_line;        /* tokens read on this line so far */
 	/* builder */
 	Scratch scratch;
 	struct NumTok *nums;     /* numbers of the constant being read */
@@ -61,6 +62,15 @@ typedef struct Parser {
 	PtrVec defs;            /* names defined, in order, for scoping */
 	PtrVec dead;            /* names gone out of scope (VF_DEAD, PVar.dead) */
 	int nerrors_at_start;
+	/* Error recovery: the errors before this line, and before the open
+	 * function or prim's header; the errors since then that are the
+	 * lines' own (a binding that is poisoned, VF_ERROR, not the whole
+	 * definition); the first token of the line if it is a local name, and
+	 * the second if it is a global one (what a line with a syntax error
+	 * meant to define, see b_recover). */
+	int line_err_mark, def_err_mark, def_line_errors;
+	Slice first_local, second_global;
+	Loc first_local_loc, second_global_loc;
 	Loc *line_loc;          /* the node of this line a trailing loc() sets */
 	Loc pending_loc;        /* loc(...) written at the end of this line */
 	bool has_pending_loc;

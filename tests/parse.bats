@@ -365,6 +365,106 @@ OUT
 	[[ $stderr != *'too many errors'* ]]
 }
 
+@test "report: errors of different kinds in independent places are all reported in one run" {
+	# issue 28, item 10: the parser's error (a device attribute) used to
+	# hide the verifier's, and an operand's error the device of the
+	# on_device that used it
+	parse <<'IR'
+device @cpu = cpu(0) {textur=true}
+fn @main(%x: f32[1,3,8,8], %w: f32[4,3,3,3], %a: f32[4], %b: f32[5]) -> f32[4] {
+  %0 = nn.conv2d(%x, %w) {paddin=[0,0,0,0]}
+  %1 = on_device(%0, @gpu)
+  %2 = add(%a, %b)
+  return %2
+}
+IR
+	rejected 1:23 "unknown device attribute 'textur'"
+	errors_count 4
+	run grep ': error: ' <<< "$stderr"
+	assert_output - <<'OUT'
+<stdin>:1:23: error: unknown device attribute 'textur'
+<stdin>:3:27: error: unknown attribute 'paddin' for nn.conv2d
+<stdin>:4:3: error: unknown device '@gpu'
+<stdin>:5:3: error: add: shapes do not broadcast: f32[4] and f32[5] (4 vs 5 at axis 0 of the result)
+OUT
+}
+
+@test "report: an error is not reported again where what it made is used" {
+	# each failed item once; what uses it is skipped, what does not is
+	# still checked (the undeclared device, the last shape error)
+	parse <<'IR'
+device @cpu = cpu(0)
+fn @f(%x: f32[4], %y: f32[5]) -> f32[4] {
+  %a = frobnicate(%x)
+  %b = nn.relu(%a)
+  %c = add(%b, %y)
+  %d = add(%x, %x +)
+  %e = add(%d, %y)
+  %g = @nowhere(%e)
+  %h = add(%g, %y)
+  %i = nn.relu(%x) {alhpa=1}
+  %j = add(%i, %y)
+  %k = on_device(%j, @tpu)
+  %l = add(%x, %y)
+  return %k
+}
+fn @broken(%x: f32[4]) -> f32[4] {
+  %a = if %x {
+    yield %x
+  }
+  return %a
+}
+fn @main(%x: f32[4], %y: f32[5]) -> f32[4] {
+  %r = @broken(%x)
+  %s = @f(%r, %y)
+  return %s
+}
+IR
+	rejected 3:8 "unknown operator 'frobnicate'"
+	run grep ': error: ' <<< "$stderr"
+	assert_output - <<'OUT'
+<stdin>:3:8: error: unknown operator 'frobnicate'
+<stdin>:6:19: error: unexpected '+', expected ')' or ','
+<stdin>:19:3: error: 'if' needs an 'else' arm: '} else {'
+<stdin>:8:3: error: call of undefined function '@nowhere'
+<stdin>:10:21: error: unknown attribute 'alhpa' for nn.relu
+<stdin>:12:3: error: unknown device '@tpu'
+<stdin>:13:3: error: add: shapes do not broadcast: f32[4] and f32[5] (4 vs 5 at axis 0 of the result)
+OUT
+}
+
+@test "report: a global whose line has a syntax error stays declared: its uses are not errors" {
+	parse <<'IR'
+device @gpu = gpu(0 {texture=true}
+fn @g(%x: f32[4] -> f32[4] {
+  return %x
+}
+fn @main(%x: f32[4]) -> f32[4] {
+  %a = on_device(%x, @gpu)
+  %b = @g(%a)
+  return %b
+}
+IR
+	rejected 1:21 "unexpected '{', expected ')'"
+	errors_count 2
+	assert_regex "${stderr_lines[*]}" "<stdin>:2:18: error"
+}
+
+@test "report: verifier errors stop at 20 too, with the line saying so" {
+	{
+		echo 'device @cpu = cpu(0)'
+		echo 'fn @main(%x: f32[4]) -> f32[4] {'
+		for i in $(seq 25); do echo "  %a$i = on_device(%x, @gpu$i)"; done
+		echo '  return %x'
+		echo '}'
+	} > "$BATS_TEST_TMPDIR/many.ir"
+	run -1 --separate-stderr ir-parse "$BATS_TEST_TMPDIR/many.ir"
+	assert_equal "$output" ""
+	errors_count 21
+	assert_equal "${stderr_lines[${#stderr_lines[@]} - 1]}" 'ir-parse: error: too many errors emitted, stopping now'
+	assert_equal "${stderr_lines[${#stderr_lines[@]} - 4]}" "$BATS_TEST_TMPDIR/many.ir:22:3: error: unknown device '@gpu20'"
+}
+
 @test "invalid-recovery.ir: recovery after an error" { expect_diagnostics ir-parse invalid-recovery.ir; }
 
 # --- deep nesting and size ----------------------------------------------------------

@@ -141,8 +141,8 @@ note_valid_attrs(Ctx *ctx, const OpDef *def, Loc loc)
 	note_at(ctx, loc, "%s takes: %s", def->name, buf);
 }
 
-static bool
-check_attr_names(Module *m, const Value *v)
+bool
+op_check_attrs(Module *m, const Value *v)
 {
 	const OpDef *def = v->u.op->op;
 	const AttrMap *am = v->u.op->attrs;
@@ -299,13 +299,16 @@ op_infer(Module *m, Value *v)
 {
 	const OpDef *def = v->u.op->op;
 	/* An untyped operand was reported where it was defined. */
+	bool typed = true;
 	for (uint32_t i = 0; i < v->nargs; i++)
 		if (!v->args[i] || (v->args[i]->kind != VK_LIT && !v->args[i]->type))
-			return NULL;
-	if (!check_arity(m, v) || !check_operand_kinds(m, v))
+			typed = false;
+	if (!typed || !check_arity(m, v) || !check_operand_kinds(m, v)) {
+		op_check_attrs(m, v); /* independent of the operands */
 		return NULL;
+	}
 	bool ok = type_literals(m, v);
-	ok = check_attr_names(m, v) && ok;
+	ok = op_check_attrs(m, v) && ok;
 	if (!ok)
 		return NULL;
 	return def->infer(m, v);

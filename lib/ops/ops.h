@@ -54,6 +54,9 @@ const OpDef *const *op_all(void);
  * operands (VK_LIT) their types, then calls def->infer.  The args of v are
  * already typed. */
 const Type *op_infer(Module *m, Value *v);
+/* Reports attributes v's operator does not have (with a "did you mean"),
+ * whatever its operands; op_infer calls it.  False if there were any. */
+bool op_check_attrs(Module *m, const Value *v);
 
 /* True if def takes an attribute named key. */
 bool op_has_attr(const OpDef *def, const char *key);
