@@ -9,6 +9,8 @@
 #                        (tests/onnx/conformance.py)
 #   make demo | bench    deps, build, then demo/demo.sh | bench/run.sh
 #                        (BENCH_BASELINE_BIN=DIR: another build's tools beside)
+#   make models          every torchvision classification model imported, compiled,
+#                        run on POCL and compared with torch (bench/models.py)
 #   make fuzz            libFuzzer harnesses tests/fuzz/fuzz_*.c, FUZZ_SECONDS=60
 #                        each (build-fuzz/), seeded with the tests and every
 #                        stage of FUZZ_MODELS=100 random models, then
@@ -106,7 +108,7 @@ OBJ = $(LIB_OBJ) $(ONNX_OBJ) $(TOOL_COMMON_OBJ) $(TOOL_SRC:%.c=$(BUILD)/%.o) \
 	$(UNIT_SRC:%.c=$(BUILD)/%.o) $(HELPER_SRC:%.c=$(BUILD)/%.o) \
 	$(BENCH_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all tools unit all+unit check conformance deps demo bench fuzz install uninstall \
+.PHONY: all tools unit all+unit check conformance deps demo bench models fuzz install uninstall \
 	clean distclean asan
 .SUFFIXES:
 .DELETE_ON_ERROR:
@@ -289,6 +291,12 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer \
 FUZZ_HARNESSES = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS = $(FUZZ_HARNESSES:tests/fuzz/%.c=build-fuzz/%)
 PYTHON = /usr/bin/python3
+# every torchvision classification model through the pipeline, against
+# torch (bench/models.py; a table on stdout; long: MODELS_ARGS narrows it)
+models:
+	$(Q)$(MAKE) --no-print-directory all
+	/usr/bin/python3 bench/models.py --bin $(BUILD)/bin --work $(BUILD)/models $(MODELS_ARGS)
+
 fuzz:
 	@sh scripts/deps.sh
 	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) WERROR= \
