@@ -727,7 +727,7 @@ operand_dirty(Alter *A, Value *a, int64_t C)
 
 /* Whether op's result has dirty padding channels, given its operands'
  * (zeros in, zeros out: relu, clip over 0, cast, sums and products of
- * zeros; anything else may not give 0 for 0). */
+ * zeros, erf, hard_swish; anything else may not give 0 for 0). */
 static bool
 elemwise_dirty(Alter *A, Value *v, int64_t C)
 {
@@ -738,7 +738,7 @@ elemwise_dirty(Alter *A, Value *v, int64_t C)
 			any = any || operand_dirty(A, v->args[i], C);
 	switch (id) {
 	case O_RELU: case O_NEGATIVE: case O_CAST: case O_ADD: case O_SUBTRACT: case O_MULTIPLY:
-	case O_MAXIMUM: case O_MINIMUM:
+	case O_MAXIMUM: case O_MINIMUM: case O_ERF: case O_HARD_SWISH:
 		return any;
 	case O_CLIP: {
 		OpCx c;

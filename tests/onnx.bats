@@ -99,6 +99,15 @@ make_case() {
 	imported clip_attributes_opset9
 }
 
+@test "onnx: Erf (GELU as torch writes it), HardSigmoid (alpha, beta, ONNX's defaults) and HardSwish" {
+	imported erf_hard_sigmoid_hard_swish
+	imported erf_hard_sigmoid_hard_swish --lower
+	grep -q '= erf(%xs)$' erf_hard_sigmoid_hard_swish/m.ir
+	grep -q '= hard_sigmoid(%x) {alpha=0.1666666716337204, beta=0.5}$' erf_hard_sigmoid_hard_swish/m.ir
+	grep -q '= hard_sigmoid(%x) {alpha=0.2, beta=0.5}$' erf_hard_sigmoid_hard_swish/m.ir
+	grep -q '= hard_swish(%x)$' erf_hard_sigmoid_hard_swish/m.ir
+}
+
 @test "onnx: Identity, Dropout and Constant" {
 	imported identity_constant_dropout
 }

@@ -148,6 +148,45 @@ IR
 	assert_output --partial '%0: f32[5]'
 }
 
+@test "ops: erf, hard_sigmoid (alpha, beta: ONNX's defaults 0.2, 0.5) and hard_swish keep the float type" {
+	run -0 ir-parse - <<'IR'
+fn @main(%x: f16[5], %y: f64[2,3]) {
+  %0 = erf(%x)
+  %1 = hard_sigmoid(%y) {alpha=0.25, beta=1}
+  %2 = hard_sigmoid(%0)
+  %3 = hard_swish(%y)
+  %t = (%2, %1, %3)
+  return %t
+}
+IR
+	assert_output --partial '%0: f16[5] = erf(%x)'
+	assert_output --partial '%1: f64[2,3] = hard_sigmoid(%y) {alpha=0.25, beta=1}'
+	assert_output --partial '%2: f16[5] = hard_sigmoid(%0)'
+	assert_output --partial '%3: f64[2,3] = hard_swish(%y)'
+}
+
+@test "ops: erf, hard_sigmoid and hard_swish refuse integers; hard_sigmoid's alpha and beta are finite numbers" {
+	cat > "$BATS_TEST_TMPDIR/e.ir" <<'IR'
+fn @main(%x: i32[2], %f: f32[2]) {
+  // expected-error@+1:3 {{erf: needs a floating-point operand, not i32[2] (cast it first)}}
+  %0 = erf(%x)
+  // expected-error@+1:3 {{hard_swish: needs a floating-point operand, not i32[2] (cast it first)}}
+  %1 = hard_swish(%x)
+  // expected-error@+1:3 {{hard_sigmoid: needs a floating-point operand, not i32[2] (cast it first)}}
+  %2 = hard_sigmoid(%x)
+  // expected-error@+1:32 {{'alpha' of hard_sigmoid must be a number, not a string}}
+  %3 = hard_sigmoid(%f) {alpha="x"}
+  // expected-error@+1:31 {{'beta' of hard_sigmoid must be a finite number}}
+  %4 = hard_sigmoid(%f) {beta=1e400}
+  // expected-error@+2:26 {{unknown attribute 'gamma' for hard_sigmoid}}
+  // expected-note@+1:26 {{hard_sigmoid takes: alpha, beta}}
+  %5 = hard_sigmoid(%f) {gamma=1.0}
+  return %f
+}
+IR
+	run -0 ir-parse --verify-diagnostics "$BATS_TEST_TMPDIR/e.ir"
+}
+
 @test "ops: nn.relu" {
 	run -0 ir-parse - <<'IR'
 fn @main(%x: f32[1,8]) {

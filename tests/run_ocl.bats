@@ -144,6 +144,56 @@ IR
 	assert_equal "$output" "$ref"
 }
 
+@test "run_ocl: erf (GELU as torch exports it), hard_sigmoid and hard_swish on cpu, gpu and texture gpu equal the interpreter, which equals C's erf and ONNX's formulas" {
+	local d=$BATS_TEST_TMPDIR dev
+	# -5..5, with NaN, infinities and 0 (NaN stays NaN; the saturated ends)
+	"$PY" -c 'import numpy as np
+x = np.linspace(-5, 5, 72, dtype=np.float32).reshape(1, 2, 3, 3, 4)
+x.flat[0:4] = [np.nan, np.inf, -np.inf, 0]
+np.save("'"$d"'/x.npy", x)'
+	cat > "$d/m.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[1,2,3,3,4]) -> (f32[1,2,3,3,4], f32[1,2,3,3,4], f32[1,2,3,3,4], f32[1,2,3,3,4]) {
+  %e = erf(%x)
+  %s = hard_sigmoid(%x) {alpha=0.25, beta=0.625}
+  %w = hard_swish(%x)
+  %g0 = multiply(%x, 0.70710677)
+  %g1 = erf(%g0)
+  %g2 = add(%g1, 1.0)
+  %g3 = multiply(%x, %g2)
+  %g = multiply(%g3, 0.5)
+  %t = (%e, %s, %w, %g)
+  return %t
+}
+IR
+	mkdir "$d/want"
+	ir-run --interp --input x="$d/x.npy" -o "$d/want" "$d/m.ir"
+	"$PY" - "$d" <<'PY'
+import math, sys
+import numpy as np
+np.seterr(invalid="ignore")     # hard_swish(-inf) is -inf * 0: NaN, as ONNX's formula
+d = sys.argv[1]
+x = np.load(d + "/x.npy").astype(np.float64)
+erf = np.vectorize(math.erf)
+hs = lambda v, a, b: np.where(np.isnan(v), v, np.clip(a * v + b, 0, 1))
+want = [erf(x), hs(x, 0.25, 0.625), x * hs(x, 1 / 6, 0.5), 0.5 * x * (1 + erf(x * 0.70710677))]
+for i, w in enumerate(want):
+    got = np.load("%s/want/%d.npy" % (d, i))
+    assert np.allclose(got, w.astype(np.float32), rtol=1e-6, atol=1e-7, equal_nan=True), (i, got, w)
+PY
+	for dev in cpu gpu tex; do
+		retarget $dev "$d/m.ir" > "$d/m.$dev.ir"
+		compiled "$d/m.$dev.ir" "$d/c.$dev.ir"
+		mkdir "$d/got.$dev"
+		run -0 --separate-stderr ir-run --check --input x="$d/x.npy" -o "$d/got.$dev" "$d/c.$dev.ir"
+		[[ "$stderr" == *"--check: 4 calls of prims equal the interpreter's"* ]]
+		"$PY" "$H" same "$d/got.$dev" "$d/want"
+	done
+	grep -q 'erf(' "$d/c.cpu.ir"
+	# the texture gpu reads and writes the 4-wide last axis as images
+	grep -q 'image2d_t' "$d/c.tex.ir"
+}
+
 @test "run_ocl: a value copied from texture to texture:weight is reshaped, not shared" {
 	local d=$BATS_TEST_TMPDIR
 	# the weight's layout_transform writes an image in texture (16 rows of

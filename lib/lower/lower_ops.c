@@ -43,6 +43,7 @@ lower_has_reduction(const OpDef *op)
 	case O_ADD: case O_SUBTRACT: case O_MULTIPLY: case O_DIVIDE: case O_MAXIMUM:
 	case O_MINIMUM: case O_POWER: case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG:
 	case O_SQRT: case O_RSQRT: case O_SIGMOID: case O_TANH: case O_CLIP: case O_CAST:
+	case O_ERF: case O_HARD_SIGMOID: case O_HARD_SWISH:
 	case O_BIAS_ADD: case O_SOFTMAX: case O_RESHAPE: case O_TRANSPOSE:
 	case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_SPLIT: case O_SQUEEZE:
 	case O_EXPAND_DIMS: case O_STRIDED_SLICE: case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL:
@@ -370,6 +371,7 @@ unary(GroupCx *c, OpId code, PExpr *x, ElemKind k)
 	case O_RSQRT: return pe_call1(b, I_RSQRT, x);
 	case O_SIGMOID: return pe_call1(b, I_SIGMOID, x);
 	case O_TANH: return pe_call1(b, I_TANH, x);
+	case O_ERF: return pe_call1(b, I_ERF, x);
 	default:                /* lower_member calls it for these only */
 		return x;
 	}
@@ -402,6 +404,30 @@ clip(GroupCx *c, const Value *v, PExpr *x)
 	/* Comparisons, not min/max: NaN stays NaN. */
 	PExpr *upper = pe_select(b, pe_bin(b, OP_GT, x, eh), eh, x);
 	return pe_select(b, pe_bin(b, OP_LT, x, el), el, upper);
+}
+
+/* hard_sigmoid: max(0, min(1, alpha x + beta)); hard_swish: x times that
+ * with ONNX's HardSwish constants (1/6, 1/2).  x is a variable (a let). */
+static PExpr *
+hard_sigmoid(GroupCx *c, const Value *v, PExpr *x)
+{
+	PBuild *b = c->b;
+	ElemKind k = kind_of(v);
+	double alpha = 1.0 / 6, beta = 0.5;
+	if (v->u.op->op->id == O_HARD_SIGMOID) {
+		OpCx ac = attrs_of(v);
+		hard_sigmoid_attrs(&ac, &alpha, &beta);
+	}
+	uint32_t n = x->dt.lanes;
+	PExpr *h = pe_add(b, pe_mul(b, x, splat(c, pe_float(b, alpha, k), n)),
+	                  splat(c, pe_float(b, beta, k), n));
+	h = pb_let(b, "v", h);
+	PExpr *zero = splat(c, pe_float(b, 0, k), n), *one = splat(c, pe_float(b, 1, k), n);
+	/* Comparisons, not min/max: NaN stays NaN, as in clip. */
+	h = pe_select(b, pe_bin(b, OP_LT, h, zero), zero, pe_select(b, pe_bin(b, OP_GT, h, one), one, h));
+	if (v->u.op->op->id == O_HARD_SWISH)
+		h = pe_mul(b, x, h);
+	return h;
 }
 
 /* ------------------------------------------------------------ injective */
@@ -983,11 +1009,18 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 		break;
 	}
 	case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT: case O_RSQRT:
-	case O_SIGMOID: case O_TANH: {
+	case O_SIGMOID: case O_TANH: case O_ERF: {
 		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		if (!x)
 			return NULL;
 		res = unary(c, code, x, kk);
+		break;
+	}
+	case O_HARD_SIGMOID: case O_HARD_SWISH: {
+		PExpr *x = lower_operand(c, k, 0, idx, lanes);
+		if (!x)
+			return NULL;
+		res = hard_sigmoid(c, v, pb_let(c->b, "v", x));
 		break;
 	}
 	case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL: case O_GREATER:
@@ -1102,7 +1135,8 @@ member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 				lanes = 1;
 			break;
 		case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT: case O_RSQRT:
-		case O_SIGMOID: case O_TANH: case O_CAST: case O_CLIP:
+		case O_SIGMOID: case O_TANH: case O_CAST: case O_CLIP: case O_ERF:
+		case O_HARD_SIGMOID: case O_HARD_SWISH:
 			break;
 		case O_BIAS_ADD:
 			if (pred && v->args[0] != pred && bias_axis(v) + 1 != type_of(v)->n)

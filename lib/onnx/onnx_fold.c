@@ -181,6 +181,7 @@ fold_unary(UnOp op, const Tensor *a)
 		case UN_RELU: y = x < 0 ? 0 : x; break;
 		case UN_SIGMOID: y = 1 / (1 + exp(-x)); break;
 		case UN_TANH: y = tanh(x); break;
+		case UN_ERF: y = erf(x); break;
 		case UN_EXP: y = exp(x); break;
 		case UN_LOG: y = log(x); break;
 		case UN_SQRT: y = sqrt(x); break;

@@ -112,7 +112,7 @@ typedef enum {
 
 typedef enum {
 	UN_NEG, UN_RELU, UN_SIGMOID, UN_TANH, UN_EXP, UN_LOG, UN_SQRT, UN_RECIP,
-	UN_ABS, UN_FLOOR, UN_CEIL, UN_NOT,
+	UN_ABS, UN_FLOOR, UN_CEIL, UN_NOT, UN_ERF,
 } UnOp;
 
 /* NumPy broadcasting of two shapes into out; false if they do not. */

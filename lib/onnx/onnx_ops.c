@@ -121,7 +121,7 @@ op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 	static const char *const ir[] = {
 		[UN_NEG] = "negative", [UN_RELU] = "nn.relu", [UN_SIGMOID] = "sigmoid",
 		[UN_TANH] = "tanh", [UN_EXP] = "exp", [UN_LOG] = "log", [UN_SQRT] = "sqrt",
-		[UN_NOT] = "logical_not",
+		[UN_NOT] = "logical_not", [UN_ERF] = "erf",
 	};
 	if (a->k) {
 		Tensor *t = fold_unary(op, a->k);
@@ -129,7 +129,7 @@ op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 	}
 	bool fl = elem_is_float(a->kind);
 	if ((op == UN_SIGMOID || op == UN_TANH || op == UN_EXP || op == UN_LOG || op == UN_SQRT ||
-	     op == UN_RECIP) && !fl)
+	     op == UN_RECIP || op == UN_ERF) && !fl)
 		return fail(im, "needs a floating-point operand, not %s", elem_name(a->kind));
 	if (a->kind == ET_BOOL && op != UN_NOT)
 		return fail(im, "arithmetic on bool tensors");
@@ -345,6 +345,7 @@ un_of(const char *op)
 		{"Relu", UN_RELU}, {"Sigmoid", UN_SIGMOID}, {"Tanh", UN_TANH}, {"Exp", UN_EXP},
 		{"Log", UN_LOG}, {"Sqrt", UN_SQRT}, {"Neg", UN_NEG}, {"Reciprocal", UN_RECIP},
 		{"Abs", UN_ABS}, {"Floor", UN_FLOOR}, {"Ceil", UN_CEIL}, {"Not", UN_NOT},
+		{"Erf", UN_ERF},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
 		if (strcmp(t[i].n, op) == 0)
@@ -420,6 +421,37 @@ MAP(map_clip)
 	out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, x->dims,
 	              "clip(%s) {a_max=%.17g, a_min=%.17g}", r, hi, lo);
 	return true;
+}
+
+/* HardSigmoid (alpha, beta) and HardSwish (ONNX's 1/6 and 1/2): the IR's
+ * hard_sigmoid and hard_swish, whose alpha and beta defaults are ONNX's. */
+MAP(map_hard_sigmoid)
+{
+	(void)nin, (void)nout;
+	Val *x = in[0];
+	bool swish = strcmp(n->op_type, "HardSwish") == 0;
+	double alpha = swish ? 1.0 / 6 : attr_float(n, "alpha", 0.2);
+	double beta = swish ? 0.5 : attr_float(n, "beta", 0.5);
+	if (!elem_is_float(x->kind))
+		return fail(im, "needs a floating-point operand, not %s", elem_name(x->kind)), false;
+	if (!isfinite(alpha) || !isfinite(beta))
+		return fail(im, "alpha %g and beta %g must be finite", alpha, beta), false;
+	if (x->k) {
+		Tensor *t = tensor_copy(x->k);
+		for (int64_t i = 0; i < t->numel; i++) {
+			double v = tensor_get(t, i), h = alpha * v + beta;
+			h = h < 0 ? 0.0 : h > 1 ? 1.0 : h;
+			tensor_set(t, i, swish ? v * h : h);
+		}
+		return (out[0] = val_known(im, out_hint(im, 0), t)) != NULL;
+	}
+	const char *r = ref(im, x);
+	if (swish)
+		out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, x->dims, "hard_swish(%s)", r);
+	else
+		out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, x->dims,
+		              "hard_sigmoid(%s) {alpha=%.17g, beta=%.17g}", r, alpha, beta);
+	return out[0] != NULL;
 }
 
 MAP(map_cast)
@@ -1187,6 +1219,7 @@ static const OpMap ops[] = {
 	{"Div", 7, 2, map_binary},
 	{"Dropout", 7, 1, map_identity},
 	{"Equal", 7, 2, map_binary},
+	{"Erf", 9, 1, map_unary},
 	{"Exp", 6, 1, map_unary},
 	{"Expand", 8, 2, map_expand},
 	{"Flatten", 1, 1, map_flatten},
@@ -1195,6 +1228,8 @@ static const OpMap ops[] = {
 	{"Gemm", 7, 2, map_gemm},
 	{"GlobalAveragePool", 1, 1, map_global_avgpool},
 	{"Greater", 7, 2, map_binary},
+	{"HardSigmoid", 6, 1, map_hard_sigmoid},
+	{"HardSwish", 14, 1, map_hard_sigmoid},
 	{"Identity", 1, 1, map_identity},
 	{"Less", 7, 2, map_binary},
 	{"Log", 6, 1, map_unary},

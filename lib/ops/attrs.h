@@ -148,6 +148,9 @@ int64_t op_axis(OpCx *c);
 
 /* clip's a_min and a_max (both required, a_min <= a_max). */
 bool clip_attrs(OpCx *c, double *lo, double *hi);
+/* hard_sigmoid's alpha and beta (ONNX's HardSigmoid: max(0, min(1,
+ * alpha x + beta)); defaults ONNX's 0.2 and 0.5; finite). */
+bool hard_sigmoid_attrs(OpCx *c, double *alpha, double *beta);
 
 /* layout_transform's src_layout and dst_layout (both required). */
 bool transform_attrs(OpCx *c, const Layout **src, const Layout **dst);

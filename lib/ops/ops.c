@@ -17,6 +17,7 @@
 /* ------------------------------------------------------ attribute names */
 
 static const char *const a_clip[] = {"a_max", "a_min", NULL};
+static const char *const a_hard_sigmoid[] = {"alpha", "beta", NULL};
 static const char *const a_cast[] = {"dtype", NULL};
 static const char *const a_conv2d[] = {
 	"channels", "data_layout", "dilation", "groups", "kernel_layout", "kernel_size",

@@ -148,6 +148,21 @@ clip_attrs(OpCx *c, double *lo, double *hi)
 }
 
 bool
+hard_sigmoid_attrs(OpCx *c, double *alpha, double *beta)
+{
+	*alpha = oa_num(c, "alpha", 0.2);
+	*beta = oa_num(c, "beta", 0.5);
+	if (!c->ok)
+		return false;
+	const char *bad = !isfinite(*alpha) ? "alpha" : !isfinite(*beta) ? "beta" : NULL;
+	if (bad) {
+		op_error_at(c, oa_loc(c, bad), "'%s' of hard_sigmoid must be a finite number", bad);
+		return false;
+	}
+	return true;
+}
+
+bool
 transform_attrs(OpCx *c, const Layout **src, const Layout **dst)
 {
 	bool have = oa_require(c, "src_layout", "src_layout=\"NCHW\"");

@@ -42,7 +42,7 @@ infer_unary(Module *m, Value *v)
 	return check_not_bool(&c, a) ? a : NULL;
 }
 
-/* exp, log, sqrt, rsqrt, sigmoid, tanh: defined on floats only (TVM's
+/* exp, log, sqrt, rsqrt, sigmoid, tanh, erf, hard_swish: defined on floats only (TVM's
  * type relation lets ints through and fails in the kernel). */
 const Type *
 infer_unary_float(Module *m, Value *v)
@@ -63,6 +63,18 @@ infer_clip(Module *m, Value *v)
 		return NULL;
 	const Type *a = op_arg(&c, 0);
 	return check_not_bool(&c, a) ? a : NULL;
+}
+
+const Type *
+infer_hard_sigmoid(Module *m, Value *v)
+{
+	OpCx c;
+	opcx_init(&c, m, v);
+	double alpha, beta;
+	if (!hard_sigmoid_attrs(&c, &alpha, &beta))
+		return NULL;
+	const Type *a = op_arg(&c, 0);
+	return check_float(&c, a) ? a : NULL;
 }
 
 const Type *

@@ -67,6 +67,7 @@ const Type *infer_binary(Module *m, Value *v);
 const Type *infer_unary(Module *m, Value *v);
 const Type *infer_unary_float(Module *m, Value *v);
 const Type *infer_clip(Module *m, Value *v);
+const Type *infer_hard_sigmoid(Module *m, Value *v);
 const Type *infer_cast(Module *m, Value *v);
 const Type *infer_bias_add(Module *m, Value *v);
 const Type *infer_softmax(Module *m, Value *v);

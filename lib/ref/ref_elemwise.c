@@ -156,9 +156,15 @@ ref_unary(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 	if (!ref_same_kind(c, x, out, "the operand", "the result") ||
 	    !ref_check_out(c, out, x->rank, x->dims))
 		return false;
+	/* hard_swish is x hard_sigmoid(x) with ONNX's HardSwish constants */
+	double alpha = 1.0 / 6, beta = 0.5;
+	if (c->id == O_HARD_SIGMOID && !hard_sigmoid_attrs(c, &alpha, &beta))
+		return false;
 	if (elem_is_float(x->kind)) {
 		for (int64_t i = 0; i < x->numel; i++) {
-			double v = tensor_get(x, i), r = 0;
+			double v = tensor_get(x, i), r = 0, h = alpha * v + beta;
+			/* comparisons, not fmin/fmax: NaN stays NaN */
+			h = h < 0 ? 0.0 : h > 1 ? 1.0 : h;
 			switch (c->id) {
 			case O_NEGATIVE: r = -v; break;
 			case O_RELU: r = v < 0 ? 0.0 : v; break;
@@ -168,6 +174,9 @@ ref_unary(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 			case O_RSQRT: r = 1.0 / sqrt(v); break;
 			case O_SIGMOID: r = 1.0 / (1.0 + exp(-v)); break;
 			case O_TANH: r = tanh(v); break;
+			case O_ERF: r = erf(v); break;
+			case O_HARD_SIGMOID: r = h; break;
+			case O_HARD_SWISH: r = v * h; break;
 			default: break;     /* ref_unary serves only these */
 			}
 			tensor_set(out, i, r);

@@ -177,6 +177,10 @@ class Gen:
     def __init__(self, seed, legacy=False):
         self.r = random.Random(seed)
         self.rpack = random.Random(seed ^ 0x5eed9ac)
+        # erf, hard_sigmoid and hard_swish (issue 27) stand in for some
+        # sigmoids and tanhs, drawn from a stream of their own so that
+        # self.r's draws stay those of before
+        self.runary = random.Random(seed ^ 0x27e4f)
         self.seed = seed
         # legacy: the operators of before comparisons, logic, where,
         # argmax/argmin, max/min, strided_slice and nn.pad, so that a seed
@@ -480,6 +484,8 @@ class Gen:
             if lo >= 0 and e == 0:
                 cands.append("sqrt")
         op = self.r.choice(cands)
+        if not self.legacy and op in ("sigmoid", "tanh") and self.runary.random() < 0.5:
+            return self.op_unary_new(v)
         attrs = ""
         if op == "negative":
             nlo, nhi = -hi, -lo
@@ -525,6 +531,43 @@ class Gen:
             ne = 0.25 * e
         else:  # tanh
             nlo, nhi, ne = math.tanh(lo), math.tanh(hi), e
+        if ne:
+            ne += self.round_err(dt, max(abs(nlo), abs(nhi)))
+        self.bind(dt, v.shape, "%s(%s)%s" % (op, v.name, attrs), nlo, nhi, ne)
+        return True
+
+    def op_unary_new(self, v):
+        """erf, hard_sigmoid (alpha, beta) or hard_swish of the float v.
+        The lowered hard_sigmoid rounds alpha, alpha x and alpha x + beta
+        to the element type (the graph level rounds once): never exact."""
+        dt, lo, hi, e = v.dt, v.lo, v.hi, v.err
+        op = self.runary.choice(["erf", "hard_sigmoid", "hard_swish"])
+        attrs = ""
+        if op == "erf":
+            nlo, nhi = math.erf(lo), math.erf(hi)
+            ne = 2 / math.sqrt(math.pi) * e
+        else:
+            if op == "hard_sigmoid":
+                a = self.runary.choice([0.2, 1 / 6, 0.125, 0.5, 1.0, 2.0, -0.25])
+                b = self.runary.choice([0.5, 0.0, 0.25, 1.0])
+                if self.runary.random() < 0.2:
+                    a, b = 0.2, 0.5         # ONNX's defaults, written by none
+                else:
+                    attrs = " {alpha=%r, beta=%r}" % (a, b)
+            else:
+                a, b = 1 / 6, 0.5
+
+            def f(x):
+                h = min(1.0, max(0.0, a * x + b))
+                return h if op == "hard_sigmoid" else x * h
+            pts = [lo, hi] + [x for x in (-1.5,) if op == "hard_swish" and lo < x < hi]
+            ys = [f(x) for x in pts]
+            nlo, nhi = min(ys), max(ys)
+            # slope at most |alpha| (hard_swish: 1.5); each rounding of the
+            # lowered form is within its operand's size, at most
+            # 1 + |beta| (alpha x where unsaturated) and 3 (x for hard_swish)
+            m = 1 + abs(b) + (3 if op == "hard_swish" else 0)
+            ne = (abs(a) if op == "hard_sigmoid" else 1.5) * e + 4 * self.round_err(dt, m * m)
         if ne:
             ne += self.round_err(dt, max(abs(nlo), abs(nhi)))
         self.bind(dt, v.shape, "%s(%s)%s" % (op, v.name, attrs), nlo, nhi, ne)

@@ -422,6 +422,37 @@ def clip_attributes_opset9():
     return (nodes, [vi('x', [5])], [vi('y', [5])], [], {'x': x}, [np.clip(x, 0, 6)])
 
 
+def hard_sigmoid_ref(x, alpha, beta):
+    return np.clip(alpha * x.astype(np.float64) + beta, 0, 1)
+
+
+@case(opset=14)
+def erf_hard_sigmoid_hard_swish():
+    # Erf as in torch's GELU (x/2 (1 + erf(x/sqrt 2))), HardSigmoid with its
+    # attributes and without (ONNX's 0.2, 0.5), HardSwish (1/6, 1/2)
+    import math
+    x = f32(rng(23).standard_normal((2, 3, 4)) * 4)
+    nodes = [h.make_node('Div', ['x', 'sqrt2'], ['xs']),
+             h.make_node('Erf', ['xs'], ['e']),
+             h.make_node('Add', ['e', 'one'], ['e1']),
+             h.make_node('Mul', ['x', 'e1'], ['xe']),
+             h.make_node('Mul', ['xe', 'half'], ['gelu']),
+             h.make_node('HardSigmoid', ['x'], ['hs'], alpha=1 / 6, beta=0.5),
+             h.make_node('HardSigmoid', ['x'], ['hd']),
+             h.make_node('HardSwish', ['x'], ['hw']),
+             h.make_node('Erf', ['k'], ['ek']),
+             h.make_node('Add', ['x', 'ek'], ['xk'])]
+    erf = np.vectorize(math.erf)
+    x64 = x.astype(np.float64)
+    k = f32([-1, 0, 0.5, 2])
+    return (nodes, [vi('x', [2, 3, 4])], [vi(n, [2, 3, 4]) for n in ('gelu', 'hs', 'hd', 'hw', 'xk')],
+            [init('sqrt2', f32(math.sqrt(2))), init('one', f32(1)), init('half', f32(0.5)),
+             init('k', k)], {'x': x},
+            [0.5 * x64 * (1 + erf(x64 / math.sqrt(2))), hard_sigmoid_ref(x, 1 / 6, 0.5),
+             hard_sigmoid_ref(x, 0.2, 0.5), x64 * hard_sigmoid_ref(x, 1 / 6, 0.5),
+             x64 + erf(k.astype(np.float64))])
+
+
 @case()
 def identity_constant_dropout():
     x = f32(rng(22).standard_normal((2, 2)))

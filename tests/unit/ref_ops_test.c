@@ -420,7 +420,26 @@ test_unary(void)
 	EXPECT("sigmoid", RUN("sigmoid", NULL, x, ET_F64, SHAPE(4)), 1e-15, 1 / (1 + exp(1.5)), 0.5,
 	       1 / (1 + exp(-0.25)), 1 / (1 + exp(-4.0)));
 	EXPECT("tanh", RUN("tanh", NULL, x, ET_F64, SHAPE(4)), 0, tanh(-1.5), 0, tanh(0.25), tanh(4));
+	EXPECT("erf", RUN("erf", NULL, x, ET_F64, SHAPE(4)), 1e-15, erf(-1.5), 0, erf(0.25), erf(4));
+	/* ONNX's defaults 0.2 and 0.5: -1.5 -> 0.2, 4 -> 1.3 clipped to 1 */
+	EXPECT("hard_sigmoid", RUN("hard_sigmoid", NULL, x, ET_F64, SHAPE(4)), 1e-15, 0.2, 0.5,
+	       0.55, 1);
+	/* x (x/6 + 1/2) between -3 and 3, 0 below, x above */
+	EXPECT("hard_swish", RUN("hard_swish", NULL, x, ET_F64, SHAPE(4)), 1e-15, -1.5 * 0.25, 0,
+	       0.25 * (0.25 / 6 + 0.5), 4);
 	free_all(x, 1);
+	Attrs hs = {0};
+	a_num(&hs, "alpha", 0.5);
+	a_int(&hs, "beta", 1);
+	Tensor *hx[1] = {mk(ET_F32, SHAPE(4), VALS(-3, -1, 0.5, NAN))};
+	EXPECT("hard_sigmoid alpha, beta; NaN stays", RUN("hard_sigmoid", &hs, hx, ET_F32, SHAPE(4)),
+	       0, 0, 0.5, 1, NAN);
+	EXPECT("hard_swish NaN stays", RUN("hard_swish", NULL, hx, ET_F32, SHAPE(4)), 0, 0, -1 / 3.0f,
+	       0.5f * (0.5f / 6 + 0.5f), NAN);
+	Attrs hb = {0};
+	a_num(&hb, "alpha", INFINITY);
+	RUN_ERR("hard_sigmoid", &hb, hx, ET_F32, SHAPE(4), "'alpha' of hard_sigmoid must be a finite");
+	free_all(hx, 1);
 	Tensor *big[1] = {mk(ET_F32, SHAPE(2), VALS(-1000, 1000))};
 	EXPECT("sigmoid saturates", RUN("sigmoid", NULL, big, ET_F32, SHAPE(2)), 0, 0, 1);
 	free_all(big, 1);
@@ -432,6 +451,8 @@ test_unary(void)
 	EXPECT("i8 negative wraps", RUN("negative", NULL, i, ET_I8, SHAPE(3)), 0, -128, 3, -5);
 	EXPECT("i8 relu", RUN("nn.relu", NULL, i, ET_I8, SHAPE(3)), 0, 0, 0, 5);
 	RUN_ERR("exp", NULL, i, ET_I8, SHAPE(3), "floating-point");
+	RUN_ERR("erf", NULL, i, ET_I8, SHAPE(3), "floating-point");
+	RUN_ERR("hard_swish", NULL, i, ET_I8, SHAPE(3), "floating-point");
 	free_all(i, 1);
 	Tensor *u[1] = {mk(ET_U8, SHAPE(2), VALS(0, 3))};
 	EXPECT("u8 negative wraps", RUN("negative", NULL, u, ET_U8, SHAPE(2)), 0, 0, 253);
