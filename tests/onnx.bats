@@ -108,6 +108,16 @@ make_case() {
 	grep -q '= hard_swish(%x)$' erf_hard_sigmoid_hard_swish/m.ir
 }
 
+@test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
+	imported layer_normalization
+	imported layer_normalization --lower
+	run -0 grep -c '= mean(' layer_normalization/m.ir
+	assert_output 4
+	grep -q '%y1: f32\[2,3,8\] = add(%scaled, %b1)$' layer_normalization/m.ir
+	grep -q '%m2: f32\[2,1,1\] = mean(%x) {axis=\[1, 2\], keepdims=true}$' layer_normalization/m.ir
+	grep -q '%i2: f32\[2,1,1\] = rsqrt(' layer_normalization/m.ir
+}
+
 @test "onnx: Identity, Dropout and Constant" {
 	imported identity_constant_dropout
 }

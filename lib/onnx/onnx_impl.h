@@ -209,6 +209,8 @@ bool map_global_avgpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, 
 bool map_softmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool map_logsoftmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool map_reduce(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+/* onnx_norm.c */
+bool map_layernorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 
 /* The Name of an ONNX value (NULL if the graph never names it). */
 Name *name_get(Imp *im, const char *s);

@@ -1231,6 +1231,7 @@ static const OpMap ops[] = {
 	{"HardSigmoid", 6, 1, map_hard_sigmoid},
 	{"HardSwish", 14, 1, map_hard_sigmoid},
 	{"Identity", 1, 1, map_identity},
+	{"LayerNormalization", 17, 1, map_layernorm},
 	{"Less", 7, 2, map_binary},
 	{"Log", 6, 1, map_unary},
 	{"LogSoftmax", 1, 1, map_logsoftmax},

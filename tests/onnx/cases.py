@@ -453,6 +453,31 @@ def erf_hard_sigmoid_hard_swish():
              x64 + erf(k.astype(np.float64))])
 
 
+def layernorm_ref(x, axis, scale, bias, eps):
+    x = x.astype(np.float64)
+    axes = tuple(range(axis % x.ndim, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    inv = 1 / np.sqrt(((x - mean) ** 2).mean(axis=axes, keepdims=True) + eps)
+    y = (x - mean) * inv * scale
+    return (y + bias if bias is not None else y), mean, inv
+
+
+@case(opset=17)
+def layer_normalization():
+    # torch.onnx's nn.LayerNorm from opset 17 (the last axis, Scale and B),
+    # the last two axes without B, and the optional Mean and InvStdDev
+    x = f32(rng(24).standard_normal((2, 3, 8)) * 3 + 1)
+    s1, b1 = f32(rng(25).standard_normal(8)), f32(rng(26).standard_normal(8))
+    s2 = f32(rng(27).standard_normal((3, 8)))
+    nodes = [h.make_node('LayerNormalization', ['x', 's1', 'b1'], ['y1'], epsilon=1e-6),
+             h.make_node('LayerNormalization', ['x', 's2'], ['y2', 'm2', 'i2'], axis=-2)]
+    y1, _, _ = layernorm_ref(x, -1, s1, b1, f32(1e-6))
+    y2, m2, i2 = layernorm_ref(x, -2, s2, None, f32(1e-5))
+    return (nodes, [vi('x', [2, 3, 8])],
+            [vi('y1', [2, 3, 8]), vi('y2', [2, 3, 8]), vi('m2', [2, 1, 1]), vi('i2', [2, 1, 1])],
+            [init('s1', s1), init('b1', b1), init('s2', s2)], {'x': x}, [y1, y2, m2, i2])
+
+
 @case()
 def identity_constant_dropout():
     x = f32(rng(22).standard_normal((2, 2)))
