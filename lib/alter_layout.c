@@ -476,12 +476,25 @@ keep(Alter *A, Value *v, const Device *dev, const char *fmt, ...)
 	stat_line(A, v, dev, "%s", buf);
 }
 
+/* Keeps v in NCHW on a device that --layout=auto does not pack, and says
+ * why: on a cpu by measurement (whole torchvision models on POCL ran as
+ * fast or faster in NCHW: ir-alter-layout(1), bench/models_cpu.sh), on a
+ * gpu without images because buffers there are NCHW's. */
+static void
+keep_device(Alter *A, Value *v, const Device *dev)
+{
+	if (dev && dev->kind == DK_CPU)
+		keep(A, v, dev, "kept NCHW: @%s is a cpu, where NCHW runs as fast as NCHW4c or faster", dev->name);
+	else
+		keep(A, v, dev, "kept NCHW: @%s has no textures", dev ? dev->name : "?");
+}
+
 /* Keeps v when its device or type rule out packing; true if it did. */
 static bool
 kept_for_device(Alter *A, Value *v, const Device *dev)
 {
 	if (!packing_device(A, dev)) {
-		keep(A, v, dev, "kept NCHW: @%s has no textures", dev ? dev->name : "?");
+		keep_device(A, v, dev);
 		return true;
 	}
 	if (!is_float(v->type)) {
@@ -1015,7 +1028,7 @@ alter_split(Alter *A, Value *v, const Device *dev)
 	Info *xi = info(A, x), *I = info(A, v);
 	const Type *xt = xi ? xi->orig : NULL;
 	if (!packing_device(A, dev)) {
-		keep(A, v, dev, "kept NCHW: @%s has no textures", dev ? dev->name : "?");
+		keep_device(A, v, dev);
 		return;
 	}
 	if (!is_nchw(xt) || !is_float(xt)) {

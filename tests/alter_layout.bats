@@ -192,3 +192,26 @@ for i in (0, 1):
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "alter-layout: --layout=auto keeps a cpu's operators in NCHW and says it is by measurement; a buffer gpu's, that it has no textures; NCHW4c packs both" {
+	cd "$BATS_TEST_TMPDIR"
+	for dev in cpu gpu; do
+		cat > $dev.ir <<EOF2
+device @d = $dev(0)
+fn @main(%x: f32[1,8,6,6], %w: f32[8,8,3,3]) -> f32[1,8,6,6] {
+  %c = nn.conv2d(%x, %w) {padding=[1,1,1,1]}
+  %r = nn.relu(%c)
+  return %r
+}
+EOF2
+	done
+	run -0 --separate-stderr ir-alter-layout --stats cpu.ir
+	[[ "$stderr" == *"%c: nn.conv2d on @d: kept NCHW: @d is a cpu, where NCHW runs as fast as NCHW4c or faster"* ]]
+	ir-parse cpu.ir | diff - <(printf '%s\n' "$output")
+	run -0 --separate-stderr ir-alter-layout --stats gpu.ir
+	[[ "$stderr" == *"%c: nn.conv2d on @d: kept NCHW: @d has no textures"* ]]
+	for dev in cpu gpu; do
+		run -0 --separate-stderr ir-alter-layout --layout=NCHW4c --stats $dev.ir
+		[[ "$stderr" == *"%c: nn.conv2d on @d: packed"* ]]
+	done
+}
