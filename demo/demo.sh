@@ -3,12 +3,19 @@
 # from $IRPIPE_BIN (default build/bin).  Later stages are added as the
 # tools exist: ir-plan-devices (drawn by ir-dot), ir-lower, ir-run --interp,
 # and ir-run on OpenCL (POCL here) with a texture model and --profile.
+#
+# The whole pipeline at the end is the README's, word for word
+# (tests/readme.bats holds them equal): ir-fold-constants included, so
+# that no weight is re-laid out on every run.
 set -eu
 cd "$(dirname "$0")/.."
 bin=${IRPIPE_BIN:-build/bin}
 [ -x "$bin/ir-parse" ] || { echo "demo: $bin/ir-parse is not built (run make)" >&2; exit 1; }
+bin=$(cd "$bin" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/irpipe-demo.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# the README's tour runs in a copy of demo/, with the tools on PATH
+PIPELINE='ir-parse cnn.ir | ir-fold-constants | ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture | ir-plan-memory | ir-codegen-ocl | ir-run --profile --repeat 20 --input x=x.npy -o y.npy'
 
 step() { printf '\n$ %s\n' "$*"; }
 
@@ -48,9 +55,7 @@ if [ -x "$bin/ir-lower" ] && [ -x "$bin/ir-run" ]; then
 	step "ir-lower --stats planned.ir | ir-plan-devices"
 	"$bin/ir-lower" --stats "$tmp/planned.ir" | "$bin/ir-plan-devices" >"$tmp/lowered.ir"
 	cat "$tmp/lowered.ir"
-	python3 bench/gen.py npy 1,3,32,32 "$tmp/x.npy"
-	python3 bench/gen.py npy 16,3,3,3 "$tmp/w.npy"
-	python3 bench/gen.py npy 16 "$tmp/b.npy"
+	cp demo/x.npy demo/w.npy demo/b.npy "$tmp/"
 	step "ir-run --interp --input x=x.npy --input w=w.npy --input b=b.npy lowered.ir | cut -c1-100"
 	"$bin/ir-run" --interp --input x="$tmp/x.npy" --input w="$tmp/w.npy" \
 		--input b="$tmp/b.npy" "$tmp/lowered.ir" | cut -c1-100
@@ -88,4 +93,19 @@ if [ -x "$bin/ir-flatten-texture" ] && [ -x "$bin/ir-codegen-ocl" ] && [ -x "$bi
 	step "ir-run --profile --repeat 20 --input x=x.npy --input w1=w1.npy --input w2=w2.npy tex.ir -o y.npy"
 	# shellcheck disable=SC2086
 	"$bin/ir-run" --profile --repeat 20 $tin -o "$tmp/ty.npy" "$tmp/tex.ir"
+fi
+
+if [ -x "$bin/ir-fold-constants" ] && [ -x "$bin/ir-codegen-ocl" ] && [ -x "$bin/ir-run" ]; then
+	# demo/cnn.ir: the weights are constants, as ir-import-onnx writes them
+	mkdir "$tmp/tour"
+	cp demo/* "$tmp/tour/"
+	cd "$tmp/tour"
+	export PATH="$bin:$PATH"
+	step "ir-parse demo/cnn.ir > c.ir; ir-fold-constants c.ir | diff -u c.ir -   (weights in the cpu kernel's layout, once)"
+	ir-parse cnn.ir > c.ir
+	ir-fold-constants c.ir | diff -u --label c.ir --label folded c.ir - || [ $? -eq 1 ]
+	step "the whole pipeline, in a copy of demo/:"
+	printf '  %s\n' "$PIPELINE"
+	eval "$PIPELINE"
+	cd - > /dev/null
 fi
