@@ -201,17 +201,71 @@ IR
 	assert_output --regexp 'fma\(broadcast<f32x4>\(lane\(%t[0-9]+, 3\)\), %w[0-9]+, '
 }
 
-@test "lower: a long sum on a gpu is reduced across a work group, through shared memory" {
+@test "lower: a long sum on a gpu is reduced across a work group, through shared memory, in slices" {
 	printf 'device @g = gpu(0) {max_work_group_size=64}\nfn @main(%%x: f32[3,1000]) -> f32[3] {\n  %%0 = exp(%%x)\n  %%1 = mean(%%0) {axis=[1]}\n  return %%1\n}\n' > "$BATS_TEST_TMPDIR/r.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/r.ir"
-	assert_output --partial 'for %bx0 in 0..3 bind(blockIdx.x) {'
-	assert_output --partial 'alloc %part1: f32[64] @g:shared'
-	assert_output --partial 'for %tx2 in 0..64 bind(threadIdx.x) {'
-	assert_output --partial '%part1[%tx2] = %part1[%tx2] + %part1[%tx2 + 32]'
+	# 3 results make 3 work groups: each result's 1000 in 3 slices of 334
+	assert_output --partial 'alloc %ps0: f32[3,3,1] @g:global'
+	assert_output --partial 'for %bz1 in 0..3 bind(blockIdx.y) {'
+	assert_output --partial 'for %bx2 in 0..3 bind(blockIdx.x) {'
+	assert_output --partial 'alloc %part3: f32[64] @g:shared'
+	assert_output --partial 'for %tx4 in 0..64 bind(threadIdx.x) {'
+	assert_output --partial 'let %f7: i32 = %bz1 * 334 + (%r6 * 64 + %tx4)'
+	assert_output --partial '%part3[%tx4] = %part3[%tx4] + %part3[%tx4 + 32]'
 	[ "$(grep -c '^ *barrier$' <<< "$output")" = 6 ]
-	assert_output --partial '%out[%bx0] = %part1[0] / 1000.0'
+	assert_output --partial '%ps0[%bz1, %bx2, 0] = %part3[%tx4]'
+	# the second kernel adds up the slices, and divides
+	assert_output --partial '%acc12[0] = %acc12[0] + %ps0[%s13, %gid11, 0]'
+	assert_output --partial '%out[%gid11] = %acc12[0] / 1000.0'
 	run -0 ir-lower --no-tile "$BATS_TEST_TMPDIR/r.ir"
 	refute_output --partial 'barrier'
+}
+
+@test "lower: gpu pools and reductions over several work items per result, buffers (odd sizes, windows, slices)" {
+	golden --from=ir-plan-devices ir-lower reduce_gpu
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/reduce_gpu.ir"
+	# 2x13 results of 63: 16 items each, 16 results per work group
+	assert_output --partial 'let %t3: i32 = %tx2 % 16'
+	assert_output --partial 'let %u4: i32 = %bx0 * 16 + %tx2 / 16'
+	assert_output --partial 'if %t3 == 0 && %u4 < 26 {'
+	# 6 channels of 112x112: 12 slices of 1046 elements, added up after
+	assert_output --partial 'alloc %ps0: f32[12,6,1] @gpu:global'
+	# the windows: their count, the padding's too; max over a 13x17 window
+	assert_output --partial 'if %y'
+	assert_output --regexp 'let %n[0-9]+: i32 = %n[0-9]+ \* %n[0-9]+'
+	assert_output --regexp '%acc[0-9]+\[0\] = max\(%acc[0-9]+\[0\], %p0\['
+	# softmax: the row's max and sum each combined, read by all after a barrier
+	assert_output --regexp '%part[0-9]+\[%tx[0-9]+\] = max\(%part[0-9]+\[%tx[0-9]+\], %part[0-9]+\[%tx[0-9]+ \+ 16\]\)'
+	assert_output --regexp 'let %m[0-9]+: f32 = %part[0-9]+\[%w[0-9]+\]'
+	assert_output --regexp '%out\[%i[0-9]+, %i[0-9]+, %e[0-9]+\] = exp\(%p0\[%i[0-9]+, %i[0-9]+, %e[0-9]+\] - %m[0-9]+\) / %s[0-9]+'
+	# the mean along the outer axis keeps an item per result
+	assert_output --regexp 'prim @mean\(%p0: f32\[300,7\] @gpu:global, %out: f32\[7\] @gpu:global\) \{
+  kernel @mean_k0 \{
+    for %bx0 in 0..1 bind\(blockIdx.x\) \{
+      for %tx1 in 0..7 bind\(threadIdx.x\) \{'
+}
+
+@test "lower: packed pools on a texture gpu add texels across work items and write them whole" {
+	golden --from=ir-plan-devices ir-lower reduce_texture
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/reduce_texture.ir"
+	assert_output --partial 'alloc %part1: f32[256,4] @gpu:shared'
+	assert_output --partial '%part1[%tx2, 0:4] = %part1[%tx2, 0:4] + %part1[%tx2 + 32, 0:4]'
+	assert_output --partial '%out[%i6, %i5, 0, 0, 0:4] = %part1[%tx2, 0:4] / broadcast<f32x4>(221.0)'
+	[ "$(grep -o '@gpu:texture' <<< "$output" | wc -l)" = 4 ]
+}
+
+@test "lower: cpu reductions add rows in vectors along the last axis, and few results in slices" {
+	golden --from=ir-plan-devices ir-lower reduce_cpu
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/reduce_cpu.ir"
+	assert_output --partial 'let %v7: f32x8 = sigmoid(%p0[%i2, %i1, %q5, %j6 * 8:8])'
+	assert_output --partial 'for %j8 in 16..17 {'
+	assert_output --partial 'alloc %ps0: f32[12,6,1] @cpu:global'
+	assert_output --partial 'for %s2 in 0..12 parallel {'
+	assert_output --partial '%acc1[0:8] = %acc1[0:8] + cast<i64x8>(%p0[%u0, %j3 * 8:8])'
+	# --no-tile: an element per item, as before
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/reduce_cpu.ir"
+	refute_output --partial 'f32x8'
+	refute_output --partial '%ps'
 }
 
 @test "lower: images are written in whole texels: gathered when not a vector, else kept a buffer" {

@@ -26,7 +26,8 @@
  *   lower.c         fusion, a group's parameters and scopes, prim sharing,
  *                   the schedule by operator id (schedule), the calls
  *   lower_tile.c    register-tiled dense, batch_matmul and conv2d
- *   lower_reduce.c  a sum or mean across the work items of a work group
+ *   lower_reduce.c  sums, means and pools over several work items per
+ *                   result (lower_reduce_cpu.c: on a cpu)
  *   lower_ops.c     each operator's value at an index; softmax and split
  *   lower_nest.c    a group's inputs, kernels, loop nests over a device
  *   pbuild.c        statements and expressions (lib/)
@@ -614,14 +615,17 @@ schedule_elementwise(GroupCx *c)
 
 /* The group's schedule, by its master operator: softmax and split are
  * lowered whole; dense, batch_matmul and conv2d register-tiled where a
- * tiling fits (lower_tile.c); a long sum or mean at the end of a group
- * across a work group (lower_reduce.c); the rest an element per item. */
+ * tiling fits (lower_tile.c); a group ending in a long sum, mean or
+ * pool over several work items per result (lower_reduce.c on a gpu,
+ * lower_reduce_cpu.c on a cpu); the rest an element per item. */
 static bool
 schedule(Lower *L, GroupCx *c)
 {
 	int r;
 	switch (c->g->members[0]->u.op->op->id) {
 	case O_SOFTMAX:
+		if (!L->o->no_tile && lower_softmax_gpu(c))
+			return true;
 		return lower_softmax(c);
 	case O_SPLIT:
 		return lower_split(c);
@@ -643,7 +647,7 @@ schedule(Lower *L, GroupCx *c)
 	case O_LOGICAL_NOT: case O_WHERE: case O__COUNT:
 		break;
 	}
-	if (!L->o->no_tile && (r = lower_reduce_across(c)) != 0)
+	if (!L->o->no_tile && ((r = lower_reduce_gpu(c)) != 0 || (r = lower_reduce_cpu(c)) != 0))
 		return r > 0;
 	return schedule_elementwise(c);
 }

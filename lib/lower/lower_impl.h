@@ -81,6 +81,9 @@ PExpr *lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes);
 PExpr *lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes);
 /* Is the group's result packed: rank 5, an RGBA last axis of 4? */
 bool lower_packed_result(const GroupCx *c);
+/* Can member k (and the chain below it) compute `lanes` consecutive
+ * elements along its result's last axis as one vector? */
+bool lower_chain_lanes_ok(GroupCx *c, int k, uint32_t lanes);
 /* 4 when the group's result is packed and every member can compute a
  * texel as a 4-lane vector; else 1. */
 uint32_t lower_group_lanes(GroupCx *c);
@@ -116,6 +119,11 @@ PExpr *lower_inside(PBuild *b, PExpr *y, PExpr *x, int64_t ylo, int64_t yhi, int
  * output element (lower_ops.c): they write the result buffers
  * themselves. */
 bool lower_softmax(GroupCx *c);
+/* softmax's axis, normalized (lower_ops.c). */
+int64_t lower_softmax_axis(const Value *v);
+/* softmax over several work items per row on a gpu (lower_reduce.c): 1
+ * when lowered, 0 when it does not apply. */
+int lower_softmax_gpu(GroupCx *c);
 bool lower_split(GroupCx *c);
 /* The attributes of a sum or mean binding: the axes of its operand it
  * reduces, keepdims. */
@@ -126,10 +134,51 @@ void lower_reduce_attrs(const Value *v, ReduceAttrs *a);
  * quotient is exact before it is wrapped to k; k itself for floats.  A
  * sum needs no wider type: its low bits are the same either way. */
 ElemKind lower_average_kind(ElemKind k);
-/* A group ending in a large sum or mean on a gpu, reduced across the work
- * items of a work group (lower_reduce.c): 1 when it lowered the group, 0
- * when it does not apply, -1 after an error. */
-int lower_reduce_across(GroupCx *c);
+/* A group ending in a reduction that ir-lower spreads over several work
+ * items per result (lower_reduce.c): a sum, a mean, a global average
+ * pool, or a max or average pool of a large window.  R elements make
+ * each result; a result of a packed (NCHWc) group is a texel of 4 lanes,
+ * computed as one vector: a unit. */
+typedef struct {
+	OpId op;
+	const Type *it, *ot;          /* the reduction's operand and result */
+	bool red[LOWER_MAX_RANK];     /* sum, mean, global pool: reduced axes */
+	bool keep;                    /* sum, mean: keepdims */
+	bool window;                  /* max_pool2d, avg_pool2d */
+	PoolAttrs pa;
+	int hax, wax;                 /* pools: the H and W axes */
+	int64_t R;                    /* elements per result */
+	uint32_t lanes;               /* 4: a unit is a texel, else 1 */
+	int64_t udims[LOWER_MAX_RANK];/* the result's dims, the last 1 for texels */
+	int64_t U;                    /* units */
+	ElemKind kk, ak;              /* the result's kind, the accumulator's */
+} Reduction;
+/* The group's reduction when its last member is one of those above and
+ * can be split (0 when not). */
+bool lower_reduction(GroupCx *c, Reduction *rd);
+/* The operand's index for unit index oidx and in[] the reduced axes'
+ * indices from f, their flat index (C order; for a window: ky, kx);
+ * for a window, the test that the element lies inside the input (NULL
+ * otherwise). */
+PExpr *lower_reduction_index(GroupCx *c, const Reduction *rd, PExpr *const *oidx, PExpr *f,
+                             PExpr **in);
+/* The operand at in (rd->lanes, or `lanes` along the last axis),
+ * converted to the accumulator's kind; NULL after an error. */
+PExpr *lower_reduction_operand(GroupCx *c, const Reduction *rd, PExpr *const *in, uint32_t lanes);
+/* a combined with x: a + x, or max(a, x) for max_pool2d */
+PExpr *lower_reduction_combine(GroupCx *c, const Reduction *rd, PExpr *a, PExpr *x);
+/* The identity of the combination (0, or the lowest value). */
+PExpr *lower_reduction_init(GroupCx *c, const Reduction *rd);
+/* Stores the result of unit oidx from total, its combined elements: a
+ * mean divided, an average pool by its count, cast to the result. */
+void lower_reduction_store(GroupCx *c, const Reduction *rd, PExpr *const *oidx, PExpr *total);
+/* Loops over the units' partial results of S slices, ps [S, U, lanes],
+ * combined and stored (a kernel of its own). */
+void lower_reduction_slices(GroupCx *c, const Reduction *rd, PVar *ps, int64_t S);
+/* gpu (lower_reduce.c) and cpu (lower_reduce_cpu.c) schedules of such a
+ * group: 1 when lowered, 0 when it does not apply, -1 after an error. */
+int lower_reduce_gpu(GroupCx *c);
+int lower_reduce_cpu(GroupCx *c);
 /* part[0] = the sum of the WG items' acc[0] (lower_reduce.c) */
 void lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG);
 /* Register-tiled dense and conv2d (lower_tile.c): 1 when it lowered the

@@ -883,7 +883,7 @@ lower_pool_attrs(const Value *v, PoolAttrs *a)
 	pool2d_attrs(&c, a);
 }
 
-/* With lanes > 1 (the packed NCHWc/OIHWo case, see member_lanes_ok), the
+/* With lanes > 1 (the packed NCHWc/OIHWo case, see lower_chain_lanes_ok), the
  * lanes are output channels: the weight is read as a lane run and the
  * input element is repeated in every lane. */
 static PExpr *
@@ -1025,7 +1025,7 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	}
 	case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL: case O_GREATER:
 	case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR: case O_LOGICAL_XOR: {
-		/* one lane: member_lanes_ok refuses bool vectors */
+		/* one lane: lower_chain_lanes_ok refuses bool vectors */
 		PExpr *x = broadcast_operand(c, k, 0, idx, 1);
 		PExpr *y = x ? broadcast_operand(c, k, 1, idx, 1) : NULL;
 		if (!y)
@@ -1110,16 +1110,14 @@ inner_last(const Layout *l, char axis, uint32_t lanes)
 	return l->rank > 0 && l->axes[l->rank - 1] == axis && l->factor == (int64_t)lanes;
 }
 
-/* Can member k (and the chain below it) compute `lanes` consecutive
- * elements along its result's last axis as one vector?  Elementwise and
- * broadcast members can; reductions and pooling when that axis is not
- * reduced (a packed channel axis); conv2d when the lanes are the inner
- * output channels of a packed NCHWc/OIHWo pair within one group.  Index
- * shuffles (reshape, transpose, layout_transform, concatenate,
- * strided_slice, nn.pad) and the
- * integer power loop cannot. */
-static bool
-member_lanes_ok(GroupCx *c, int k, uint32_t lanes)
+/* (lower_impl.h) Elementwise and broadcast members can; reductions and
+ * pooling when that axis is not reduced (a packed channel axis); conv2d
+ * when the lanes are the inner output channels of a packed NCHWc/OIHWo
+ * pair within one group.  Index shuffles (reshape, transpose,
+ * layout_transform, concatenate, strided_slice, nn.pad) and the integer
+ * power loop cannot. */
+bool
+lower_chain_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 {
 	for (; k >= 0 && lanes > 1; k--) {
 		const Value *v = c->g->members[k];
@@ -1189,10 +1187,16 @@ lower_packed_result(const GroupCx *c)
 uint32_t
 lower_group_lanes(GroupCx *c)
 {
-	return lower_packed_result(c) && member_lanes_ok(c, c->g->n - 1, 4) ? 4 : 1;
+	return lower_packed_result(c) && lower_chain_lanes_ok(c, c->g->n - 1, 4) ? 4 : 1;
 }
 
 /* ---------------------------------------------------- whole operators */
+
+int64_t
+lower_softmax_axis(const Value *v)
+{
+	return axis_of(v, type_of(v)->n);
+}
 
 /* softmax along axis: per position of the other axes, the maximum, the
  * sum of exp(x - max), then exp(x - max) / sum. */

@@ -1274,7 +1274,17 @@ class Gen:
         return True
 
     def op_big_reduce(self):
-        """A sum or mean long enough for ir-lower's cross-work-group reduction."""
+        """A sum or mean long enough for ir-lower's reductions over several
+        work items per result; in the models of after comparisons (not
+        --legacy) also a pool of a large window or map, or a softmax of
+        long rows, drawn here so that the models of seeds that draw none
+        stay what they were."""
+        if not self.legacy:
+            x = self.r.random()
+            if x < 0.45:
+                return self.op_big_pool()
+            if x < 0.6:
+                return self.op_big_softmax()
         dt = self.r.choice(["f32", "f32", "f16", "i32"])
         n = self.r.choice([512, 600, 1024, 777])
         rows = self.r.choice([1, 2, 3])
@@ -1292,6 +1302,67 @@ class Gen:
             e = 0.0
             lo, hi = (-5 * n, 5 * n) if op == "sum" else (-6, 6)
         self.bind(dt, [rows], "%s(%s) {axis=[1]}" % (op, v.name), lo, hi, e)
+        return True
+
+    def op_big_softmax(self):
+        """A softmax of rows of 32 to 1000 along the last axis, or of 600
+        along the first of a few columns, of a fresh input."""
+        if self.chance(0.7):
+            shape = [self.r.choice([1, 2, 3, 7]), self.r.choice([32, 77, 100, 1000])]
+            ax = 1
+        else:
+            shape = [self.r.choice([512, 600]), self.r.choice([1, 2, 3])]
+            ax = 0
+        dt = self.r.choice(["f32", "f32", "f16"])
+        v = self.new_param(dt, shape, (-2.0, 2.0))
+        self.add(v)
+        n = shape[ax]
+        e = 4 * (n + 4) * FLOATS[dt]
+        attrs = "" if ax == 1 and self.chance(0.5) else " {axis=%d}" % ax
+        self.bind(dt, shape, "nn.softmax(%s)%s" % (v.name, attrs), 0.0, 1.0, e)
+        return True
+
+    def op_big_pool(self):
+        """A global average pool, or a max or average pool of a window of
+        at least 32 elements, of a fresh input of odd sizes, NCHW or
+        NCHW4c, maybe after a relu that fuses into it."""
+        packed = self.chance(0.4)
+        n = self.r.choice([1, 1, 2])
+        c = self.r.choice([1, 2, 3]) if packed else self.r.choice([1, 3, 5, 6, 13])
+        h, w = self.r.choice([(7, 7), (13, 17), (9, 11), (40, 33), (64, 64), (112, 112)])
+        if n * c * (4 if packed else 1) * h * w > 50000:
+            h, w = self.r.choice([(7, 7), (13, 17), (9, 11)])
+        shape = [n, c, h, w, 4] if packed else [n, c, h, w]
+        v = self.new_param("f32", shape, (-1.0, 1.0))
+        self.add(v)
+        if self.chance(0.4):
+            v = self.bind("f32", shape, "nn.relu(%s)" % v.name, 0.0, 1.0, 0.0)
+        kind = self.r.choice(["nn.global_avg_pool2d", "nn.avg_pool2d", "nn.max_pool2d"])
+        attrs = ['layout="NCHW4c"'] if packed else []
+        lo, hi = v.lo, v.hi
+        if kind == "nn.global_avg_pool2d":
+            k, oh, ow = h * w, 1, 1
+        else:
+            ps = [self.r.randint(min(h, 5), h), self.r.randint(min(w, 7), w)]
+            if ps[0] * ps[1] < 32:
+                return False
+            st = [self.r.choice([1, 2, 3]), self.r.choice([1, 2, 3])]
+            # padding below the window: every window holds an element
+            pad = [self.r.randint(0, min(2, ps[i % 2] - 1)) for i in range(4)]
+            oh = (h + pad[0] + pad[2] - ps[0]) // st[0] + 1
+            ow = (w + pad[1] + pad[3] - ps[1]) // st[1] + 1
+            attrs += ["pool_size=[%d, %d]" % tuple(ps), "strides=[%d, %d]" % tuple(st),
+                      "padding=[%s]" % ", ".join(map(str, pad))]
+            if kind == "nn.avg_pool2d" and self.chance(0.5):
+                attrs.append("count_include_pad=true")
+                lo, hi = min(lo, 0), max(hi, 0)
+            k = ps[0] * ps[1]
+        e = 0.0 if kind == "nn.max_pool2d" else v.err + 2 * (k + 2) * FLOATS["f32"] * v.mag * 2
+        out = [n, c, oh, ow, 4] if packed else [n, c, oh, ow]
+        self.r.shuffle(attrs)
+        self.bind("f32", out, "%s(%s)%s" % (kind, v.name, " {%s}" % ", ".join(attrs)
+                                            if attrs else ""), lo, hi, e)
+        self.budget += numel(out) * k
         return True
 
     def op_if(self):

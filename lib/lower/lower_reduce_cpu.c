@@ -1,0 +1,187 @@
+/* lower_reduce_cpu.c: a sum, a mean or a global average pool on a cpu,
+ * in vectors and in slices.
+ *
+ * An element per work item makes a pool of 32 channels of 112x112 32
+ * items, each adding 12,544 numbers one at a time, in one work group,
+ * so on one core: POCL can vectorize across a group's items, but items
+ * whose elements lie 12,544 apart only as gathers.  Here each item adds
+ * its rows in vectors of V lanes along the reduced last axis (the row's
+ * tail one at a time), and when there are few results their rows are
+ * cut into S slices, a second parallel axis:
+ *
+ *   for %u in 0..U parallel {
+ *     for %s in 0..S parallel {                (S > 1 only)
+ *       alloc %acc: A[V] @dev:local
+ *       for %q in 0..ROWS/S {
+ *         for %j in 0..LAST/V { %acc[0:V] = %acc[0:V] + x[..., %j * V:V] }
+ *         (the row's last LAST % V elements into a scalar)
+ *       (the lanes added up: the unit's result, or its slice's part in
+ *        %ps [S, U, 1], which a second kernel adds up)
+ *
+ * A packed result (NCHW4c) already adds texels as vectors: it gets only
+ * the slices.  The order of additions differs from a serial sum.
+ */
+#include <string.h>
+
+#include "lower_impl.h"
+#include "ops/ops.h"
+
+enum {
+	/* Reductions shorter than this keep an element per item. */
+	CPU_MIN_LENGTH = 64,
+	/* Slices are cut until there are this many tasks, ... */
+	CPU_TASKS = 256,
+	/* ... each of at least this many elements. */
+	CPU_MIN_SLICE = 1024,
+};
+
+static int64_t
+ceil_div(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* in[] gets the kept axes' indices from oidx, the reduced ones but the
+ * last from q, their flat index (C order). */
+static void
+row_index(GroupCx *c, const Reduction *rd, PExpr *const *oidx, PExpr *q, bool last_too, PExpr **in)
+{
+	const Type *it = rd->it;
+	bool sel[LOWER_MAX_RANK];
+	for (uint32_t d = 0, o = 0; d < it->n; d++) {
+		sel[d] = rd->red[d] && (last_too || d + 1 < it->n);
+		if (!rd->red[d])
+			in[d] = oidx[o];
+		if (!rd->red[d] || rd->keep || rd->op == O_GLOBAL_AVG_POOL2D)
+			o++;
+	}
+	lower_unflatten(c->b, q, it->dims, sel, it->n, in);
+}
+
+int
+lower_reduce_cpu(GroupCx *c)
+{
+	Reduction rd;
+	if (!c->device || c->device->kind != DK_CPU || !lower_reduction(c, &rd) || rd.window ||
+	    rd.R < CPU_MIN_LENGTH)
+		return 0;
+	const Type *it = rd.it;
+	uint32_t n = it->n, V = 1;
+	int64_t last = n ? it->dims[n - 1] : 1, rows = rd.R;
+	bool along = rd.lanes == 1 && n > 0 && rd.red[n - 1];
+	if (along) {
+		V = last >= 8 ? 8 : last >= 4 ? 4 : 1;
+		if (V > 1 && c->g->n > 1 && !lower_chain_lanes_ok(c, c->g->n - 2, V))
+			V = 1;
+		rows = rd.R / last;
+	}
+	int64_t S = 1;
+	if (rd.U < CPU_TASKS) {
+		S = ceil_div(CPU_TASKS, rd.U);
+		if (S > rows)
+			S = rows;
+		if (S > rd.R / CPU_MIN_SLICE)
+			S = rd.R / CPU_MIN_SLICE;
+		if (S < 1)
+			S = 1;
+	}
+	int64_t RS = ceil_div(rows, S);
+	S = ceil_div(rows, RS);
+	if (S == 1 && V == 1)
+		return 0;    /* nothing to gain over an element per item */
+	PBuild *b = c->b;
+	Module *m = c->m;
+	uint8_t L = (uint8_t)rd.lanes;
+	PVar *ps = NULL;
+	if (S > 1) {
+		int64_t pdims[3] = {S, rd.U, L};
+		ps = pb_alloc(b, "ps", type_tensor(m, (DType){rd.ak, 1}, 3, pdims),
+		              vdev_get(m, c->dev, sym_intern_cstr(m, "global")));
+	}
+
+	int depth = pb_depth(b);
+	lower_kernel(c);
+	PVar *uv = pb_scalar(b, "u", (DType){ET_I32, 1});
+	pb_for(b, uv, pe_i32(b, 0), pe_i32(b, rd.U), FK_PARALLEL, NULL);
+	PExpr *u = pe_var(b, uv), *s = NULL;
+	if (S > 1) {
+		PVar *sv = pb_scalar(b, "s", (DType){ET_I32, 1});
+		pb_for(b, sv, pe_i32(b, 0), pe_i32(b, S), FK_PARALLEL, NULL);
+		s = pe_var(b, sv);
+	}
+	PExpr *oidx[LOWER_MAX_RANK], *in[LOWER_MAX_RANK];
+	lower_unflatten(b, u, rd.udims, NULL, rd.ot->n, oidx);
+	PExpr *zero = pe_i32(b, 0);
+	PExpr *init = lower_reduction_init(c, &rd);
+	/* vectors of V lanes along the last axis, or the texel's lanes */
+	uint8_t W = (uint8_t)(along ? V : L);
+	int64_t wl = W;
+	PVar *acc = pb_alloc(b, "acc", type_tensor(m, (DType){rd.ak, 1}, 1, &wl), c->local);
+	pb_store(b, acc, &zero, W, pe_broadcast(b, W, init));
+	int64_t one = 1, full = along ? last / V : 0;
+	bool tail = along && last % V != 0;
+	PVar *rest = NULL;
+	if (tail) {
+		rest = pb_alloc(b, "rest", type_tensor(m, (DType){rd.ak, 1}, 1, &one), c->local);
+		pb_store(b, rest, &zero, 1, init);
+	}
+	int body = pb_depth(b);
+	PVar *qv = pb_scalar(b, "q", (DType){ET_I32, 1});
+	pb_for(b, qv, zero, pe_i32(b, RS), FK_SERIAL, NULL);
+	PExpr *q = pe_var(b, qv);
+	if (s)
+		q = pb_let(b, "q", pe_add(b, pe_mul(b, s, pe_i32(b, RS)), q));
+	if (S * RS != rows)
+		pb_if(b, pe_bin(b, OP_LT, q, pe_i32(b, rows)));
+	row_index(c, &rd, oidx, q, !along, in);
+	if (along) {
+		if (full) {
+			PVar *jv = pb_scalar(b, "j", (DType){ET_I32, 1});
+			pb_for(b, jv, zero, pe_i32(b, full), FK_SERIAL, NULL);
+			in[n - 1] = pe_mul(b, pe_var(b, jv), pe_i32(b, V));
+			PExpr *x = lower_reduction_operand(c, &rd, in, V);
+			if (!x)
+				return -1;
+			pb_store(b, acc, &zero, V, lower_reduction_combine(c, &rd, pe_load(b, acc, &zero, V), x));
+			pb_close(b);
+		}
+		if (tail) {
+			PVar *jv = pb_scalar(b, "j", (DType){ET_I32, 1});
+			pb_for(b, jv, pe_i32(b, full * V), pe_i32(b, last), FK_SERIAL, NULL);
+			in[n - 1] = pe_var(b, jv);
+			PExpr *x = lower_reduction_operand(c, &rd, in, 1);
+			if (!x)
+				return -1;
+			pb_store(b, rest, &zero, 1, lower_reduction_combine(c, &rd, pe_load(b, rest, &zero, 1), x));
+			pb_close(b);
+		}
+	} else {
+		PExpr *x = lower_reduction_operand(c, &rd, in, L);
+		if (!x)
+			return -1;
+		pb_store(b, acc, &zero, L, lower_reduction_combine(c, &rd, pe_load(b, acc, &zero, L), x));
+	}
+	pb_close_to(b, body);
+
+	PExpr *total = pe_load(b, acc, &zero, W);
+	if (along) {
+		/* the lanes in order, then the rows' tails */
+		PExpr *v = W > 1 ? pb_let(b, "v", total) : total;
+		total = W > 1 ? pe_lane(b, v, 0) : v;
+		for (uint32_t i = 1; i < W; i++)
+			total = lower_reduction_combine(c, &rd, total, pe_lane(b, v, i));
+		if (tail)
+			total = lower_reduction_combine(c, &rd, total, pe_load(b, rest, &zero, 1));
+		total = pb_let(b, "t", total);
+	}
+	if (ps) {
+		PExpr *pi[3] = {s, u, zero};
+		pb_store(b, ps, pi, L, total);
+	} else {
+		lower_reduction_store(c, &rd, oidx, total);
+	}
+	pb_close_to(b, depth);
+	if (ps)
+		lower_reduction_slices(c, &rd, ps, S);
+	return 1;
+}
