@@ -76,7 +76,7 @@ for m in $MODELS; do
 			p = order[i]
 			b = n["base", p] ? 1000 * t["base", p] / n["base", p] : 0
 			w = n["new", p] ? 1000 * t["new", p] / n["new", p] : 0
-			printf "%-52s %6d %10.2f %10.2f %7s\n", p, n["new", p] / runs["new"], b, w, w > 0 ? sprintf("%.1fx", b / w) : "-"
+			printf "%-52s %6d %10.2f %10.2f %7s\n", p, n["new", p] / runs["new"], b, w, (w > 0 ? sprintf("%.1fx", b / w) : "-")
 		}
 		printf "kernels per run: base %.3f ms, new %.3f ms\n", all["base"] / runs["base"], all["new"] / runs["new"]
 	}' "$OUT/$m.base.prof" "$OUT/$m.new.prof"

@@ -157,11 +157,12 @@ typedef struct {
  * can be split (0 when not). */
 bool lower_reduction(GroupCx *c, Reduction *rd);
 /* The operand's index for unit index oidx and in[] the reduced axes'
- * indices from f, their flat index (C order; for a window: ky, kx);
+ * indices from f, their flat index (C order; for a window: ky, kx; with
+ * V > 1, of vectors of V along the last axis);
  * for a window, the test that the element lies inside the input (NULL
  * otherwise). */
 PExpr *lower_reduction_index(GroupCx *c, const Reduction *rd, PExpr *const *oidx, PExpr *f,
-                             PExpr **in);
+                             uint32_t V, PExpr **in);
 /* The operand at in (rd->lanes, or `lanes` along the last axis),
  * converted to the accumulator's kind; NULL after an error. */
 PExpr *lower_reduction_operand(GroupCx *c, const Reduction *rd, PExpr *const *in, uint32_t lanes);

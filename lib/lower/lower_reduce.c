@@ -43,10 +43,13 @@ enum {
 	 * consecutive ones): then only as before, at most this many results
 	 * of at least this length. */
 	GPU_STRIDED_MAX_RESULTS = 4096, GPU_STRIDED_MIN_LENGTH = 512,
-	/* Each item's share is about this many elements ... */
+	/* Each item's share is about this many loads ... */
 	GPU_PER_ITEM = 4,
-	/* ... and slices are cut until there are this many work groups. */
-	GPU_GROUPS = 256,
+	/* ... and when that leaves more than this many, slices are cut until
+	 * there are this many work groups: not sooner, since the second
+	 * kernel costs as much as the first (each about 6 us on the H100,
+	 * bench/h100.md). */
+	GPU_MAX_PER_ITEM = 32, GPU_GROUPS = 256,
 };
 
 /* ----------------------------------------------------- the description */
@@ -109,11 +112,15 @@ lower_reduction(GroupCx *c, Reduction *rd)
 }
 
 PExpr *
-lower_reduction_index(GroupCx *c, const Reduction *rd, PExpr *const *oidx, PExpr *f, PExpr **in)
+lower_reduction_index(GroupCx *c, const Reduction *rd, PExpr *const *oidx, PExpr *f, uint32_t V,
+                      PExpr **in)
 {
 	PBuild *b = c->b;
 	const Type *it = rd->it;
 	if (!rd->window) {
+		int64_t dims[LOWER_MAX_RANK];
+		memcpy(dims, it->dims, it->n * sizeof *dims);
+		dims[it->n - 1] /= V;
 		for (uint32_t d = 0, o = 0; d < it->n; d++) {
 			if (!rd->red[d])
 				in[d] = oidx[o];
@@ -121,7 +128,9 @@ lower_reduction_index(GroupCx *c, const Reduction *rd, PExpr *const *oidx, PExpr
 			if (!rd->red[d] || rd->keep || rd->op == O_GLOBAL_AVG_POOL2D)
 				o++;
 		}
-		lower_unflatten(b, f, it->dims, rd->red, it->n, in);
+		lower_unflatten(b, f, dims, rd->red, it->n, in);
+		if (V > 1)
+			in[it->n - 1] = pe_mul(b, in[it->n - 1], pe_i32(b, V));
 		return NULL;
 	}
 	const PoolAttrs *pa = &rd->pa;
@@ -264,15 +273,16 @@ lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG)
 }
 
 /* As lower_sum_shares for segments of T items (t: the item's place in
- * its segment, tx: in the work group) of L-lane shares, added, or
+ * its segment, tx: in the work group) of L-lane shares (share, each
+ * item's), added, or
  * combined by max; the result ends in part[tx - t]. */
 static void
-combine_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, PExpr *tx, int64_t T, uint8_t L,
+combine_shares(PBuild *b, PVar *part, PExpr *share, PExpr *t, PExpr *tx, int64_t T, uint8_t L,
                bool max)
 {
 	PExpr *zero = pe_i32(b, 0);
 	PExpr *at[2] = {tx, zero};
-	pb_store(b, part, at, L, pe_load(b, acc, &zero, L));
+	pb_store(b, part, at, L, share);
 	pb_barrier(b);
 	for (int64_t s = T / 2; s >= 1; s /= 2) {
 		pb_if(b, pe_bin(b, OP_LT, t, pe_i32(b, s)));
@@ -313,22 +323,28 @@ lower_reduce_gpu(GroupCx *c)
 	if (rd.R < GPU_MIN_LENGTH ||
 	    (!inner && (rd.R < GPU_STRIDED_MIN_LENGTH || rd.U > GPU_STRIDED_MAX_RESULTS)))
 		return 0;
+	/* vectors of 4 along a reduced last axis of a multiple of 4 */
+	uint32_t V = 1;
+	int64_t last = it->n ? it->dims[it->n - 1] : 1;
+	if (!rd.window && rd.lanes == 1 && it->n > 0 && rd.red[it->n - 1] && last % 4 == 0 &&
+	    (c->g->n == 1 || lower_chain_lanes_ok(c, c->g->n - 2, 4)))
+		V = 4;
+	int64_t E = rd.R / V;   /* loads per unit */
 	int64_t T, G;
-	items_per_unit(c->device, rd.R, rd.U, &T, &G);
+	items_per_unit(c->device, E, rd.U, &T, &G);
 	if (T < 4)
 		return 0;
 	int64_t WG = G * T, groups = ceil_div(rd.U, G), S = 1;
-	if (!rd.window && groups < GPU_GROUPS && rd.R >= 2 * T * GPU_PER_ITEM) {
+	if (!rd.window && groups < GPU_GROUPS && E > T * GPU_MAX_PER_ITEM) {
 		S = ceil_div(GPU_GROUPS, groups);
-		if (S > rd.R / (T * GPU_PER_ITEM))
-			S = rd.R / (T * GPU_PER_ITEM);
+		if (S > E / (T * GPU_PER_ITEM))
+			S = E / (T * GPU_PER_ITEM);
 	}
-	int64_t RS = ceil_div(rd.R, S);
-	S = ceil_div(rd.R, RS);    /* no empty slice */
+	int64_t RS = ceil_div(E, S);
+	S = ceil_div(E, RS);    /* no empty slice */
 	PBuild *b = c->b;
 	Module *m = c->m;
 	uint8_t L = (uint8_t)rd.lanes;
-	int64_t one = 1, lanes = L;
 	PVar *ps = NULL;
 	if (S > 1) {
 		int64_t pdims[3] = {S, rd.U, L};
@@ -361,10 +377,10 @@ lower_reduce_gpu(GroupCx *c)
 	PExpr *ulive = groups * G != rd.U ? pe_bin(b, OP_LT, u, pe_i32(b, rd.U)) : NULL;
 
 	/* Each item's share: elements t, t + T, ... of its slice. */
-	PVar *acc = pb_alloc(b, "acc", type_tensor(m, (DType){rd.ak, 1}, 1, L > 1 ? &lanes : &one),
-	                     c->local);
+	int64_t alanes = L * V;
+	PVar *acc = pb_alloc(b, "acc", type_tensor(m, (DType){rd.ak, 1}, 1, &alanes), c->local);
 	PExpr *zero = pe_i32(b, 0);
-	pb_store(b, acc, &zero, L, pe_broadcast(b, L, lower_reduction_init(c, &rd)));
+	pb_store(b, acc, &zero, (uint8_t)alanes, pe_broadcast(b, (uint8_t)alanes, lower_reduction_init(c, &rd)));
 	int items = pb_depth(b);
 	if (ulive)
 		pb_if(b, ulive);
@@ -376,20 +392,28 @@ lower_reduce_gpu(GroupCx *c)
 	if (bz)
 		f = pe_add(b, pe_mul(b, bz, pe_i32(b, RS)), f);
 	f = pb_let(b, "f", f);
-	if (S * RS != rd.R)
-		pb_if(b, pe_bin(b, OP_LT, f, pe_i32(b, rd.R)));
-	PExpr *inside = lower_reduction_index(c, &rd, oidx, f, in);
+	if (S * RS != E)
+		pb_if(b, pe_bin(b, OP_LT, f, pe_i32(b, E)));
+	PExpr *inside = lower_reduction_index(c, &rd, oidx, f, V, in);
 	if (inside)
 		pb_if(b, inside);
-	PExpr *x = lower_reduction_operand(c, &rd, in, L);
+	uint8_t AL = (uint8_t)(L * V);
+	PExpr *x = lower_reduction_operand(c, &rd, in, AL);
 	if (!x)
 		return -1;
-	pb_store(b, acc, &zero, L, lower_reduction_combine(c, &rd, pe_load(b, acc, &zero, L), x));
+	pb_store(b, acc, &zero, AL, lower_reduction_combine(c, &rd, pe_load(b, acc, &zero, AL), x));
 	pb_close_to(b, items);
 
-	combine_shares(b, part, acc, t, tx, T, L, rd.op == O_MAX_POOL2D);
-	PExpr *last = pe_bin(b, OP_EQ, t, zero);
-	pb_if(b, ulive ? pe_bin(b, OP_AND, last, ulive) : last);
+	PExpr *share = pe_load(b, acc, &zero, AL);
+	if (V > 1) {
+		PExpr *v = pb_let(b, "v", share);
+		share = pe_lane(b, v, 0);
+		for (uint32_t i = 1; i < V; i++)
+			share = lower_reduction_combine(c, &rd, share, pe_lane(b, v, i));
+	}
+	combine_shares(b, part, share, t, tx, T, L, rd.op == O_MAX_POOL2D);
+	PExpr *first = pe_bin(b, OP_EQ, t, zero);
+	pb_if(b, ulive ? pe_bin(b, OP_AND, first, ulive) : first);
 	PExpr *at[2] = {tx, zero};
 	PExpr *total = pe_load(b, part, at, L);
 	if (ps) {
@@ -486,7 +510,7 @@ lower_softmax_gpu(GroupCx *c)
 		pb_store(b, acc, &zero, 1, k ? pe_add(b, a, pe_call1(b, I_EXP, pe_sub(b, x, stat[0])))
 		                             : pe_call2(b, I_MAX, a, x));
 		pb_close_to(b, open);
-		combine_shares(b, part, acc, t, tx, T, 1, k == 0);
+		combine_shares(b, part, pe_load(b, acc, &zero, 1), t, tx, T, 1, k == 0);
 		pb_barrier(b);
 		stat[k] = pb_let(b, k ? "s" : "m", pe_load(b, part, &first, 1));
 		if (k == 0)
