@@ -202,9 +202,9 @@ IR
 }
 
 @test "lower: a long sum on a gpu is reduced across a work group, through shared memory, in slices" {
-	printf 'device @g = gpu(0) {max_work_group_size=64}\nfn @main(%%x: f32[3,10000]) -> f32[3] {\n  %%0 = exp(%%x)\n  %%1 = mean(%%0) {axis=[1]}\n  return %%1\n}\n' > "$BATS_TEST_TMPDIR/r.ir"
+	printf 'device @g = gpu(0) {max_work_group_size=64}\nfn @main(%%x: f32[3,20000]) -> f32[3] {\n  %%0 = exp(%%x)\n  %%1 = mean(%%0) {axis=[1]}\n  return %%1\n}\n' > "$BATS_TEST_TMPDIR/r.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/r.ir"
-	# 3 results make 3 work groups: each result's 2500 vectors of 4 in 9
+	# 3 results make 3 work groups: each result's 2500 vectors of 8 in 9
 	# slices of 278, a work group each
 	assert_output --partial 'alloc %ps0: f32[9,3,1] @g:global'
 	assert_output --partial 'for %bz1 in 0..9 bind(blockIdx.y) {'
@@ -212,16 +212,16 @@ IR
 	assert_output --partial 'alloc %part3: f32[64] @g:shared'
 	assert_output --partial 'for %tx4 in 0..64 bind(threadIdx.x) {'
 	assert_output --partial 'let %f7: i32 = %bz1 * 278 + (%r6 * 64 + %tx4)'
-	assert_output --partial 'let %v8: f32x4 = exp(%p0[%bx2, %f7 * 4:4])'
-	assert_output --partial '%part3[%tx4] = lane(%v9, 0) + lane(%v9, 1) + lane(%v9, 2) + lane(%v9, 3)'
+	assert_output --partial 'let %v8: f32x8 = exp(%p0[%bx2, %f7 * 8:8])'
+	assert_output --partial '%part3[%tx4] = lane(%v9, 0) + lane(%v9, 1) + lane(%v9, 2) + lane(%v9, 3) + lane(%v9, 4) + lane(%v9, 5) + lane(%v9, 6) + lane(%v9, 7)'
 	assert_output --partial '%part3[%tx4] = %part3[%tx4] + %part3[%tx4 + 32]'
 	[ "$(grep -c '^ *barrier$' <<< "$output")" = 6 ]
 	assert_output --partial '%ps0[%bz1, %bx2, 0] = %part3[%tx4]'
 	# the second kernel adds up the slices, and divides
 	assert_output --partial '%acc13[0] = %acc13[0] + %ps0[%s14, %gid12, 0]'
-	assert_output --partial '%out[%gid12] = %acc13[0] / 10000.0'
+	assert_output --partial '%out[%gid12] = %acc13[0] / 20000.0'
 	# a tenth as long: one work group per result, no second kernel
-	sed 's/10000/1000/g' "$BATS_TEST_TMPDIR/r.ir" > "$BATS_TEST_TMPDIR/s.ir"
+	sed 's/20000/2000/g' "$BATS_TEST_TMPDIR/r.ir" > "$BATS_TEST_TMPDIR/s.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/s.ir"
 	assert_output --partial 'for %bx0 in 0..3 bind(blockIdx.x) {'
 	refute_output --partial '%ps'
@@ -236,9 +236,9 @@ IR
 	assert_output --partial 'let %t3: i32 = %tx2 % 16'
 	assert_output --partial 'let %u4: i32 = %bx0 * 16 + %tx2 / 16'
 	assert_output --partial 'if %t3 == 0 && %u4 < 26 {'
-	# 2 channels of 256x256: vectors of 4, 16 slices, added up after
-	assert_output --partial 'alloc %ps0: f32[16,2,1] @gpu:global'
-	assert_output --partial '%acc5[0:4] = %acc5[0:4] + %p0[0, %bx2, %i9, %i8 * 4:4]'
+	# 2 channels of 320x256: vectors of 8, 10 slices, added up after
+	assert_output --partial 'alloc %ps0: f32[10,2,1] @gpu:global'
+	assert_output --partial '%acc5[0:8] = %acc5[0:8] + %p0[0, %bx2, %i9, %i8 * 8:8]'
 	# the windows: their count, the padding's too; max over a 13x17 window
 	assert_output --partial 'if %y'
 	assert_output --regexp 'let %n[0-9]+: i32 = %n[0-9]+ \* %n[0-9]+'
