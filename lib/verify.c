@@ -390,8 +390,14 @@ check_binding(Verifier *vf, Func *fn, Value *v, bool nested)
 			define_value(vf, v, nested);
 		return;
 	}
-	if (!graph_type_ok(vf, v->type, v->loc))
+	if (!graph_type_ok(vf, v->type, v->loc)) {
+		/* defined, untyped: what uses it is not reported again */
+		check_independent(vf, v);
+		v->type = NULL;
+		if (v->form != B_IF)
+			define_value(vf, v, nested);
 		return;
+	}
 	const Type *t = infer_binding(vf, fn, v);
 	const char *why = t ? type_over_limits(t) : NULL;
 	if (why) {

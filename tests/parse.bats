@@ -433,6 +433,19 @@ IR
 OUT
 }
 
+@test "report: a binding of a vector type is reported once, not again where it is used" {
+	parse <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[4]) -> f32[4] {
+  %a: f32x4[4] = negative(%x)
+  %b = negative(%a)
+  return %x
+}
+IR
+	rejected 3:3 "vector element type f32x4 is for loop-level buffers, not graph-level tensors"
+	errors_count 1
+}
+
 @test "report: a global whose line has a syntax error stays declared: its uses are not errors" {
 	parse <<'IR'
 device @gpu = gpu(0 {texture=true}
