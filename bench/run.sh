@@ -41,6 +41,9 @@
 #      tools, side by side (a change that should make nothing slower).
 #   8. resnet18 at 1x3x224x224 from ONNX: import and compile time, and
 #      inference on POCL beside torch (bench/onnx.sh).
+#   8b. ir-import-onnx's peak memory on vgg11 (507 MiB of weights), from
+#      the file and from a pipe, beside BENCH_BASELINE_BIN's when given
+#      (bench/onnx_memory.sh).
 #   "1 thread" everywhere is POCL_MAX_PTHREAD_COUNT=1 (and one thread for
 #   torch and OpenBLAS), nothing pinned with taskset or sched_setaffinity:
 #   ir-run's host thread and POCL's worker thread are two threads where
@@ -357,3 +360,4 @@ fi
 
 echo
 IRPIPE_BIN=$BIN BENCH_DIR=$WORK BENCH_RUNS=$RUNS sh "$(dirname "$0")/onnx.sh"
+IRPIPE_BIN=$BIN BENCH_DIR=$WORK sh "$(dirname "$0")/onnx_memory.sh"

@@ -8,10 +8,14 @@
  * temporaries, then the files renamed over their targets, then the module.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "driver.h"
@@ -23,6 +27,32 @@
 #define INLINE_MAX 16
 /* protobuf's own limit on a message */
 #define INPUT_MAX ((size_t)1 << 31)
+
+/* The model's bytes.  A regular file is mapped, not read: the importer
+ * copies each weight out of the mapping and gives its pages back (see
+ * OnnxOpts.mapped), so the weights are held once, not as the file, its
+ * unpacked copy and the tensors; a pipe is read whole. */
+static uint8_t *
+model_bytes(const char *path, size_t *len, bool *mapped)
+{
+	*mapped = false;
+	int fd = path ? open(path, O_RDONLY | O_NOCTTY) : -1;
+	struct stat sb;
+	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+	    (uint64_t)sb.st_size <= INPUT_MAX) {
+		void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			close(fd);
+			*len = (size_t)sb.st_size;
+			*mapped = true;
+			return p;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	/* (and what cannot be mapped: the messages of a read) */
+	return (uint8_t *)driver_read_input(PROG, path, INPUT_MAX, len);
+}
 
 enum { OPT_DATA_DIR = 0x100, OPT_DEVICE, OPT_SHAPE, OPT_STATS };
 
@@ -264,7 +294,8 @@ main(int argc, char **argv)
 
 	const char *name = input ? input : "<stdin>";
 	size_t len = 0;
-	char *buf = driver_read_input(PROG, input, INPUT_MAX, &len);
+	bool mapped;
+	uint8_t *buf = model_bytes(input, &len, &mapped);
 	if (!buf) {
 		rc = 1;
 		goto done;
@@ -272,10 +303,13 @@ main(int argc, char **argv)
 	OnnxOpts o = {
 		.path = name, .devices = (const char *const *)devices, .ndevices = ndev,
 		.shapes = shapes, .nshapes = nshape, .stats = stats ? stderr : NULL,
-		.inline_max = INLINE_MAX,
+		.inline_max = INLINE_MAX, .mapped = mapped,
 	};
-	OnnxModule *om = onnx_import((const uint8_t *)buf, len, &o);
-	free(buf);
+	OnnxModule *om = onnx_import(buf, len, &o);
+	if (mapped)
+		munmap(buf, len);
+	else
+		free(buf);
 	if (!om) {
 		rc = 1;
 		goto done;

@@ -39,6 +39,9 @@ typedef struct Val {
 	int64_t dims[MAX_RANK];
 	Tensor *k;               /* the data, when known at import */
 	char *ir;                /* "%name" once written into the module */
+	size_t live_until;       /* the last node that reads it, by any name it
+	                          * is bound to (SIZE_MAX: a graph output); after
+	                          * it, data never written is freed */
 } Val;
 
 /* An ONNX name and what is known of it before the nodes are mapped. */
@@ -55,10 +58,18 @@ typedef struct {
 	const Tensor *t;
 } DataFile;
 
+/* A TensorProto's raw_data, left in the file (see onx_unpack). */
+typedef struct {
+	size_t off, len;
+} OnxPayload;
+
 typedef struct Imp {
 	const OnnxOpts *o;
 	const char *path;
 	Onnx__ModelProto *model;
+	const uint8_t *src;      /* the model's bytes, during onnx_import */
+	OnxPayload *payloads;    /* the raw_data in src, by the skeleton's stubs */
+	size_t npayloads;
 	int64_t opset;           /* of the default domain */
 	const Onnx__NodeProto *node;   /* being mapped, for messages */
 	size_t node_index;
@@ -82,7 +93,8 @@ typedef struct Imp {
 
 /* The model in buf, after checking that its messages nest at most
  * ONNX_MAX_DEPTH deep (protobuf-c unpacks recursively); NULL after
- * reporting. */
+ * reporting.  The tensors' raw data stays in buf, which must outlive
+ * every onx_tensor call (see the skeleton in onnx_read.c). */
 #define ONNX_MAX_DEPTH 64
 Onnx__ModelProto *onx_unpack(Imp *im, const uint8_t *buf, size_t len);
 /* ONNX's TensorProto.DataType as an element type; false if the IR has none. */

@@ -209,6 +209,34 @@ graph_input(Imp *im, const Onnx__ValueInfoProto *vi)
 
 /* ------------------------------------------------------------ nodes */
 
+/* Binds the ONNX name e to v, which then lives as long as e is read. */
+static void
+bind(Name *e, Val *v)
+{
+	e->val = v;
+	size_t until = e->graph_output ? SIZE_MAX : e->uses ? e->user : 0;
+	if (until > v->live_until)
+		v->live_until = until;
+}
+
+/* After node idx, the data known at import that no later node reads and
+ * the module does not name (a weight folded into another: transposed,
+ * reshaped, a BatchNormalization absorbed) is freed, so the weights are
+ * not held twice until the end. */
+static void
+release_dead(Imp *im, size_t idx)
+{
+	const Onnx__NodeProto *n = im->model->graph->node[idx];
+	for (size_t i = 0; i < n->n_input; i++) {
+		Name *e = n->input[i] && *n->input[i] ? name_get(im, n->input[i]) : NULL;
+		Val *v = e ? e->val : NULL;
+		if (v && v->k && !v->ir && v->live_until <= idx) {
+			tensor_free(v->k);
+			v->k = NULL;
+		}
+	}
+}
+
 static bool
 map_node(Imp *im, size_t idx)
 {
@@ -219,7 +247,7 @@ map_node(Imp *im, size_t idx)
 		/* folded into an earlier node, which computed its output */
 		Name *e = n->n_output && n->output[0] ? name_get(im, n->output[0]) : NULL;
 		if (e)
-			e->val = im->absorbed[idx];
+			bind(e, im->absorbed[idx]);
 		return true;
 	}
 	const OpMap *m = is_default_domain(n->domain) ? onx_op_lookup(n->op_type, im->opset) : NULL;
@@ -260,7 +288,7 @@ map_node(Imp *im, size_t idx)
 		else if (e->val)
 			ok = fail(im, "output '%s' is computed twice", n->output[i]) != NULL;
 		else
-			e->val = out[i];
+			bind(e, out[i]);
 		if (ok && !out[i]->onnx)
 			out[i]->onnx = n->output[i];
 	}
@@ -367,7 +395,7 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 		Name *e = name_find(im, shown_name(tp->name), true);
 		if (e->val)
 			return fail(im, "initializer '%s' is given twice", shown_name(tp->name)), false;
-		e->val = val_known(im, shown_name(tp->name), t);
+		bind(e, val_known(im, shown_name(tp->name), t));
 		e->val->onnx = e->name;
 	}
 	/* the parameters: the inputs that no initializer gives a value */
@@ -384,7 +412,7 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 		Val *v = graph_input(im, g->input[i]);
 		ok = v != NULL;
 		if (ok) {
-			e->val = v;
+			bind(e, v);
 			v->onnx = e->name;
 			ptrvec_push(&params, v);
 			if (st) {
@@ -399,8 +427,11 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 			ok = fail(im, "--shape names '%s', which is not an input of the graph",
 			          o->shapes[i].name) != NULL;
 	im->absorbed = xcalloc(g->n_node + 1, sizeof *im->absorbed);
-	for (size_t i = 0; i < g->n_node && ok; i++)
+	for (size_t i = 0; i < g->n_node && ok; i++) {
 		ok = map_node(im, i);
+		if (ok)
+			release_dead(im, i);
+	}
 	im->node = NULL;
 	ok = ok && !im->too_large;
 
@@ -490,6 +521,7 @@ onnx_import(const uint8_t *buf, size_t len, const OnnxOpts *o)
 	if (!im->out)
 		die_oom();
 	bool ok = run(im, buf, len, o);
+	im->src = NULL; /* the caller's: the Tensors hold copies */
 	if (im->out)
 		fclose(im->out);
 	im->out = NULL;
@@ -554,6 +586,7 @@ onnx_module_free(OnnxModule *om)
 		free(im->files[i].file);
 	free(im->files);
 	free(im->absorbed);
+	free(im->payloads);
 	free(im->body);
 	if (im->model)
 		onnx__model_proto__free_unpacked(im->model, NULL);

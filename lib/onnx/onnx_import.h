@@ -35,6 +35,10 @@ typedef struct {
 	FILE *stats;                   /* --stats: where to print, or NULL */
 	int64_t inline_max;            /* constants of at most this many elements
 	                                * are written inline */
+	bool mapped;                   /* buf is a private read-only mmap of the
+	                                * file: the import gives back the pages
+	                                * of the weights it has copied
+	                                * (madvise), so that they are held once */
 } OnnxOpts;
 
 typedef struct OnnxModule OnnxModule;

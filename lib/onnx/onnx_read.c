@@ -1,7 +1,12 @@
 /* onnx_read.c: the ONNX protobuf in: the model through protoc-c's
  * bindings, tensors as Tensors, node attributes. */
+/* madvise(MADV_DONTNEED), which gives a mapped file's pages back; glibc's
+ * posix_madvise ignores POSIX_MADV_DONTNEED. */
+#define _DEFAULT_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "onnx_impl.h"
 
@@ -89,16 +94,238 @@ nesting(const uint8_t *buf, size_t len, const ProtobufCMessageDescriptor *desc, 
 	return deepest;
 }
 
+/* ------------------------------------------------------------ skeleton */
+
+/* protobuf-c copies every bytes field it unpacks, so the weights would be
+ * held twice (the file and the unpacked model) and a third time as the
+ * Tensors made of them.  So the model is unpacked from a skeleton: a copy
+ * of the file's bytes in which each TensorProto's raw_data is replaced by
+ * a stub, a varint field of number STUB_FIELD holding the index of the
+ * payload in im->payloads (its offset and length in the file).  onx_tensor
+ * copies a payload straight from the file into its Tensor.  A field of
+ * that number in the input is dropped, so every stub is the skeleton's.
+ * Field numbers go up to 2^29 - 1; ONNX's are small. */
+#define STUB_FIELD 536870911u
+#define RAW_DATA_FIELD 9u
+
+static size_t
+varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80)
+		v >>= 7, n++;
+	return n;
+}
+
+static uint8_t *
+put_varint(uint8_t *o, uint64_t v)
+{
+	while (v >= 0x80) {
+		*o++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	return o;
+}
+
+typedef struct {
+	uint64_t *sizes;         /* the skeleton's size of each sub-message, pre-order */
+	size_t nsizes, capsizes;
+	OnxPayload *pl;          /* raw_data payloads, in file order */
+	size_t npl, cappl;
+	uint8_t *out;            /* the skeleton (the second walk) */
+	size_t outlen;           /* its size (the first walk) */
+} Skel;
+
+/* One walk over the message in buf, as nesting() walks it: the first
+ * (out NULL) measures the skeleton and finds the payloads, the second
+ * writes it.  False on a malformed byte: then the file is unpacked as it
+ * is, and protobuf-c says what is wrong with it.  nesting() has bounded
+ * the depth. */
+static bool
+skel_walk(Skel *sk, const uint8_t *buf, size_t len)
+{
+	struct {
+		const ProtobufCMessageDescriptor *d;
+		const uint8_t *end;
+		size_t idx;          /* into sk->sizes */
+		size_t taglen;       /* of the key that opened it */
+		uint64_t acc;        /* its skeleton size so far */
+	} st[ONNX_MAX_DEPTH + 2];
+	bool write = sk->out != NULL;
+	uint8_t *o = sk->out;
+	size_t k = 0, pi = 0;
+	int top = 0;
+	const uint8_t *p = buf;
+	st[0].d = &onnx__model_proto__descriptor;
+	st[0].end = buf + len;
+	st[0].acc = 0;
+	while (top >= 0) {
+		if (p >= st[top].end) {
+			if (p > st[top].end)
+				return false;
+			if (top == 0) {
+				sk->outlen = st[0].acc;
+				break;
+			}
+			if (!write)
+				sk->sizes[st[top].idx] = st[top].acc;
+			uint64_t a = st[top].acc;
+			top--;
+			st[top].acc += st[top + 1].taglen + varint_len(a) + a;
+			continue;
+		}
+		const uint8_t *q = p;
+		uint64_t key, v;
+		if (!varint(&p, st[top].end, &key))
+			return false;
+		bool tensor = st[top].d == &onnx__tensor_proto__descriptor;
+		uint64_t field = key >> 3;
+		switch (key & 7) {
+		case 0:
+			if (!varint(&p, st[top].end, &v))
+				return false;
+			break;
+		case 1:
+			if (st[top].end - p < 8)
+				return false;
+			p += 8;
+			break;
+		case 5:
+			if (st[top].end - p < 4)
+				return false;
+			p += 4;
+			break;
+		case 2: {
+			size_t taglen = (size_t)(p - q);
+			if (!varint(&p, st[top].end, &v) || v > (uint64_t)(st[top].end - p))
+				return false;
+			if (tensor && field == RAW_DATA_FIELD) {
+				if (!write) {
+					OnxPayload *e = &VEC_PUSH(sk->pl, sk->npl, sk->cappl);
+					e->off = (size_t)(p - buf);
+					e->len = (size_t)v;
+				}
+				uint64_t skey = (uint64_t)STUB_FIELD << 3;
+				st[top].acc += varint_len(skey) + varint_len(pi);
+				if (write)
+					o = put_varint(put_varint(o, skey), pi);
+				pi++;
+				p += v;
+				continue;
+			}
+			const ProtobufCFieldDescriptor *f = NULL;
+			if (field <= UINT32_MAX)
+				f = protobuf_c_message_descriptor_get_field(st[top].d, (unsigned)field);
+			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && !(tensor && field == STUB_FIELD)) {
+				if (top + 1 > ONNX_MAX_DEPTH)
+					return false;
+				if (write) {
+					memcpy(o, q, taglen);
+					o = put_varint(o + taglen, sk->sizes[k]);
+				} else {
+					VEC_PUSH(sk->sizes, sk->nsizes, sk->capsizes) = 0;
+				}
+				top++;
+				st[top].d = f->descriptor;
+				st[top].end = p + v;
+				st[top].idx = k++;
+				st[top].taglen = taglen;
+				st[top].acc = 0;
+				continue;
+			}
+			p += v;
+			break;
+		}
+		default:
+			return false;   /* groups: protobuf-c refuses them */
+		}
+		if (tensor && field == STUB_FIELD)
+			continue;       /* the input's own: dropped */
+		st[top].acc += (uint64_t)(p - q);
+		if (write) {
+			memcpy(o, q, (size_t)(p - q));
+			o += p - q;
+		}
+	}
+	return true;
+}
+
 Onnx__ModelProto *
 onx_unpack(Imp *im, const uint8_t *buf, size_t len)
 {
 	if (nesting(buf, len, &onnx__model_proto__descriptor, ONNX_MAX_DEPTH) > ONNX_MAX_DEPTH)
 		return fail(im, "not an ONNX model: messages nest more than %d deep",
 		            ONNX_MAX_DEPTH);
-	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+	Skel sk = {0};
+	Onnx__ModelProto *m = NULL;
+	if (skel_walk(&sk, buf, len)) {
+		/* +1: malloc(0) may give NULL */
+		sk.out = xmalloc(sk.outlen + 1);
+		skel_walk(&sk, buf, len);
+		m = onnx__model_proto__unpack(NULL, sk.outlen, sk.out);
+		free(sk.out);
+		im->src = buf;
+		im->payloads = sk.pl;
+		im->npayloads = sk.npl;
+	} else {
+		m = onnx__model_proto__unpack(NULL, len, buf);
+		free(sk.pl);
+	}
+	free(sk.sizes);
 	if (!m)
 		return fail(im, "not an ONNX model (the protobuf does not parse as a ModelProto)");
 	return m;
+}
+
+/* The payload the skeleton's stub in tp stands for (the last one, as the
+ * last raw_data would win): 1 with *data and *len set, 0 if tp has none,
+ * -1 if the stub is not one of ours. */
+static int
+stub_payload(const Imp *im, const Onnx__TensorProto *tp, const uint8_t **data, size_t *len)
+{
+	int found = 0;
+	for (unsigned i = 0; i < tp->base.n_unknown_fields; i++) {
+		const ProtobufCMessageUnknownField *u = &tp->base.unknown_fields[i];
+		if (u->tag != STUB_FIELD)
+			continue;
+		const uint8_t *p = u->data;
+		uint64_t idx;
+		if (u->wire_type != PROTOBUF_C_WIRE_TYPE_VARINT || !varint(&p, u->data + u->len, &idx) ||
+		    idx >= im->npayloads)
+			return -1;
+		*data = im->src + im->payloads[idx].off;
+		*len = im->payloads[idx].len;
+		found = 1;
+	}
+	return found;
+}
+
+/* Copies n bytes from src; from a payload in a mapped file (from_file), in
+ * steps, each step's pages given back once copied, so that at most a step
+ * of the file is resident beside the copy.  (Never protobuf-c's memory:
+ * MADV_DONTNEED would zero it.) */
+static void
+copy_out(const Imp *im, void *dst, const uint8_t *src, size_t n, bool from_file)
+{
+	const size_t step = (size_t)8 << 20;
+	if (!from_file || !im->o->mapped) {
+		memcpy(dst, src, n);
+		return;
+	}
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+	/* only pages wholly inside the payload: its neighbours may be read */
+	uintptr_t done = ((uintptr_t)src + page - 1) & ~(page - 1);
+	for (size_t at = 0; at < n; at += step) {
+		size_t c = n - at < step ? n - at : step;
+		memcpy((uint8_t *)dst + at, src + at, c);
+		uintptr_t end = ((uintptr_t)src + at + c) & ~(page - 1);
+		if (end > done) {
+			madvise((void *)done, end - done, MADV_DONTNEED);
+			done = end;
+		}
+	}
 }
 
 /* ------------------------------------------------------------ types */
@@ -154,6 +381,13 @@ onx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what)
 		            what);
 	if (tp->segment)
 		return fail(im, "%s is a segment of a tensor, which is not supported", what);
+	bool has_raw = tp->has_raw_data;
+	const uint8_t *raw = tp->raw_data.data;
+	size_t rawlen = tp->raw_data.len;
+	int stub = stub_payload(im, tp, &raw, &rawlen);
+	if (stub < 0)
+		return fail(im, "%s is malformed", what);
+	has_raw = has_raw || stub > 0;
 	for (size_t i = 0; i < tp->n_dims; i++)
 		if (tp->dims[i] < 0 || tp->dims[i] > ((int64_t)1 << 40))
 			return fail(im, "%s has dimension %zu of size %lld", what, i,
@@ -165,10 +399,10 @@ onx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what)
 	size_t es = elem_size(k), n = (size_t)(bytes / es);
 	size_t given;
 	const char *field;
-	if (tp->has_raw_data) {
-		if (tp->raw_data.len != bytes)
+	if (has_raw) {
+		if (rawlen != bytes)
 			return fail(im, "%s has %zu bytes of raw data, its type needs %llu", what,
-			            tp->raw_data.len, (unsigned long long)bytes);
+			            rawlen, (unsigned long long)bytes);
 	} else {
 		switch (k) {
 		case ET_F32: given = tp->n_float_data, field = "float_data"; break;
@@ -185,9 +419,9 @@ onx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what)
 	Tensor *t = tensor_new(k, (uint32_t)tp->n_dims, tp->dims);
 	if (!t)
 		return fail(im, "%s is too large", what);
-	if (tp->has_raw_data) {
+	if (has_raw) {
 		if (n)
-			memcpy(t->data, tp->raw_data.data, n * es); /* little-endian, as ours */
+			copy_out(im, t->data, raw, n * es, stub > 0); /* little-endian, as ours */
 		return t;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -114,6 +114,22 @@ def conv_relu_add_gemm():
             [init('W', w), init('B', b), init('G', g)], {'x': x}, [y])
 
 
+@case()
+def matmul_chain_64mib():
+    # four 2048x2048 f32 weights, 64 MiB: onnx.bats measures the import's
+    # peak memory against them (issue 28, item 17)
+    r = rng(2)
+    x = f32(r.standard_normal((1, 2048)))
+    ws = [f32(r.standard_normal((2048, 2048)) / 45) for _ in range(4)]
+    y = x
+    for w in ws:
+        y = y @ w
+    names = ['x', 'h1', 'h2', 'h3', 'y']
+    nodes = [h.make_node('MatMul', [names[i], 'W%d' % i], [names[i + 1]]) for i in range(4)]
+    return (nodes, [vi('x', [1, 2048])], [vi('y', [1, 2048])],
+            [init('W%d' % i, w) for i, w in enumerate(ws)], {'x': x}, [y])
+
+
 @case(opset=11)
 def conv_groups_strides_dilation():
     r = rng(2)
