@@ -164,7 +164,7 @@ def row(name, a, work):
             r.setdefault("refused", []).append(refused_op(msg) if st != "timeout" else None)
             continue
         r[key] = "yes"
-        if a.stage == "import":
+        if a.stage == "import" or (a.full_opsets and o not in a.full_opsets.split(",")):
             continue
         st, err, t = sh("%s/ir-plan-devices %s/m%s.ir | %s/ir-lower | %s/ir-plan-devices | "
                         "%s/ir-flatten-texture | %s/ir-codegen-ocl -o %s/m%s.ocl.ir" % (
@@ -199,6 +199,8 @@ def main():
     ap.add_argument("--sizes", default="32,64,96,128,224,299")
     ap.add_argument("--opsets", default="13,17")
     ap.add_argument("--stage", choices=["import", "all"], default="all")
+    ap.add_argument("--full-opsets", default="",
+                    help="compile and run these opsets only (the others: import)")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--max-params", type=float, default=100.0)
@@ -228,7 +230,10 @@ def main():
             r = row(n, a, a.work)
         rows.append(r)
         sys.stderr.write("  %s\n" % dict(r))
-    print_table(rows, opsets, a)
+        # the table so far, for a run stopped part way
+        with open(os.path.join(a.work, "table.md"), "w") as f:
+            print_table(rows, opsets, a, f)
+    print_table(rows, opsets, a, sys.stdout)
     return 0
 
 
@@ -263,10 +268,10 @@ def param_counts(names, work):
     return out
 
 
-def print_table(rows, opsets, a):
+def print_table(rows, opsets, a, f):
     cols = ["model", "size", "params"] + ["opset %s" % o for o in opsets] + ["torch ms", "ir-run ms", "ratio", "note"]
-    print("| " + " | ".join(cols) + " |")
-    print("|" + "---|" * len(cols))
+    print("| " + " | ".join(cols) + " |", file=f)
+    print("|" + "---|" * len(cols), file=f)
     for r in rows:
         ratio = ""
         if r.get("ir_ms") and r.get("torch_ms"):
@@ -274,18 +279,22 @@ def print_table(rows, opsets, a):
         cells = [r["name"], r.get("size", ""), r.get("params", "")] + \
                 [r.get("op%s" % o, "") for o in opsets] + \
                 [r.get("torch_ms", ""), r.get("ir_ms", ""), ratio, r.get("note", "").replace("|", "/")]
-        print("| " + " | ".join(cells) + " |")
-    print()
+        print("| " + " | ".join(cells) + " |", file=f)
+    print(file=f)
+    print("On this machine's CPU (%d threads; load average %s as the table was written): "
+          "torch (its threads) and ir-run on POCL, median of %d runs each." % (
+              os.cpu_count() or 0, " ".join("%.1f" % x for x in os.getloadavg()), a.repeat), file=f)
+    print(file=f)
     n = len(rows)
     for o in opsets:
         c = collections.Counter(r.get("op%s" % o, "") for r in rows)
         imp = sum(v for k, v in c.items() if k in ("yes", "imported", "compiled", "equal"))
         comp = c["compiled"] + c["equal"]
-        print("opset %s: %d of %d imported, %d compiled, %d equal torch" % (o, imp, n, comp, c["equal"]))
+        print("opset %s: %d of %d imported, %d compiled, %d equal torch" % (o, imp, n, comp, c["equal"]), file=f)
     refused = collections.Counter(op for r in rows for op in set(r.get("refused", [])) if op)
     if refused:
-        print()
-        print("operators refused (models): " + ", ".join("%s %d" % kv for kv in refused.most_common()))
+        print(file=f)
+        print("operators refused (models): " + ", ".join("%s %d" % kv for kv in refused.most_common()), file=f)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 # Real models: torchvision's resnet18 and mobilenet_v2 (random weights,
 # torch.manual_seed(0)), exported by torch.onnx at 1x3x64x64 here (not
 # committed), imported by ir-import-onnx, compiled through the whole
-# pipeline on a cpu and on a gpu with textures, and run: each equals
+# pipeline on a cpu and on a gpu with textures, and run; mobilenet_v3_small
+# and convnext_tiny at 1x3x32x32 and opset 17 (hardsigmoid, hardswish,
+# GELU's erf, LayerNormalization) on a cpu on OpenCL (issue 27).  Each equals
 # torch's output within rtol 1e-3 plus 1e-4 of the output's largest
 # magnitude (float32 throughout; the prims accumulate in f32 in another
 # order than torch; mobilenet_v2's outputs are about 1e-9 with random
@@ -18,6 +20,11 @@ setup_file() {
 	for m in resnet18 mobilenet_v2; do
 		mkdir -p "$BATS_FILE_TMPDIR/$m"
 		"$PY" "$BATS_TEST_DIRNAME/onnx/models.py" export $m 64 "$BATS_FILE_TMPDIR/$m" 2>/dev/null
+	done
+	# opset 17: HardSigmoid and HardSwish; Erf (GELU) and LayerNormalization
+	for m in mobilenet_v3_small convnext_tiny; do
+		mkdir -p "$BATS_FILE_TMPDIR/$m"
+		"$PY" "$BATS_TEST_DIRNAME/onnx/models.py" export $m 32 "$BATS_FILE_TMPDIR/$m" 17 2>/dev/null
 	done
 }
 
@@ -70,3 +77,13 @@ model() {
 @test "onnx models: resnet18 on a texture gpu, flattened, on OpenCL, equals torch" { model resnet18 tex ocl; }
 @test "onnx models: mobilenet_v2 on a cpu, lowered, on the interpreter, equals torch" { model mobilenet_v2 cpu interp; }
 @test "onnx models: mobilenet_v2 on a texture gpu, flattened, on the interpreter, equals torch" { model mobilenet_v2 tex interp; }
+
+# issue 27: models that failed at import for want of an operator
+@test "onnx models: mobilenet_v3_small at opset 17 (HardSigmoid, HardSwish) on a cpu, on OpenCL, equals torch" {
+	grep -q HardSwish "$BATS_FILE_TMPDIR/mobilenet_v3_small/mobilenet_v3_small.onnx"
+	model mobilenet_v3_small cpu ocl
+}
+@test "onnx models: convnext_tiny at opset 17 (Erf of GELU, LayerNormalization) on a cpu, on OpenCL, equals torch" {
+	grep -q LayerNormalization "$BATS_FILE_TMPDIR/convnext_tiny/convnext_tiny.onnx"
+	model convnext_tiny cpu ocl
+}

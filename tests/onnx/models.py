@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """models.py: torchvision models as ONNX files, and comparing results.
 
-    /usr/bin/python3 tests/onnx/models.py export NAME SIZE DIR
+    /usr/bin/python3 tests/onnx/models.py export NAME SIZE DIR [OPSET]
         torchvision's classification model NAME (resnet18, mobilenet_v2,
         any builder in torchvision.models) with random weights
         (torch.manual_seed(0)), in eval mode, exported by torch.onnx
-        (opset 13) for a 1x3xSIZExSIZE input named x, as DIR/NAME.onnx;
+        (OPSET, default 13) for a 1x3xSIZExSIZE input named x, as DIR/NAME.onnx;
         a random input (seed 1) as DIR/x.npy and torch's output for it
         as DIR/y.npy.  Nothing is downloaded: the weights are random.
 
@@ -34,14 +34,14 @@ def build(name):
     return torchvision.models.get_model(name, weights=None).eval()
 
 
-def export(name, size, out):
+def export(name, size, out, opset=13):
     import torch
     model = build(name)
     g = torch.Generator().manual_seed(1)
     x = torch.randn(1, 3, size, size, generator=g)
     with torch.no_grad():
         y = model(x)
-    torch.onnx.export(model, x, "%s/%s.onnx" % (out, name), opset_version=13,
+    torch.onnx.export(model, x, "%s/%s.onnx" % (out, name), opset_version=opset,
                       input_names=["x"], output_names=["y"])
     np.save("%s/x.npy" % out, x.numpy())
     np.save("%s/y.npy" % out, y.numpy())
@@ -79,8 +79,8 @@ def torch_time(name, size, runs, threads=0):
 
 
 def main(argv):
-    if len(argv) == 5 and argv[1] == "export":
-        export(argv[2], int(argv[3]), argv[4])
+    if len(argv) in (5, 6) and argv[1] == "export":
+        export(argv[2], int(argv[3]), argv[4], int(argv[5]) if len(argv) == 6 else 13)
         return 0
     if len(argv) == 6 and argv[1] == "same":
         return same(argv[2], argv[3], float(argv[4]), float(argv[5]))
