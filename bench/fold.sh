@@ -101,7 +101,7 @@ for m in conv packed mlp; do
 	[ $m = mlp ] && x=$WORK/fold_xm.npy
 	for v in before after; do
 		"$BIN/ir-run" --data-dir "$WORK" --repeat "$reps" --input "x=$x" -o "$WORK/fold_$m.$v.npy" \
-			"$WORK/fold_$m.$v.ir" 2>&1 | grep 'runs, median' | sed 's/.*median \([0-9.]*\) ms, min \([0-9.]*\) ms/\1 \2/' \
+			"$WORK/fold_$m.$v.ir" 2>&1 | grep 'runs, median' | sed 's/.*median \([0-9.]*\) ms, min \([0-9.]*\) ms.*/\1 \2/' \
 			> "$WORK/fold_run.$v"
 	done
 	cmp -s "$WORK/fold_$m.before.npy" "$WORK/fold_$m.after.npy" && same=same || same=differ

@@ -18,8 +18,11 @@
 # median of REPS inferences (BENCH_CPU_REPS, default 3) after a warm-up
 # run; printed is the median over the rounds, in ms, and the ratios
 # torch/ir-run and ORT/ir-run (above 1: ir-run is faster).  The load
-# average before and after is printed: rerun if it moved.  ir-run's
-# first result is compared with torch's.  Nothing is asserted.
+# average before and after is printed: rerun if it moved.  A second table
+# gives the CPU time per inference (the process's, every thread: ir-run
+# --repeat's cpu figure, Python's process_time, Node's cpuUsage), which a
+# loaded machine moves much less than the wall time.  ir-run's first
+# result is compared with torch's.  Nothing is asserted.
 #
 # ONNX Runtime: `npm install --ignore-scripts onnxruntime-node` into
 # $WORK/ort once (the CPU provider is bundled; the install script only
@@ -60,7 +63,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", v[int((NR 
 irrun() { # dir layout
 	POCL_MAX_PTHREAD_COUNT=1 "$BIN/ir-run" --repeat="$REPS" --data-dir "$1" --input x="$1/x.npy" \
 		-o "$1/$2.npy" "$1/$2.ocl.ir" 2> "$1/$2.err" > /dev/null &&
-		sed -n 's/.*runs, median \([0-9.]*\) ms.*/\1/p' "$1/$2.err"
+		sed -n 's/.*runs, median \([0-9.]*\) ms.*, cpu \([0-9.]*\) ms a run/\1 \2/p' "$1/$2.err"
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -86,34 +89,43 @@ for m in $MODELS; do
 		for l in $LAYOUTS; do
 			echo "$l $(irrun "$D" "$l")" >> "$D/rounds"
 		done
-		echo "torch $("$PY" "$M" torch-time "$m" "$SIZE" "$REPS" 1)" >> "$D/rounds"
+		echo "torch $("$PY" "$M" torch-times "$m" "$SIZE" "$REPS" 1)" >> "$D/rounds"
 		[ -z "$ort" ] || echo "ort $(NODE_PATH=$ort node "$HERE/ort_time.js" "$D/$m.onnx" "$SIZE" "$REPS")" >> "$D/rounds"
 		r=$((r + 1))
 	done
 done
 echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 
-printf '%-16s' model
-for l in $LAYOUTS; do printf ' %12s' "ir-run $l"; done
-printf ' %9s %9s' torch ORT
-for l in $LAYOUTS; do printf ' %11s %11s' "torch/$l" "ORT/$l"; done
-printf '  %s\n' "ir-run vs torch (largest difference)"
-for m in $MODELS; do
-	D=$WORK/$m
-	[ -s "$D/rounds" ] || continue
-	t=$(awk '$1 == "torch" { print $2 }' "$D/rounds" | median)
-	o=$(awk '$1 == "ort" { print $2 }' "$D/rounds" | median)
-	printf '%-16s' "$m"
-	for l in $LAYOUTS; do
-		printf ' %12s' "$(awk -v l="$l" '$1 == l { print $2 }' "$D/rounds" | median)"
+# table COLUMN TITLE: the medians over the rounds of column 2 (wall) or 3
+# (cpu) of each model's rounds, and the ratios
+table() {
+	echo "$2"
+	printf '%-16s' model
+	for l in $LAYOUTS; do printf ' %12s' "ir-run $l"; done
+	printf ' %9s %9s' torch ORT
+	for l in $LAYOUTS; do printf ' %11s %11s' "torch/$l" "ORT/$l"; done
+	[ "$1" = 3 ] || printf '  %s' "ir-run vs torch (largest difference)"
+	echo
+	for m in $MODELS; do
+		D=$WORK/$m
+		[ -s "$D/rounds" ] || continue
+		t=$(awk -v c="$1" '$1 == "torch" { print $c }' "$D/rounds" | median)
+		o=$(awk -v c="$1" '$1 == "ort" { print $c }' "$D/rounds" | median)
+		printf '%-16s' "$m"
+		for l in $LAYOUTS; do
+			printf ' %12s' "$(awk -v l="$l" -v c="$1" '$1 == l { print $c }' "$D/rounds" | median)"
+		done
+		printf ' %9s %9s' "$t" "$o"
+		for l in $LAYOUTS; do
+			i=$(awk -v l="$l" -v c="$1" '$1 == l { print $c }' "$D/rounds" | median)
+			awk -v i="$i" -v t="$t" -v o="$o" 'BEGIN {
+				printf " %10sx %10sx", (i > 0 && t != "-" ? sprintf("%.2f", t / i) : "-"),
+					(i > 0 && o != "-" ? sprintf("%.2f", o / i) : "-") }'
+		done
+		[ "$1" = 3 ] || printf '  %s' "$(sed 's/, [0-9]* of.*//' "$D/$(echo "$LAYOUTS" | cut -d' ' -f1).same")"
+		echo
 	done
-	printf ' %9s %9s' "$t" "$o"
-	for l in $LAYOUTS; do
-		i=$(awk -v l="$l" '$1 == l { print $2 }' "$D/rounds" | median)
-		awk -v i="$i" -v t="$t" -v o="$o" 'BEGIN {
-			printf " %10sx %10sx", (i > 0 && t != "-" ? sprintf("%.2f", t / i) : "-"),
-				(i > 0 && o != "-" ? sprintf("%.2f", o / i) : "-") }'
-	done
-	printf '  %s\n' "$(sed 's/, [0-9]* of.*//' "$D/$(echo "$LAYOUTS" | cut -d' ' -f1).same")"
-done
+}
+table 2 "wall ms per inference (median of the rounds' medians)"
+table 3 "CPU ms per inference (every thread of the process)"
 echo "(ratios above 1: ir-run is faster; issue 23's goals: at least 1.0x torch and 0.8x ONNX Runtime)"

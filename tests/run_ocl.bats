@@ -35,14 +35,14 @@ setup() {
 	echo "# $count runs" >&3
 }
 
-@test "run_ocl: a texture model uses images and matches; --repeat prints the median" {
+@test "run_ocl: a texture model uses images and matches; --repeat prints the median, the min and the CPU time a run" {
 	local d=$BATS_TEST_TMPDIR
 	retarget tex "$BATS_TEST_DIRNAME/ir-lower/texture_block.ir" > "$d/t.ir"
 	compiled "$d/t.ir" "$d/t.ocl.ir"
 	grep -q 'image2d_t' "$d/t.ocl.ir"
 	args=$("$PY" "$H" inputs "$d/t.ir" "$d")
 	run -0 --separate-stderr ir-run --repeat 3 $args -o "$d/o.npy" "$d/t.ocl.ir"
-	[[ "$stderr" =~ ir-run:\ 3\ runs,\ median\ [0-9.]+\ ms,\ min\ [0-9.]+\ ms$ ]]
+	[[ "$stderr" =~ ir-run:\ 3\ runs,\ median\ [0-9.]+\ ms,\ min\ [0-9.]+\ ms,\ cpu\ [0-9.]+\ ms\ a\ run$ ]]
 	ir-run --interp $args -o "$d/r.npy" "$d/t.ocl.ir"
 	"$PY" "$H" same "$d/o.npy" "$d/r.npy"
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "driver.h"
@@ -165,6 +166,20 @@ check_opts(void *st)
 	return 0;
 }
 
+/* CPU time of the whole process, every thread (POCL's workers too), in
+ * ms: unlike the wall clock, it hardly moves when other processes share
+ * the cores, so --repeat's per-run figure can be compared on a loaded
+ * machine. */
+static double
+cpu_ms(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
 static double
 now_ms(void)
 {
@@ -227,6 +242,7 @@ consume(Module *m, const char *input, const char *output, void *st)
 	 * interpreter's walk) or uploaded (the executor reads them once) */
 	uint32_t runs = ro->repeat ? ro->repeat + 1 : 1;
 	double *ms = xcalloc(runs, sizeof *ms);
+	double cpu0 = 0;
 	Interp *in = NULL;
 	const RtVal *r = NULL;
 	for (uint32_t k = 0; k < runs; k++) {
@@ -250,6 +266,8 @@ consume(Module *m, const char *input, const char *output, void *st)
 		/* the profile leaves the warm-up out */
 		if (rt && ro->repeat && k == 0)
 			oclrt_profile_reset(rt);
+		if (k == 0)
+			cpu0 = cpu_ms();
 		ms[k] = now_ms() - t0;
 		if (!r)
 			break;
@@ -259,8 +277,8 @@ consume(Module *m, const char *input, const char *output, void *st)
 		qsort(ms + 1, ro->repeat, sizeof *ms, cmp_double);
 		double med = ro->repeat % 2 ? ms[1 + ro->repeat / 2]
 		           : (ms[ro->repeat / 2] + ms[1 + ro->repeat / 2]) / 2;
-		fprintf(stderr, "ir-run: %u runs, median %.3f ms, min %.3f ms\n", (unsigned)ro->repeat,
-		        med, ms[1]);
+		fprintf(stderr, "ir-run: %u runs, median %.3f ms, min %.3f ms, cpu %.3f ms a run\n",
+		        (unsigned)ro->repeat, med, ms[1], (cpu_ms() - cpu0) / ro->repeat);
 	}
 	free(ms);
 	if (ok && rt && ro->check)

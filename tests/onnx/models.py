@@ -20,6 +20,10 @@
         median wall time of RUNS inferences of the model in torch (after
         one warm-up), in ms, on this machine's CPU threads or on THREADS
         (torch.set_num_threads).
+
+    /usr/bin/python3 tests/onnx/models.py torch-times NAME SIZE RUNS THREADS
+        the same median wall time, then the process's CPU time per
+        inference over the RUNS (every thread), both in ms.
 """
 import sys
 import time
@@ -62,7 +66,7 @@ def same(got, want, rtol, atol):
     return 0 if ok.all() else 1
 
 
-def torch_time(name, size, runs, threads=0):
+def torch_time(name, size, runs, threads=0, cpu=False):
     import torch
     if threads > 0:
         torch.set_num_threads(threads)
@@ -71,11 +75,14 @@ def torch_time(name, size, runs, threads=0):
     times = []
     with torch.no_grad():
         model(x)
+        c = time.process_time()
         for _ in range(runs):
             t = time.perf_counter()
             model(x)
             times.append(time.perf_counter() - t)
-    print("%.2f" % (sorted(times)[len(times) // 2] * 1e3))
+        c = time.process_time() - c
+    wall = "%.2f" % (sorted(times)[len(times) // 2] * 1e3)
+    print(wall + (" %.2f" % (c / runs * 1e3) if cpu else ""))
 
 
 def main(argv):
@@ -86,6 +93,9 @@ def main(argv):
         return same(argv[2], argv[3], float(argv[4]), float(argv[5]))
     if len(argv) in (5, 6) and argv[1] == "torch-time":
         torch_time(argv[2], int(argv[3]), int(argv[4]), int(argv[5]) if len(argv) == 6 else 0)
+        return 0
+    if len(argv) == 6 and argv[1] == "torch-times":
+        torch_time(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), cpu=True)
         return 0
     sys.stderr.write(__doc__)
     return 2
