@@ -37,6 +37,10 @@
 #      efficientnet_b0, densenet121 and googlenet (224x224) on the cpu, one
 #      thread: ir-run on POCL in NCHW and NCHW4c beside torch and ONNX
 #      Runtime, interleaved rounds (bench/models_cpu.sh).
+#   7d. the depthwise conv2d layers of mobilenet_v2 and efficientnet_b0 on
+#      the cpu, one thread, in NCHW and NCHW4c: the tile of
+#      lib/lower/lower_tile_dw.c against the element-per-item schedule
+#      (--no-tile), CPU time per run (bench/depthwise.sh).
 #   8. with BENCH_BASELINE_BIN=DIR, the same inputs through another build's
 #      tools, side by side (a change that should make nothing slower).
 #   8. resnet18 at 1x3x224x224 from ONNX: import and compile time, and
@@ -321,6 +325,10 @@ IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" sh bench/models_tex.sh
 # whole models on the cpu, one thread, beside torch and ONNX Runtime
 echo
 IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" sh bench/models_cpu.sh
+
+# depthwise conv2d layers on the cpu, one thread: tiled vs element per item
+echo
+IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" sh bench/depthwise.sh
 
 # ir-run on OpenCL: device memory with and without a memory plan, async vs --sync
 IRPIPE_BIN=$BIN BENCH_DIR=$WORK sh bench/runtime.sh

@@ -124,6 +124,38 @@ IR
 @test "lower: a packed conv2d on a cpu pads its input, then tiles 4 output texels with 16-lane multiply-adds" {
 	golden --from=ir-plan-devices ir-lower packed_cpu
 }
+@test "lower: grouped and depthwise conv2d on a cpu: a row of outputs per item, the input window read once into registers (issue 23)" {
+	golden --from=ir-plan-devices ir-lower depthwise_cpu
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/depthwise_cpu.ir"
+	# every conv: a window per item, no element-per-item bounds test
+	[ "$(grep -c '^prim' <<< "$output")" = 5 ]
+	[ "$(grep -c 'alloc %win' <<< "$output")" = 5 ]
+	# NCHW: 5 columns of scalars; stride 2 reads a window of 13 for 5x5
+	assert_output --partial 'alloc %win5: f32[13] @cpu:local'
+	assert_output --partial '%acc4[%u12] = fma(%win5[%u12 * 2 + %u10], %w11, %acc4[%u12])'
+	# packed: texels of 2 and 4 channel blocks side by side in 8 and 16 lanes
+	assert_output --partial 'alloc %win2: f32[9,8] @cpu:local'
+	assert_output --partial 'alloc %win2: f32[12,16] @cpu:local'
+	assert_output --partial '%win2[%u7, 12:4] = select(%in9, %p0[0, 3, %y6, %cx8, 0:4]'
+	assert_output --partial '%acc1[%u12, 0:16] = fma(%win2[%u12 + %u10, 0:16], %w11, %acc1[%u12, 0:16])'
+	# a row in the padding is skipped whole
+	assert_output --partial 'if %y8 >= 0 && %y8 < 9 {'
+	# output channels per group a multiple of 4 keep the channel-vector tile
+	sed 's/%w2: f32\[12,1,5,5\]/%w2: f32[24,1,5,5]/; s/f32\[1,12,5,5\]/f32[1,24,5,5]/' \
+		"$BATS_TEST_DIRNAME/ir-lower/depthwise_cpu.ir" > "$BATS_TEST_TMPDIR/m4.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/m4.ir"
+	[ "$(grep -c 'alloc %win' <<< "$output")" = 4 ]
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/depthwise_cpu.ir"
+	refute_output --partial 'alloc %win'
+}
+@test "lower: depthwise conv2d on a texture gpu: texels of up to 4 columns per item from images, NCHW rows of scalars (issue 23)" {
+	golden --from=ir-plan-devices ir-lower depthwise_gpu
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/depthwise_gpu.ir"
+	assert_output --partial '%p0: f32[1,3,8,8,4] @gpu:texture, %p1: f32[3,1,3,3,4] @gpu:texture:weight'
+	assert_output --partial 'alloc %win11: f32[6,4] @gpu:local'
+	assert_output --partial 'alloc %win6: f32[9] @gpu:local'
+	assert_line --regexp 'bind\(threadIdx.y\)'
+}
 @test "lower: fusion never crosses a change of placement" { golden --from=ir-plan-devices ir-lower placement; }
 @test "lower: split has two result buffers, concatenate takes a tuple's fields" {
 	golden --from=ir-plan-devices ir-lower tuples

@@ -87,6 +87,9 @@ bool lower_chain_lanes_ok(GroupCx *c, int k, uint32_t lanes);
 /* 4 when the group's result is packed and every member can compute a
  * texel as a 4-lane vector; else 1. */
 uint32_t lower_group_lanes(GroupCx *c);
+/* The same for the members after the master, which a tiled schedule
+ * gives texels of its own making (lower_tile_dw.c). */
+uint32_t lower_consumer_lanes(GroupCx *c);
 
 /* ------------------------------------------- lower_nest.c: the bottom */
 
@@ -185,6 +188,10 @@ void lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG);
 /* Register-tiled dense and conv2d (lower_tile.c): 1 when it lowered the
  * group, 0 when the group has no tiled schedule, -1 after an error. */
 int lower_tiled(GroupCx *c);
+/* A grouped or depthwise conv2d, a row of outputs per work item with its
+ * input window in registers (lower_tile_dw.c): 1, 0 or -1 as
+ * lower_tiled. */
+int lower_tile_grouped(GroupCx *c);
 /* The shape of a dense [M,K] x [N,K] or batch_matmul [B|1,M,K] x
  * [B|1,N,K] that the tiles take (lower_tile.c): false for literal
  * operands, other transposes than y's default one, or an empty tensor.

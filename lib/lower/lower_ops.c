@@ -1115,11 +1115,11 @@ inner_last(const Layout *l, char axis, uint32_t lanes)
  * when the lanes are the inner output channels of a packed NCHWc/OIHWo
  * pair within one group.  Index shuffles (reshape, transpose,
  * layout_transform, concatenate, strided_slice, nn.pad) and the integer
- * power loop cannot. */
-bool
-lower_chain_lanes_ok(GroupCx *c, int k, uint32_t lanes)
+ * power loop cannot.  Members below `stop` are not asked. */
+static bool
+chain_lanes_ok(GroupCx *c, int k, int stop, uint32_t lanes)
 {
-	for (; k >= 0 && lanes > 1; k--) {
+	for (; k >= stop && lanes > 1; k--) {
 		const Value *v = c->g->members[k];
 		const Value *pred = k > 0 ? c->g->members[k - 1] : NULL;
 		OpId code = v->u.op->op->id;
@@ -1178,6 +1178,12 @@ lower_chain_lanes_ok(GroupCx *c, int k, uint32_t lanes)
 }
 
 bool
+lower_chain_lanes_ok(GroupCx *c, int k, uint32_t lanes)
+{
+	return chain_lanes_ok(c, k, 0, lanes);
+}
+
+bool
 lower_packed_result(const GroupCx *c)
 {
 	const Type *t = type_of(c->g->members[c->g->n - 1]);
@@ -1187,7 +1193,13 @@ lower_packed_result(const GroupCx *c)
 uint32_t
 lower_group_lanes(GroupCx *c)
 {
-	return lower_packed_result(c) && lower_chain_lanes_ok(c, c->g->n - 1, 4) ? 4 : 1;
+	return lower_packed_result(c) && chain_lanes_ok(c, c->g->n - 1, 0, 4) ? 4 : 1;
+}
+
+uint32_t
+lower_consumer_lanes(GroupCx *c)
+{
+	return lower_packed_result(c) && chain_lanes_ok(c, c->g->n - 1, 1, 4) ? 4 : 1;
 }
 
 /* ---------------------------------------------------- whole operators */

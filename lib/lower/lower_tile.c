@@ -741,7 +741,10 @@ lower_tiled(GroupCx *c)
 	case O_BATCH_MATMUL:
 		return on_gpu(c) ? tile_matmul(c, true) : tile_matmul_cpu(c, true);
 	case O_CONV2D: {
-		int r = tile_conv2d_packed(c);
+		int r = lower_tile_grouped(c);
+		if (r)
+			return r;
+		r = tile_conv2d_packed(c);
 		return r ? r : tile_conv2d(c);
 	}
 	default:                /* no tiled schedule */

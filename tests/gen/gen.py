@@ -808,8 +808,10 @@ class Gen:
         groups = self.r.choice([g for g in range(1, C + 1) if C % g == 0])
         if self.chance(0.5):
             groups = 1
-        if self.chance(0.15):
-            groups = C      # depthwise
+        # depthwise (lower_tile_dw.c's tiles), more often but for the
+        # legacy models (the same draws either way)
+        if self.chance(0.15 if self.legacy else 0.3):
+            groups = C
         I = C // groups
         mult = self.r.choice([1, 1, 2, 4])
         O = groups * mult
@@ -823,7 +825,8 @@ class Gen:
                 O *= 4
         if O % groups:
             return False
-        kh, kw = self.r.choice([1, 1, 2, 3, 3]), self.r.choice([1, 2, 3, 3])
+        five = [] if self.legacy else [5]     # depthwise 5x5 (efficientnet)
+        kh, kw = self.r.choice([1, 1, 2, 3, 3] + five), self.r.choice([1, 2, 3, 3] + five)
         st = [self.r.choice([1, 1, 2]), self.r.choice([1, 1, 2])]
         dil = [self.r.choice([1, 1, 1, 2]), self.r.choice([1, 1, 2])]
         pform = self.r.choice([0, 1, 2, 4, 4])
