@@ -281,6 +281,11 @@ def print_table(rows, opsets, a, f):
                 [r.get("torch_ms", ""), r.get("ir_ms", ""), ratio, r.get("note", "").replace("|", "/")]
         print("| " + " | ".join(cells) + " |", file=f)
     print(file=f)
+    print("Each opset's column: equal (imported, compiled, run on POCL, equal to torch); "
+          "compiled (run, but it failed or differs: see the note); imported (the "
+          "compilation failed); yes (imported; not compiled in this run: --stage import "
+          "or --full-opsets); no (ir-import-onnx refused it).", file=f)
+    print(file=f)
     print("On this machine's CPU (%d threads; load average %s as the table was written): "
           "torch (its threads) and ir-run on POCL, median of %d runs each." % (
               os.cpu_count() or 0, " ".join("%.1f" % x for x in os.getloadavg()), a.repeat), file=f)

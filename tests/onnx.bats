@@ -118,6 +118,13 @@ make_case() {
 	grep -q '%i2: f32\[2,1,1\] = rsqrt(' layer_normalization/m.ir
 }
 
+@test "onnx: ScatterND over values known at import is folded (swin's window mask); Dropout's mask is trues" {
+	imported scatternd_known_dropout_mask
+	imported scatternd_known_dropout_mask --lower
+	! grep -q -i scatter scatternd_known_dropout_mask/m.ir
+	import_fails scatternd_computed "error: node 0 (ScatterND, opset 13): is supported only on values known at import (the IR has no scatter operator)"
+}
+
 @test "onnx: Identity, Dropout and Constant" {
 	imported identity_constant_dropout
 }

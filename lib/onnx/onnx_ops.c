@@ -362,8 +362,17 @@ MAP(map_unary)
 MAP(map_identity)
 {
 	(void)im, (void)n, (void)nin;
-	if (nout > 1 && strcmp(n->op_type, "Dropout") == 0 && n->output[1] && *n->output[1])
-		return fail(im, "the mask output of Dropout is not supported"), false;
+	/* Dropout's mask in inference keeps every element: trues, known at
+	 * import (torch.onnx writes it for swin's attention, unused) */
+	if (nout > 1 && strcmp(n->op_type, "Dropout") == 0 && n->output[1] && *n->output[1]) {
+		Tensor *m = fold_new(ET_BOOL, in[0]->rank, in[0]->dims);
+		if (!m)
+			return fail(im, "its mask is too large to compute at import"), false;
+		for (int64_t i = 0; i < m->numel; i++)
+			tensor_set_int(m, i, 1);
+		if (!(out[1] = val_known(im, out_hint(im, 1), m)))
+			return false;
+	}
 	/* From opset 12 training_mode is an input: true drops at random,
 	 * which inference cannot do, unless the ratio is 0. */
 	if (strcmp(n->op_type, "Dropout") == 0 && nin > 2 && in[2]) {
@@ -1259,6 +1268,7 @@ static const OpMap ops[] = {
 	{"ReduceSumSquare", 1, 1, map_reduce},
 	{"Relu", 6, 1, map_unary},
 	{"Reshape", 5, 1, map_reshape},
+	{"ScatterND", 11, 3, map_scatternd},
 	{"Shape", 1, 1, map_shape},
 	{"Sigmoid", 6, 1, map_unary},
 	{"Size", 1, 1, map_size},

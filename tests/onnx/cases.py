@@ -494,6 +494,40 @@ def layer_normalization():
             [init('s1', s1), init('b1', b1), init('s2', s2)], {'x': x}, [y1, y2, m2, i2])
 
 
+@case(opset=16)
+def scatternd_known_dropout_mask():
+    # swin's shifted-window mask: slices of zeros set to counts (ScatterND
+    # over constants, folded), then reduction add; Dropout's mask (trues)
+    x = f32(rng(28).standard_normal((4, 3)))
+    z = np.zeros((4, 3), np.float32)
+    idx = np.array([[0], [2], [-1]], np.int64)          # rows 0, 2 and 3
+    upd = f32([[1, 1, 1], [2, 2, 2], [3, 3, 3]])
+    want = z.copy()
+    want[[0, 2, 3]] = upd
+    idx2 = np.array([[1, 1], [1, 1], [0, 2]], np.int64)  # one element twice
+    upd2 = f32([5, 6, 7])
+    want2 = want.copy()
+    want2[1, 1] += 11
+    want2[0, 2] += 7
+    nodes = [h.make_node('ScatterND', ['z', 'idx', 'upd'], ['m']),
+             h.make_node('ScatterND', ['m', 'idx2', 'upd2'], ['m2'], reduction='add'),
+             h.make_node('Add', ['x', 'm2'], ['y']),
+             h.make_node('Dropout', ['x'], ['d', 'mask']),
+             h.make_node('Cast', ['mask'], ['maskf'], to=T.FLOAT),
+             h.make_node('Mul', ['d', 'maskf'], ['y2'])]
+    return (nodes, [vi('x', [4, 3])], [vi('y', [4, 3]), vi('y2', [4, 3])],
+            [init('z', z), init('idx', idx), init('upd', upd), init('idx2', idx2),
+             init('upd2', upd2)], {'x': x}, [x + want2, x])
+
+
+@case()
+def scatternd_computed():
+    x = f32(rng(29).standard_normal((4, 3)))
+    nodes = [h.make_node('ScatterND', ['x', 'idx', 'upd'], ['y'])]
+    return (nodes, [vi('x', [4, 3])], [vi('y', [4, 3])],
+            [init('idx', np.array([[0]], np.int64)), init('upd', f32([[1, 2, 3]]))], {'x': x}, [])
+
+
 @case()
 def identity_constant_dropout():
     x = f32(rng(22).standard_normal((2, 2)))
