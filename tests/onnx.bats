@@ -125,6 +125,14 @@ make_case() {
 	import_fails scatternd_computed "error: node 0 (ScatterND, opset 13): is supported only on values known at import (the IR has no scatter operator)"
 }
 
+@test "onnx: Einsum of batched matrix products (maxvit's attention) is MatMul's, transposed where needed; other equations are refused" {
+	imported einsum_batched_matmul
+	imported einsum_batched_matmul --lower
+	run -0 grep -c 'nn.batch_matmul' einsum_batched_matmul/m.ir
+	assert_output 3
+	import_fails einsum_unsupported "error: node 0 (Einsum, opset 12): equation 'ij,ij->ij' is not supported: only batched matrix products"
+}
+
 @test "onnx: Identity, Dropout and Constant" {
 	imported identity_constant_dropout
 }
@@ -281,12 +289,12 @@ PY
 	echo old > m.ir
 	run -1 --separate-stderr ir-import-onnx -o m.ir unsupported_op/model.onnx
 	assert_output ''
-	assert_equal "${stderr_lines[0]}" "unsupported_op/model.onnx: error: node 'mix' (Einsum, opset 13): operator Einsum is not supported"
-	assert_equal "${stderr_lines[1]}" "unsupported_op/model.onnx: note: op types: Einsum 1 no, Relu 2 yes"
+	assert_equal "${stderr_lines[0]}" "unsupported_op/model.onnx: error: node 'mix' (Hardmax, opset 13): operator Hardmax is not supported"
+	assert_equal "${stderr_lines[1]}" "unsupported_op/model.onnx: note: op types: Hardmax 1 no, Relu 2 yes"
 	[ "$(cat m.ir)" = old ]
 	[ ! -f W.npy ]
 	run -1 --separate-stderr ir-import-onnx --stats unsupported_op/model.onnx
-	[[ "$stderr" == *"op types: Einsum 1 no, Relu 2 yes"* ]]
+	[[ "$stderr" == *"op types: Hardmax 1 no, Relu 2 yes"* ]]
 }
 
 # import_fails CASE MESSAGE...: each case of tests/onnx/cases.py made and

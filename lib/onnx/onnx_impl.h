@@ -223,6 +223,8 @@ bool map_logsoftmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size
 bool map_reduce(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_norm.c */
 bool map_layernorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+/* onnx_einsum.c */
+bool map_einsum(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_scatter.c */
 bool map_scatternd(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 

@@ -1228,6 +1228,7 @@ static const OpMap ops[] = {
 	{"Div", 7, 2, map_binary},
 	{"Dropout", 7, 1, map_identity},
 	{"Equal", 7, 2, map_binary},
+	{"Einsum", 12, 1, map_einsum},
 	{"Erf", 9, 1, map_unary},
 	{"Exp", 6, 1, map_unary},
 	{"Expand", 8, 2, map_expand},

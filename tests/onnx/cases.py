@@ -528,6 +528,30 @@ def scatternd_computed():
             [init('idx', np.array([[0]], np.int64)), init('upd', f32([[1, 2, 3]]))], {'x': x}, [])
 
 
+@case(opset=12)
+def einsum_batched_matmul():
+    # maxvit's attention: scores q k^T and their product with v, and a
+    # product whose left operand is [k,i]
+    q, k, v = (f32(rng(30 + i).standard_normal((2, 3, 4, 5))) for i in range(3))
+    w = f32(rng(33).standard_normal((2, 5, 4)))
+    nodes = [h.make_node('Einsum', ['q', 'k'], ['s'], equation='BGID,BGJD->BGIJ'),
+             h.make_node('Einsum', ['s', 'v'], ['o'], equation='bhij, bhjd -> bhid'),
+             h.make_node('Einsum', ['w', 'w'], ['g'], equation='nki,nkj->nij')]
+    s = np.einsum('bgid,bgjd->bgij', q.astype(np.float64), k)
+    return (nodes, [vi('q', [2, 3, 4, 5]), vi('k', [2, 3, 4, 5]), vi('v', [2, 3, 4, 5]),
+                    vi('w', [2, 5, 4])],
+            [vi('s', [2, 3, 4, 4]), vi('o', [2, 3, 4, 5]), vi('g', [2, 4, 4])], [],
+            {'q': q, 'k': k, 'v': v, 'w': w},
+            [s, np.einsum('bhij,bhjd->bhid', s, v), np.einsum('nki,nkj->nij', w.astype(np.float64), w)])
+
+
+@case(opset=12)
+def einsum_unsupported():
+    x = f32(rng(34).standard_normal((3, 3)))
+    nodes = [h.make_node('Einsum', ['x', 'x'], ['y'], equation='ij,ij->ij')]
+    return (nodes, [vi('x', [3, 3])], [vi('y', [3, 3])], [], {'x': x}, [])
+
+
 @case()
 def identity_constant_dropout():
     x = f32(rng(22).standard_normal((2, 2)))
@@ -676,7 +700,7 @@ def slice_attributes_opset9():
 @case()
 def unsupported_op():
     nodes = [h.make_node('Relu', ['x'], ['r']),
-             h.make_node('Einsum', ['r', 'r'], ['e'], name='mix', equation='ij,ij->ij'),
+             h.make_node('Hardmax', ['r'], ['e'], name='mix'),
              h.make_node('Relu', ['e'], ['y'])]
     return (nodes, [vi('x', [2, 3])], [vi('y', [2, 3])], [init('W', f32(np.ones((40,))))],
             {}, None)
