@@ -15,14 +15,15 @@ calls_of() {
 	awk -v n="$2" -v d="$3" '$1 ~ /^[0-9.]+$/ && $8 == d && substr($0, index($0, $8) + 11) == n { print $3 }' <<< "$1"
 }
 
-# run_both FIXTURE OUT: OpenCL (with --profile, stderr in $stderr) and the
-# interpreter on random inputs; they must agree
+# run_both FIXTURE OUT [FLAG...]: OpenCL (with --profile and the FLAGs,
+# stderr in $stderr) and the interpreter on random inputs; they must agree
 run_both() {
 	local d=$BATS_TEST_TMPDIR f=$1 o=$2
+	shift 2
 	compiled "$FX/$f.ir" "$d/$f.ocl.ir"
 	args=$("$PY" "$H" inputs "$FX/$f.ir" "$d")
 	if grep -q -- '-> (' "$FX/$f.ir"; then mkdir -p "$d/$o.ocl" "$d/$o.ref"; else o=$o.npy; fi
-	run -0 --separate-stderr ir-run --profile $args -o "$d/${o%.npy}.ocl${o#${o%.npy}}" "$d/$f.ocl.ir"
+	run -0 --separate-stderr ir-run --profile "$@" $args -o "$d/${o%.npy}.ocl${o#${o%.npy}}" "$d/$f.ocl.ir"
 	ir-run --interp $args -o "$d/${o%.npy}.ref${o#${o%.npy}}" "$d/$f.ocl.ir"
 	"$PY" "$H" same "$d/${o%.npy}.ocl${o#${o%.npy}}" "$d/${o%.npy}.ref${o#${o%.npy}}"
 }
@@ -58,13 +59,36 @@ run_both() {
 	[ "$(calls_of "$stderr" "copy buffer->image" @gpu)" = 1 ]
 }
 
-@test "run_ocl_exec: between devices of different contexts through host memory" {
-	run_both copy_devices o
+@test "run_ocl_exec: between devices of different contexts (--host-copies) through host memory" {
+	run_both copy_devices o --host-copies
 	# @gpu's image -> host -> @cpu's buffer, and back
 	[ "$(calls_of "$stderr" "copy image->host" @gpu)" = 2 ]
 	[ "$(calls_of "$stderr" "copy host->buffer" @cpu)" = 3 ]
 	[ "$(calls_of "$stderr" "copy buffer->host" @cpu)" = 2 ]
 	[ "$(calls_of "$stderr" "copy host->image" @gpu)" = 2 ]
+}
+
+@test "run_ocl_exec: between devices of one platform (one context): copy commands, nothing through the host" {
+	# here @cpu and @gpu are both POCL's: one context, a queue each
+	run_both copy_devices o
+	# @gpu's image -> @cpu's buffer (twice), on @gpu's queue; @cpu's
+	# buffer -> @gpu's image, on @cpu's
+	[ "$(calls_of "$stderr" "copy image->buffer" @gpu)" = 2 ]
+	[ "$(calls_of "$stderr" "copy buffer->image" @cpu)" = 1 ]
+	[ -z "$(calls_of "$stderr" "copy image->host" @gpu)" ]
+	[ -z "$(calls_of "$stderr" "copy host->buffer" @gpu)" ]
+	# only the inputs come from the host, and the result goes back
+	[ "$(calls_of "$stderr" "copy host->image" @gpu)" = 1 ]
+	[ "$(calls_of "$stderr" "copy host->buffer" @cpu)" = 1 ]
+	[ "$(calls_of "$stderr" "copy buffer->host" @cpu)" = 1 ]
+	# the interpreter's walk (--check, which also reads every call's
+	# results back to compare them) copies the same way, and equals
+	run -0 --separate-stderr ir-run --check --profile $args "$BATS_TEST_TMPDIR/copy_devices.ocl.ir"
+	[ "$(calls_of "$stderr" "copy image->buffer" @gpu)" = 2 ]
+	[ "$(calls_of "$stderr" "copy buffer->image" @cpu)" = 1 ]
+	# and --repeat runs: each run's copies ordered on both queues
+	ir-run --repeat 5 $args -o "$BATS_TEST_TMPDIR/r.npy" "$BATS_TEST_TMPDIR/copy_devices.ocl.ir"
+	"$PY" "$H" same "$BATS_TEST_TMPDIR/r.npy" "$BATS_TEST_TMPDIR/o.ref.npy"
 }
 
 @test "run_ocl_exec: an if on a condition a kernel computed, with tuples; --check passes" {

@@ -49,7 +49,8 @@ typedef enum {
 	XS_WRITE,                 /* host -> obj b */
 	XS_READ,                  /* obj a -> host */
 	XS_COPY,                  /* obj a -> obj b on one device */
-	XS_XCOPY,                 /* obj a -> host staging -> obj b of another device */
+	XS_XCOPY,                 /* obj a -> obj b of another device: a copy command within a
+	                           * platform (host NULL), else through host staging */
 	XS_HOST,                  /* host -> host (a result that is an input or a constant) */
 	XS_BRANCH,                /* an if: on a false condition (host; read on dev), to target */
 	XS_JUMP,                  /* to target (past an else arm) */

@@ -198,14 +198,17 @@ fill(Exec *x, uint32_t di, RtDev *rd, uint32_t o)
 		use(x, o);
 		return;
 	}
-	/* another device's, through host memory of the plan's */
+	/* another device's: of rd's platform, a copy command between the two
+	 * (one context: rt_device.c); else through host memory of the plan's */
 	XStep *s = new_step(x, XS_XCOPY, d->res[0].dev, false);
 	s->dev2 = rd;
 	s->a = d->res[0].obj;
 	s->b = o;
 	s->bytes = d->bytes;
-	s->host = tensor_like_type(d->ty);
-	ptrvec_push(&x->owned, s->host);
+	if (d->res[0].dev->ctx != rd->ctx) {
+		s->host = tensor_like_type(d->ty);
+		ptrvec_push(&x->owned, s->host);
+	}
 	use(x, s->a);
 	use(x, s->b);
 }

@@ -61,6 +61,8 @@ exec_step(Exec *x, const XStep *s)
 	case XS_COPY:
 		return rt_copy_obj(rt, s->dev, a, b, s->bytes);
 	case XS_XCOPY: {
+		if (!s->host)  /* devices of one platform (exec_plan.c) */
+			return rt_copy_across(rt, s->dev, s->dev2, a, b, s->bytes);
 		cl_event ev = NULL;
 		if (!rt_read(rt, s->dev, a, s->host->data, s->bytes, &ev))
 			return false;

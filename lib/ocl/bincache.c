@@ -210,22 +210,42 @@ bincache_load(BinCache *bc, cl_context ctx, cl_device_id dev, const char *key, c
 }
 
 void
-bincache_store(BinCache *bc, cl_program prog, const char *key)
+bincache_store(BinCache *bc, cl_program prog, cl_device_id dev, const char *key)
 {
 	if (!bc->dir)
 		return;
+	/* a program of a context of several devices has a binary for each of
+	 * them (built or not): dev's is stored */
 	cl_uint nd = 0;
-	size_t n = 0;
 	if (clGetProgramInfo(prog, CL_PROGRAM_NUM_DEVICES, sizeof nd, &nd, NULL) != CL_SUCCESS ||
-	    nd != 1 ||
-	    clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL) != CL_SUCCESS ||
-	    n == 0)
+	    nd == 0)
 		return;
-	unsigned char *bin = xmalloc(n);
-	unsigned char *bins[1] = {bin};
+	cl_device_id *devs = xcalloc(nd, sizeof *devs);
+	size_t *sizes = xcalloc(nd, sizeof *sizes);
+	unsigned char **bins = xcalloc(nd, sizeof *bins);
+	unsigned char *bin = NULL;
+	size_t n = 0;
+	cl_uint at = nd;
+	if (clGetProgramInfo(prog, CL_PROGRAM_DEVICES, nd * sizeof *devs, devs, NULL) == CL_SUCCESS &&
+	    clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, nd * sizeof *sizes, sizes, NULL) ==
+	            CL_SUCCESS)
+		for (cl_uint i = 0; i < nd && at == nd; i++)
+			if (devs[i] == dev)
+				at = i;
+	if (at < nd && (n = sizes[at]) > 0) {
+		bin = bins[at] = xmalloc(n);
+		if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, nd * sizeof *bins, bins, NULL) !=
+		    CL_SUCCESS)
+			n = 0;
+	}
+	free(devs);
+	free(sizes);
+	free(bins);
+	if (!n) {
+		free(bin);
+		return;
+	}
 	char *path = entry_path(bc, key), *tmp = NULL;
-	if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS)
-		goto out;
 	size_t tl = strlen(path) + 32;
 	tmp = xmalloc(tl);
 	snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());

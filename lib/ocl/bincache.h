@@ -37,8 +37,8 @@ char *bincache_key(cl_device_id dev, const char *src, size_t len, const char *op
 cl_program bincache_load(BinCache *bc, cl_context ctx, cl_device_id dev, const char *key,
                          const char *opts, char **path);
 
-/* Stores the binary of the built program prog under key; failures are
+/* Stores the binary that prog was built into for dev under key; failures are
  * silent (the cache is an optimisation). */
-void bincache_store(BinCache *bc, cl_program prog, const char *key);
+void bincache_store(BinCache *bc, cl_program prog, cl_device_id dev, const char *key);
 
 #endif

@@ -125,8 +125,11 @@ rt_read(OclRt *rt, RtDev *rd, const Obj *src, void *dst, uint64_t bytes, cl_even
 	return ok;
 }
 
-bool
-rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes)
+/* rt_copy_obj after the nwait events of wait; *out, when out is not NULL,
+ * the event of the copy's last command (NULL when nothing was enqueued). */
+static bool
+copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes, cl_uint nwait,
+         const cl_event *wait, cl_event *out)
 {
 	static const char *names[2][2] = {
 		{"copy buffer->buffer", "copy buffer->image"},
@@ -134,6 +137,8 @@ rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes
 	};
 	cl_event e1 = NULL;
 	cl_int e;
+	if (out)
+		*out = NULL;
 	if (!bytes)
 		return true;
 	/* the same memory (a plan put both there): nothing to move */
@@ -158,26 +163,29 @@ rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes
 			      dst->name, (unsigned long long)bytes, rd->decl->name);
 			return false;
 		}
-		bool ok = rt_copy_obj(rt, rd, src, &tmp, bytes) && rt_copy_obj(rt, rd, &tmp, dst, bytes);
+		/* both on rd's in-order queue: the second follows the first */
+		bool ok = copy_obj(rt, rd, src, &tmp, bytes, nwait, wait, NULL) &&
+		          copy_obj(rt, rd, &tmp, dst, bytes, 0, NULL, out);
 		clReleaseMemObject(tmp.mem);
 		return ok;
 	}
+	const cl_event *w = nwait ? wait : NULL;
+	cl_event *ev = want_event(rt, &e1, out);
 	size_t org[3], reg[3];
 	if (src->image && dst->image) {
 		region(src, org, reg);
-		e = clEnqueueCopyImage(rd->q, src->mem, dst->mem, org, org, reg, 0, NULL,
-		                       want_event(rt, &e1, NULL));
+		e = clEnqueueCopyImage(rd->q, src->mem, dst->mem, org, org, reg, nwait, w, ev);
 	} else if (src->image) {
 		region(src, org, reg);
-		e = clEnqueueCopyImageToBuffer(rd->q, src->mem, BUF(dst), org, reg, dst->off, 0, NULL,
-		                               want_event(rt, &e1, NULL));
+		e = clEnqueueCopyImageToBuffer(rd->q, src->mem, BUF(dst), org, reg, dst->off, nwait, w,
+		                               ev);
 	} else if (dst->image) {
 		region(dst, org, reg);
-		e = clEnqueueCopyBufferToImage(rd->q, BUF(src), dst->mem, src->off, org, reg, 0, NULL,
-		                               want_event(rt, &e1, NULL));
+		e = clEnqueueCopyBufferToImage(rd->q, BUF(src), dst->mem, src->off, org, reg, nwait, w,
+		                               ev);
 	} else {
-		e = clEnqueueCopyBuffer(rd->q, BUF(src), BUF(dst), src->off, dst->off, bytes, 0, NULL,
-		                        want_event(rt, &e1, NULL));
+		e = clEnqueueCopyBuffer(rd->q, BUF(src), BUF(dst), src->off, dst->off, bytes, nwait, w,
+		                        ev);
 	}
 	if (e != CL_SUCCESS) {
 		CLERR(rt, dst->loc, e, "cannot copy '%%%s' (%llu bytes) from %s to %s on @%s ('%s')",
@@ -186,7 +194,50 @@ rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes
 		return false;
 	}
 	bool ok = rt_done(rt, rd, e1, names[src->image][dst->image], false, -1, bytes, dst->loc);
-	release_event(e1);
+	if (out)
+		*out = e1;
+	else
+		release_event(e1);
+	return ok;
+}
+
+bool
+rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes)
+{
+	return copy_obj(rt, rd, src, dst, bytes, 0, NULL, NULL);
+}
+
+/* A copy between devices of one context (rt_device.c gives a platform's
+ * devices one): a command on from's queue, so that it follows what made
+ * src there and precedes whatever later reuses src's memory, made to
+ * wait for everything enqueued on to's queue so far (which may still read
+ * what dst's memory held), and to's queue waits for it.  Neither host
+ * memory nor the host's attention. */
+bool
+rt_copy_across(OclRt *rt, RtDev *from, RtDev *to, const Obj *src, const Obj *dst,
+               uint64_t bytes)
+{
+	cl_event before = NULL, done = NULL;
+	cl_int e = clEnqueueMarkerWithWaitList(to->q, 0, NULL, &before);
+	if (e != CL_SUCCESS) {
+		CLERR(rt, dst->loc, e, "cannot order a copy of '%%%s' to @%s", dst->name,
+		      to->decl->name);
+		return false;
+	}
+	clFlush(to->q);
+	bool ok = copy_obj(rt, from, src, dst, bytes, 1, &before, &done);
+	clReleaseEvent(before);
+	if (ok && done) {
+		e = clEnqueueBarrierWithWaitList(to->q, 1, &done, NULL);
+		if (e != CL_SUCCESS) {
+			CLERR(rt, dst->loc, e, "cannot order a copy of '%%%s' to @%s", dst->name,
+			      to->decl->name);
+			ok = false;
+		}
+		clFlush(from->q);
+	}
+	if (done)
+		clReleaseEvent(done);
 	return ok;
 }
 

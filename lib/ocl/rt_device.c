@@ -159,17 +159,51 @@ pick_device(OclRt *rt, const Device *d, const ClDev *all, uint32_t n, ClDev *out
 	return false;
 }
 
+/* One context for the devices that declared devices map to on one
+ * platform, so that memory objects are the platform's and a value moves
+ * between two of its devices by a copy command, not through host memory
+ * (rt_copy_across); each declared device keeps a queue of its own.
+ * Devices of other platforms get contexts of their own, and so does every
+ * device under --host-copies. */
 static bool
-open_device(OclRt *rt, RtDev *rd, const Program *pg)
+open_context(OclRt *rt, RtDev *rd)
 {
+	for (uint32_t i = 0; i < rt->ndevs && !rt->o.host_copies; i++) {
+		RtDev *o = &rt->devs[i];
+		if (o != rd && o->ctx && o->cl.plat == rd->cl.plat) {
+			rd->ctx = o->ctx;
+			clRetainContext(rd->ctx);
+			return true;
+		}
+	}
+	cl_device_id *ids = xcalloc(rt->ndevs, sizeof *ids);
+	cl_uint n = 0;
+	for (uint32_t i = 0; i < rt->ndevs; i++) {
+		bool seen = false;
+		for (cl_uint j = 0; j < n; j++)
+			seen |= ids[j] == rt->devs[i].cl.id;
+		if (!seen && rt->devs[i].cl.plat == rd->cl.plat &&
+		    (!rt->o.host_copies || &rt->devs[i] == rd))
+			ids[n++] = rt->devs[i].cl.id;
+	}
 	cl_int e;
-	cl_device_id id = rd->cl.id;
-	rd->ctx = clCreateContext(NULL, 1, &id, NULL, NULL, &e);
+	rd->ctx = clCreateContext(NULL, n, ids, NULL, NULL, &e);
+	free(ids);
 	if (!rd->ctx) {
 		CLERR(rt, rd->decl->loc, e, "cannot open the OpenCL device '%s' for @%s",
 		      rd->cl.dname, rd->decl->name);
 		return false;
 	}
+	return true;
+}
+
+static bool
+open_device(OclRt *rt, RtDev *rd, const Program *pg)
+{
+	cl_int e;
+	cl_device_id id = rd->cl.id;
+	if (!open_context(rt, rd))
+		return false;
 	rd->q = clCreateCommandQueue(rd->ctx, id, CL_QUEUE_PROFILING_ENABLE, &e);
 	if (!rd->q) {
 		CLERR(rt, rd->decl->loc, e, "cannot make a queue on '%s' for @%s", rd->cl.dname,
@@ -204,12 +238,15 @@ rt_map_devices(OclRt *rt, Module *m)
 	}
 	rt->devs = xcalloc(npg, sizeof *rt->devs);
 	bool ok = true;
+	/* every device picked first: a platform's context holds them all */
 	for (const Program *pg = m->programs; pg && ok; pg = pg->next) {
 		RtDev *rd = &rt->devs[rt->ndevs++];
 		rd->decl = module_device(m, pg->dev);
-		ok = rd->decl && pick_device(rt, rd->decl, all, nall, &rd->cl) &&
-		     open_device(rt, rd, pg);
+		ok = rd->decl && pick_device(rt, rd->decl, all, nall, &rd->cl);
 	}
+	uint32_t i = 0;
+	for (const Program *pg = m->programs; pg && ok; pg = pg->next)
+		ok = open_device(rt, &rt->devs[i++], pg);
 	free(all);
 	return ok;
 }

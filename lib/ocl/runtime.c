@@ -96,7 +96,7 @@ oclrt_free(OclRt *rt)
 	for (uint32_t i = 0; i < rt->ndevs; i++) {
 		RtDev *rd = &rt->devs[i];
 		if (rd->prog && rd->cache_key)
-			bincache_store(&rt->cache, rd->prog, rd->cache_key);
+			bincache_store(&rt->cache, rd->prog, rd->cl.id, rd->cache_key);
 		free(rd->cache_key);
 		if (rt->o.stats)
 			rt_const_say(rd, rt->o.stats);

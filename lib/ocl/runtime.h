@@ -67,6 +67,10 @@ typedef struct {
 	/* say each step that may take seconds (a build, the first run) at
 	 * once, wherever stderr goes (else only on a terminal, after 1 s) */
 	bool progress;
+	/* --host-copies: a context for each declared device, so copies
+	 * between devices go through host memory even on one platform (the
+	 * baseline of copy commands between a platform's devices) */
+	bool host_copies;
 } OclRtOpts;
 
 typedef struct OclRt OclRt;
