@@ -68,9 +68,10 @@ run_both() {
 	[ "$(calls_of "$stderr" "copy host->image" @gpu)" = 2 ]
 }
 
-@test "run_ocl_exec: between devices of one platform (one context): copy commands, nothing through the host" {
-	# here @cpu and @gpu are both POCL's: one context, a queue each
+@test "run_ocl_exec: between declared devices on one OpenCL device (one context): copy commands, nothing through the host; --peer-copies alike" {
+	# here @cpu and @gpu are both POCL's cpu: one context, a queue each
 	run_both copy_devices o
+	run_both copy_devices o --peer-copies
 	# @gpu's image -> @cpu's buffer (twice), on @gpu's queue; @cpu's
 	# buffer -> @gpu's image, on @cpu's
 	[ "$(calls_of "$stderr" "copy image->buffer" @gpu)" = 2 ]
@@ -157,6 +158,12 @@ run_both() {
 		"$PY" "$H" same "$d/o$n.npy" "$d/r$n.npy"
 	done
 	[ -s "$d/peak4" ] && cmp "$d/peak4" "$d/peak16"
+}
+
+@test "run_ocl_exec: --host-copies with --peer-copies is a usage error" {
+	run -2 --separate-stderr ir-run --host-copies --peer-copies "$FX/copy_devices.ir"
+	[ "${stderr_lines[0]}" = "ir-run: --host-copies and --peer-copies contradict each other; give one" ]
+	[ -z "$output" ]
 }
 
 @test "run_ocl_exec: --sync and --profile are for OpenCL, not --interp" {

@@ -18,7 +18,7 @@
 
 enum { OPT_INTERP = 1000, OPT_INPUT, OPT_DATA_DIR, OPT_MAX_MEMORY, OPT_DEVICE, OPT_CHECK,
        OPT_REPEAT, OPT_NO_CACHE, OPT_STATS, OPT_SYNC, OPT_PROFILE, OPT_NO_KEEP,
-       OPT_OUTSIDE, OPT_PROGRESS, OPT_HOST_COPIES };
+       OPT_OUTSIDE, OPT_PROGRESS, OPT_HOST_COPIES, OPT_PEER_COPIES };
 
 static const struct option opts[] = {
 	{"interp", no_argument, NULL, OPT_INTERP},
@@ -36,6 +36,7 @@ static const struct option opts[] = {
 	{"no-keep-constants", no_argument, NULL, OPT_NO_KEEP},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"host-copies", no_argument, NULL, OPT_HOST_COPIES},
+	{"peer-copies", no_argument, NULL, OPT_PEER_COPIES},
 	{0},
 };
 
@@ -54,6 +55,7 @@ typedef struct {
 	bool no_keep;            /* --no-keep-constants */
 	bool progress;           /* --progress */
 	bool host_copies;        /* --host-copies */
+	bool peer_copies;        /* --peer-copies */
 } RunOpts;
 
 static int
@@ -95,6 +97,9 @@ on_opt(int code, const char *arg, void *st)
 		return 0;
 	case OPT_HOST_COPIES:
 		ro->host_copies = true;
+		return 0;
+	case OPT_PEER_COPIES:
+		ro->peer_copies = true;
 		return 0;
 	case OPT_REPEAT: {
 		uint64_t n;
@@ -161,12 +166,18 @@ check_opts(void *st)
 {
 	const RunOpts *ro = st;
 	if (ro->interp && (ro->nbinds || ro->check || ro->no_cache || ro->stats || ro->sync ||
-	                   ro->profile || ro->no_keep || ro->progress || ro->host_copies)) {
+	                   ro->profile || ro->no_keep || ro->progress || ro->host_copies ||
+	                   ro->peer_copies)) {
 		fprintf(stderr, "ir-run: --%s runs on OpenCL devices; leave out --interp\n",
 		        ro->check ? "check" : ro->nbinds ? "device" : ro->no_cache ? "no-cache"
 		        : ro->stats ? "stats" : ro->sync ? "sync" : ro->profile ? "profile"
 		        : ro->progress ? "progress" : ro->host_copies ? "host-copies"
-		        : "no-keep-constants");
+		        : ro->peer_copies ? "peer-copies" : "no-keep-constants");
+		return 2;
+	}
+	if (ro->host_copies && ro->peer_copies) {
+		fprintf(stderr, "ir-run: --host-copies and --peer-copies contradict each other; "
+		        "give one\n");
 		return 2;
 	}
 	return 0;
@@ -210,7 +221,7 @@ consume(Module *m, const char *input, const char *output, void *st)
 		OclRtOpts oo = {.binds = ro->binds, .nbinds = ro->nbinds, .check = ro->check,
 		                 .no_cache = ro->no_cache, .stats = ro->stats ? stderr : NULL,
 		                 .sync = ro->sync, .profile = ro->profile, .progress = ro->progress,
-		                 .host_copies = ro->host_copies};
+		                 .host_copies = ro->host_copies, .peer_copies = ro->peer_copies};
 		if (!(rt = oclrt_new(m, &oo)))
 			return false;
 	}
@@ -326,7 +337,9 @@ main(int argc, char **argv)
 			"                        read and upload every constant in every run\n"
 			"      --stats           print cache hits and workspace reuse to stderr\n"
 			"      --host-copies     copy between devices through host memory, even\n"
-			"                        between devices of one OpenCL platform\n"
+			"                        between two that are one OpenCL device\n"
+			"      --peer-copies     one context for a platform's devices: copy\n"
+			"                        between them by copy commands\n"
 			"      --progress        say each slow step (a program's build, the first\n"
 			"                        run) at once; else only on a terminal, after 1 s\n"
 			"      --input=NAME=FILE bind @main's parameter %NAME to the .npy FILE\n"

@@ -159,18 +159,31 @@ pick_device(OclRt *rt, const Device *d, const ClDev *all, uint32_t n, ClDev *out
 	return false;
 }
 
-/* One context for the devices that declared devices map to on one
- * platform, so that memory objects are the platform's and a value moves
- * between two of its devices by a copy command, not through host memory
- * (rt_copy_across); each declared device keeps a queue of its own.
- * Devices of other platforms get contexts of their own, and so does every
- * device under --host-copies. */
+/* Whether declared devices a and b share a context: when both are the
+ * same OpenCL device (POCL's cpu standing for a cpu and a gpu, say), so a
+ * value moves between them by a copy command on that device's memory
+ * (rt_copy_across), and with --peer-copies when both are of one
+ * platform.  Not by default across a platform's devices: NVIDIA's OpenCL
+ * keeps a buffer of a context of two GPUs on one of them and migrates it
+ * through the host inside the enqueue call (on two H200s, 256 MiB from
+ * one GPU to the other: 1298 ms a run in one context, 108 ms through
+ * host memory; bench/h100.md).  --host-copies: a context each. */
+static bool
+same_context(const OclRt *rt, const RtDev *a, const RtDev *b)
+{
+	if (rt->o.host_copies)
+		return a == b;
+	return a->cl.id == b->cl.id || (rt->o.peer_copies && a->cl.plat == b->cl.plat);
+}
+
+/* rd's context: one already open that rd shares, else a new one for
+ * every device that will share it. */
 static bool
 open_context(OclRt *rt, RtDev *rd)
 {
-	for (uint32_t i = 0; i < rt->ndevs && !rt->o.host_copies; i++) {
+	for (uint32_t i = 0; i < rt->ndevs; i++) {
 		RtDev *o = &rt->devs[i];
-		if (o != rd && o->ctx && o->cl.plat == rd->cl.plat) {
+		if (o != rd && o->ctx && same_context(rt, o, rd)) {
 			rd->ctx = o->ctx;
 			clRetainContext(rd->ctx);
 			return true;
@@ -182,8 +195,7 @@ open_context(OclRt *rt, RtDev *rd)
 		bool seen = false;
 		for (cl_uint j = 0; j < n; j++)
 			seen |= ids[j] == rt->devs[i].cl.id;
-		if (!seen && rt->devs[i].cl.plat == rd->cl.plat &&
-		    (!rt->o.host_copies || &rt->devs[i] == rd))
+		if (!seen && same_context(rt, &rt->devs[i], rd))
 			ids[n++] = rt->devs[i].cl.id;
 	}
 	cl_int e;

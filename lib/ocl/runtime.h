@@ -68,9 +68,11 @@ typedef struct {
 	 * once, wherever stderr goes (else only on a terminal, after 1 s) */
 	bool progress;
 	/* --host-copies: a context for each declared device, so copies
-	 * between devices go through host memory even on one platform (the
-	 * baseline of copy commands between a platform's devices) */
-	bool host_copies;
+	 * between devices all go through host memory (the baseline);
+	 * --peer-copies: one context for a platform's devices, copies between
+	 * them copy commands (by default only declared devices on one OpenCL
+	 * device share a context: rt_device.c) */
+	bool host_copies, peer_copies;
 } OclRtOpts;
 
 typedef struct OclRt OclRt;
