@@ -27,8 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy_cut.h"
 #include "diag.h"
 #include "ir.h"
+#include "map.h"
 #include "nameset.h"
 #include "plan_devices.h"
 #include "walk.h"
@@ -64,6 +66,11 @@ typedef struct {
 	PtrVec calls, structural, frees;
 	/* statistics */
 	uint64_t placed, copies_dev, copies_scope, bytes;
+	/* devices in declaration order (a device's label is its index), and
+	 * bytes copied per (source, destination) label pair */
+	Sym *devs;
+	uint32_t ndev;
+	uint64_t *pair;
 } Planner;
 
 /* ---------------------------------------------------------- union-find */
@@ -206,6 +213,16 @@ is_normal_on_device(const Value *v)
 {
 	return v && v->kind == VK_BIND && v->form == B_ON_DEVICE && (v->flags & VF_BODY) &&
 	       !(v->flags & VF_RESULT);
+}
+
+/* A device's label: its index in declaration order; -1 if undeclared. */
+static int32_t
+dev_label(const Planner *P, Sym dev)
+{
+	for (uint32_t i = 0; i < P->ndev; i++)
+		if (P->devs[i] == dev)
+			return (int32_t)i;
+	return -1;
 }
 
 /* ------------------------------------------------------------- phases */
@@ -535,6 +552,9 @@ count_copy(Planner *P, const Value *c)
 	else
 		P->copies_scope++;
 	P->bytes += (uint64_t)type_bytes(c->type);
+	int32_t a = dev_label(P, c->u.copy->src->dev), b = dev_label(P, c->u.copy->dst->dev);
+	if (a >= 0 && b >= 0)
+		P->pair[(uint32_t)a * P->ndev + (uint32_t)b] += (uint64_t)type_bytes(c->type);
 }
 
 static uint32_t
@@ -948,6 +968,375 @@ settle_prims(Planner *P)
 		}
 }
 
+/* ------------------------------------------------- fewest bytes copied */
+
+/* --minimize-copies.  Phases 1 and 2 and the structural edges leave the
+ * domains the program's constraints make; the operand edges and free
+ * on_devices (phases 3b and 4) only choose, in program order, between
+ * placements the constraints allow, and phase 5 sends what is still open
+ * to the default device.  Those choices are what this replaces: each
+ * domain some constraint fixed is a terminal (its device is its label),
+ * each other domain a free node, and each value read in a domain other
+ * than its own a group of copy_cut.h (its bytes, its readers' domains).
+ * The unification plan is made first, as without the option, and is the
+ * start the solver improves on; where it copies strictly fewer bytes, the
+ * domains of the components it moved get their devices and phases 3b to
+ * 5 run again from the saved domains, so scopes still flow by the same
+ * rules.  Last, the copies both plans make are counted the way the
+ * rewrite makes them (once per value and destination, through removed
+ * annotations); the new plan stands only if it copies fewer bytes. */
+
+typedef struct {
+	Value *val;
+	uint32_t use;  /* the reader's domain (a root) */
+	uint32_t od;   /* vdom of the on_device read through, or UINT32_MAX */
+} UseRec;
+
+typedef struct {
+	Planner *P;
+	UseRec *u;
+	size_t n, cap;
+	uint8_t *used; /* per domain: a value something reads */
+} Uses;
+
+static void
+mark_read(Uses *U, const Value *v)
+{
+	if (v && v->kind != VK_LIT)
+		U->used[vdom(v)] = 1;
+}
+
+static void
+add_use(Uses *U, Value *val, uint32_t use, uint32_t od)
+{
+	Planner *P = U->P;
+	if (!val || val->kind == VK_LIT || use == UINT32_MAX)
+		return;
+	mark_read(U, val);
+	uint32_t a = find(P, vdom(val)), b = find(P, use);
+	/* same domain: never a copy; incompatible ones: always one */
+	if (a == b || !compatible(&P->d[a], &P->d[b]))
+		return;
+	UseRec *r = &VEC_PUSH(U->u, U->n, U->cap);
+	r->val = val, r->use = b, r->od = od;
+}
+
+static void
+gather_uses(Uses *U, Func *f)
+{
+	FuncWalk w;
+	Block *blk;
+	fwalk_start(&w, f);
+	for (Value *v; (v = fwalk_next_binding(&w, &blk));) {
+		if (v->form == B_ON_DEVICE || v->form == B_DEVICE_COPY) {
+			add_use(U, v->args[0], vdom(v), v->form == B_ON_DEVICE ? vdom(v) : UINT32_MAX);
+			mark_read(U, v->args[0]);
+			continue;
+		}
+		for (uint32_t i = 0; i < v->nargs; i++) {
+			add_use(U, v->args[i], use_dom(v, i), UINT32_MAX);
+			mark_read(U, v->args[i]);
+		}
+		if (v->form == B_IF)
+			for (int k = 0; k < 2; k++) {
+				add_use(U, v->u.arms[k].yield, vdom(v), UINT32_MAX);
+				mark_read(U, v->u.arms[k].yield);
+			}
+	}
+	add_use(U, f->body.yield, (uint32_t)f->scratch, UINT32_MAX);
+	mark_read(U, f->body.yield);
+}
+
+/* The groups of copy_cut.h, by value in domain order; an on_device nobody
+ * reads is dropped by the rewrite, so its operand's use is no copy. */
+typedef struct {
+	CopyGraph g;
+	int32_t *fixed;
+	uint32_t *org, *gstart, *mem;
+	uint64_t *w;
+	uint8_t *used;  /* per domain: a value something reads */
+} Groups;
+
+static void
+build_groups(Planner *P, Groups *G)
+{
+	Uses U = {.P = P, .used = xcalloc(P->n, 1)};
+	for (Func *f = P->m->funcs; f; f = f->next)
+		gather_uses(&U, f);
+	uint32_t *cnt = xcalloc(P->n + 1, sizeof *cnt);
+	UseRec *by = xmalloc((U.n ? U.n : 1) * sizeof *by);
+	size_t kept = 0;
+	for (size_t i = 0; i < U.n; i++)
+		if (U.u[i].od == UINT32_MAX || U.used[U.u[i].od])
+			cnt[vdom(U.u[i].val) + 1]++, kept++;
+	for (uint32_t i = 0; i < P->n; i++)
+		cnt[i + 1] += cnt[i];
+	for (size_t i = 0; i < U.n; i++)
+		if (U.u[i].od == UINT32_MAX || U.used[U.u[i].od])
+			by[cnt[vdom(U.u[i].val)]++] = U.u[i];
+	G->fixed = xmalloc(P->n * sizeof *G->fixed);
+	for (uint32_t i = 0; i < P->n; i++)
+		G->fixed[i] = P->d[i].parent == i && P->d[i].dev ? dev_label(P, P->d[i].dev) : -1;
+	G->org = xmalloc((kept + 1) * sizeof *G->org);
+	G->w = xmalloc((kept + 1) * sizeof *G->w);
+	G->gstart = xmalloc((kept + 2) * sizeof *G->gstart);
+	G->mem = xmalloc((kept + 1) * sizeof *G->mem);
+	/* a domain's readers once: stamp = group + 1 (cnt is free again) */
+	uint32_t *stamp = cnt, ng = 0, nm = 0;
+	memset(stamp, 0, (P->n + 1) * sizeof *stamp);
+	for (size_t i = 0; i < kept;) {
+		Value *val = by[i].val;
+		uint32_t org = find(P, vdom(val));
+		G->org[ng] = org;
+		G->w[ng] = (uint64_t)type_bytes(val->type);
+		G->gstart[ng] = nm;
+		for (; i < kept && by[i].val == val; i++)
+			if (stamp[by[i].use] != ng + 1) {
+				stamp[by[i].use] = ng + 1;
+				G->mem[nm++] = by[i].use;
+			}
+		ng++;
+	}
+	G->gstart[ng] = nm;
+	G->g = (CopyGraph){.n = P->n, .nlabels = P->ndev, .fixed = G->fixed, .ng = ng, .org = G->org,
+	                   .w = G->w, .gstart = G->gstart, .mem = G->mem};
+	G->used = U.used;
+	free(cnt);
+	free(by);
+	free(U.u);
+}
+
+static void
+free_groups(Groups *G)
+{
+	free(G->fixed), free(G->org), free(G->w), free(G->gstart), free(G->mem), free(G->used);
+}
+
+/* ---- counting a plan's copies without making them (rewrite's rules) */
+
+typedef struct {
+	uintptr_t key;       /* what is copied: a Value, or (copy << 1) | 1 */
+	const VDev *dst;
+	uint64_t bytes;
+} SimCopy;
+
+typedef struct {
+	Planner *P;
+	SimCopy *c;
+	uint32_t nc, cap;
+	Map map;
+	uintptr_t *stand;    /* per on_device / device_copy domain: what it reads */
+	const uint8_t *used;
+	uint64_t *pair, total;
+} Sim;
+
+static const VDev *
+sim_vdev(Sim *S, uintptr_t key)
+{
+	if (key & 1)
+		return S->c[key >> 1].dst;
+	return dom_vdev(S->P, vdom((const Value *)key));
+}
+
+static uintptr_t
+sim_resolve(Sim *S, Value *v)
+{
+	if (v->kind == VK_BIND && (v->form == B_ON_DEVICE || v->form == B_DEVICE_COPY))
+		return S->stand[vdom(v)];
+	return (uintptr_t)v;
+}
+
+static void
+sim_count(Sim *S, const VDev *src, const VDev *dst, uint64_t bytes)
+{
+	int32_t a = dev_label(S->P, src->dev), b = dev_label(S->P, dst->dev);
+	if (a >= 0 && b >= 0)
+		S->pair[(uint32_t)a * S->P->ndev + (uint32_t)b] += bytes;
+	S->total += bytes;
+}
+
+/* What a read of key on dst reads: key, or its copy there (made once). */
+static uintptr_t
+sim_use(Sim *S, uintptr_t key, const VDev *dst)
+{
+	if (!(key & 1) && ((const Value *)key)->kind == VK_LIT)
+		return key;
+	const VDev *src = sim_vdev(S, key);
+	if (src == dst)
+		return key;
+	uint32_t h = rec_hash((const void *)key, dst);
+	MapProbe it;
+	for (void *e = map_first(&S->map, h, &it); e; e = map_next(&it)) {
+		uint32_t k = (uint32_t)(uintptr_t)e - 1;
+		if (S->c[k].key == key && S->c[k].dst == dst)
+			return ((uintptr_t)k << 1) | 1;
+	}
+	uint64_t bytes = key & 1 ? S->c[key >> 1].bytes : (uint64_t)type_bytes(((const Value *)key)->type);
+	SimCopy *c = &VEC_PUSH(S->c, S->nc, S->cap);
+	c->key = key, c->dst = dst, c->bytes = bytes;
+	map_add(&S->map, h, (void *)(uintptr_t)S->nc);
+	sim_count(S, src, dst, bytes);
+	return ((uintptr_t)(S->nc - 1) << 1) | 1;
+}
+
+static const VDev *
+sim_use_vdev(Planner *P, const Value *v, uint32_t i)
+{
+	switch (v->form) {
+	case B_CALL: return dom_vdev(P, vdom(v->u.callee->params[i]));
+	case B_CALL_LOWERED: return dom_vdev(P, (uint32_t)v->u.prim->params[i]->scratch);
+	default: return dom_vdev(P, vdom(v));
+	}
+}
+
+static void
+sim_func(Sim *S, Func *f)
+{
+	Planner *P = S->P;
+	FuncWalk w;
+	WalkStep ws;
+	fwalk_start(&w, f);
+	while (fwalk_next(&w, &ws)) {
+		if (ws.ev != W_BIND) {
+			const VDev *want = ws.ev == W_BODY_END ? dom_vdev(P, (uint32_t)f->scratch) : dom_vdev(P, vdom(ws.v));
+			if (ws.blk->yield)
+				sim_use(S, sim_resolve(S, ws.blk->yield), want);
+			continue;
+		}
+		Value *v = ws.v;
+		if (v->form == B_ON_DEVICE || v->form == B_DEVICE_COPY) {
+			uintptr_t a = sim_resolve(S, v->args[0]);
+			bool dropped = v->form == B_ON_DEVICE && !S->used[vdom(v)];
+			S->stand[vdom(v)] = dropped ? a : sim_use(S, a, dom_vdev(P, vdom(v)));
+			continue;
+		}
+		for (uint32_t i = 0; i < v->nargs; i++)
+			sim_use(S, sim_resolve(S, v->args[i]), sim_use_vdev(P, v, i));
+		if (v->form == B_CALL_LOWERED && (v->flags & VF_RESULT_COPY))
+			sim_count(S, dom_vdev(P, (uint32_t)v->u.prim->params[v->nargs]->scratch),
+			          dom_vdev(P, vdom(v)), (uint64_t)type_bytes(v->type));
+	}
+}
+
+/* The bytes the rewrite would copy with the domains as they are, per
+ * label pair into pair (ndev * ndev, added to). */
+static uint64_t
+sim_plan(Planner *P, const uint8_t *used, uint64_t *pair)
+{
+	Sim S = {.P = P, .used = used, .pair = pair};
+	S.stand = xcalloc(P->n, sizeof *S.stand);
+	for (Func *f = P->m->funcs; f; f = f->next)
+		sim_func(&S, f);
+	free(S.stand);
+	free(S.c);
+	map_free(&S.map);
+	return S.total;
+}
+
+/* The domains as the structural phases left them. */
+typedef struct {
+	uint32_t parent, size;
+	Sym dev, scope;
+} DomCore;
+
+static void
+save_doms(Planner *P, DomCore *s)
+{
+	for (uint32_t i = 0; i < P->n; i++)
+		s[i] = (DomCore){P->d[i].parent, P->d[i].size, P->d[i].dev, P->d[i].scope};
+}
+
+static void
+restore_doms(Planner *P, const DomCore *s)
+{
+	for (uint32_t i = 0; i < P->n; i++) {
+		Dom *d = &P->d[i];
+		d->parent = s[i].parent, d->size = s[i].size, d->dev = s[i].dev, d->scope = s[i].scope;
+		d->vd = NULL;
+	}
+}
+
+static void
+phases_choose(Planner *P)
+{
+	for (Func *f = P->m->funcs; f; f = f->next)
+		phase_operand_edges(P, f);
+	phase_free(P);
+	phase_defaults(P);
+}
+
+typedef struct {
+	bool tried, moved;
+	uint64_t before, after;  /* exact bytes of both plans, when tried */
+	uint64_t *pair_before;   /* ndev * ndev */
+	CopyCutStats cut;
+} MinResult;
+
+/* Phases 3b to 5, minimizing the bytes copied (see above). */
+static void
+phases_minimize(Planner *P, MinResult *R)
+{
+	Groups G;
+	build_groups(P, &G);
+	DomCore *saved = xmalloc(P->n * sizeof *saved);
+	save_doms(P, saved);
+	phases_choose(P);
+	int32_t *start = xmalloc(P->n * sizeof *start), *out = xmalloc(P->n * sizeof *out);
+	for (uint32_t i = 0; i < P->n; i++)
+		start[i] = dev_label(P, P->d[find(P, i)].dev);
+	int32_t def = dev_label(P, P->default_dev);
+	copy_cut_solve(&G.g, start, def, out, &R->cut);
+	R->tried = true;
+	if (R->cut.improved) {
+		const uint8_t *used = G.used;
+		R->before = sim_plan(P, used, R->pair_before);
+		restore_doms(P, saved);
+		for (uint32_t i = 0; i < P->n; i++)
+			if (out[i] >= 0 && G.fixed[i] < 0)
+				P->d[i].dev = P->devs[out[i]];
+		phases_choose(P);
+		uint64_t *scratch = xcalloc((size_t)P->ndev * P->ndev, sizeof *scratch);
+		R->after = sim_plan(P, used, scratch);
+		free(scratch);
+		R->moved = R->after < R->before;
+		if (!R->moved) { /* the model and the rewrite disagree: keep unification */
+			restore_doms(P, saved);
+			phases_choose(P);
+		}
+	}
+	free(start);
+	free(out);
+	free(saved);
+	free_groups(&G);
+}
+
+static void
+print_pairs(const Planner *P, FILE *out, const char *prefix, const uint64_t *pair)
+{
+	for (uint32_t a = 0; a < P->ndev; a++)
+		for (uint32_t b = 0; b < P->ndev; b++)
+			if (pair[a * P->ndev + b])
+				fprintf(out, "%sbytes copied @%s -> @%s: %llu\n", prefix, P->devs[a], P->devs[b],
+				        (unsigned long long)pair[a * P->ndev + b]);
+}
+
+/* The unification plan's copies beside the plan made ("before" and
+ * "after"), and what the solver did. */
+static void
+print_minimize(const Planner *P, FILE *out, const MinResult *R)
+{
+	if (R->moved) {
+		fprintf(out, "unification plan: bytes copied: %llu\n", (unsigned long long)R->before);
+		print_pairs(P, out, "unification plan: ", R->pair_before);
+	} else {
+		/* the plan made is the unification plan */
+		fprintf(out, "unification plan: bytes copied: %llu\n", (unsigned long long)P->bytes);
+		print_pairs(P, out, "unification plan: ", P->pair);
+	}
+	fprintf(out, "free components between devices: %u, moved: %u, solved exactly: %u\n",
+	        R->cut.components, R->moved ? R->cut.improved : 0, R->cut.exact);
+}
+
 bool
 plan_devices(Module *m, const PlanOpts *opts)
 {
@@ -969,6 +1358,14 @@ plan_devices(Module *m, const PlanOpts *opts)
 		return false;
 	}
 	P.default_dev = def ? def->name : NULL;
+	for (Device *d = m->devices; d; d = d->next)
+		P.ndev++;
+	P.devs = xmalloc((P.ndev ? P.ndev : 1) * sizeof *P.devs);
+	P.ndev = 0;
+	for (Device *d = m->devices; d; d = d->next)
+		P.devs[P.ndev++] = d->name;
+	P.pair = xcalloc((size_t)P.ndev * P.ndev + 1, sizeof *P.pair);
+	MinResult R = {.pair_before = xcalloc((size_t)P.ndev * P.ndev + 1, sizeof *R.pair_before)};
 
 	init_globals(&P);
 	for (Func *f = m->funcs; f; f = f->next)
@@ -977,12 +1374,10 @@ plan_devices(Module *m, const PlanOpts *opts)
 		phase_structure(&P);
 	if (P.ok) {
 		phase_structural_edges(&P);
-		for (Func *f = m->funcs; f; f = f->next)
-			phase_operand_edges(&P, f);
-		phase_free(&P);
-	}
-	if (P.ok) {
-		phase_defaults(&P);
+		if (opts && opts->minimize_copies && P.ndev > 1)
+			phases_minimize(&P, &R);
+		else
+			phases_choose(&P);
 		settle_prims(&P);
 		for (Func *f = m->funcs; f; f = f->next)
 			settle(&P, f);
@@ -994,7 +1389,13 @@ plan_devices(Module *m, const PlanOpts *opts)
 		fprintf(opts->stats, "copies between devices: %llu\n", (unsigned long long)P.copies_dev);
 		fprintf(opts->stats, "copies between scopes: %llu\n", (unsigned long long)P.copies_scope);
 		fprintf(opts->stats, "bytes copied: %llu\n", (unsigned long long)P.bytes);
+		print_pairs(&P, opts->stats, "", P.pair);
+		if (opts->minimize_copies)
+			print_minimize(&P, opts->stats, &R);
 	}
+	free(P.devs);
+	free(P.pair);
+	free(R.pair_before);
 	free(P.d);
 	ptrvec_free(&P.calls);
 	ptrvec_free(&P.structural);

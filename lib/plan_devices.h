@@ -9,6 +9,8 @@
 typedef struct {
 	const char *default_dev;  /* --default=@dev: overrides the module's */
 	FILE *stats;              /* --stats: where to print counts, or NULL */
+	bool minimize_copies;     /* --minimize-copies: free values placed to
+	                           * copy the fewest bytes */
 } PlanOpts;
 
 /* Solves the placement of every parameter, binding and function result,

@@ -7,11 +7,12 @@
 #include "driver.h"
 #include "plan_devices.h"
 
-enum { OPT_DEFAULT = 1000, OPT_STATS };
+enum { OPT_DEFAULT = 1000, OPT_STATS, OPT_MINIMIZE };
 
 static const struct option opts[] = {
 	{"default", required_argument, NULL, OPT_DEFAULT},
 	{"stats", no_argument, NULL, OPT_STATS},
+	{"minimize-copies", no_argument, NULL, OPT_MINIMIZE},
 	{0},
 };
 
@@ -29,6 +30,9 @@ on_opt(int code, const char *arg, void *st)
 		return 0;
 	case OPT_STATS:
 		po->stats = stderr;
+		return 0;
+	case OPT_MINIMIZE:
+		po->minimize_copies = true;
 		return 0;
 	}
 	return 2;
@@ -48,6 +52,7 @@ main(int argc, char **argv)
 		.summary = "Place every value on a virtual device and insert the copies between them",
 		.extra_help =
 			"      --default=@dev    use @dev as the default device\n"
+			"      --minimize-copies place values no constraint fixes to copy the fewest bytes\n"
 			"      --stats           print placements and copies to stderr\n",
 		.opts = opts,
 		.on_opt = on_opt,
