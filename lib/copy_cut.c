@@ -6,7 +6,7 @@
  * never copies less (map that label to any of L: no group gains a label),
  * so:
  *   |L| = 1   every free node takes it (no copy at all);
- *   |L| = 2   a minimum s-t cut (Dinic), exact: a group of one other
+ *   |L| = 2   a minimum s-t cut (push-relabel's preflow), exact: a group of one other
  *             node is an edge of capacity w, a larger one Lawler's
  *             hyperedge (two extra nodes joined by w, infinite arcs from
  *             and to its nodes), so it is paid once when cut;
@@ -74,94 +74,118 @@ net_arc(Net *N, uint32_t u, uint32_t v, uint64_t c, uint64_t rc)
 	N->na += 2;
 }
 
-static bool
-net_levels(Net *N, uint32_t s, uint32_t t)
-{
-	for (uint32_t i = 0; i < N->nn; i++)
-		N->level[i] = -1;
-	uint32_t qh = 0, qt = 0;
-	N->level[s] = 0;
-	N->queue[qt++] = s;
-	while (qh < qt) {
-		uint32_t u = N->queue[qh++];
-		for (uint32_t e = N->head[u]; e != NONE; e = N->nxt[e])
-			if (N->cap[e] && N->level[N->to[e]] < 0) {
-				N->level[N->to[e]] = N->level[u] + 1;
-				N->queue[qt++] = N->to[e];
-			}
-	}
-	return N->level[t] >= 0;
-}
-
-/* Dinic's maximum flow from s to t; returns its value. */
-static uint64_t
-net_flow(Net *N, uint32_t s, uint32_t t)
-{
-	uint64_t total = 0;
-	while (net_levels(N, s, t)) {
-		memcpy(N->it, N->head, N->nn * sizeof *N->it);
-		uint32_t top = 0, u = s;
-		for (;;) {
-			if (u == t) {
-				uint64_t f = INF;
-				for (uint32_t i = 0; i < top; i++)
-					f = N->cap[N->path[i]] < f ? N->cap[N->path[i]] : f;
-				uint32_t first = top;
-				for (uint32_t i = 0; i < top; i++) {
-					N->cap[N->path[i]] -= f;
-					N->cap[N->path[i] ^ 1] += f;
-					if (!N->cap[N->path[i]] && first == top)
-						first = i;
-				}
-				total += f;
-				top = first;
-				u = top ? N->to[N->path[top - 1]] : s;
-				continue;
-			}
-			uint32_t e = N->it[u];
-			while (e != NONE && !(N->cap[e] && N->level[N->to[e]] == N->level[u] + 1))
-				e = N->nxt[e];
-			N->it[u] = e;
-			if (e != NONE) {
-				N->path[top++] = e;
-				u = N->to[e];
-				continue;
-			}
-			N->level[u] = -2; /* a dead end for this phase */
-			if (!top)
-				break;
-			top--;
-			u = N->to[N->path[top] ^ 1];
-			N->it[u] = N->nxt[N->it[u]];
-		}
-	}
-	return total;
-}
-
-/* After the flow: side[i] = 1 for the source's side.  With prefer_sink the
- * source's side is the smallest minimum cut's (what s reaches), else the
- * largest (what cannot reach t). */
+/* Heights: the distance to t in the residual network (a breadth-first
+ * search backwards from t), nn where t cannot be reached. */
 static void
-net_sides(Net *N, uint32_t s, uint32_t t, bool prefer_sink)
+net_heights(Net *N, uint32_t s, uint32_t t)
 {
-	uint32_t qh = 0, qt = 0, from = prefer_sink ? s : t;
-	memset(N->side, 0, N->nn);
-	N->side[from] = 1;
-	N->queue[qt++] = from;
+	uint32_t qh = 0, qt = 0;
+	for (uint32_t i = 0; i < N->nn; i++)
+		N->level[i] = (int32_t)N->nn;
+	N->level[t] = 0;
+	N->queue[qt++] = t;
 	while (qh < qt) {
 		uint32_t v = N->queue[qh++];
 		for (uint32_t e = N->head[v]; e != NONE; e = N->nxt[e]) {
-			/* forwards from s: e has room; backwards to t: e's reverse */
-			uint64_t room = prefer_sink ? N->cap[e] : N->cap[e ^ 1];
-			if (room && !N->side[N->to[e]]) {
-				N->side[N->to[e]] = 1;
-				N->queue[qt++] = N->to[e];
+			uint32_t u = N->to[e];
+			if (N->cap[e ^ 1] && N->level[u] == (int32_t)N->nn && u != s) {
+				N->level[u] = N->level[v] + 1;
+				N->queue[qt++] = u;
 			}
 		}
 	}
-	if (!prefer_sink)
-		for (uint32_t i = 0; i < N->nn; i++)
-			N->side[i] = !N->side[i];
+	N->level[s] = (int32_t)N->nn;
+	memcpy(N->it, N->head, N->nn * sizeof *N->it);
+}
+
+/* The first phase of Goldberg and Tarjan's push-relabel (FIFO, heights
+ * recomputed exactly once relabelling has scanned about as many arcs as
+ * the network has): a maximum preflow, which is all a minimum cut needs.
+ * Active nodes queue in path, excess in excess. */
+static void
+net_preflow(Net *N, uint32_t s, uint32_t t, uint64_t *excess)
+{
+	uint32_t nn = N->nn, qh = 0, qt = 0, ring = nn; /* path as a ring of nn */
+	uint64_t work = 0, every = (uint64_t)N->na + nn;
+	memset(excess, 0, nn * sizeof *excess);
+	memset(N->side, 0, nn); /* 1: queued */
+	net_heights(N, s, t);
+	for (uint32_t e = N->head[s]; e != NONE; e = N->nxt[e]) {
+		uint32_t v = N->to[e];
+		uint64_t c = N->cap[e];
+		if (!c)
+			continue;
+		N->cap[e] = 0;
+		N->cap[e ^ 1] += c;
+		excess[v] += c;
+		if (v != t && v != s && !N->side[v]) {
+			N->side[v] = 1;
+			N->path[qt++ % ring] = v;
+		}
+	}
+	while (qh != qt) {
+		uint32_t u = N->path[qh++ % ring];
+		N->side[u] = 0;
+		while (excess[u] && N->level[u] < (int32_t)nn) {
+			uint32_t e = N->it[u];
+			if (e == NONE) { /* relabel */
+				int32_t h = (int32_t)nn;
+				for (uint32_t f = N->head[u]; f != NONE; f = N->nxt[f])
+					if (N->cap[f] && N->level[N->to[f]] + 1 < h)
+						h = N->level[N->to[f]] + 1;
+				N->level[u] = h;
+				N->it[u] = N->head[u];
+				if ((work += 8) >= every) {
+					work = 0;
+					net_heights(N, s, t);
+				}
+				continue;
+			}
+			uint32_t v = N->to[e];
+			work++;
+			if (N->cap[e] && N->level[u] == N->level[v] + 1) {
+				uint64_t d = excess[u] < N->cap[e] ? excess[u] : N->cap[e];
+				N->cap[e] -= d;
+				N->cap[e ^ 1] += d;
+				excess[u] -= d;
+				excess[v] += d;
+				if (v != t && v != s && !N->side[v] && N->level[v] < (int32_t)nn) {
+					N->side[v] = 1;
+					N->path[qt++ % ring] = v;
+				}
+				if (N->cap[e])
+					continue;
+			}
+			N->it[u] = N->nxt[e];
+		}
+	}
+}
+
+/* A minimum cut from s to t: side[i] = 1 on the source's side, which is
+ * the largest such side (what cannot reach t once the preflow is made).
+ * Returns the cut's capacity. */
+static uint64_t
+net_cut(Net *N, uint32_t s, uint32_t t, uint64_t **excess, uint32_t *capex)
+{
+	if (N->nn > *capex) {
+		*capex = N->capn;
+		*excess = xrealloc(*excess, *capex * sizeof **excess);
+	}
+	net_preflow(N, s, t, *excess);
+	uint64_t f = (*excess)[t];
+	uint32_t qh = 0, qt = 0;
+	memset(N->side, 1, N->nn);
+	N->side[t] = 0;
+	N->queue[qt++] = t;
+	while (qh < qt) {
+		uint32_t v = N->queue[qh++];
+		for (uint32_t e = N->head[v]; e != NONE; e = N->nxt[e])
+			if (N->cap[e ^ 1] && N->side[N->to[e]]) {
+				N->side[N->to[e]] = 0;
+				N->queue[qt++] = N->to[e];
+			}
+	}
+	return f;
 }
 
 /* ---------------------------------------------------------- the solver */
@@ -173,6 +197,8 @@ typedef struct {
 	uint32_t *loc;         /* per node: its index in the component, or NONE */
 	uint32_t *mark, mtag, capmark; /* per network node: the group it was seen in */
 	Net net;
+	uint64_t *excess;
+	uint32_t capex;
 	/* the component: its free nodes and groups, ascending; its labels */
 	uint32_t *cn, ncn, *cg, ncg;
 	int32_t *labels;
@@ -220,21 +246,23 @@ next_tag(Solver *S)
 	return S->mtag;
 }
 
-/* The network node of node x: 0 the source (label a), 1 the sink (any
- * other label of the component), 2 + its index for a free node. */
+/* The network node of node x: label a's fixed nodes are one terminal
+ * (0, the source, when a_src, else 1, the sink), the component's other
+ * fixed nodes the other, a free node 2 + its index. */
 static uint32_t
-net_node(Solver *S, uint32_t x, int32_t a)
+net_node(Solver *S, uint32_t x, int32_t a, bool a_src)
 {
 	int32_t f = S->g->fixed[x];
 	if (f >= 0)
-		return f == a ? 0 : 1;
+		return (f == a) == a_src ? 0 : 1;
 	return 2 + S->loc[x];
 }
 
 /* A minimum cut of label a's fixed nodes against the component's other
- * fixed nodes; leaves N->side for the free nodes, returns the cut's bytes. */
+ * fixed nodes, a's side the largest such side when a_src, else the
+ * smallest; leaves N->side (1: the source's side) and returns the bytes. */
 static uint64_t
-cut_label(Solver *S, int32_t a, bool prefer_sink)
+cut_label(Solver *S, int32_t a, bool a_src)
 {
 	const CopyGraph *G = S->g;
 	Net *N = &S->net;
@@ -256,7 +284,7 @@ cut_label(Solver *S, int32_t a, bool prefer_sink)
 		/* the distinct network nodes of the group: how many, the first two */
 		uint32_t d[2], distinct = 0, tag = next_tag(S);
 		for (uint32_t k = k0; k <= k1; k++) {
-			uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a);
+			uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a, a_src);
 			if (S->mark[u] != tag) {
 				S->mark[u] = tag;
 				if (distinct < 2)
@@ -271,7 +299,7 @@ cut_label(Solver *S, int32_t a, bool prefer_sink)
 			net_arc(N, e1, e2, G->w[g], 0);
 			tag = next_tag(S);
 			for (uint32_t k = k0; k <= k1; k++) {
-				uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a);
+				uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a, a_src);
 				if (S->mark[u] != tag) {
 					S->mark[u] = tag;
 					net_arc(N, u, e1, INF, 0);
@@ -280,9 +308,7 @@ cut_label(Solver *S, int32_t a, bool prefer_sink)
 			}
 		}
 	}
-	uint64_t f = net_flow(N, 0, 1);
-	net_sides(N, 0, 1, prefer_sink);
-	return f;
+	return net_cut(N, 0, 1, &S->excess, &S->capex);
 }
 
 static void
@@ -397,9 +423,9 @@ solve_comp(Solver *S, int32_t deflabel, int32_t *tmp, int32_t *tmp2, uint32_t *d
 		return true;
 	}
 	if (S->nl == 2) {
-		/* the sink side is labels[1]; prefer it when it is the default */
-		int32_t a = S->labels[0], b = S->labels[1];
-		cut_label(S, a, b == deflabel || a != deflabel);
+		/* ties go to the default: its side the largest */
+		int32_t a = S->labels[S->labels[1] == deflabel], b = S->labels[S->labels[1] != deflabel];
+		cut_label(S, a, true);
 		for (uint32_t i = 0; i < S->ncn; i++)
 			S->lab[S->cn[i]] = S->net.side[2 + i] ? a : b;
 		return true;
@@ -416,13 +442,13 @@ solve_comp(Solver *S, int32_t deflabel, int32_t *tmp, int32_t *tmp2, uint32_t *d
 	for (uint32_t i = 0; i < S->ncn; i++)
 		tmp[i] = -1;
 	for (uint32_t l = 0; l < S->nl; l++) {
-		uint64_t c = cut_label(S, S->labels[l], true);
+		uint64_t c = cut_label(S, S->labels[l], false);
 		if (c > dearest) {
 			dearest = c;
 			rest = S->labels[l];
 		}
 		for (uint32_t i = 0; i < S->ncn; i++)
-			if (tmp[i] < 0 && S->net.side[2 + i])
+			if (tmp[i] < 0 && !S->net.side[2 + i])
 				tmp[i] = S->labels[l];
 	}
 	for (uint32_t i = 0; i < S->ncn; i++)
@@ -585,6 +611,7 @@ copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32
 	free(S.istart);
 	free(S.net.head), free(S.net.it), free(S.net.to), free(S.net.nxt);
 	free(S.net.queue), free(S.net.path), free(S.net.level), free(S.net.cap), free(S.net.side);
+	free(S.excess);
 	free(tmp), free(tmp2), free(keep), free(digit), free(seen);
 	free(up), free(gcomp), free(cid), free(nstart), free(gstart), free(nodes), free(groups);
 }

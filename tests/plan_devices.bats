@@ -186,3 +186,178 @@ IR
 	assert_line '    yield %x'
 	refute_line --partial '%a'
 }
+
+# --minimize-copies (issue 26): values no constraint fixes placed to copy
+# the fewest bytes; the unification plan stands wherever it is as good.
+
+@test "plan --minimize-copies: an operator between a big cpu value and a small gpu one moves to the cpu" {
+	cat > "$BATS_TEST_TMPDIR/m.ir" <<'IR'
+device @cpu = cpu(0)
+device @gpu = gpu(0)
+default @gpu
+fn @main(%big: f32[1000] on @cpu, %small: f32[1] on @gpu) -> f32[1000] {
+  %0 = add(%small, %big)
+  return %0
+}
+IR
+	run -0 --separate-stderr ir-plan-devices --stats "$BATS_TEST_TMPDIR/m.ir"
+	assert_line --partial '%big_to_gpu: f32[1000] on @gpu = device_copy(%big, @cpu -> @gpu)'
+	assert_equal "${stderr_lines[3]}" "bytes copied: 4000"
+	run -0 --separate-stderr ir-plan-devices --minimize-copies --stats "$BATS_TEST_TMPDIR/m.ir"
+	assert_line 'fn @main(%big: f32[1000] on @cpu, %small: f32[1] on @gpu) -> f32[1000] on @cpu {'
+	assert_line '  %small_to_cpu: f32[1] on @cpu = device_copy(%small, @gpu -> @cpu)'
+	assert_line '  %0: f32[1000] on @cpu = add(%small_to_cpu, %big)'
+	assert_equal "${stderr_lines[3]}" "bytes copied: 4"
+	assert_equal "${stderr_lines[4]}" "bytes copied @gpu -> @cpu: 4"
+	assert_equal "${stderr_lines[5]}" "unification plan: bytes copied: 4000"
+	assert_equal "${stderr_lines[6]}" "unification plan: bytes copied @cpu -> @gpu: 4000"
+	assert_equal "${stderr_lines[7]}" "free components between devices: 1, moved: 1, solved exactly: 1"
+}
+
+@test "plan --minimize-copies: a value read on several devices is paid once per device" {
+	# %x is read by three operators that also read @gpu's %g: unification
+	# puts them with %x, copies %g there and two results back (120 bytes);
+	# on @gpu, %x is copied once for the three (40)
+	cat > "$BATS_TEST_TMPDIR/m.ir" <<'IR'
+device @cpu = cpu(0)
+device @gpu = gpu(0)
+default @cpu
+fn @main(%x: f32[10] on @cpu, %g: f32[10] on @gpu) -> f32[10] on @gpu {
+  %a = add(%x, %g)
+  %b = multiply(%x, %g)
+  %c = subtract(%x, %g)
+  %d = add(%a, %b)
+  %e = add(%d, %c)
+  return %e
+}
+IR
+	run -0 --separate-stderr ir-plan-devices --stats "$BATS_TEST_TMPDIR/m.ir"
+	assert_equal "${stderr_lines[3]}" "bytes copied: 120"
+	run -0 --separate-stderr ir-plan-devices --minimize-copies --stats "$BATS_TEST_TMPDIR/m.ir"
+	assert_equal "${stderr_lines[3]}" "bytes copied: 40"
+	assert_line '  %x_to_gpu: f32[10] on @gpu = device_copy(%x, @cpu -> @gpu)'
+	run grep -c device_copy <<< "$output"
+	assert_output 1
+}
+
+@test "plan --minimize-copies: nothing moves where no byte is saved (the TVM catalogue's ties)" {
+	for t in tvm_conflicted_inputs tvm_conv_network tvm_unpropagatable_graph tvm_tuple_get_item free_copy copy_in_arm tvm_lowered; do
+		ir-plan-devices --minimize-copies "$BATS_TEST_DIRNAME/ir-plan-devices/$t.ir" |
+			cmp - "$BATS_TEST_DIRNAME/ir-plan-devices/$t.out"
+	done
+}
+
+# Every catalogue case: never more bytes than unification, the placements
+# written in the input kept, the same bytes twice, and a second planning
+# (with or without the option) changes nothing.
+@test "plan --minimize-copies: the catalogue copies at most what unification does, keeping every constraint" {
+	fewer=0
+	for f in "$BATS_TEST_DIRNAME"/ir-plan-devices/*.ir; do
+		[ "${f##*/}" = errors.ir ] && continue
+		a=$(ir-plan-devices --stats "$f" 2>&1 > /dev/null | sed -n 's/^bytes copied: //p')
+		ir-plan-devices --minimize-copies --stats "$f" 2> "$BATS_TEST_TMPDIR/st" > "$BATS_TEST_TMPDIR/m.ir"
+		b=$(sed -n 's/^bytes copied: //p' "$BATS_TEST_TMPDIR/st")
+		[ "$b" -le "$a" ] || { echo "${f##*/}: $b bytes, unification $a"; false; }
+		[ "$b" -eq "$a" ] || fewer=$((fewer + 1))
+		ir-plan-devices --minimize-copies "$f" | cmp - "$BATS_TEST_TMPDIR/m.ir"
+		ir-plan-devices --minimize-copies "$BATS_TEST_TMPDIR/m.ir" | cmp - "$BATS_TEST_TMPDIR/m.ir"
+		ir-plan-devices "$BATS_TEST_TMPDIR/m.ir" | cmp - "$BATS_TEST_TMPDIR/m.ir"
+		# a name written with `on @d` in the input is on @d in the output
+		/usr/bin/python3 - "$f" "$BATS_TEST_TMPDIR/m.ir" <<'PY'
+import re, sys
+pat = re.compile(r"(%[A-Za-z0-9_]+)(?:: [^=,()>]*?)? on (@[A-Za-z0-9_.:-]+)")
+def placed(path):
+    return {m.group(1): m.group(2) for line in open(path) if not line.lstrip().startswith("//")
+            for m in pat.finditer(line)}
+want, got = placed(sys.argv[1]), placed(sys.argv[2])
+bad = [(n, d, got.get(n)) for n, d in want.items() if got.get(n) != d]
+if bad:
+    sys.exit("%s: %s" % (sys.argv[1], bad))
+PY
+	done
+	[ "$fewer" -ge 5 ]
+}
+
+@test "plan --minimize-copies: random models with several devices never copy more than unification" {
+	fewer=0 models=0
+	for s in $(seq 1 60); do
+		d="$BATS_TEST_TMPDIR/r$s"
+		/usr/bin/python3 "$BATS_TEST_DIRNAME/gen/gen.py" "$s" "$d" > /dev/null
+		[ "$(grep -c '^device ' "$d/model.ir")" -ge 2 ] || continue
+		a=$(ir-plan-devices --stats "$d/model.ir" 2>&1 > /dev/null | sed -n 's/^bytes copied: //p')
+		[ -n "$a" ] || continue   # a model made to fail planning
+		models=$((models + 1))
+		ir-plan-devices --minimize-copies --stats "$d/model.ir" 2> "$d/st" > "$d/min.ir"
+		b=$(sed -n 's/^bytes copied: //p' "$d/st")
+		[ "$b" -le "$a" ] || { echo "seed $s: $b bytes, unification $a"; false; }
+		[ "$b" -eq "$a" ] || fewer=$((fewer + 1))
+		ir-plan-devices --minimize-copies "$d/min.ir" | cmp - "$d/min.ir"
+	done
+	echo "models $models, fewer bytes in $fewer"
+	[ "$models" -ge 20 ] && [ "$fewer" -ge 3 ]
+}
+
+@test "plan --minimize-copies: after lowering, a second planning adds scope copies only" {
+	cat > "$BATS_TEST_TMPDIR/m.ir" <<'IR'
+device @cpu = cpu(0)
+device @gpu = gpu(0) {texture=true}
+default @gpu
+fn @main(%x: f32[1,8,16,16] on @cpu, %w: f32[8,8,3,3] on @gpu) {
+  %0 = nn.relu(%x)
+  %1 = nn.conv2d(%0, %w) {padding=[1,1,1,1]}
+  %2 = add(%1, %0)
+  return %2
+}
+IR
+	ir-plan-devices --minimize-copies --stats "$BATS_TEST_TMPDIR/m.ir" 2> "$BATS_TEST_TMPDIR/s1" > "$BATS_TEST_TMPDIR/p1.ir"
+	ir-lower "$BATS_TEST_TMPDIR/p1.ir" | ir-plan-devices --minimize-copies --stats 2> "$BATS_TEST_TMPDIR/s2" > "$BATS_TEST_TMPDIR/p2.ir"
+	run sed -n 's/^copies between devices: //p' "$BATS_TEST_TMPDIR/s1"
+	dev1=$output
+	run sed -n 's/^copies between devices: //p' "$BATS_TEST_TMPDIR/s2"
+	assert_equal "$output" "$dev1"
+	ir-plan-devices --minimize-copies "$BATS_TEST_TMPDIR/p2.ir" | cmp - "$BATS_TEST_TMPDIR/p2.ir"
+}
+
+@test "plan --minimize-copies: three devices, exact on a small component and by cuts and local search on a large one" {
+	cat > "$BATS_TEST_TMPDIR/m.ir" <<'IR'
+device @cpu = cpu(0)
+device @gpu = gpu(0)
+device @npu = accel(0)
+default @npu
+fn @main(%a: f32[100] on @cpu, %b: f32[100] on @gpu, %c: f32[1] on @npu) -> f32[100] {
+  %0 = add(%c, %b)
+  %1 = multiply(%0, %a)
+  return %1
+}
+IR
+	run -0 --separate-stderr ir-plan-devices --stats "$BATS_TEST_TMPDIR/m.ir"
+	unif=$(printf '%s\n' "${stderr_lines[@]}" | sed -n 's/^bytes copied: //p')
+	run -0 --separate-stderr ir-plan-devices --minimize-copies --stats "$BATS_TEST_TMPDIR/m.ir"
+	# unification: %b and %a to @npu (800 bytes); at best %c to @gpu and
+	# one 400-byte tensor between @gpu and @cpu
+	assert_equal "$unif" 800
+	assert_equal "${stderr_lines[3]}" "bytes copied: 404"
+	assert_equal "${stderr_lines[-1]}" "free components between devices: 1, moved: 1, solved exactly: 1"
+	# a chain of 300 operators between the three devices: not enumerable
+	/usr/bin/python3 - > "$BATS_TEST_TMPDIR/big.ir" <<'PY'
+import random
+r = random.Random(5)
+print("device @cpu = cpu(0)\ndevice @gpu = gpu(0)\ndevice @npu = accel(0)\ndefault @npu")
+print("fn @main(%x: f32[16] on @cpu, %y: f32[16] on @gpu, %z: f32[16] on @npu) {")
+vals = ["%x", "%y", "%z"]
+def pick():
+    return r.choice(["%x", "%y", "%z"]) if r.random() < 0.3 else r.choice(vals[-8:])
+for i in range(300):
+    print(f"  %v{i} = add({pick()}, {pick()})")
+    vals.append(f"%v{i}")
+print("  return %v299")
+print("}")
+PY
+	ir-plan-devices --stats "$BATS_TEST_TMPDIR/big.ir" 2> "$BATS_TEST_TMPDIR/s0" > /dev/null
+	ir-plan-devices --minimize-copies --stats "$BATS_TEST_TMPDIR/big.ir" 2> "$BATS_TEST_TMPDIR/s1" > "$BATS_TEST_TMPDIR/b1.ir"
+	a=$(sed -n 's/^bytes copied: //p' "$BATS_TEST_TMPDIR/s0")
+	b=$(sed -n 's/^bytes copied: //p' "$BATS_TEST_TMPDIR/s1")
+	[ "$b" -lt "$a" ]
+	grep -q 'solved exactly: 0$' "$BATS_TEST_TMPDIR/s1"
+	ir-plan-devices --minimize-copies "$BATS_TEST_TMPDIR/big.ir" | cmp - "$BATS_TEST_TMPDIR/b1.ir"
+}
