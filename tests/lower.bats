@@ -350,24 +350,45 @@ IR
 	[[ "$stderr" == *"2 kept in global memory for image2d_max"* ]]
 }
 
+@test "lower: diamonds (x * sigmoid(x), a hard-swish spelled out, x * x) close inside a conv2d's group; one with a use outside does not" {
+	golden --from=ir-plan-devices ir-lower diamonds
+	run -0 sh -c "ir-plan-devices '$BATS_TEST_DIRNAME/ir-lower/diamonds.ir' | ir-lower"
+	# the conv's value, let-bound once per texel, read by the three members that need it
+	assert_output --partial 'let %v41: f32x4 = sigmoid(%v40)'
+	assert_output --partial 'let %v42: f32x4 = %v40 * %v41'
+	[ "$(grep -c '^  %.* = call_lowered' <<< "$output")" -eq 6 ]
+}
+
 @test "lower: --stats counts operators, prims and fusions" {
 	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir"
 	[ "$stderr" = "ir-lower: 7 operators in 5 prims (2 fused into a producer, 0 calls of a prim shared with an identical group); 0 buffers in texture memory, 0 kept in global memory for image2d_max" ]
 }
 
-@test "lower: a value used twice is not fused into its consumer" {
+@test "lower: a value used twice fuses where its uses close a diamond inside the group, else it ends the group" {
 	cat > "$BATS_TEST_TMPDIR/twice.ir" <<'IR'
 device @cpu = cpu(0)
-fn @main(%x: f32[4]) -> f32[4] {
+fn @main(%x: f32[4]) -> (f32[4], f32[4]) {
   %a = exp(%x)
   %b = nn.relu(%a)
   %c = add(%a, %b)
-  return %c
+  %d = tanh(%c)
+  %e = sigmoid(%d)
+  %f = multiply(%d, %e)
+  %g = negative(%d)
+  %t = (%f, %g)
+  return %t
 }
 IR
 	run -0 ir-lower "$BATS_TEST_TMPDIR/twice.ir"
+	# a = exp(x) is read by relu and add: computed once, in one kernel
+	assert_output --partial 'prim @fused_exp_nn_relu_add_tanh('
+	[ "$(grep -c 'exp(' <<< "$output")" -eq 1 ]
+	# d has a use outside the diamond d * sigmoid(d): it is a buffer
+	assert_output --partial 'prim @fused_sigmoid_multiply('
+	assert_output --partial 'prim @negative('
+	# without the diamond rule: exp, then relu and add apart
+	run -0 ir-lower --no-fuse "$BATS_TEST_TMPDIR/twice.ir"
 	assert_output --partial 'prim @exp('
-	assert_output --partial 'prim @fused_nn_relu_add('
 }
 
 @test "lower: the scopes ir-lower chose are adopted by the second ir-plan-devices" {

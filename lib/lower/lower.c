@@ -7,7 +7,9 @@
  *    conv2d/dense/batch_matmul (same shape); elementwise, broadcast and
  *    injective consumers after injective producers; a reduction after
  *    injective producers, which ends the group.  softmax and split stand
- *    alone, as does anything under --no-fuse.
+ *    alone, as does anything under --no-fuse.  A value of several uses
+ *    ends its group unless they close a diamond (close_diamond: x *
+ *    sigmoid(x) after a conv2d is one group).
  * 2. Each group becomes a prim: buffer parameters for the outside operands
  *    and the results, with memory scopes chosen for the device (texture
  *    for packed 5-d activations and texture:weight for packed conv2d
@@ -154,6 +156,92 @@ fusible(const Group *g, const Value *a, const Value *v, int p)
 	return false;
 }
 
+/* How many of v's operands are a. */
+static uint32_t
+count_operand(const Value *v, const Value *a)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < v->nargs; i++)
+		n += v->args[i] == a;
+	return n;
+}
+
+/* Can w join a diamond over a: an elementwise or broadcast operator of
+ * a's shape on a's device, so that it reads a at its own index? */
+static bool
+diamond_member(const Value *a, const Value *w)
+{
+	if (w->vd != a->vd || w->type->kind != TY_TENSOR || !same_shape(a->type, w->type) ||
+	    w->u.op->op->pattern > PAT_BROADCAST)
+		return false;
+	for (uint32_t i = 0; i < w->nargs; i++)
+		if (w->args[i]->kind != VK_LIT && w->args[i]->type->kind != TY_TENSOR)
+			return false;
+	return true;
+}
+
+/* v (pattern p) closes a diamond: one of its operands is the last member
+ * of a group g2 whose master reads a, the last member of an earlier
+ * group g1, and every use of a is in g2 or v (x * sigmoid(x): a = x, g2 =
+ * [sigmoid]; a hard-swish spelled x * clip(x + 3, 0, 6) / 6).  Then g2
+ * and v join g1, so the diamond is one prim that reads a where it is
+ * computed instead of from memory.  Only elementwise and broadcast
+ * operators of a's shape join (each reads a at the index of its own
+ * element, so a is computed once per element: GroupCx.memo).  True when
+ * merged. */
+static bool
+close_diamond(Lower *L, Value *v, Block *blk, int p)
+{
+	if (p > PAT_BROADCAST || v->type->kind != TY_TENSOR)
+		return false;
+	for (uint32_t j = 0; j < v->nargs; j++) {
+		Value *s = v->args[j];
+		uint32_t g2i = s->kind != VK_LIT && s->form == B_OP ? group_of(L, s) : 0;
+		if (!g2i)
+			continue;
+		Group *g2 = &L->groups[g2i - 1];
+		if (g2->blk != blk || g2->closed || g2->members[g2->n - 1] != s ||
+		    L->uses[s->scratch] != count_operand(v, s))
+			continue;
+		Value *m0 = g2->members[0];
+		for (uint32_t i = 0; i < m0->nargs; i++) {
+			Value *a = m0->args[i];
+			uint32_t g1i = a->kind != VK_LIT && a->form == B_OP ? group_of(L, a) : 0;
+			if (!g1i || g1i == g2i)
+				continue;
+			Group *g1 = &L->groups[g1i - 1];
+			if (g1->blk != blk || g1->closed || g1->members[g1->n - 1] != a ||
+			    g1->n + g2->n + 1 > LOWER_MAX_GROUP || !diamond_member(a, v))
+				continue;
+			uint32_t uses = count_operand(v, a);
+			bool fits = true;
+			for (int k = 0; k < g2->n && fits; k++) {
+				uses += count_operand(g2->members[k], a);
+				fits = diamond_member(a, g2->members[k]);
+			}
+			if (!fits || uses != L->uses[a->scratch])
+				continue;
+			int base = g1->n;
+			g1->reread |= 1u << (base - 1) | g2->reread << base;
+			for (int k = 0; k < g2->n; k++) {
+				g1->members[g1->n++] = g2->members[k];
+				L->group_of[g2->members[k]->scratch] = g1i;
+			}
+			g1->members[g1->n++] = v;
+			L->group_of[v->scratch] = g1i;
+			if (g2->pattern > g1->pattern)
+				g1->pattern = g2->pattern;
+			if (p > g1->pattern)
+				g1->pattern = p;
+			g2->n = 0;
+			g2->closed = true;
+			L->nfused += 2;        /* g2's master and v */
+			return true;
+		}
+	}
+	return false;
+}
+
 static void
 group_binding(Lower *L, Value *v, Block *blk)
 {
@@ -161,6 +249,8 @@ group_binding(Lower *L, Value *v, Block *blk)
 	int p = op->pattern;
 	L->nops++;
 	if (!L->o->no_fuse && p != PAT_OPAQUE && p != PAT_OUT_FUSABLE) {
+		if (close_diamond(L, v, blk, p))
+			return;
 		for (uint32_t i = 0; i < v->nargs; i++) {
 			Value *a = v->args[i];
 			if (a->kind == VK_LIT || a->form != B_OP)
@@ -169,9 +259,13 @@ group_binding(Lower *L, Value *v, Block *blk)
 			if (!gi)
 				continue;
 			Group *g = &L->groups[gi - 1];
-			if (g->blk != blk || g->members[g->n - 1] != a || L->uses[a->scratch] != 1 ||
+			/* every use of a is v's (x * x reads it twice) */
+			uint32_t n = count_operand(v, a);
+			if (g->blk != blk || g->members[g->n - 1] != a || L->uses[a->scratch] != n ||
 			    !fusible(g, a, v, p))
 				continue;
+			if (n > 1)
+				g->reread |= 1u << (g->n - 1);
 			g->members[g->n++] = v;
 			if (p > g->pattern)
 				g->pattern = p;
@@ -418,6 +512,8 @@ group_key(Lower *L, const GroupCx *c, const Device *dev, Sym const *in_scope,
 				key_put(L, w);
 			} else if (k > 0 && a == g->members[k - 1]) {
 				key_put(L, 2);
+			} else if (lower_member_of(g, k, a) >= 0) {
+				key_put(L, 4 | (uint64_t)lower_member_of(g, k, a) << 8);
 			} else {
 				int i = 0;
 				while (c->in[i].v != a)
@@ -927,7 +1023,8 @@ lower_func(Lower *L, Func *f)
 	}
 	bool ok = true;
 	for (size_t i = 0; i < L->ngroups && ok; i++)
-		ok = lower_group(L, &L->groups[i]);
+		if (L->groups[i].n)       /* 0: merged into an earlier one */
+			ok = lower_group(L, &L->groups[i]);
 	if (ok) {
 		/* The calls go in first, so that retargeting sees their operands. */
 		unlink_removed(L);

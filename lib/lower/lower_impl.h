@@ -2,7 +2,11 @@
  *
  * A group is a chain of operator bindings of one block: members[0] is the
  * master (the first operator), each later member consumes the one before
- * it, and only the last one's value is used outside the group.  Its prim
+ * it, and only the last one's value is used outside the group.  A later
+ * member may also read an earlier one than its predecessor (x in
+ * x * sigmoid(x): a diamond that closes inside the group); such a member
+ * is marked in Group.reread, and all its readers take it at one index,
+ * so it is computed once (GroupCx.memo).  Its prim
  * has one buffer parameter per outside operand (a tuple operand: one per
  * field), then one per result tensor.
  *
@@ -31,6 +35,8 @@ typedef struct {
 	int n;
 	int pattern;              /* OpPattern of the group so far */
 	bool closed;              /* nothing more fuses into it */
+	uint32_t reread;          /* bit k: member k is read by more than its
+	                           * successor, all at the index they share */
 	Block *blk;
 	Value *replaced;          /* the tail its call_lowered replaces */
 	Value *pre, *pre_last;    /* projections to insert before the call */
@@ -66,7 +72,20 @@ typedef struct {
 	const VDev *local;        /* @dev:local, for accumulators */
 	LowerSched *sched;
 	PExpr *master;            /* when set, member 0's value (tiled schedules) */
+	/* The last value of each reread member: valid while its block is
+	 * open and asked for at the same index and lanes. */
+	struct {
+		PExpr *val;
+		PExpr *master;        /* c->master when it was made */
+		PBlock *blk;
+		int depth;
+		uint32_t lanes;
+		PExpr *idx[LOWER_MAX_RANK];
+	} memo[LOWER_MAX_GROUP];
 } GroupCx;
+
+/* The position of a among the members before k, or -1. */
+int lower_member_of(const Group *g, int k, const Value *a);
 
 /* The buffer of operand j of member k (lower_nest.c): an outside input
  * (field -1, or the first field of a tuple operand) or NULL for the chain

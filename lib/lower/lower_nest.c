@@ -23,6 +23,15 @@ lower_input(GroupCx *c, int k, uint32_t j, int field)
 	return NULL;
 }
 
+int
+lower_member_of(const Group *g, int k, const Value *a)
+{
+	for (int i = k - 1; i >= 0; i--)
+		if (g->members[i] == a)
+			return i;
+	return -1;
+}
+
 static void
 add_input(GroupCx *c, Value *a, int field)
 {
@@ -41,7 +50,7 @@ lower_collect_inputs(GroupCx *c)
 		Value *v = g->members[k];
 		for (uint32_t j = 0; j < v->nargs; j++) {
 			Value *a = v->args[j];
-			if (a->kind == VK_LIT || (k > 0 && a == g->members[k - 1]))
+			if (a->kind == VK_LIT || lower_member_of(g, k, a) >= 0)
 				continue;
 			if (a->type->kind == TY_TUPLE) {
 				for (uint32_t f = 0; f < a->type->n; f++)

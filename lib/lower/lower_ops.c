@@ -114,8 +114,9 @@ lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes)
 	Value *a = c->g->members[k]->args[j];
 	if (a->kind == VK_LIT)
 		return splat(c, literal(c, a), lanes);
-	if (k > 0 && a == c->g->members[k - 1])
-		return lower_member(c, k - 1, idx, lanes);
+	int i = lower_member_of(c->g, k, a);
+	if (i >= 0)
+		return lower_member(c, i, idx, lanes);
 	GroupInput *in = lower_input(c, k, j, -1);
 	return pe_load(c->b, in->buf, idx, lanes);
 }
@@ -986,12 +987,59 @@ batch_matmul(GroupCx *c, int k, PExpr *const *idx)
 
 /* -------------------------------------------------------------- member */
 
+/* Are a and b the same index expression (one node, or equal integers)? */
+static bool
+same_index(const PExpr *a, const PExpr *b)
+{
+	int64_t x, y;
+	return a == b || (pe_is_int(a, &x) && pe_is_int(b, &y) && x == y);
+}
+
+/* Member k's value computed before at idx and lanes, in a block still
+ * open (so its let is in scope), or NULL. */
+static PExpr *
+memo_find(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
+{
+	const PBuild *b = c->b;
+	int d = c->memo[k].depth;
+	if (!c->memo[k].val || c->memo[k].lanes != lanes || c->memo[k].master != c->master ||
+	    d >= b->n || b->blk[d] != c->memo[k].blk)
+		return NULL;
+	for (uint32_t i = 0; i < type_of(c->g->members[k])->n; i++)
+		if (!same_index(c->memo[k].idx[i], idx[i]))
+			return NULL;
+	return c->memo[k].val;
+}
+
+static PExpr *
+member_value(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes);
+
 PExpr *
 lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
-	Value *v = c->g->members[k];
 	if (k == 0 && c->master)
 		return c->master;
+	if (!(c->g->reread >> k & 1))
+		return member_value(c, k, idx, lanes);
+	PExpr *e = memo_find(c, k, idx, lanes);
+	if (e)
+		return e;
+	if (!(e = member_value(c, k, idx, lanes)))
+		return NULL;
+	c->memo[k].val = e;
+	c->memo[k].master = c->master;
+	c->memo[k].depth = c->b->n - 1;
+	c->memo[k].blk = c->b->blk[c->b->n - 1];
+	c->memo[k].lanes = lanes;
+	memcpy(c->memo[k].idx, idx, type_of(c->g->members[k])->n * sizeof *idx);
+	return e;
+}
+
+/* Member k's value at idx, computed afresh. */
+static PExpr *
+member_value(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
+{
+	Value *v = c->g->members[k];
 	OpId code = v->u.op->op->id;
 	uint32_t r = type_of(v)->n;
 	ElemKind kk = kind_of(v);

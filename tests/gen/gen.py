@@ -181,6 +181,9 @@ class Gen:
         # sigmoids and tanhs, drawn from a stream of their own so that
         # self.r's draws stay those of before
         self.runary = random.Random(seed ^ 0x27e4f)
+        # x * sigmoid(x) and x * tanh(x) (issue 23: diamonds that fuse),
+        # a stream of its own for the same reason
+        self.rdiamond = random.Random(seed ^ 0xd1a23)
         self.seed = seed
         # legacy: the operators of before comparisons, logic, where,
         # argmax/argmin, max/min, strided_slice and nn.pad, so that a seed
@@ -533,8 +536,20 @@ class Gen:
             nlo, nhi, ne = math.tanh(lo), math.tanh(hi), e
         if ne:
             ne += self.round_err(dt, max(abs(nlo), abs(nhi)))
-        self.bind(dt, v.shape, "%s(%s)%s" % (op, v.name, attrs), nlo, nhi, ne)
+        f = self.bind(dt, v.shape, "%s(%s)%s" % (op, v.name, attrs), nlo, nhi, ne)
+        if not self.legacy and op in ("sigmoid", "tanh") and self.rdiamond.random() < 0.4:
+            self.op_diamond(v, f)
         return True
+
+    def op_diamond(self, v, f):
+        """v * f, f = sigmoid(v) or tanh(v): a diamond over v that
+        ir-lower fuses where v's other uses are all inside it (SiLU)."""
+        res = self.interval_binary("multiply", v.dt, v, f)
+        if res is None or not self.fits(v.dt, res[0], res[1]):
+            return
+        a, b = (v, f) if self.rdiamond.random() < 0.5 else (f, v)
+        self.bind(v.dt, v.shape, "multiply(%s, %s)" % (a.name, b.name), *res)
+        self.budget += numel(v.shape)
 
     def op_unary_new(self, v):
         """erf, hard_sigmoid (alpha, beta) or hard_swish of the float v.
@@ -570,8 +585,20 @@ class Gen:
             ne = (abs(a) if op == "hard_sigmoid" else 1.5) * e + 4 * self.round_err(dt, m * m)
         if ne:
             ne += self.round_err(dt, max(abs(nlo), abs(nhi)))
-        self.bind(dt, v.shape, "%s(%s)%s" % (op, v.name, attrs), nlo, nhi, ne)
+        f = self.bind(dt, v.shape, "%s(%s)%s" % (op, v.name, attrs), nlo, nhi, ne)
+        if not self.legacy and op in ("sigmoid", "tanh") and self.rdiamond.random() < 0.4:
+            self.op_diamond(v, f)
         return True
+
+    def op_diamond(self, v, f):
+        """v * f, f = sigmoid(v) or tanh(v): a diamond over v that
+        ir-lower fuses where v's other uses are all inside it (SiLU)."""
+        res = self.interval_binary("multiply", v.dt, v, f)
+        if res is None or not self.fits(v.dt, res[0], res[1]):
+            return
+        a, b = (v, f) if self.rdiamond.random() < 0.5 else (f, v)
+        self.bind(v.dt, v.shape, "multiply(%s, %s)" % (a.name, b.name), *res)
+        self.budget += numel(v.shape)
 
     def op_cast(self, v):
         dt = v.dt
