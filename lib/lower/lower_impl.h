@@ -198,6 +198,13 @@ void lower_reduction_store(GroupCx *c, const Reduction *rd, PExpr *const *oidx, 
 /* Loops over the units' partial results of S slices, ps [S, U, lanes],
  * combined and stored (a kernel of its own). */
 void lower_reduction_slices(GroupCx *c, const Reduction *rd, PVar *ps, int64_t S);
+/* ps [S, U, lanes] of the partial results when S > 1, else NULL. */
+PVar *lower_reduction_parts(GroupCx *c, const Reduction *rd, int64_t S);
+/* The end of a sliced reduction's kernel: total stored as slice s's part
+ * of unit u in ps, or, unsliced (ps NULL), as unit oidx's result; the
+ * nest closed to depth, then the kernel that combines the parts. */
+void lower_reduction_finish(GroupCx *c, const Reduction *rd, PVar *ps, PExpr *s, PExpr *u,
+                            PExpr *const *oidx, PExpr *total, int depth, int64_t S);
 /* gpu (lower_reduce.c) and cpu (lower_reduce_cpu.c) schedules of such a
  * group: 1 when lowered, 0 when it does not apply, -1 after an error. */
 int lower_reduce_gpu(GroupCx *c);

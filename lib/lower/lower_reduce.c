@@ -228,6 +228,33 @@ unit_of(GroupCx *c, const Reduction *rd, PExpr *const *oidx)
 	return u;
 }
 
+PVar *
+lower_reduction_parts(GroupCx *c, const Reduction *rd, int64_t S)
+{
+	if (S <= 1)
+		return NULL;
+	Module *m = c->m;
+	int64_t pdims[3] = {S, rd->U, rd->lanes};
+	return pb_alloc(c->b, "ps", type_tensor(m, (DType){rd->ak, 1}, 3, pdims),
+	                vdev_get(m, c->dev, sym_intern_cstr(m, "global")));
+}
+
+void
+lower_reduction_finish(GroupCx *c, const Reduction *rd, PVar *ps, PExpr *s, PExpr *u,
+                       PExpr *const *oidx, PExpr *total, int depth, int64_t S)
+{
+	PBuild *b = c->b;
+	if (ps) {
+		PExpr *pi[3] = {s, u, pe_i32(b, 0)};
+		pb_store(b, ps, pi, (uint8_t)rd->lanes, total);
+	} else {
+		lower_reduction_store(c, rd, oidx, total);
+	}
+	pb_close_to(b, depth);
+	if (ps)
+		lower_reduction_slices(c, rd, ps, S);
+}
+
 void
 lower_reduction_slices(GroupCx *c, const Reduction *rd, PVar *ps, int64_t S)
 {
@@ -348,12 +375,7 @@ lower_reduce_gpu(GroupCx *c)
 	PBuild *b = c->b;
 	Module *m = c->m;
 	uint8_t L = (uint8_t)rd.lanes;
-	PVar *ps = NULL;
-	if (S > 1) {
-		int64_t pdims[3] = {S, rd.U, L};
-		ps = pb_alloc(b, "ps", type_tensor(m, (DType){rd.ak, 1}, 3, pdims),
-		              vdev_get(m, c->dev, sym_intern_cstr(m, "global")));
-	}
+	PVar *ps = lower_reduction_parts(c, &rd, S);
 
 	int depth = pb_depth(b);
 	lower_kernel(c);
@@ -419,15 +441,7 @@ lower_reduce_gpu(GroupCx *c)
 	pb_if(b, ulive ? pe_bin(b, OP_AND, first, ulive) : first);
 	PExpr *at[2] = {tx, zero};
 	PExpr *total = pe_load(b, part, at, L);
-	if (ps) {
-		PExpr *pi[3] = {bz, u, zero};
-		pb_store(b, ps, pi, L, total);
-	} else {
-		lower_reduction_store(c, &rd, oidx, total);
-	}
-	pb_close_to(b, depth);
-	if (ps)
-		lower_reduction_slices(c, &rd, ps, S);
+	lower_reduction_finish(c, &rd, ps, bz, u, oidx, total, depth, S);
 	return 1;
 }
 

@@ -92,12 +92,7 @@ lower_reduce_cpu(GroupCx *c)
 	PBuild *b = c->b;
 	Module *m = c->m;
 	uint8_t L = (uint8_t)rd.lanes;
-	PVar *ps = NULL;
-	if (S > 1) {
-		int64_t pdims[3] = {S, rd.U, L};
-		ps = pb_alloc(b, "ps", type_tensor(m, (DType){rd.ak, 1}, 3, pdims),
-		              vdev_get(m, c->dev, sym_intern_cstr(m, "global")));
-	}
+	PVar *ps = lower_reduction_parts(c, &rd, S);
 
 	int depth = pb_depth(b);
 	lower_kernel(c);
@@ -174,14 +169,6 @@ lower_reduce_cpu(GroupCx *c)
 			total = lower_reduction_combine(c, &rd, total, pe_load(b, rest, &zero, 1));
 		total = pb_let(b, "t", total);
 	}
-	if (ps) {
-		PExpr *pi[3] = {s, u, zero};
-		pb_store(b, ps, pi, L, total);
-	} else {
-		lower_reduction_store(c, &rd, oidx, total);
-	}
-	pb_close_to(b, depth);
-	if (ps)
-		lower_reduction_slices(c, &rd, ps, S);
+	lower_reduction_finish(c, &rd, ps, s, u, oidx, total, depth, S);
 	return 1;
 }
