@@ -7,6 +7,13 @@
 #      mean: the exponent a constant in a buffer, as ir-import-onnx writes
 #      ONNX's Pow (a pow() per element), against the literal that
 #      ir-fold-constants makes of it (a product).
+#   2. nn.dense [1,197,768] x [768,768] (every MatMul of a transformer
+#      that torch exports: a 3-d input) beside the same product as 2-d
+#      [197,768], the weight an input and a constant that
+#      ir-fold-constants packs; attention's nn.batch_matmul as
+#      ir-import-onnx writes MatMul (transpose_b=false): q k^T
+#      [12,197,64] x [12,64,197] and attention times v [12,197,197] x
+#      [12,197,64].
 # With BENCH_BASELINE_BIN=DIR, every case also runs through that build's
 # tools (the code before a change), on the same inputs.
 # Prints ms per run and GFLOP/s of the prims named; asserts nothing.
@@ -14,7 +21,7 @@ set -eu
 
 BIN=${IRPIPE_BIN:-build/bin}
 WORK=${BENCH_DIR:-build/bench}/kernels
-REPS=${BENCH_KERNEL_RUNS:-5}
+REPS=${BENCH_KERNEL_RUNS:-10}
 BASE=${BENCH_BASELINE_BIN:-}
 mkdir -p "$WORK"
 export POCL_MAX_PTHREAD_COUNT=1
@@ -37,8 +44,9 @@ kernel() {
 	shift 4
 	ins=
 	for i in "$@"; do ins="$ins --input $i"; done
+	rm -rf "$WORK/out"  # (a tensor's file, or a tuple's folder)
 	# shellcheck disable=SC2086
-	if ! "$b/ir-run" --profile --repeat "$REPS" --data-dir "$WORK" $ins -o "$WORK/out.npy" "$mod" \
+	if ! "$b/ir-run" --profile --repeat "$REPS" --data-dir "$WORK" $ins -o "$WORK/out" "$mod" \
 		2> "$WORK/prof" > /dev/null; then
 		printf '  %-66s failed: %s\n' "$label" "$(tail -1 "$WORK/prof")"
 		return 0
@@ -83,3 +91,30 @@ IR
 echo "LayerNorm [1,197,768], the prim of its power by 2 and mean:"
 both "exponent a constant in a buffer (as imported): pow()" "$WORK/ln.ir" power none x="$WORK/x197.npy"
 both "after ir-fold-constants: power(%d, 2.0), a product" "$WORK/ln.ir" power fold x="$WORK/x197.npy"
+
+# 2. dense of a 3-d input, batch_matmul without transposes
+python3 bench/gen.py npy 197,768 "$WORK/x197_2d.npy"
+python3 bench/gen.py npy 768,768 "$WORK/w768.npy"
+python3 bench/gen.py npy 12,197,64 "$WORK/q.npy"
+python3 bench/gen.py npy 12,64,197 "$WORK/kt.npy"
+python3 bench/gen.py npy 12,197,197 "$WORK/att.npy"
+for r in 3 2; do
+	xs=1,197,768
+	[ $r = 3 ] || xs=197,768
+	printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[%s], %%w: f32[768,768]) -> f32[%s] {\n  %%d = nn.dense(%%x, %%w)\n  return %%d\n}\n' \
+		$xs $xs > "$WORK/dense$r.ir"
+	printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[%s]) -> f32[%s] {\n  %%w = const f32[768,768] file="w768.npy"\n  %%d = nn.dense(%%x, %%w)\n  return %%d\n}\n' \
+		$xs $xs > "$WORK/densec$r.ir"
+done
+printf 'device @cpu = cpu(0)\nfn @main(%%q: f32[12,197,64], %%k: f32[12,64,197], %%v: f32[12,197,64], %%a: f32[12,197,197]) -> (f32[12,197,197], f32[12,197,64]) {\n  %%s = nn.batch_matmul(%%q, %%k) {transpose_b=false}\n  %%o = nn.batch_matmul(%%a, %%v) {transpose_b=false}\n  %%t = (%%s, %%o)\n  return %%t\n}\n' \
+	> "$WORK/bmm.ir"
+echo "nn.dense [1,197,768] x [768,768] (0.232 GFLOP):"
+both "3-d input, weight an input" "$WORK/dense3.ir" dense none x="$WORK/x197.npy" w="$WORK/w768.npy"
+both "2-d input [197,768], weight an input" "$WORK/dense2.ir" dense none x="$WORK/x197_2d.npy" w="$WORK/w768.npy"
+both "3-d input, constant weight, ir-fold-constants" "$WORK/densec3.ir" dense fold x="$WORK/x197.npy"
+both "2-d input, constant weight, ir-fold-constants" "$WORK/densec2.ir" dense fold x="$WORK/x197_2d.npy"
+echo "nn.batch_matmul, transpose_b=false (as MatMul imports):"
+both "q k^T [12,197,64] x [12,64,197]" "$WORK/bmm.ir" 'batch_matmul_k' none q="$WORK/q.npy" \
+	k="$WORK/kt.npy" v="$WORK/q.npy" a="$WORK/att.npy"
+both "attention v [12,197,197] x [12,197,64]" "$WORK/bmm.ir" 'batch_matmul_1_k' none q="$WORK/q.npy" \
+	k="$WORK/kt.npy" v="$WORK/q.npy" a="$WORK/att.npy"

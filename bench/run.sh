@@ -20,7 +20,8 @@
 #      buffers.
 #   5b. issue 28's slow kernels on POCL, 1 thread: LayerNorm's power by a
 #      constant exponent, against the literal ir-fold-constants makes of
-#      it (bench/kernels.sh).
+#      it; a transformer's dense of a 3-d input beside the same 2-d
+#      product; attention's batch_matmuls (bench/kernels.sh).
 #   6. ir-plan-memory on resnet- and mobilenet-like graphs (planned bytes
 #      against the lower bound and greedy_by_size) and on chains to 100k.
 #   6b. ir-run's start-up: a second run with the program binary cache,

@@ -541,7 +541,8 @@ cpus_only(const Module *m)
 /* The panel width P a dense v with the constant weight w is to read w
  * packed in ([N/P,K,P], weight_layout "NC<P>n"), or 0 to leave it: where
  * ir-lower's cpu tile would transpose the weight into those panels on
- * every call (a 2-d input of 8 rows or more: lower_cpu_dense_pack), in a
+ * every call (an input of 8 rows or more, its leading axes folded into
+ * rows: lower_cpu_dense_pack), in a
  * module whose devices are all cpus (a gpu's tiles read [N,K] along k
  * faster than panels). */
 static int64_t
@@ -549,10 +550,14 @@ dense_panel(const Fold *fd, const Value *v, const Value *w)
 {
 	const Value *x = v->args[0];
 	if (!fd->cpu || strcmp(str_attr(v, "weight_layout", "NC"), "NC") || x->kind == VK_LIT ||
-	    !x->type || x->type->kind != TY_TENSOR || x->type->n != 2 || w->type->n != 2 ||
-	    x->type->dims[1] == 0)
+	    !x->type || x->type->kind != TY_TENSOR || x->type->n < 2 || w->type->n != 2 ||
+	    x->type->dims[x->type->n - 1] == 0)
 		return 0;
-	return lower_cpu_dense_pack(x->type->dims[0], w->type->dims[0]);
+	/* the rows: every axis of x but its last (ir-lower folds them) */
+	int64_t M = 1;
+	for (uint32_t d = 0; d + 1 < x->type->n; d++)
+		M *= x->type->dims[d];
+	return lower_cpu_dense_pack(M, w->type->dims[0]);
 }
 
 /* Every NCHW conv2d whose OIHW weight is a constant, with output channels

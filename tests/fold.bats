@@ -265,3 +265,23 @@ for i in range(10):
     assert np.array_equal(np.signbit(a)[~n], np.signbit(c)[~n]), (i, a, c)
     assert np.allclose(a, c, rtol=4e-6, atol=0, equal_nan=True), (i, a, c)"
 }
+
+@test "fold: a dense of a 3-d input (its leading axes rows) reads a constant weight packed in panels, equal on POCL" {
+	need_numpy
+	"$PY" -c "
+import numpy as np
+r = np.random.RandomState(5)
+np.save('$T/w3.npy', r.randn(64, 24).astype(np.float32))
+np.save('$T/x3.npy', r.randn(1, 13, 24).astype(np.float32))"
+	printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[1,13,24]) -> f32[1,13,64] {\n  %%w = const f32[64,24] file="w3.npy"\n  %%d = nn.dense(%%x, %%w)\n  return %%d\n}\n' > "$T/d3.ir"
+	ir-fold-constants "$T/d3.ir" > "$T/f.ir"
+	grep -q '%d: f32\[1,13,64\] = nn.dense(%x, %w_nc32n) {weight_layout="NC32n"}' "$T/f.ir"
+	compiled "$T/f.ir" "$T/f.ocl.ir"
+	[ "$(grep -c '^  kernel ' "$T/f.ocl.ir")" -eq 1 ]
+	ir-run --interp --data-dir "$T" --input x="$T/x3.npy" -o "$T/a.npy" "$T/d3.ir"
+	ir-run --check --data-dir "$T" --input x="$T/x3.npy" -o "$T/o.npy" "$T/f.ocl.ir"
+	"$PY" -c "
+import numpy as np
+a, o = np.load('$T/a.npy'), np.load('$T/o.npy')
+assert np.allclose(a, o, rtol=1e-5, atol=1e-5), abs(a - o).max()"
+}

@@ -331,3 +331,61 @@ IR
 	assert_output 'f32[4] [0.099975586, 2052.0, 0.15002441, 2048.0]'
 	grep -qF 'const float v = 0.099975586f;' "$d/l.ocl.ir"
 }
+
+@test "run_ocl: nn.dense of any rank and nn.batch_matmul with either transpose take the tiled schedules on cpu, gpu and texture gpu, equal to the interpreter" {
+	local d=$BATS_TEST_TMPDIR dev p
+	cat > "$d/m.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%a: f32[1,37,24], %b: f32[2,3,5,24], %c: f32[11,1,24], %e: f32[24], %w: f32[20,24], %bias: f32[20], %g: f32[2,32,16], %wg: f32[32,16], %q: f32[3,12,16], %kt: f32[3,16,37], %qt: f32[3,16,12], %k1: f32[1,10,16], %h: f32[2,32,16], %ht: f32[2,16,32], %f: f32[1,2,3,5,24], %w4: f32[4,24]) -> (f32[1,37,20], f32[2,3,5,20], f32[11,1,20], f32[20], f32[2,32,32], f32[3,12,37], f32[3,12,37], f32[3,12,10], f32[2,32,32], f32[1,2,3,5,4]) {
+  %d1 = nn.dense(%a, %w)
+  %r1 = add(%d1, %bias)
+  %d2 = nn.dense(%b, %w)
+  %r2 = nn.relu(%d2)
+  %d3 = nn.dense(%c, %w)
+  %d4 = nn.dense(%e, %w)
+  %d5 = nn.dense(%g, %wg)
+  %m1 = nn.batch_matmul(%q, %kt) {transpose_b=false}
+  %m2 = nn.batch_matmul(%qt, %kt) {transpose_a=true, transpose_b=false}
+  %m3 = nn.batch_matmul(%qt, %k1) {transpose_a=true}
+  %m4 = nn.batch_matmul(%h, %ht) {transpose_b=false}
+  %d6 = nn.dense(%f, %w4)
+  %t = (%r1, %r2, %d3, %d4, %d5, %m1, %m2, %m3, %m4, %d6)
+  return %t
+}
+IR
+	args=$("$PY" "$H" inputs "$d/m.ir" "$d")
+	for dev in cpu gpu tex; do
+		retarget $dev "$d/m.ir" > "$d/$dev.ir"
+		compiled "$d/$dev.ir" "$d/$dev.ocl.ir"
+		# no product is left to one element per work item: every prim
+		# has a register tile (unrolled loops) or a shared-memory one,
+		# but for a result in an image (%d6 on the texture gpu: a 5-d
+		# result of 4 units is taken for a packed tensor), written a
+		# texel at a time
+		for p in $(grep -v '%out: [^)]*@cpu:texture' "$d/$dev.ocl.ir" | grep -o '^prim @[a-z_0-9]*' | cut -c6-); do
+			awk -v p="$p" '$1 == "prim" && index($2, p "(") == 1 { on = 1 } on && /^}/ { exit }
+				on && / unrolled \{|:shared/ { found = 1 } END { exit !found }' "$d/$dev.ocl.ir" ||
+				{ echo "$dev: $p is not tiled"; return 1; }
+		done
+		# on a gpu the products of 32 rows and columns are shared-memory tiles
+		[ $dev = cpu ] || [ "$(grep -c '^ *alloc %as[0-9]*: .*:shared$' "$d/$dev.ocl.ir")" -eq 2 ]
+		mkdir "$d/$dev.ref" "$d/$dev.ocl"
+		ir-run --interp $args -o "$d/$dev.ref" "$d/$dev.ocl.ir"
+		ir-run --check $args -o "$d/$dev.ocl" "$d/$dev.ocl.ir"
+		"$PY" "$H" same "$d/$dev.ocl" "$d/$dev.ref"
+	done
+	# the graph level's values
+	mkdir "$d/graph"
+	ir-run --interp $args -o "$d/graph" "$d/m.ir"
+	"$PY" "$H" same "$d/cpu.ref" "$d/graph"
+	# a 3-d dense [1,37,24] is the 2-d one [37,24], kernel for kernel
+	for dev in cpu gpu tex; do
+		printf 'device @d = %s\nfn @main(%%x: f32[%s], %%w: f32[20,24]) -> f32[%s] {\n  %%y = nn.dense(%%x, %%w)\n  return %%y\n}\n' \
+			"$(retarget $dev "$d/m.ir" | sed -n '1s/^device @cpu = //p')" 1,37,24 1,37,20 > "$d/d3.ir"
+		sed 's/1,37,/37,/g' "$d/d3.ir" > "$d/d2.ir"
+		compiled "$d/d3.ir" "$d/d3.ocl.ir"
+		compiled "$d/d2.ir" "$d/d2.ocl.ir"
+		grep -q '^| __kernel' "$d/d3.ocl.ir"
+		diff <(grep '^| ' "$d/d3.ocl.ir") <(grep '^| ' "$d/d2.ocl.ir")
+	done
+}

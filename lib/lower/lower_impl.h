@@ -220,14 +220,35 @@ int lower_tiled(GroupCx *c);
 int lower_tile_grouped(GroupCx *c);
 /* The shape of a dense [M,K] x [N,K] or batch_matmul [B|1,M,K] x
  * [B|1,N,K] that the tiles take (lower_tile.c): false for literal
- * operands, other transposes than y's default one, or an empty tensor.
- * A dense of weight_layout "NC<P>n" has its weight [N/P,K,P] (pack P). */
+ * operands or an empty tensor.  A dense's rows are every axis of x but
+ * its last (a transformer's [1,197,768]: 197 rows), M their product; a
+ * dense of weight_layout "NC<P>n" has its weight [N/P,K,P] (pack P).  A
+ * batch_matmul may transpose x ([B|1,K,M], ta) and take y as [B|1,K,N]
+ * (tb false, as ir-import-onnx writes MatMul). */
 typedef struct {
 	uint32_t o; /* the axes after the batch: 1 if batched */
 	int64_t B, BX, BW, M, K, N; /* batches of the result, x and w */
 	int64_t pack;               /* P, or 0 for a weight [B|1,N,K] */
+	bool batched, ta, tb;
+	uint32_t lead;              /* dense: x's axes before its last */
+	const int64_t *ldims;       /* their sizes */
 } MatmulShape;
 bool lower_matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh);
+/* The index of x at batch bt, row m, reduction index k into idx (x's
+ * rank entries); a dense's row is taken apart into its leading axes
+ * (let-bound) unless pre has them already (lower_matmul_rows; NULL:
+ * here).  A batch of 1 reads batch 0. */
+void lower_matmul_xi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExpr *k,
+                     PExpr *const *pre, PExpr **idx);
+/* A dense's row m as the indices of x's leading axes, let-bound, into
+ * pre (sh->lead entries). */
+void lower_matmul_rows(PBuild *b, const MatmulShape *sh, PExpr *m, PExpr **pre);
+/* The index of an unpacked weight at batch bt, column n, reduction k. */
+void lower_matmul_wi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *n, PExpr *k,
+                     PExpr **idx);
+/* The index of the result at batch bt, row m, column n (pre as for x). */
+void lower_matmul_oi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExpr *n,
+                     PExpr *const *pre, PExpr **idx);
 /* Stores e, member 0's value at idx (lanes along the last axis), through
  * the fused consumers into the result (lower_tile.c); false after an
  * error. */

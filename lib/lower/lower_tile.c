@@ -9,6 +9,10 @@
  * with constant bounds, so that code generation can turn the array into
  * registers.
  *
+ * A dense's rows are all the axes of its input but the last (torch's
+ * MatMul of a transformer is a dense of [1,197,768]: 197 rows), taken
+ * apart from the row index once per tile.
+ *
  * dense [M,K] x [N,K] (and batch_matmul, per batch), on a gpu or with
  * fewer than 8 rows: a tile of RM rows x RN columns, each accumulator a
  * vector of V consecutive k (both operands are contiguous along k); the V
@@ -150,37 +154,106 @@ lower_matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh)
 {
 	const Value *v = c->g->members[0];
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type;
-	if (xt->n != (batched ? 3u : 2u) || v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
+	if (v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT || xt->n < 1 ||
+	    (batched && (xt->n != 3 || wt->n != 3)))
 		return false;
+	/* A result in an image (a dense's 5-d result of 4 units on a
+	 * texture device, taken for a packed tensor) is written a texel at
+	 * a time, as the element-wise schedule gathers them. */
+	const char *scope = c->nout == 1 ? c->out[0]->vd->scope : NULL;
+	if (scope && strncmp(scope, "texture", 7) == 0)
+		return false;
+	memset(sh, 0, sizeof *sh);
+	sh->batched = batched;
+	sh->o = batched;
 	if (batched) {
-		bool ta, tb;
-		lower_matmul_transposes(v, &ta, &tb);
-		if (ta || !tb)
-			return false;
+		lower_matmul_transposes(v, &sh->ta, &sh->tb);
+		sh->B = v->type->dims[0], sh->BX = xt->dims[0], sh->BW = wt->dims[0];
+		sh->M = xt->dims[sh->ta ? 2 : 1], sh->K = xt->dims[sh->ta ? 1 : 2];
+		sh->N = wt->dims[sh->tb ? 1 : 2];
+	} else {
+		/* the rows: x's leading axes, which the result shares */
+		sh->tb = true;
+		sh->B = sh->BX = sh->BW = 1;
+		sh->lead = xt->n - 1;
+		sh->ldims = xt->dims;
+		sh->M = 1;
+		for (uint32_t d = 0; d < sh->lead; d++)
+			sh->M *= xt->dims[d];
+		sh->K = xt->dims[xt->n - 1];
+		sh->N = v->type->dims[v->type->n - 1];
+		sh->pack = lower_dense_pack(v);
 	}
-	uint32_t o = batched;
-	int64_t P = batched ? 0 : lower_dense_pack(v);
-	*sh = (MatmulShape){o, batched ? v->type->dims[0] : 1, batched ? xt->dims[0] : 1,
-	                    batched ? wt->dims[0] : 1,
-	                    xt->dims[o], xt->dims[o + 1], P ? v->type->dims[1] : wt->dims[o], P};
 	return sh->B && sh->M && sh->N && sh->K;
 }
 
-/* dense [M,K] x [N,K], or batch_matmul [B|1,M,K] x [B|1,N,K] (batched;
- * only without transposes other than the default one of y, so that both
- * operands are contiguous along k). */
+void
+lower_matmul_rows(PBuild *b, const MatmulShape *sh, PExpr *m, PExpr **pre)
+{
+	if (sh->lead == 1)
+		pre[0] = m;
+	else if (sh->lead > 1)
+		lower_unflatten(b, m, sh->ldims, NULL, sh->lead, pre);
+}
+
+/* The leading entries of an index of x or the result: the batch, or a
+ * dense's row taken apart; returns how many. */
+static uint32_t
+row_index(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExpr *const *pre, PExpr **idx)
+{
+	if (sh->batched) {
+		idx[0] = bt;
+		idx[1] = m;
+		return 2;
+	}
+	if (pre)
+		memcpy(idx, pre, sh->lead * sizeof *idx);
+	else
+		lower_matmul_rows(b, sh, m, idx);
+	return sh->lead;
+}
+
+void
+lower_matmul_xi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExpr *k, PExpr *const *pre,
+                PExpr **idx)
+{
+	uint32_t r = row_index(b, sh, sh->BX == 1 ? pe_i32(b, 0) : bt, m, pre, idx);
+	idx[r] = k;
+	if (sh->ta) /* [B|1,K,M] */
+		idx[1] = k, idx[2] = m;
+}
+
+void
+lower_matmul_wi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *n, PExpr *k, PExpr **idx)
+{
+	uint32_t r = 0;
+	if (sh->batched)
+		idx[r++] = sh->BW == 1 ? pe_i32(b, 0) : bt;
+	idx[r] = sh->tb ? n : k;
+	idx[r + 1] = sh->tb ? k : n;
+}
+
+void
+lower_matmul_oi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExpr *n, PExpr *const *pre,
+                PExpr **idx)
+{
+	idx[row_index(b, sh, bt, m, pre, idx)] = n;
+}
+
+/* dense [M,K] x [N,K], or batch_matmul [B|1,M,K] x [B|1,N,K] (batched);
+ * with other transposes (an operand not contiguous along k) the tile
+ * reads one k at a time (V = 1). */
 static int
 tile_matmul(GroupCx *c, bool batched)
 {
 	const Value *v = c->g->members[0];
-	const Type *wt = v->args[1]->type;
 	MatmulShape sh;
 	/* (a packed weight has its units, not k, contiguous) */
 	if (!lower_matmul_shape(c, batched, &sh) || sh.pack)
 		return 0;
 	uint32_t o = sh.o;
 	int64_t B = sh.B, M = sh.M, K = sh.K, N = sh.N;
-	int64_t V = largest_divisor(K, on_gpu(c) ? dense_lanes_gpu : dense_lanes);
+	int64_t V = sh.ta || !sh.tb ? 1 : largest_divisor(K, on_gpu(c) ? dense_lanes_gpu : dense_lanes);
 	int64_t RM = largest_divisor(M, dense_rows), RN = largest_divisor(N, dense_rows);
 	ElemKind kk = (ElemKind)v->type->dt.kind;
 	PBuild *b = c->b;
@@ -192,9 +265,6 @@ tile_matmul(GroupCx *c, bool batched)
 	lower_open_nest(c, grid + !batched, 2 + o, t + !batched, false);
 	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[1], pe_i32(b, RM)));
 	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[2], pe_i32(b, RN)));
-	/* a batch of 1 is broadcast */
-	PExpr *bx = sh.BX != 1 ? t[0] : pe_i32(b, 0);
-	PExpr *bw = batched && wt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
 	int64_t tdims[3] = {RM, RN, V};
 	PVar *acc = local_tile(c, kk, 3, tdims);
 	int op = pb_depth(b);
@@ -208,14 +278,15 @@ tile_matmul(GroupCx *c, bool batched)
 	PExpr *k0 = pe_mul(b, r, pe_i32(b, V));
 	op = pb_depth(b);
 	u = unrolled(c, "u", RM);
-	PExpr *xi[3] = {bx, pe_add(b, i0, u), k0};
-	PExpr *a = pb_let(b, "a", as_type(c, kk, pe_load(b, x, xi + !batched, (uint32_t)V)));
+	PExpr *xi[LOWER_MAX_RANK], *wi[3];
+	lower_matmul_xi(b, &sh, t[0], pe_add(b, i0, u), k0, NULL, xi);
+	PExpr *a = pb_let(b, "a", as_type(c, kk, pe_load(b, x, xi, (uint32_t)V)));
 	q = unrolled(c, "u", RN);
-	PExpr *wi[3] = {bw, pe_add(b, j0, q), k0};
+	lower_matmul_wi(b, &sh, t[0], pe_add(b, j0, q), k0, wi);
 	PExpr *acci[3] = {u, q, pe_i32(b, 0)};
 	pb_store(b, acc, acci, (uint32_t)V,
 	         mac(c, pe_load(b, acc, acci, (uint32_t)V), a,
-	             as_type(c, kk, pe_load(b, w, wi + !batched, (uint32_t)V))));
+	             as_type(c, kk, pe_load(b, w, wi, (uint32_t)V))));
 	pb_close_to(b, op);
 	pb_close_to(b, kop);
 
@@ -232,8 +303,9 @@ tile_matmul(GroupCx *c, bool batched)
 		for (int64_t l = 0; l < n / 2; l++)
 			part[l] = pe_add(b, part[2 * l], part[2 * l + 1]);
 	PExpr *sum = part[0];
-	PExpr *oi[3] = {t[0], pe_add(b, i0, u), pe_add(b, j0, q)};
-	bool ok = store_through_consumers(c, sum, oi + !batched, 1);
+	PExpr *oi[LOWER_MAX_RANK];
+	lower_matmul_oi(b, &sh, t[0], pe_add(b, i0, u), pe_add(b, j0, q), NULL, oi);
+	bool ok = store_through_consumers(c, sum, oi, 1);
 	pb_close_to(b, op);
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
@@ -284,16 +356,36 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	 * transposed weight too little to pay for transposing it: those
 	 * keep the lanes-along-k tile.  A weight packed already (dense's
 	 * weight_layout "NC<PL>n") is read as it is, whatever the rows. */
-	if (M < cpu_rows[0] && !sh.pack)
-		return tile_matmul(c, batched);
+	if (M < cpu_rows[0] && !sh.pack) {
+		int r = tile_matmul(c, batched);
+		if (r)
+			return r;
+	}
 	int64_t V, RN;
 	lower_cpu_dense_panel(sh.pack ? sh.pack : N, &V, &RN);
+	/* Likewise columns that no vector of 4 or more divides (attention's
+	 * q k^T, 197 columns: panels of one column ran at 1.75 GFLOP/s on
+	 * POCL) take panels of 2 vectors of 16, the last panel's columns
+	 * past N copies of column N - 1 that are not stored. */
+	bool ragged_n = !sh.pack && V < 4 && N >= 2 * dense_lanes[0];
+	if (ragged_n)
+		V = dense_lanes[0], RN = cpu_vecs[0];
 	int64_t RM = largest_divisor(M, cpu_rows);
+	/* Rows that no tile of 4 or more divides (a ViT's 197 tokens) take
+	 * tiles of 8 rows, the last one's rows past M reading row M - 1 and
+	 * storing nothing: a tile of one row loads a vector of the panel for
+	 * each fma.  On POCL (1 thread) [197,768] x [768,768] ran at 20-27
+	 * GFLOP/s in tiles of 1 row, 80-95 in ragged tiles of 8
+	 * (bench/kernels.sh). */
+	bool ragged = RM < 4 && M >= cpu_rows[0];
+	if (ragged)
+		RM = cpu_rows[0];
+	int64_t MT = (M + RM - 1) / RM;
 	ElemKind kk = (ElemKind)v->type->dt.kind;
 	PBuild *b = c->b;
 	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
-	int64_t P = RN * V, NP = N / P;
+	int64_t P = RN * V, NP = (N + P - 1) / P;
 	/* The panels' width PL: P when transposed here, a multiple of P when
 	 * packed (each panel then SP tiles wide). */
 	int64_t PL = sh.pack ? sh.pack : P, SP = PL / P;
@@ -322,8 +414,12 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 		PVar *col = pb_alloc(b, "col", type_tensor(c->m, (DType){wt->dt.kind, 1}, 1, &V), c->local);
 		int op = pb_depth(b);
 		PExpr *l = unrolled(c, "u", V);
-		PExpr *wsrc[3] = {tg[0], pe_add(b, n0, l), tg[3]};
-		pb_store(b, col, &l, 1, pe_load(b, w, wsrc + !batched, 1));
+		PExpr *wsrc[3];
+		PExpr *n = pe_add(b, n0, l);
+		if (ragged_n)
+			n = pe_call2(b, I_MIN, n, pe_i32(b, N - 1));
+		lower_matmul_wi(b, &sh, tg[0], n, tg[3], wsrc);
+		pb_store(b, col, &l, 1, pe_load(b, w, wsrc, 1));
 		pb_close_to(b, op);
 		PExpr *zero = pe_i32(b, 0), *wdst[4] = {tg[0], tg[1], tg[3], q0};
 		pb_store(b, wT, wdst + !batched, (uint32_t)V, pe_load(b, col, &zero, (uint32_t)V));
@@ -334,7 +430,7 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	 * the tiles of one panel next to each other (the panel stays in
 	 * cache while the rows of x go by: 2.5x at 1024^3 over the panels
 	 * side by side). */
-	int64_t grid[3] = {B, NP, M / RM};
+	int64_t grid[3] = {B, NP, MT};
 	PExpr *t[3] = {NULL, NULL, NULL};
 	close = pb_depth(b);
 	/* One parallel axis of all the tiles: as rows x columns, 512^3 was
@@ -346,8 +442,17 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	PExpr *i0 = pb_let(b, "m", pe_mul(b, t[2], pe_i32(b, RM)));
 	PExpr *j0 = pb_let(b, "n", pe_mul(b, t[1], pe_i32(b, P)));
 	/* a batch of 1 is broadcast */
-	PExpr *bx = sh.BX != 1 ? t[0] : pe_i32(b, 0);
-	PExpr *bw = batched && wt->dims[0] != 1 ? t[0] : pe_i32(b, 0);
+	PExpr *bw = batched && BW != 1 ? t[0] : pe_i32(b, 0);
+	/* The tile's rows (clamped into x when ragged), and a dense's rows
+	 * taken apart into x's leading axes, once per tile. */
+	PExpr *row[8], *pre[8][LOWER_MAX_RANK]; /* cpu_rows[0] */
+	for (int64_t u = 0; u < RM; u++) {
+		PExpr *m = pe_add(b, i0, pe_i32(b, u));
+		if (ragged && u > 0)
+			m = pe_call2(b, I_MIN, m, pe_i32(b, M - 1));
+		row[u] = sh.lead > 1 || (ragged && u > 0) ? pb_let(b, "r", m) : m;
+		lower_matmul_rows(b, &sh, row[u], pre[u]);
+	}
 	/* One accumulator alloc of V lanes per vector of the tile, and the
 	 * tile written out statement by statement: a single array of the
 	 * tile, read and written in runs of V, stayed in memory on POCL
@@ -375,8 +480,9 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 		wv[q] = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi + !batched, (uint32_t)V)));
 	}
 	for (int64_t u = 0; u < RM; u++) {
-		PExpr *xi[3] = {bx, pe_add(b, i0, pe_i32(b, u)), k};
-		PExpr *a = pb_let(b, "a", pe_broadcast(b, (uint8_t)V, as_type(c, kk, pe_load(b, x, xi + !batched, 1))));
+		PExpr *xi[LOWER_MAX_RANK];
+		lower_matmul_xi(b, &sh, t[0], row[u], k, pre[u], xi);
+		PExpr *a = pb_let(b, "a", pe_broadcast(b, (uint8_t)V, as_type(c, kk, pe_load(b, x, xi, 1))));
 		for (int64_t q = 0; q < RN; q++) {
 			PExpr *zero = pe_i32(b, 0);
 			pb_store(b, acc[u][q], &zero, (uint32_t)V,
@@ -386,14 +492,25 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	pb_close_to(b, kop);
 
 	bool ok = true;
-	for (int64_t u = 0; u < RM && ok; u++)
+	for (int64_t u = 0; u < RM && ok; u++) {
+		int rop = pb_depth(b);
+		if (ragged && u > 0)
+			pb_if(b, pe_bin(b, OP_LT, pe_add(b, i0, pe_i32(b, u)), pe_i32(b, M)));
 		for (int64_t q = 0; q < RN && ok; q++) {
 			int op = pb_depth(b);
 			PExpr *l = unrolled(c, "u", V);
-			PExpr *oi[3] = {t[0], pe_add(b, i0, pe_i32(b, u)), pe_add(b, j0, pe_add(b, pe_i32(b, q * V), l))};
-			ok = store_through_consumers(c, pe_load(b, acc[u][q], &l, 1), oi + !batched, 1);
+			PExpr *col = pe_add(b, j0, pe_add(b, pe_i32(b, q * V), l));
+			if (ragged_n) {
+				col = pb_let(b, "c", col);
+				pb_if(b, pe_bin(b, OP_LT, col, pe_i32(b, N)));
+			}
+			PExpr *oi[LOWER_MAX_RANK];
+			lower_matmul_oi(b, &sh, t[0], row[u], col, pre[u], oi);
+			ok = store_through_consumers(c, pe_load(b, acc[u][q], &l, 1), oi, 1);
 			pb_close_to(b, op);
 		}
+		pb_close_to(b, rop);
+	}
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }

@@ -84,8 +84,7 @@ struct Gemm {
 	              uint32_t lanes);
 	/* the operands */
 	PVar *x, *w;
-	bool batched, bx_bcast, bw_bcast;
-	int64_t pack;              /* dense's weight [N/pack,K,pack], or 0 */
+	MatmulShape mm;            /* dense, batch_matmul */
 	/* conv2d */
 	ConvAttrs ca;
 	bool packed;               /* NCHW4c data and result, OIHW4o weight */
@@ -523,15 +522,17 @@ build_gemm(GroupCx *c, const Gemm *g)
 static PExpr *
 mm_load_a(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *k)
 {
-	PExpr *xi[3] = {g->bx_bcast ? pe_i32(c->b, 0) : bt, m, k};
-	return pe_load(c->b, g->x, xi + !g->batched, 1);
+	PExpr *xi[LOWER_MAX_RANK];
+	lower_matmul_xi(c->b, &g->mm, bt, m, k, NULL, xi);
+	return pe_load(c->b, g->x, xi, 1);
 }
 
 static PExpr *
 mm_load_b(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k)
 {
-	PExpr *wi[3] = {g->bw_bcast ? pe_i32(c->b, 0) : bt, n, k};
-	return pe_load(c->b, g->w, wi + !g->batched, 1);
+	PExpr *wi[3];
+	lower_matmul_wi(c->b, &g->mm, bt, n, k, wi);
+	return pe_load(c->b, g->w, wi, 1);
 }
 
 /* dense's weight_layout "NC<P>n": unit n at [n / P, k, n % P] */
@@ -540,7 +541,7 @@ mm_load_b_packed(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k)
 {
 	(void)bt;
 	PBuild *b = c->b;
-	PExpr *wi[3] = {pe_div(b, n, pe_i32(b, g->pack)), k, pe_mod(b, n, pe_i32(b, g->pack))};
+	PExpr *wi[3] = {pe_div(b, n, pe_i32(b, g->mm.pack)), k, pe_mod(b, n, pe_i32(b, g->mm.pack))};
 	return pe_load(b, g->w, wi, 1);
 }
 
@@ -548,8 +549,9 @@ static bool
 mm_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val, uint32_t lanes)
 {
 	(void)lanes;
-	PExpr *oi[3] = {bt, m, n};
-	return lower_store_through(c, val, oi + !g->batched, 1);
+	PExpr *oi[LOWER_MAX_RANK];
+	lower_matmul_oi(c->b, &g->mm, bt, m, n, NULL, oi);
+	return lower_store_through(c, val, oi, 1);
 }
 
 /* A product with few rows (M < GEMV_ROWS: a batch-1 classifier, 1x1280
@@ -564,7 +566,7 @@ mm_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val, u
 enum { GEMV_ROWS = 8, GEMV_MIN_K = 256, GEMV_WG = 128 };
 
 static int
-tile_gemv_gpu(GroupCx *c, bool batched, const MatmulShape *sh)
+tile_gemv_gpu(GroupCx *c, const MatmulShape *sh)
 {
 	int64_t limit = lower_wg_limit(c->device), WG = 1;
 	while (2 * WG <= limit && 2 * WG <= GEMV_WG && 4 * 2 * WG <= sh->K)
@@ -598,15 +600,18 @@ tile_gemv_gpu(GroupCx *c, bool batched, const MatmulShape *sh)
 	PExpr *k = pb_let(b, "k", pe_add(b, pe_mul(b, pe_var(b, r), pe_i32(b, WG)), t));
 	if (sh->K % WG)
 		pb_if(b, pe_bin(b, OP_LT, k, pe_i32(b, sh->K)));
-	PExpr *xi[3] = {sh->BX == 1 ? zero : bt, row, k}, *wi[3] = {sh->BW == 1 ? zero : bt, col, k};
-	PExpr *xv = as_kind(c, kk, pe_load(b, x, xi + !batched, 1));
-	PExpr *wv = as_kind(c, kk, pe_load(b, w, wi + !batched, 1));
+	PExpr *xi[LOWER_MAX_RANK], *wi[3];
+	lower_matmul_xi(b, sh, bt, row, k, NULL, xi);
+	lower_matmul_wi(b, sh, bt, col, k, wi);
+	PExpr *xv = as_kind(c, kk, pe_load(b, x, xi, 1));
+	PExpr *wv = as_kind(c, kk, pe_load(b, w, wi, 1));
 	pb_store(b, acc, &zero, 1, fma_of(c, pe_load(b, acc, &zero, 1), xv, wv));
 	pb_close_to(b, op);
 	lower_sum_shares(b, part, acc, t, WG);
 	pb_if(b, pe_bin(b, OP_EQ, t, zero));
-	PExpr *oi[3] = {bt, row, col};
-	bool ok = lower_store_through(c, pe_load(b, part, &zero, 1), oi + !batched, 1);
+	PExpr *oi[LOWER_MAX_RANK];
+	lower_matmul_oi(b, sh, bt, row, col, NULL, oi);
+	bool ok = lower_store_through(c, pe_load(b, part, &zero, 1), oi, 1);
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }
@@ -618,17 +623,16 @@ tile_matmul_gpu(GroupCx *c, bool batched)
 	if (!lower_matmul_shape(c, batched, &sh))
 		return 0;
 	const Value *v = c->g->members[0];
-	Gemm g = {.B = sh.B, .M = sh.M, .N = sh.N, .K = sh.K, .a_kfast = true, .b_kfast = true,
+	Gemm g = {.B = sh.B, .M = sh.M, .N = sh.N, .K = sh.K, .a_kfast = !sh.ta, .b_kfast = sh.tb,
 	          .kk = (ElemKind)v->type->dt.kind, .load_a = mm_load_a, .load_b = mm_load_b,
-	          .store = mm_store, .batched = batched, .bx_bcast = sh.BX == 1,
-	          .bw_bcast = sh.BW == 1, .pack = sh.pack};
+	          .store = mm_store, .mm = sh};
 	if (sh.pack) { /* the units contiguous */
 		g.b_kfast = false;
 		g.load_b = mm_load_b_packed;
 	}
 	/* (lower_input only after the shape is known to fit: it binds nothing) */
 	if (!gemm_tiles(c, &g, NULL))
-		return tile_gemv_gpu(c, batched, &sh);
+		return tile_gemv_gpu(c, &sh);
 	g.x = lower_input(c, 0, 0, -1)->buf;
 	g.w = lower_input(c, 0, 1, -1)->buf;
 	return build_gemm(c, &g);
