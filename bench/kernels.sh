@@ -14,6 +14,9 @@
 #      ir-import-onnx writes MatMul (transpose_b=false): q k^T
 #      [12,197,64] x [12,64,197] and attention times v [12,197,197] x
 #      [12,197,64].
+#   3. mobilenet_v2's 1x1 convs 16 -> 96 at 112x112 and 24 -> 144 at
+#      56x56 with bias and clip (NCHW, constant weights made HWIO by
+#      ir-fold-constants).
 # With BENCH_BASELINE_BIN=DIR, every case also runs through that build's
 # tools (the code before a change), on the same inputs.
 # Prints ms per run and GFLOP/s of the prims named; asserts nothing.
@@ -118,3 +121,17 @@ both "q k^T [12,197,64] x [12,64,197]" "$WORK/bmm.ir" 'batch_matmul_k' none q="$
 	k="$WORK/kt.npy" v="$WORK/q.npy" a="$WORK/att.npy"
 both "attention v [12,197,197] x [12,197,64]" "$WORK/bmm.ir" 'batch_matmul_1_k' none q="$WORK/q.npy" \
 	k="$WORK/kt.npy" v="$WORK/q.npy" a="$WORK/att.npy"
+
+# 3. mobilenet_v2's 1x1 convs
+python3 bench/gen.py npy 1,16,112,112 "$WORK/xc16.npy"
+python3 bench/gen.py npy 1,24,56,56 "$WORK/xc24.npy"
+for spec in "16 96 112" "24 144 56"; do
+	set -- $spec
+	python3 bench/gen.py npy $2,$1,1,1 "$WORK/wc$1.npy"
+	python3 bench/gen.py npy $2 "$WORK/bc$1.npy"
+	printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[1,%d,%d,%d]) -> f32[1,%d,%d,%d] {\n  %%w = const f32[%d,%d,1,1] file="wc%d.npy"\n  %%b = const f32[%d] file="bc%d.npy"\n  %%c = nn.conv2d(%%x, %%w) {kernel_size=[1, 1]}\n  %%a = nn.bias_add(%%c, %%b) {axis=1}\n  %%r = clip(%%a) {a_min=0.0, a_max=6.0}\n  return %%r\n}\n' \
+		$1 $3 $3 $2 $3 $3 $2 $1 $1 $2 $1 > "$WORK/conv$1.ir"
+done
+echo "mobilenet_v2's 1x1 convs with bias and clip, after ir-fold-constants:"
+both "16 -> 96 at 112x112 (38.5 MFLOP)" "$WORK/conv16.ir" conv2d fold x="$WORK/xc16.npy"
+both "24 -> 144 at 56x56 (21.7 MFLOP)" "$WORK/conv24.ir" conv2d fold x="$WORK/xc24.npy"

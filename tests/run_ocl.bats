@@ -389,3 +389,32 @@ IR
 		diff <(grep '^| ' "$d/d3.ocl.ir") <(grep '^| ' "$d/d2.ocl.ir")
 	done
 }
+
+@test "run_ocl: a cpu 1x1 conv2d, or one of few taps per output, with stride 1 is a tile of vectors along the output's columns, equal to the interpreter" {
+	local d=$BATS_TEST_TMPDIR
+	cat > "$d/m.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[1,16,8,32], %w: f32[24,16,1,1], %b: f32[24], %y: f32[1,3,16,16], %v: f32[8,3,3,3], %z: f32[2,4,6,8], %u: f32[16,2,1,1], %r: f32[2,16,6,8]) -> (f32[1,24,8,32], f32[1,8,16,16], f32[2,16,6,8]) {
+  %c1 = nn.conv2d(%x, %w) {kernel_size=[1, 1]}
+  %a1 = nn.bias_add(%c1, %b) {axis=1}
+  %k1 = clip(%a1) {a_min=0.0, a_max=6.0}
+  %c2 = nn.conv2d(%y, %v) {padding=[1, 1, 1, 1]}
+  %c3 = nn.conv2d(%z, %u) {groups=2}
+  %a3 = add(%c3, %r)
+  %t = (%k1, %c2, %a3)
+  return %t
+}
+IR
+	compiled "$d/m.ir" "$d/m.ocl.ir"
+	# each product reads a row of the input as a vector and stores one
+	[ "$(grep -c '^prim @[a-z_0-9]*conv2d' "$d/m.ocl.ir")" -eq 3 ]
+	[ "$(grep -c '^ *let %x[0-9]*: f32x\(16\|8\) = %[a-z0-9]*\[.*:\(16\|8\)\]$' "$d/m.ocl.ir")" -eq 3 ]
+	[ "$(grep -c '^ *%out\[.*:\(16\|8\)\] = ' "$d/m.ocl.ir")" -eq 3 ]
+	args=$("$PY" "$H" inputs "$d/m.ir" "$d")
+	mkdir "$d/ref" "$d/ocl" "$d/graph"
+	ir-run --interp $args -o "$d/graph" "$d/m.ir"
+	ir-run --interp $args -o "$d/ref" "$d/m.ocl.ir"
+	ir-run --check $args -o "$d/ocl" "$d/m.ocl.ir"
+	"$PY" "$H" same "$d/ref" "$d/graph"
+	"$PY" "$H" same "$d/ocl" "$d/ref"
+}

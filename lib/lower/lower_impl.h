@@ -109,6 +109,9 @@ uint32_t lower_group_lanes(GroupCx *c);
 /* The same for the members after the master, which a tiled schedule
  * gives texels of its own making (lower_tile_dw.c). */
 uint32_t lower_consumer_lanes(GroupCx *c);
+/* Can the members after the master compute `lanes` consecutive elements
+ * along the result's last axis as a vector (the master's value given)? */
+bool lower_consumers_lanes_ok(GroupCx *c, uint32_t lanes);
 
 /* ------------------------------------------- lower_nest.c: the bottom */
 

@@ -1158,10 +1158,12 @@ inner_last(const Layout *l, char axis, uint32_t lanes)
 	return l->rank > 0 && l->axes[l->rank - 1] == axis && l->factor == (int64_t)lanes;
 }
 
-/* (lower_impl.h) Elementwise and broadcast members can; reductions and
- * pooling when that axis is not reduced (a packed channel axis); conv2d
- * when the lanes are the inner output channels of a packed NCHWc/OIHWo
- * pair within one group.  Index shuffles (reshape, transpose,
+/* Members k down to lo (lower_chain_lanes_ok: to the master; in
+ * lower_impl.h) computing `lanes` consecutive elements as one vector.
+ * Elementwise and broadcast members can; reductions and pooling when
+ * that axis is not reduced (a packed channel axis); conv2d when the
+ * lanes are the inner output channels of a packed NCHWc/OIHWo pair
+ * within one group.  Index shuffles (reshape, transpose,
  * layout_transform, concatenate, strided_slice, nn.pad) and the integer
  * power loop cannot.  Members below `stop` are not asked. */
 static bool
@@ -1236,6 +1238,12 @@ lower_packed_result(const GroupCx *c)
 {
 	const Type *t = type_of(c->g->members[c->g->n - 1]);
 	return t->kind == TY_TENSOR && t->n == 5 && t->dims[4] == 4 && t->dt.kind != ET_BOOL;
+}
+
+bool
+lower_consumers_lanes_ok(GroupCx *c, uint32_t lanes)
+{
+	return chain_lanes_ok(c, c->g->n - 1, 1, lanes);
 }
 
 uint32_t
