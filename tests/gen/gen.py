@@ -844,6 +844,10 @@ class Gen:
         O = groups * mult
         kl = self.r.choice(["OIHW", "OIHW", "OIHW4o"])
         ol = self.r.choice(["NCHW", "NCHW4c", dl])
+        # a packed depthwise conv, texel for texel (lower_tile_dw.c), more
+        # often than the draws above make one
+        if not self.legacy and groups == C and dl == "NCHW4c" and self.chance(0.6):
+            mult, O, kl, ol = 1, C, "OIHW4o", "NCHW4c"
         if (kl == "OIHW4o" or ol == "NCHW4c") and O % 4:
             if groups * 4 * mult > 64:
                 return False
