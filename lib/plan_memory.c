@@ -4,8 +4,9 @@
  * Ticks count @main's bindings in program order (walk.h: an if, its then
  * arm, its else arm, what follows).  A buffer lives from the tick of the
  * binding that makes it to the last tick that uses it or anything
- * aliasing it: on_device, tuples, projections and ifs make no buffer of
- * their own, they name their operands' (an if, both arms' yields; a
+ * aliasing it: on_device, tuples, projections, ifs and views of buffers
+ * (a reshape, squeeze or expand_dims out of texture scopes) make
+ * no buffer of their own, they name their operands' (an if, both arms' yields; a
  * projection of what is not a plain tuple, all of it: conservative).
  * A call of a function makes none either: its body is not planned, so
  * at run time its result is memory the callee's own values got or the
@@ -27,6 +28,7 @@
 
 #include "diag.h"
 #include "map.h"
+#include "ops/ops.h"
 #include "plan_memory.h"
 #include "texture.h"
 #include "walk.h"
@@ -210,6 +212,17 @@ on_device_bufs(Ex *x, const Value *v)
 	}
 }
 
+/* A view (ops.h) of a buffer: a reshape, squeeze or expand_dims neither
+ * of whose sides is in a texture scope (an image's rows split the
+ * elements elsewhere: a reshape of one is an image of its own). */
+static bool
+buffer_view(const Value *v)
+{
+	const VDev *a = v->nargs ? v->args[0]->vd : NULL;
+	return value_is_view(v) && !(v->vd && v->vd->scope && is_texture_scope(v->vd->scope)) &&
+	       !(a && a->scope && is_texture_scope(a->scope));
+}
+
 /* A value makes its own buffers, one per tensor field. */
 static void
 own_bufs(Ex *x, const Value *v, uint8_t kind)
@@ -328,6 +341,11 @@ returned_params(Ex *x, const Func *f)
 			for (int a = 0; a < 2; a++)
 				if (v->u.arms[a].yield)
 					VEC_PUSH(st, n, cap) = v->u.arms[a].yield;
+			break;
+		case B_OP:
+			/* a view names its operand's buffer */
+			if (buffer_view(v))
+				VEC_PUSH(st, n, cap) = v->args[0];
 			break;
 		default:
 			break;
@@ -456,7 +474,10 @@ extract(Ex *x, Module *m, bool io)
 			own_bufs(x, v, BK_WORK);
 			break;
 		case B_OP:
-			own_bufs(x, v, BK_WORK);
+			if (buffer_view(v))         /* its operand's buffer */
+				alias(x, v, (const Value *const *)v->args, 1, -1);
+			else
+				own_bufs(x, v, BK_WORK);
 			break;
 		case B_CALL: {
 			/* the operands it may return, not a buffer of its own */

@@ -187,7 +187,36 @@ IR
 	run -0 sh -c "ir-lower --no-fuse '$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir' | grep -c '^prim '"
 	assert_output 7
 	run -0 sh -c "ir-lower '$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir' | grep -c '^prim '"
-	assert_output 5
+	assert_output 4
+}
+
+@test "lower: reshapes, squeezes and expand_dims alone over a buffer stay operators, views (no prim); not of an image, not under --no-fuse (issue 23, item 3)" {
+	cat > "$BATS_TEST_TMPDIR/v.ir" <<'IR'
+device @gpu = gpu(0) {texture=true}
+fn @main(%x: f32[4,16], %y: f32[1,2,2,2,4]) -> (f32[4,16], f32[1,32], f32[1,2,2,2,4], f32[1,2,2,2,4], f32[4]) {
+  %a = sum(%x) {axis=[1], keepdims=true}
+  %v = reshape(%a) {newshape=[4]}
+  %e = expand_dims(%v) {axis=1}
+  %f = add(%x, %e)
+  %s = squeeze(%e) {axis=[1]}
+  %r = exp(%y)
+  %g = reshape(%r) {newshape=[1, 32]}
+  %k = negative(%r)
+  %h = reshape(%g) {newshape=[1, 2, 2, 2, 4]}
+  %t = (%f, %g, %h, %k, %s)
+  return %t
+}
+IR
+	run -0 --separate-stderr sh -c "ir-plan-devices '$BATS_TEST_TMPDIR/v.ir' | ir-lower --stats"
+	assert_output --partial '%v: f32[4] on @gpu = reshape(%a) {newshape=[4]}'
+	assert_output --partial '%e: f32[4,1] on @gpu = expand_dims(%v) {axis=1}'
+	assert_output --partial '%s: f32[4] on @gpu = squeeze(%e) {axis=[1]}'
+	# a view of an image's texels would read them elsewhere: a kernel
+	assert_output --partial '%g: f32[1,32] on @gpu = call_lowered @reshape(%r)'
+	assert_output --partial '%h: f32[1,2,2,2,4] on @gpu = call_lowered @reshape_1(%g)'
+	[ "${stderr%%$'\n'*}" = "ir-lower: 3 reshapes left as views of their operands' buffers (no kernel)" ]
+	run -0 sh -c "ir-plan-devices '$BATS_TEST_TMPDIR/v.ir' | ir-lower --no-fuse"
+	assert_output --partial '%v: f32[4] on @gpu = call_lowered @reshape(%a)'
 }
 
 @test "lower: --no-texture keeps every buffer in global memory" {
@@ -361,7 +390,8 @@ IR
 
 @test "lower: --stats counts operators, prims and fusions" {
 	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir"
-	[ "$stderr" = "ir-lower: 7 operators in 5 prims (2 fused into a producer, 0 calls of a prim shared with an identical group); 0 buffers in texture memory, 0 kept in global memory for image2d_max" ]
+	[ "$stderr" = "ir-lower: 1 reshape left as view of its operand's buffer (no kernel)
+ir-lower: 7 operators in 4 prims (2 fused into a producer, 0 calls of a prim shared with an identical group); 0 buffers in texture memory, 0 kept in global memory for image2d_max" ]
 }
 
 @test "lower: a value used twice fuses where its uses close a diamond inside the group, else it ends the group" {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "exec/exec_impl.h"
+#include "ops/ops.h"
 #include "walk.h"
 
 enum { PLAN_MAX_BINDINGS = 1 << 20 };
@@ -42,6 +43,8 @@ bindings_plannable(OclRt *rt, Module *m, const Func *f, const char **why)
 	for (Value *v; ok && (v = fwalk_next_binding(&w, &blk));) {
 		switch (v->form) {
 		case B_OP:
+			if (value_is_view(v))
+				continue;     /* its operand's buffer (exec_plan.c) */
 			*why = "an operator is left";
 			ok = false;
 			break;

@@ -28,6 +28,7 @@
 
 #include "exec/exec_impl.h"
 #include "ocl/ocl.h"
+#include "ops/ops.h"
 #include "texture.h"
 #include "walk.h"
 
@@ -662,6 +663,42 @@ plan_fcall(Exec *x, const InterpOpts *io, const Value *v, uint32_t frame, XCurso
 	return true;
 }
 
+/* A view (reshape, squeeze, expand_dims, left by ir-lower): its
+ * operand's buffers under its own type, no step; the objects' lifetimes
+ * grow with the view's uses, as they are the same objects.  An operand
+ * held only in images gets a buffer first (an image's rows split the
+ * elements elsewhere). */
+static bool
+plan_view(Exec *x, const InterpOpts *io, const Value *v, uint32_t frame)
+{
+	uint32_t first, n;
+	if (!operand(x, io, v->args[0], frame, &first, &n))
+		return false;
+	uint32_t si = x->slots[first];
+	uint32_t d = new_val(x, v->type, v->name, v->loc);
+	x->vals[d].host = x->vals[si].host;
+	x->vals[d].konst = x->vals[si].konst;
+	x->vals[d].keep = x->vals[si].keep;
+	bool any = false;
+	for (uint32_t i = 0; i < x->vals[si].nres; i++) {
+		XRes r = x->vals[si].res[i];
+		if (!x->objs[r.obj].o.image) {
+			add_res(x, d, r.dev, r.obj);
+			any = true;
+		}
+	}
+	if (!any && x->vals[si].nres) {
+		RtDev *rd = x->vals[si].res[0].dev;
+		uint32_t o;
+		if (!val_on(x, si, rd, v->name, v->loc, x->vals[si].ty, NULL, &o))
+			return false;
+		add_res(x, d, rd, o);
+	}
+	ref_set(x, v, frame, (uint32_t)x->nslots, 1);
+	push_slot(x, d);
+	return true;
+}
+
 /* One binding that is not an if or a call. */
 static bool
 plan_binding(Exec *x, const InterpOpts *io, const Value *v, uint32_t frame)
@@ -711,6 +748,10 @@ plan_binding(Exec *x, const InterpOpts *io, const Value *v, uint32_t frame)
 		ref_set(x, v, frame, first + off, ntensors(v->type));
 		return true;
 	}
+	case B_OP:
+		if (value_is_view(v))
+			return plan_view(x, io, v, frame);
+		/* fall through */
 	default:
 		error_at(x->m->ctx, v->loc, "internal error: the executor cannot plan '%%%s'", v->name);
 		return false;

@@ -69,7 +69,7 @@ typedef struct {
 	uint64_t *key;        /* the group key being built (see group_key) */
 	size_t keyn, keycap;
 	/* statistics */
-	unsigned nops, nprims, nfused, ntexture, nfallback, nshared;
+	unsigned nops, nprims, nfused, ntexture, nfallback, nshared, nviews;
 } Lower;
 
 /* ------------------------------------------------------------- fusion */
@@ -344,6 +344,48 @@ is_packed_weight(const GroupCx *c, const GroupInput *in)
 }
 
 /* --------------------------------------------------------- the prims */
+
+/* ------------------------------------------------------------ views */
+
+static const Device *group_device(Lower *L, const Group *g);
+
+/* Would a buffer of type t on dev be an image (choose_scope, without its
+ * counting and reports)? */
+static bool
+image_candidate(const Lower *L, const Device *dev, const Type *t)
+{
+	return dev && dev->texture && !L->o->no_texture && t->kind == TY_TENSOR && t->n == 5 &&
+	       t->dims[4] == 4 && elem_is_float(t->dt.kind) && t->dt.kind != ET_F64;
+}
+
+/* A scope a view may live in: open (global by default) or global. */
+static bool
+global_scope(const VDev *vd)
+{
+	return !vd || !vd->scope || strcmp(vd->scope, "global") == 0;
+}
+
+/* Is group g made of reshapes, squeezes and expand_dims alone (a chain
+ * of them is one), whose operands and results are buffers in global
+ * memory?  Then its members stay operators, views of their operands'
+ * buffers (the same elements in the same order): no prim, no kernel, no
+ * copy (ops.h's value_is_view says how the tools after ir-lower take
+ * them).  Under --no-fuse every operator is a prim. */
+static bool
+group_is_view(const Lower *L, const Group *g)
+{
+	if (L->o->no_fuse)
+		return false;
+	const Device *dev = group_device((Lower *)L, g);
+	for (int k = 0; k < g->n; k++) {
+		const Value *v = g->members[k], *a = v->args[0];
+		if (!value_is_view(v) || a->type->kind != TY_TENSOR ||
+		    a->type->dt.kind != v->type->dt.kind || image_candidate(L, dev, a->type) ||
+		    image_candidate(L, dev, v->type) || !global_scope(v->vd) || !global_scope(a->vd))
+			return false;
+	}
+	return true;
+}
 
 /* The last _N given to a prim name. */
 typedef struct {
@@ -1022,9 +1064,14 @@ lower_func(Lower *L, Func *f)
 			group_binding(L, v, blk);
 	}
 	bool ok = true;
-	for (size_t i = 0; i < L->ngroups && ok; i++)
-		if (L->groups[i].n)       /* 0: merged into an earlier one */
+	for (size_t i = 0; i < L->ngroups && ok; i++) {
+		if (!L->groups[i].n)      /* merged into an earlier one */
+			continue;
+		if (group_is_view(L, &L->groups[i]))
+			L->nviews += (unsigned)L->groups[i].n;
+		else
 			ok = lower_group(L, &L->groups[i]);
+	}
 	if (ok) {
 		/* The calls go in first, so that retargeting sees their operands. */
 		unlink_removed(L);
@@ -1057,6 +1104,11 @@ lower_module(Module *m, const LowerOpts *o)
 		}
 	map_free(&L.shared);
 	free(L.key);
+	if (ok && o->stats && L.nviews)
+		fprintf(o->stats, "ir-lower: %u reshape%s left as view%s of %s operand%s buffer%s "
+		        "(no kernel)\n", L.nviews, L.nviews == 1 ? "" : "s", L.nviews == 1 ? "" : "s",
+		        L.nviews == 1 ? "its" : "their", L.nviews == 1 ? "'s" : "s'",
+		        L.nviews == 1 ? "" : "s");
 	if (ok && o->stats)
 		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer, "
 		        "%u call%s of a prim shared with an identical group); "

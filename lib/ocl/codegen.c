@@ -26,7 +26,7 @@ ocl_require_lowered(Module *m, const char *todo)
 		Block *blk;
 		fwalk_start(&w, f);
 		for (Value *v; (v = fwalk_next_binding(&w, &blk));)
-			if (v->kind == VK_BIND && v->form == B_OP) {
+			if (v->kind == VK_BIND && v->form == B_OP && !value_is_view(v)) {
 				error_at(m->ctx, v->loc, "operator '%s' is not lowered: run %s",
 				         v->u.op->op ? v->u.op->op->name : "?", todo);
 				ok = false;

@@ -116,6 +116,19 @@ op_lookup(const char *name, size_t n)
 }
 
 bool
+op_is_view(const OpDef *def)
+{
+	return def && (def->id == O_RESHAPE || def->id == O_SQUEEZE || def->id == O_EXPAND_DIMS);
+}
+
+bool
+value_is_view(const Value *v)
+{
+	return v->kind == VK_BIND && v->form == B_OP && v->u.op->op && op_is_view(v->u.op->op) &&
+	       v->nargs == 1 && v->args[0]->kind != VK_LIT && v->type->kind == TY_TENSOR;
+}
+
+bool
 op_has_attr(const OpDef *def, const char *key)
 {
 	for (const char *const *a = def->attrs; a && *a; a++)

@@ -61,4 +61,13 @@ bool op_check_attrs(Module *m, const Value *v);
 /* True if def takes an attribute named key. */
 bool op_has_attr(const OpDef *def, const char *key);
 
+/* True if def gives its operand's elements in their order under another
+ * shape (reshape, squeeze, expand_dims): over a buffer in row-major
+ * order, a view of the same memory.  ir-lower leaves such a binding as
+ * it is where it would be a kernel of its own (a view, no kernel); the
+ * tools after it take the binding as naming its operand's buffer. */
+bool op_is_view(const OpDef *def);
+/* v is a binding of such an operator. */
+bool value_is_view(const Value *v);
+
 #endif
