@@ -131,6 +131,7 @@ make_case() {
 	run -0 grep -c 'nn.batch_matmul' einsum_batched_matmul/m.ir
 	assert_output 3
 	import_fails einsum_unsupported "error: node 0 (Einsum, opset 12): equation 'ij,ij->ij' is not supported: only batched matrix products"
+	import_fails einsum_rank1 "error: node 0 (Einsum, opset 12): equation 'i,i->i' is not supported: only batched matrix products"
 }
 
 @test "onnx: Identity, Dropout and Constant" {

@@ -47,11 +47,13 @@ map_einsum(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, s
 	          (uint32_t)na == in[0]->rank && (uint32_t)nb == in[1]->rank;
 	for (int i = 0; ok && i < na - 2; i++)
 		ok = a[i] == b[i] && a[i] == o[i];
-	/* the last two: i and k in a, k and j in b, i and j in the output */
-	char oi = o[na - 2], oj = o[na - 1];
-	const char *at = a + na - 2, *bt = b + na - 2;
-	char k = 0;
+	/* the last two: i and k in a, k and j in b, i and j in the output
+	 * (read only once the terms are known to have them) */
+	char oi = 0, oj = 0, k = 0;
+	const char *at = a, *bt = b;
 	if (ok) {
+		oi = o[na - 2], oj = o[na - 1];
+		at = a + na - 2, bt = b + na - 2;
 		k = at[0] == oi ? at[1] : at[0];
 		ok = oi != oj && k != oi && k != oj && (at[0] == oi || at[1] == oi) &&
 		     (bt[0] == k || bt[1] == k) && (bt[0] == oj || bt[1] == oj);

@@ -552,6 +552,15 @@ def einsum_unsupported():
     return (nodes, [vi('x', [3, 3])], [vi('y', [3, 3])], [], {'x': x}, [])
 
 
+@case(opset=12)
+def einsum_rank1():
+    # terms of fewer than two labels: refused, never read before their
+    # first label (UBSan in make check's sanitizer pass)
+    x = f32(rng(35).standard_normal((3,)))
+    nodes = [h.make_node('Einsum', ['x', 'x'], ['y'], equation='i,i->i')]
+    return (nodes, [vi('x', [3])], [vi('y', [3])], [], {'x': x}, [])
+
+
 @case()
 def identity_constant_dropout():
     x = f32(rng(22).standard_normal((2, 2)))
