@@ -140,6 +140,9 @@ IR
 	assert_output --partial '%acc1[%u12, 0:16] = fma(%win2[%u12 + %u10, 0:16], %w11, %acc1[%u12, 0:16])'
 	# a row in the padding is skipped whole
 	assert_output --partial 'if %y8 >= 0 && %y8 < 9 {'
+	# fused consumers take the row as a vector (2 of the 10 columns here)
+	assert_output --partial 'let %v18: f32x2 = %s17 + broadcast<f32x2>(%p2[%i3])'
+	assert_output --partial '%out[0, %i3, %i2, %ox4:2] = %v19'
 	# output channels per group a multiple of 4 keep the channel-vector tile
 	sed 's/%w2: f32\[12,1,5,5\]/%w2: f32[24,1,5,5]/; s/f32\[1,12,5,5\]/f32[1,24,5,5]/' \
 		"$BATS_TEST_DIRNAME/ir-lower/depthwise_cpu.ir" > "$BATS_TEST_TMPDIR/m4.ir"
