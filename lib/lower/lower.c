@@ -938,6 +938,8 @@ lower_group(Lower *L, Group *g)
 	Sym devname = dev->name;
 	PrimName pn = prim_name(L, g);
 	GroupCx c = {.m = m, .g = g, .dev = devname, .device = dev};
+	if (g->reread)
+		c.memo = xcalloc(LOWER_MAX_GROUP, sizeof *c.memo);
 	lower_collect_inputs(&c);
 	const Type *rt = g->members[g->n - 1]->type;
 	c.nout = rt->kind == TY_TUPLE ? (int)rt->n : 1;
@@ -967,6 +969,7 @@ lower_group(Lower *L, Group *g)
 	if (ok)
 		replace_with_call(L, g, &c, p);
 	free(c.in);
+	free(c.memo);
 	return ok;
 }
 

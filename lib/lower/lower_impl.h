@@ -59,6 +59,17 @@ typedef struct {
 	bool image;               /* the result is an image: 2-d work groups */
 } LowerSched;
 
+/* The last value of a reread member: valid while its block is open and
+ * asked for at the same index and lanes (and tiled master). */
+typedef struct {
+	PExpr *val;
+	PExpr *master;            /* c->master when it was made */
+	PBlock *blk;
+	int depth;
+	uint32_t lanes;
+	PExpr *idx[LOWER_MAX_RANK];
+} LowerMemo;
+
 typedef struct {
 	Module *m;
 	PBuild *b;
@@ -72,16 +83,7 @@ typedef struct {
 	const VDev *local;        /* @dev:local, for accumulators */
 	LowerSched *sched;
 	PExpr *master;            /* when set, member 0's value (tiled schedules) */
-	/* The last value of each reread member: valid while its block is
-	 * open and asked for at the same index and lanes. */
-	struct {
-		PExpr *val;
-		PExpr *master;        /* c->master when it was made */
-		PBlock *blk;
-		int depth;
-		uint32_t lanes;
-		PExpr *idx[LOWER_MAX_RANK];
-	} memo[LOWER_MAX_GROUP];
+	LowerMemo *memo;          /* [LOWER_MAX_GROUP] when g->reread, else NULL */
 } GroupCx;
 
 /* The position of a among the members before k, or -1. */
