@@ -8,7 +8,7 @@
 #include "ir.h"
 
 typedef enum {
-	ALTER_AUTO,     /* pack on devices with texture=true */
+	ALTER_AUTO,     /* pack on devices with texture=true, and cpus with depthwise convolutions */
 	ALTER_NCHW4C,   /* pack on every device */
 	ALTER_NONE,     /* change nothing */
 } AlterMode;

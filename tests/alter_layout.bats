@@ -193,7 +193,7 @@ for i in (0, 1):
 	[ "$status" -eq 0 ]
 }
 
-@test "alter-layout: --layout=auto keeps a cpu's operators in NCHW and says it is by measurement; a buffer gpu's, that it has no textures; NCHW4c packs both" {
+@test "alter-layout: --layout=auto keeps a cpu without depthwise convolutions in NCHW and says why; a buffer gpu's, that it has no textures; NCHW4c packs both" {
 	cd "$BATS_TEST_TMPDIR"
 	for dev in cpu gpu; do
 		cat > $dev.ir <<EOF2
@@ -206,7 +206,7 @@ fn @main(%x: f32[1,8,6,6], %w: f32[8,8,3,3]) -> f32[1,8,6,6] {
 EOF2
 	done
 	run -0 --separate-stderr ir-alter-layout --stats cpu.ir
-	[[ "$stderr" == *"%c: nn.conv2d on @d: kept NCHW: @d is a cpu, where NCHW runs as fast as NCHW4c or faster"* ]]
+	[[ "$stderr" == *"%c: nn.conv2d on @d: kept NCHW: @d is a cpu without depthwise convolutions, where NCHW runs faster"* ]]
 	ir-parse cpu.ir | diff - <(printf '%s\n' "$output")
 	run -0 --separate-stderr ir-alter-layout --stats gpu.ir
 	[[ "$stderr" == *"%c: nn.conv2d on @d: kept NCHW: @d has no textures"* ]]
@@ -214,4 +214,26 @@ EOF2
 		run -0 --separate-stderr ir-alter-layout --layout=NCHW4c --stats $dev.ir
 		[[ "$stderr" == *"%c: nn.conv2d on @d: packed"* ]]
 	done
+}
+
+@test "alter-layout: --layout=auto packs a cpu that runs a depthwise convolution (faster there packed), and says so; a grouped one that is not depthwise does not" {
+	cd "$BATS_TEST_TMPDIR"
+	cat > dw.ir <<'EOF'
+device @d = cpu(0)
+fn @main(%x: f32[1,8,6,6], %w: f32[8,1,3,3], %v: f32[8,8,1,1]) -> f32[1,8,6,6] {
+  %c = nn.conv2d(%x, %w) {padding=[1,1,1,1], groups=8}
+  %r = nn.relu(%c)
+  %p = nn.conv2d(%r, %v)
+  return %p
+}
+EOF
+	run -0 --separate-stderr ir-alter-layout --stats dw.ir
+	[[ "$stderr" == *"ir-alter-layout: @d is a cpu with depthwise convolutions (%c): packed, where they run faster"* ]]
+	[[ "$stderr" == *"%c: nn.conv2d on @d: packed"* ]]
+	[[ "$stderr" == *"%p: nn.conv2d on @d: packed"* ]]
+	grep -q 'layout_transform' <<< "$output"
+	sed 's/groups=8/groups=2/; s/f32\[8,1,3,3\]/f32[8,4,3,3]/' dw.ir > g2.ir
+	run -0 --separate-stderr ir-alter-layout --stats g2.ir
+	[[ "$stderr" != *"is a cpu with depthwise"* ]]
+	[[ "$stderr" == *"%c: nn.conv2d on @d: kept NCHW: @d is a cpu without depthwise convolutions"* ]]
 }
