@@ -519,6 +519,32 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 
 static const int64_t conv_lanes[] = {16, 8, 4, 1};
 
+/* x [N,C,H,W] with its padding pad (top, left, bottom, right) written out
+ * as zeros, in a new buffer of scope global; x itself without padding. */
+static PVar *
+padded_input(GroupCx *c, PVar *x, const Type *xt, int64_t N, int64_t C, int64_t H, int64_t W,
+             const int64_t *pad, const VDev *global)
+{
+	if (!(pad[0] || pad[1] || pad[2] || pad[3]))
+		return x;
+	PBuild *b = c->b;
+	int64_t pdims[4] = {N, C, H + pad[0] + pad[2], W + pad[1] + pad[3]};
+	PVar *src = pb_alloc(b, "xp", type_tensor(c->m, xt->dt, 4, pdims), global);
+	PExpr *pi[4];
+	int close = pb_depth(b);
+	lower_open_nest(c, pdims, 4, pi, true);
+	PExpr *y = pe_sub(b, pi[2], pe_i32(b, pad[0])), *xx = pe_sub(b, pi[3], pe_i32(b, pad[1]));
+	PExpr *inside = lower_inside(b, y, xx, 0, H, 0, W);
+	/* Clamped, the load stays in bounds where select drops it. */
+	PExpr *cy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, y, pe_i32(b, 0)), pe_i32(b, H - 1));
+	PExpr *cx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, xx, pe_i32(b, 0)), pe_i32(b, W - 1));
+	PExpr *xi[4] = {pi[0], pi[1], cy, cx};
+	PExpr *val = pe_load(b, x, xi, 1);
+	pb_store(b, src, pi, 1, pe_select(b, inside, val, pe_like(b, val, 0)));
+	pb_close_to(b, close);
+	return src;
+}
+
 /* A 1x1 conv2d, or one of few multiply-adds per output (I * KH * KW at
  * most COLS_MAX_TAPS), with stride 1 along x and 8 or 16 dividing the
  * output's width, on a cpu: a tile of RC output channels x XV
@@ -553,22 +579,7 @@ tile_conv2d_cols(GroupCx *c, const ConvAttrs *ca, bool hwio, int64_t XV)
 	int close;
 
 	/* Stage 1: the input with its padding written out as zeros. */
-	PVar *src = x;
-	if (pad[0] || pad[1] || pad[2] || pad[3]) {
-		int64_t pdims[4] = {N, C, H + pad[0] + pad[2], W + pad[1] + pad[3]};
-		src = pb_alloc(b, "xp", type_tensor(c->m, xt->dt, 4, pdims), global);
-		PExpr *pi[4];
-		close = pb_depth(b);
-		lower_open_nest(c, pdims, 4, pi, true);
-		PExpr *y = pe_sub(b, pi[2], pe_i32(b, pad[0])), *xx = pe_sub(b, pi[3], pe_i32(b, pad[1]));
-		PExpr *inside = lower_inside(b, y, xx, 0, H, 0, W);
-		PExpr *cy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, y, pe_i32(b, 0)), pe_i32(b, H - 1));
-		PExpr *cx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, xx, pe_i32(b, 0)), pe_i32(b, W - 1));
-		PExpr *xi[4] = {pi[0], pi[1], cy, cx};
-		PExpr *val = pe_load(b, x, xi, 1);
-		pb_store(b, src, pi, 1, pe_select(b, inside, val, pe_like(b, val, 0)));
-		pb_close_to(b, close);
-	}
+	PVar *src = padded_input(c, x, xt, N, C, H, W, pad, global);
 
 	/* Stage 2: the convolution, RC channels x XV columns a tile. */
 	int64_t grid[4] = {N, O / RC, OH, OW / XV};
@@ -668,23 +679,7 @@ tile_conv2d(GroupCx *c)
 	}
 
 	/* Stage 2: the input with its padding written out as zeros. */
-	PVar *src = x;
-	if (pad[0] || pad[1] || pad[2] || pad[3]) {
-		int64_t pdims[4] = {N, C, H + pad[0] + pad[2], W + pad[1] + pad[3]};
-		src = pb_alloc(b, "xp", type_tensor(c->m, xt->dt, 4, pdims), global);
-		PExpr *pi[4];
-		close = pb_depth(b);
-		lower_open_nest(c, pdims, 4, pi, true);
-		PExpr *y = pe_sub(b, pi[2], pe_i32(b, pad[0])), *xx = pe_sub(b, pi[3], pe_i32(b, pad[1]));
-		PExpr *inside = lower_inside(b, y, xx, 0, H, 0, W);
-		/* Clamped, the load stays in bounds where select drops it. */
-		PExpr *cy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, y, pe_i32(b, 0)), pe_i32(b, H - 1));
-		PExpr *cx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, xx, pe_i32(b, 0)), pe_i32(b, W - 1));
-		PExpr *xi[4] = {pi[0], pi[1], cy, cx};
-		PExpr *val = pe_load(b, x, xi, 1);
-		pb_store(b, src, pi, 1, pe_select(b, inside, val, pe_like(b, val, 0)));
-		pb_close_to(b, close);
-	}
+	PVar *src = padded_input(c, x, xt, N, C, H, W, pad, global);
 
 	/* Stage 3: the convolution, a tile of V channels x RX columns. */
 	int64_t grid[4] = {N, O / V, OH, OW / RX};
