@@ -16,9 +16,11 @@
 #     conv56      0.97     1.99    0.395    2.09    0.395
 # There the program binary is PTX: loading it still JIT-compiles it to
 # SASS, which is what costs, and what NVIDIA's own cache saves; ours is
-# neutral beside it, and the 0.39 s left is the driver's start.  On POCL
-# ours pays on top of POCL's kernel cache (it skips the front end), so it
-# stays.
+# neutral beside it, and the 0.39 s left is the driver's start.  On POCL,
+# with POCL's kernel cache on, ir-run no longer stores a binary (asking
+# POCL for it compiles every kernel again: 8 s at the end of resnet18's
+# first ir-run, for a second run of 0.19 s against POCL's cache alone's
+# 0.18 s), so "both" is POCL's cache alone there.
 set -eu
 
 BIN=${IRPIPE_BIN:-build/bin}

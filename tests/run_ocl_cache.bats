@@ -2,7 +2,8 @@
 # ir-run's program binary cache (lib/ocl/bincache.c): a second run loads
 # the binary it stored, --no-cache writes nothing, and a corrupt, truncated
 # or mismatched entry is rebuilt, never a failure.  Every test has its own
-# XDG_CACHE_HOME.
+# XDG_CACHE_HOME.  POCL's own kernel cache is off (POCL_KERNEL_CACHE=0)
+# but in the last test: with it on, ir-run stores nothing for POCL.
 
 setup() {
 	load test_helper
@@ -10,6 +11,7 @@ setup() {
 	ocl_setup
 	d=$BATS_TEST_TMPDIR
 	export XDG_CACHE_HOME=$d/cache
+	export POCL_KERNEL_CACHE=0
 	# small_cnn on a texture gpu: images, several kernels
 	retarget tex "$BATS_TEST_DIRNAME/ir-run/small_cnn.ir" > "$d/m.ir"
 	compiled "$d/m.ir" "$d/m.ocl.ir"
@@ -119,4 +121,19 @@ PY
 		-o "$d/o.npy" "$d/m.ocl.ir"
 	[[ "$stderr" != *"binary cache"* ]]
 	"$PY" "$H" same "$d/o.npy" "$d/ref.npy"
+}
+
+@test "run_ocl_cache: with POCL's own kernel cache on, nothing is stored (POCL would compile every kernel again), and --stats says why" {
+	unset POCL_KERNEL_CACHE
+	run -0 --separate-stderr ir-run --stats $args -o "$d/o1.npy" "$d/m.ocl.ir"
+	[[ "$stderr" == *"ir-run: @cpu: program binary cache miss: "* ]]
+	[[ "$stderr" == *"ir-run: @cpu: program binary not stored: POCL keeps the build and its kernels in its own cache (POCL_KERNEL_CACHE)"* ]]
+	[ "$(entries)" = 0 ]
+	run -0 --separate-stderr ir-run --stats $args -o "$d/o2.npy" "$d/m.ocl.ir"
+	[ "$(entries)" = 0 ]
+	"$PY" "$H" same "$d/o1.npy" "$d/ref.npy"
+	"$PY" "$H" same "$d/o2.npy" "$d/ref.npy"
+	# POCL_KERNEL_CACHE=0: stored as before
+	POCL_KERNEL_CACHE=0 ir-run $args -o "$d/o3.npy" "$d/m.ocl.ir"
+	[ "$(entries)" = 1 ]
 }

@@ -22,6 +22,14 @@ program_text(const Program *pg, size_t *len)
 	return s;
 }
 
+/* Whether rd is POCL's, with POCL's kernel cache on (its default). */
+static bool
+pocl_caches(const RtDev *rd)
+{
+	const char *k = getenv("POCL_KERNEL_CACHE");
+	return strstr(rd->cl.pname, "Portable Computing Language") && !(k && !strcmp(k, "0"));
+}
+
 bool
 rt_build_program(OclRt *rt, RtDev *rd, const Program *pg)
 {
@@ -66,12 +74,22 @@ rt_build_program(OclRt *rt, RtDev *rd, const Program *pg)
 	e = clBuildProgram(rd->prog, 1, &id, opts, NULL, NULL);
 	rt_progress_end(rt);
 	/* stored when the run ends (oclrt_free), so that the binary holds
-	 * what the driver compiles at the first launches too (POCL's
-	 * work-group functions: bench/startup.sh) */
-	if (e == CL_SUCCESS)
-		rd->cache_key = key;
-	else
+	 * what the driver compiles at the first launches too; but not from
+	 * POCL while its own kernel cache is on: asking POCL for the binary
+	 * makes it compile every kernel again for any work-group size
+	 * (resnet18: 8 s at the end of a 17 s first ir-run), and its cache
+	 * alone makes the next run as fast (0.18 s against 0.19) */
+	if (e == CL_SUCCESS && pocl_caches(rd)) {
+		if (rt->o.stats)
+			fprintf(rt->o.stats, "ir-run: @%s: program binary not stored: POCL keeps the "
+			        "build and its kernels in its own cache (POCL_KERNEL_CACHE)\n",
+			        rd->decl->name);
 		free(key);
+	} else if (e == CL_SUCCESS) {
+		rd->cache_key = key;
+	} else {
+		free(key);
+	}
 	if (e != CL_SUCCESS) {
 		size_t n = 0;
 		clGetProgramBuildInfo(rd->prog, id, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
