@@ -210,6 +210,11 @@ PVar *lower_reduction_parts(GroupCx *c, const Reduction *rd, int64_t S);
  * nest closed to depth, then the kernel that combines the parts. */
 void lower_reduction_finish(GroupCx *c, const Reduction *rd, PVar *ps, PExpr *s, PExpr *u,
                             PExpr *const *oidx, PExpr *total, int depth, int64_t S);
+/* Whether the group's device is a gpu (or accelerator): not a cpu
+ * (lower_tile.c). */
+bool lower_on_gpu(const GroupCx *c);
+/* The largest of cand (in decreasing order, ending with 1) dividing n. */
+int64_t lower_largest_divisor(int64_t n, const int64_t *cand);
 /* gpu (lower_reduce.c) and cpu (lower_reduce_cpu.c) schedules of such a
  * group: 1 when lowered, 0 when it does not apply, -1 after an error. */
 int lower_reduce_gpu(GroupCx *c);

@@ -48,15 +48,14 @@
 #include "lower_impl.h"
 #include "ops/ops.h"
 
-static bool
-on_gpu(const GroupCx *c)
+bool
+lower_on_gpu(const GroupCx *c)
 {
 	return c->device && c->device->kind != DK_CPU;
 }
 
-/* The largest of cand (in decreasing order, ending with 1) dividing n. */
-static int64_t
-largest_divisor(int64_t n, const int64_t *cand)
+int64_t
+lower_largest_divisor(int64_t n, const int64_t *cand)
 {
 	for (;; cand++)
 		if (*cand == 1 || n % *cand == 0)
@@ -253,8 +252,8 @@ tile_matmul(GroupCx *c, bool batched)
 		return 0;
 	uint32_t o = sh.o;
 	int64_t B = sh.B, M = sh.M, K = sh.K, N = sh.N;
-	int64_t V = sh.ta || !sh.tb ? 1 : largest_divisor(K, on_gpu(c) ? dense_lanes_gpu : dense_lanes);
-	int64_t RM = largest_divisor(M, dense_rows), RN = largest_divisor(N, dense_rows);
+	int64_t V = sh.ta || !sh.tb ? 1 : lower_largest_divisor(K, lower_on_gpu(c) ? dense_lanes_gpu : dense_lanes);
+	int64_t RM = lower_largest_divisor(M, dense_rows), RN = lower_largest_divisor(N, dense_rows);
 	ElemKind kk = (ElemKind)v->type->dt.kind;
 	PBuild *b = c->b;
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
@@ -328,8 +327,8 @@ static const int64_t cpu_vecs[] = {2, 1};
 void
 lower_cpu_dense_panel(int64_t n, int64_t *V, int64_t *RN)
 {
-	*V = largest_divisor(n, dense_lanes);
-	*RN = largest_divisor(n / *V, cpu_vecs);
+	*V = lower_largest_divisor(n, dense_lanes);
+	*RN = lower_largest_divisor(n / *V, cpu_vecs);
 }
 
 int64_t
@@ -370,7 +369,7 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	bool ragged_n = !sh.pack && V < 4 && N >= 2 * dense_lanes[0];
 	if (ragged_n)
 		V = dense_lanes[0], RN = cpu_vecs[0];
-	int64_t RM = largest_divisor(M, cpu_rows);
+	int64_t RM = lower_largest_divisor(M, cpu_rows);
 	/* Rows that no tile of 4 or more divides (a ViT's 197 tokens) take
 	 * tiles of 8 rows, the last one's rows past M reading row M - 1 and
 	 * storing nothing: a tile of one row loads a vector of the panel for
@@ -632,7 +631,7 @@ tile_conv2d(GroupCx *c)
 	 * hand): one element per work item, 200k items, ran at 4676 GFLOP/s;
 	 * tiles of 16 channels x 8 columns at 871, 4 x 1 at 4543.  A gpu
 	 * keeps the element-per-item schedule. */
-	if (on_gpu(c))
+	if (lower_on_gpu(c))
 		return 0;
 	if (v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT)
 		return 0;
@@ -649,7 +648,7 @@ tile_conv2d(GroupCx *c)
 	int64_t O = layout_dim(ca.kl, wt->dims, 'O'), I = layout_dim(ca.kl, wt->dims, 'I');
 	int64_t KH = layout_dim(ca.kl, wt->dims, 'H'), KW = layout_dim(ca.kl, wt->dims, 'W');
 	int64_t OH = ot->dims[2], OW = ot->dims[3];
-	int64_t V = largest_divisor(O / groups, conv_lanes);
+	int64_t V = lower_largest_divisor(O / groups, conv_lanes);
 	if (V == 1 || N * OH * OW * I * KH * KW == 0 ||
 	    N * C * (H + pad[0] + pad[2]) * (W + pad[1] + pad[3]) > INT32_MAX)
 		return 0; /* (the padded input must stay within i32 indices) */
@@ -658,7 +657,7 @@ tile_conv2d(GroupCx *c)
 	    (O / groups) % COLS_RC == 0 &&
 	    lower_consumers_lanes_ok(c, (uint32_t)XV))
 		return tile_conv2d_cols(c, &ca, hwio, XV);
-	int64_t RX = largest_divisor(OW, conv_cols);
+	int64_t RX = lower_largest_divisor(OW, conv_cols);
 	ElemKind kk = (ElemKind)ot->dt.kind;
 	PBuild *b = c->b;
 	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
@@ -742,7 +741,7 @@ tile_conv2d_packed_cpu(GroupCx *c, const ConvAttrs *ca)
 	int64_t HP = H + pad[0] + pad[2], WP = W + pad[1] + pad[3];
 	if ((O / groups) % 16 != 0 || N * CB * HP * WP * 4 > INT32_MAX)
 		return 0;
-	int64_t RX = largest_divisor(OW, conv_cols);
+	int64_t RX = lower_largest_divisor(OW, conv_cols);
 	ElemKind kk = (ElemKind)ot->dt.kind;
 	PBuild *b = c->b;
 	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
@@ -854,7 +853,7 @@ tile_conv2d_packed(GroupCx *c)
 	if (I % 4 != 0 || (O / groups) % 4 != 0 || N * OH * OW * I * KH * KW == 0 ||
 	    lower_group_lanes(c) != 4)
 		return 0;
-	if (!on_gpu(c)) {
+	if (!lower_on_gpu(c)) {
 		int r = tile_conv2d_packed_cpu(c, &ca);
 		if (r)
 			return r;
@@ -862,7 +861,7 @@ tile_conv2d_packed(GroupCx *c)
 	/* One column on a gpu: the reuse of the weight texels across a
 	 * tile did not pay for the parallelism it took on the H100 (see
 	 * tile_conv2d); the lane() reuse of the input texel stays. */
-	int64_t RX = on_gpu(c) ? 1 : largest_divisor(OW, conv_cols);
+	int64_t RX = lower_on_gpu(c) ? 1 : lower_largest_divisor(OW, conv_cols);
 	ElemKind kk = (ElemKind)ot->dt.kind;
 	PBuild *b = c->b;
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
@@ -936,14 +935,14 @@ lower_tiled(GroupCx *c)
 {
 	if (c->g->members[0]->type->kind != TY_TENSOR)
 		return 0;
-	int r = on_gpu(c) ? lower_tiled_gpu(c) : 0;
+	int r = lower_on_gpu(c) ? lower_tiled_gpu(c) : 0;
 	if (r)
 		return r;
 	switch (c->g->members[0]->u.op->op->id) {
 	case O_DENSE:
-		return on_gpu(c) ? tile_matmul(c, false) : tile_matmul_cpu(c, false);
+		return lower_on_gpu(c) ? tile_matmul(c, false) : tile_matmul_cpu(c, false);
 	case O_BATCH_MATMUL:
-		return on_gpu(c) ? tile_matmul(c, true) : tile_matmul_cpu(c, true);
+		return lower_on_gpu(c) ? tile_matmul(c, true) : tile_matmul_cpu(c, true);
 	case O_CONV2D: {
 		int r = lower_tile_grouped(c);
 		if (r)

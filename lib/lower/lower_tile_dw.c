@@ -45,21 +45,6 @@ static const int64_t cols_gpu[] = {4, 3, 2, 1};
 static const int64_t cols_pow2[] = {8, 4, 2, 1};
 
 static bool
-on_gpu(const GroupCx *c)
-{
-	return c->device && c->device->kind != DK_CPU;
-}
-
-/* The largest of cand (in decreasing order, ending with 1) dividing n. */
-static int64_t
-largest_divisor(int64_t n, const int64_t *cand)
-{
-	for (;; cand++)
-		if (*cand == 1 || n % *cand == 0)
-			return *cand;
-}
-
-static bool
 is_layout(const Layout *l, const char *name)
 {
 	return strcmp(l->name, name) == 0;
@@ -149,7 +134,7 @@ tile_grouped_nchw(GroupCx *c, const ConvAttrs *ca)
 	int64_t KH = layout_dim(ca->kl, wt->dims, 'H'), KW = layout_dim(ca->kl, wt->dims, 'W');
 	int64_t OH = ot->dims[2], OW = ot->dims[3], OG = O / groups;
 	/* whole vectors of a group's output channels: lower_tile.c's tile */
-	if (!on_gpu(c) && OG % 4 == 0)
+	if (!lower_on_gpu(c) && OG % 4 == 0)
 		return 0;
 	if (N * O * OH * OW * I * KH * KW == 0 || H < 1 || W < 1 || type_numel(xt) > INT32_MAX ||
 	    type_numel(ot) > INT32_MAX)
@@ -158,10 +143,10 @@ tile_grouped_nchw(GroupCx *c, const ConvAttrs *ca)
 	 * one vector where they can: scalar, efficientnet_b0's swish after
 	 * its depthwise convs cost more than the convs (NCHW, 1 POCL thread:
 	 * 42.5 ms per inference against 29.4 with the swish unfused). */
-	int64_t RX = largest_divisor(OW, on_gpu(c) ? cols_gpu : cols_cpu);
+	int64_t RX = lower_largest_divisor(OW, lower_on_gpu(c) ? cols_gpu : cols_cpu);
 	bool vec_out = false;
-	if (!on_gpu(c) && c->g->n > 1) {
-		int64_t V = largest_divisor(OW, cols_pow2);
+	if (!lower_on_gpu(c) && c->g->n > 1) {
+		int64_t V = lower_largest_divisor(OW, cols_pow2);
 		if (V > 1 && lower_consumers_lanes_ok(c, (uint32_t)V))
 			RX = V, vec_out = true;
 	}
@@ -252,8 +237,8 @@ tile_depthwise_packed(GroupCx *c, const ConvAttrs *ca)
 	    type_numel(ot) > INT32_MAX)
 		return 0;
 	static const int64_t blocks_cpu[] = {4, 2, 1};
-	int64_t KB = on_gpu(c) ? 1 : largest_divisor(CB, blocks_cpu), L = 4 * KB;
-	Window win = window(ca, W, KW, OW, largest_divisor(OW, on_gpu(c) ? cols_gpu : cols_cpu));
+	int64_t KB = lower_on_gpu(c) ? 1 : lower_largest_divisor(CB, blocks_cpu), L = 4 * KB;
+	Window win = window(ca, W, KW, OW, lower_largest_divisor(OW, lower_on_gpu(c) ? cols_gpu : cols_cpu));
 	int64_t RX = win.RX;
 	ElemKind kk = (ElemKind)ot->dt.kind;
 	PBuild *b = c->b;
