@@ -14,7 +14,7 @@
 #include "exec/exec.h"
 #include "ocl/runtime.h"
 #include "ref/interp.h"
-#include "ref/result.h"
+#include "tensor/result.h"
 
 enum { OPT_INTERP = 1000, OPT_INPUT, OPT_DATA_DIR, OPT_MAX_MEMORY, OPT_DEVICE, OPT_CHECK,
        OPT_REPEAT, OPT_NO_CACHE, OPT_STATS, OPT_SYNC, OPT_PROFILE, OPT_NO_KEEP,

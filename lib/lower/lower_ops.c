@@ -24,7 +24,7 @@
 #include "lower_impl.h"
 #include "ops/attrs.h"
 #include "ops/ops.h"
-#include "ref/tensor.h"      /* elem_int_from_double */
+#include "tensor/tensor.h"      /* elem_int_from_double */
 
 bool
 lower_is_elementwise_form(const OpDef *op)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ocl/ocl_impl.h"
-#include "ref/tensor.h"
+#include "tensor/tensor.h"
 
 /* C precedence levels: higher binds tighter. */
 enum { P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,

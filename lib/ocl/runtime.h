@@ -43,7 +43,7 @@
 
 #include "ir.h"
 #include "ref/interp.h"
-#include "ref/tensor.h"
+#include "tensor/tensor.h"
 
 /* --device @dev=NAME[:N] */
 typedef struct {

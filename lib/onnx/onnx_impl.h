@@ -27,7 +27,7 @@
 #include "map.h"
 #include "onnx.pb-c.h"
 #include "onnx/onnx_import.h"
-#include "ref/tensor.h"
+#include "tensor/tensor.h"
 
 #define MAX_RANK IR_MAX_RANK
 

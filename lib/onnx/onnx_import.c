@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "onnx_impl.h"
-#include "ref/npy.h"
+#include "tensor/npy.h"
 
 /* Opsets of the default domain we read: the operators' versions between
  * them are handled where they differ. */

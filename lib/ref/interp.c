@@ -20,7 +20,7 @@
 #include "diag.h"
 #include "interp.h"
 #include "interp_prim.h"
-#include "npy.h"
+#include "tensor/npy.h"
 #include "ops/ops.h"
 #include "ref_ops.h"
 #include "suggest.h"

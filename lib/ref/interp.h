@@ -17,16 +17,8 @@
 #include <stdint.h>
 
 #include "ir.h"
-#include "tensor.h"
-
-/* A runtime value: a tensor, or a tuple of values. */
-typedef struct RtVal RtVal;
-struct RtVal {
-	const Type *type;
-	Tensor *t;            /* TY_TENSOR */
-	uint32_t n;           /* TY_TUPLE: fields */
-	RtVal **fields;
-};
+#include "tensor/tensor.h"
+#include "tensor/value.h"   /* RtVal */
 
 /* The one interface between the walk and devices that run its prims
  * (ir-run on OpenCL, runtime.h's oclrt_walk).  Every function takes the

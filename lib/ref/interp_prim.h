@@ -30,7 +30,7 @@
 
 #include "diag.h"
 #include "ir.h"
-#include "tensor.h"
+#include "tensor/tensor.h"
 
 /* Runs prim p once.  args[i] binds p->params[i]: for a buffer parameter a
  * tensor of exactly its type (element kind and shape), read and written

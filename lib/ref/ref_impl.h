@@ -23,7 +23,7 @@
 #include "layout.h"
 #include "ops/attrs.h"
 #include "ref_ops.h"
-#include "tensor.h"
+#include "tensor/tensor.h"
 
 /* One kernel invocation: the operator (op, id), its attributes, and
  * where its error goes (c->err, "op: message"), read with the type rules'

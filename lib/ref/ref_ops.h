@@ -44,7 +44,7 @@
 
 #include "ir.h"
 #include "ops/ops.h"
-#include "tensor.h"
+#include "tensor/tensor.h"
 
 /* Evaluates one call of op with attributes attrs (may be NULL) on args.
  * result is the call's type as the registry inferred it: a tensor type

@@ -14,7 +14,7 @@
 #include "diag.h"
 #include "ref/interp_prim.h"
 #include "ir.h"
-#include "ref/tensor.h"
+#include "tensor/tensor.h"
 
 #include "check.h"
 

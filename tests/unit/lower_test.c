@@ -22,7 +22,7 @@
 #include "ir.h"
 #include "lower/lower.h"
 #include "pbuild.h"
-#include "ref/tensor.h"
+#include "tensor/tensor.h"
 
 static int checks, failures, flattened;
 

@@ -1,4 +1,4 @@
-/* npy_test: lib/ref/npy.c.  Every element type round-trips through npy_write
+/* npy_test: lib/tensor/npy.c.  Every element type round-trips through npy_write
  * and npy_read in a temporary directory; the files have numpy's layout;
  * hand-made bad files (Fortran order, big-endian, truncated, bad magic,
  * object and unknown dtypes, overflowing shapes) are refused with clear
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ref/npy.h"
-#include "ref/tensor.h"
+#include "tensor/npy.h"
+#include "tensor/tensor.h"
 
 #include "check.h"
 

@@ -1,5 +1,5 @@
 /* ref_ops_test: the reference kernels (lib/ref_*.c) and the tensor and
- * half-precision helpers (lib/ref/tensor.c).
+ * half-precision helpers (lib/tensor/tensor.c).
  *
  * Part 1 calls ref_eval directly on small hand-computed cases for every
  * operator.  Part 2 parses modules with the real parser and registry and
@@ -16,7 +16,7 @@
 #include "ir.h"
 #include "ops/ops.h"
 #include "ref/ref_ops.h"
-#include "ref/tensor.h"
+#include "tensor/tensor.h"
 
 #include "check.h"
 

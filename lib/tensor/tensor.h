@@ -1,5 +1,6 @@
-/* tensor.h: a runtime tensor for the reference interpreter, and IEEE half
- * precision conversions.
+/* tensor.h: a tensor on the host, and IEEE half precision conversions:
+ * the values of the reference interpreter, of constant folding and of
+ * ir-run's inputs and results (lib/tensor/ sits below every user).
  *
  * A Tensor is dense, C order (last axis fastest), one element type without
  * vector lanes, its data malloc'd.  It needs no Module: the interpreter

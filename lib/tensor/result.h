@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "interp.h"
 #include "tensor.h"
+#include "value.h"
 
 /* One line, "f32[2,2] [1.0, 2.0, 3.0, 4.0]", the form of a constant:
  * each float the shortest decimal that reads back to it. */
