@@ -28,10 +28,10 @@ term(const char **p, char *lab, int max)
 }
 
 bool
-map_einsum(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_t nout)
+onnx_map_einsum(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_t nout)
 {
 	char eqb[256];
-	const char *eq = attr_str(n, "equation", "", eqb, sizeof eqb);
+	const char *eq = onnx_attr_str(n, "equation", "", eqb, sizeof eqb);
 	char a[MAX_RANK], b[MAX_RANK], o[MAX_RANK];
 	const char *p = eq;
 	int na = term(&p, a, MAX_RANK), nb = -1, no = -1;
@@ -61,18 +61,18 @@ map_einsum(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, s
 	for (int i = 0; ok && i < na - 2; i++)
 		ok = a[i] != oi && a[i] != oj && a[i] != k;
 	if (!ok)
-		return fail(im, "equation '%s' is not supported: only batched matrix products "
-		            "(two operands, the same leading axes in both and in the result)", eq),
+		return onnx_fail(im, "equation '%s' is not supported: only batched matrix products "
+		                 "(two operands, the same leading axes in both and in the result)", eq),
 		       false;
 	int64_t perm[MAX_RANK];
 	for (int i = 0; i < na; i++)
 		perm[i] = i;
 	perm[na - 2] = na - 1, perm[na - 1] = na - 2;
 	Val *x = in[0], *y = in[1];
-	if (at[0] != oi && !(x = op_transpose(im, x, perm, "lhs")))
+	if (at[0] != oi && !(x = onnx_op_transpose(im, x, perm, "lhs")))
 		return false;
-	if (bt[0] != k && !(y = op_transpose(im, y, perm, "rhs")))
+	if (bt[0] != k && !(y = onnx_op_transpose(im, y, perm, "rhs")))
 		return false;
 	Val *mm[2] = {x, y};
-	return map_matmul(im, n, mm, 2, out, nout);
+	return onnx_map_matmul(im, n, mm, 2, out, nout);
 }

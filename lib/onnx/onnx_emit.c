@@ -29,7 +29,7 @@ shown(const char *s, char *buf, size_t n)
 }
 
 void *
-fail(Imp *im, const char *fmt, ...)
+onnx_fail(Imp *im, const char *fmt, ...)
 {
 	char a[96], b[96];
 	fprintf(stderr, "%s: error: ", im->path);
@@ -51,7 +51,7 @@ fail(Imp *im, const char *fmt, ...)
 }
 
 const char *
-type_str(ElemKind k, uint32_t rank, const int64_t *dims, char *buf, size_t n)
+onnx_type_str(ElemKind k, uint32_t rank, const int64_t *dims, char *buf, size_t n)
 {
 	size_t o = (size_t)snprintf(buf, n, "%s[", elem_name(k));
 	for (uint32_t i = 0; i < rank && o < n; i++)
@@ -62,7 +62,7 @@ type_str(ElemKind k, uint32_t rank, const int64_t *dims, char *buf, size_t n)
 }
 
 Val *
-val_new(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims)
+onnx_val_new(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims)
 {
 	Val *v = xcalloc(1, sizeof *v);
 	v->hint = xstrdup(hint && *hint ? hint : "v");
@@ -75,9 +75,9 @@ val_new(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dim
 }
 
 Val *
-val_known(Imp *im, const char *hint, Tensor *t)
+onnx_val_known(Imp *im, const char *hint, Tensor *t)
 {
-	Val *v = val_new(im, hint, t->kind, t->rank, t->dims);
+	Val *v = onnx_val_new(im, hint, t->kind, t->rank, t->dims);
 	v->k = t;
 	return v;
 }
@@ -95,7 +95,7 @@ name_taken(const Map *m, const char *s)
 }
 
 char *
-take_name(Imp *im, const char *hint)
+onnx_take_name(Imp *im, const char *hint)
 {
 	char base[NAME_MAX_LEN + 1];
 	size_t n = 0;
@@ -124,7 +124,7 @@ take_name(Imp *im, const char *hint)
 }
 
 const char *
-out_hint(Imp *im, size_t i)
+onnx_out_hint(Imp *im, size_t i)
 {
 	const Onnx__NodeProto *n = im->node;
 	if (n && i < n->n_output && n->output[i] && *n->output[i])
@@ -185,12 +185,12 @@ inlinable(Imp *im, const Tensor *t)
 }
 
 const char *
-ref(Imp *im, Val *v)
+onnx_ref(Imp *im, Val *v)
 {
 	if (v->ir)
 		return v->ir;
 	char ty[1024], e[64];
-	const char *nm = take_name(im, v->hint);
+	const char *nm = onnx_take_name(im, v->hint);
 	size_t len = strlen(nm) + 2;
 	v->ir = xmalloc(len);
 	snprintf(v->ir, len, "%%%s", nm);
@@ -200,7 +200,7 @@ ref(Imp *im, Val *v)
 		fprintf(im->out, "  %s = undefined\n", v->ir);
 		return v->ir;
 	}
-	type_str(v->kind, v->rank, v->dims, ty, sizeof ty);
+	onnx_type_str(v->kind, v->rank, v->dims, ty, sizeof ty);
 	if (inlinable(im, v->k)) {
 		fprintf(im->out, "  %s: %s = const %s ", v->ir, ty, ty);
 		if (v->rank == 0) {
@@ -225,23 +225,23 @@ ref(Imp *im, Val *v)
 }
 
 Val *
-emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
-     const char *fmt, ...)
+onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
+          const char *fmt, ...)
 {
 	char ty[1024];
 	for (uint32_t i = 0; i < rank && !im->too_large; i++)
 		if (dims[i] < 0 || dims[i] > ((int64_t)1 << 40)) {
-			fail(im, "its result %s has a dimension larger than the IR allows (2^40)",
-			     type_str(k, rank, dims, ty, sizeof ty));
+			onnx_fail(im, "its result %s has a dimension larger than the IR allows (2^40)",
+			          onnx_type_str(k, rank, dims, ty, sizeof ty));
 			im->too_large = true;
 		}
-	Val *v = val_new(im, hint, k, rank, dims);
-	const char *nm = take_name(im, hint);
+	Val *v = onnx_val_new(im, hint, k, rank, dims);
+	const char *nm = onnx_take_name(im, hint);
 	size_t len = strlen(nm) + 2;
 	v->ir = xmalloc(len);
 	snprintf(v->ir, len, "%%%s", nm);
 	ptrvec_push(&im->strs, v->ir);
-	fprintf(im->out, "  %s: %s = ", v->ir, type_str(k, rank, dims, ty, sizeof ty));
+	fprintf(im->out, "  %s: %s = ", v->ir, onnx_type_str(k, rank, dims, ty, sizeof ty));
 	va_list ap;
 	va_start(ap, fmt);
 	vfprintf(im->out, fmt, ap);

@@ -13,7 +13,7 @@
 #include "onnx_impl.h"
 
 int64_t
-shape_numel(uint32_t rank, const int64_t *dims)
+onnx_shape_numel(uint32_t rank, const int64_t *dims)
 {
 	int64_t n = 1;
 	for (uint32_t i = 0; i < rank; i++)
@@ -23,7 +23,7 @@ shape_numel(uint32_t rank, const int64_t *dims)
 }
 
 Tensor *
-fold_new(ElemKind k, uint32_t rank, const int64_t *dims)
+onnx_fold_new(ElemKind k, uint32_t rank, const int64_t *dims)
 {
 	uint64_t bytes;
 	if (!tensor_bytes(k, rank, dims, &bytes) || bytes > FOLD_MAX_BYTES)
@@ -32,8 +32,8 @@ fold_new(ElemKind k, uint32_t rank, const int64_t *dims)
 }
 
 bool
-bcast_shape(uint32_t ra, const int64_t *a, uint32_t rb, const int64_t *b, uint32_t *ro,
-            int64_t *out)
+onnx_bcast_shape(uint32_t ra, const int64_t *a, uint32_t rb, const int64_t *b, uint32_t *ro,
+                 int64_t *out)
 {
 	uint32_t r = ra > rb ? ra : rb;
 	for (uint32_t i = 0; i < r; i++) {
@@ -136,13 +136,13 @@ bin_i(BinOp op, int64_t x, int64_t y)
 }
 
 Tensor *
-fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind)
+onnx_fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind)
 {
 	uint32_t r;
 	int64_t dims[MAX_RANK], idx[MAX_RANK] = {0};
-	if (!bcast_shape(a->rank, a->dims, b->rank, b->dims, &r, dims))
+	if (!onnx_bcast_shape(a->rank, a->dims, b->rank, b->dims, &r, dims))
 		return NULL;
-	Tensor *t = fold_new(kind, r, dims);
+	Tensor *t = onnx_fold_new(kind, r, dims);
 	if (!t)
 		return NULL;
 	bool ints = is_int(a) && is_int(b);
@@ -158,9 +158,9 @@ fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind)
 }
 
 Tensor *
-fold_unary(UnOp op, const Tensor *a)
+onnx_fold_unary(UnOp op, const Tensor *a)
 {
-	Tensor *t = fold_new(a->kind, a->rank, a->dims);
+	Tensor *t = onnx_fold_new(a->kind, a->rank, a->dims);
 	if (!t)
 		return NULL;
 	bool ints = is_int(a);
@@ -197,14 +197,14 @@ fold_unary(UnOp op, const Tensor *a)
 }
 
 Tensor *
-fold_where(const Tensor *c, const Tensor *a, const Tensor *b)
+onnx_fold_where(const Tensor *c, const Tensor *a, const Tensor *b)
 {
 	uint32_t r1, r;
 	int64_t d1[MAX_RANK], dims[MAX_RANK], idx[MAX_RANK] = {0};
-	if (!bcast_shape(c->rank, c->dims, a->rank, a->dims, &r1, d1) ||
-	    !bcast_shape(r1, d1, b->rank, b->dims, &r, dims))
+	if (!onnx_bcast_shape(c->rank, c->dims, a->rank, a->dims, &r1, d1) ||
+	    !onnx_bcast_shape(r1, d1, b->rank, b->dims, &r, dims))
 		return NULL;
-	Tensor *t = fold_new(a->kind, r, dims);
+	Tensor *t = onnx_fold_new(a->kind, r, dims);
 	if (!t)
 		return NULL;
 	for (int64_t i = 0; i < t->numel; i++) {
@@ -220,9 +220,9 @@ fold_where(const Tensor *c, const Tensor *a, const Tensor *b)
 }
 
 Tensor *
-fold_cast(const Tensor *a, ElemKind k)
+onnx_fold_cast(const Tensor *a, ElemKind k)
 {
-	Tensor *t = fold_new(k, a->rank, a->dims);
+	Tensor *t = onnx_fold_new(k, a->rank, a->dims);
 	if (!t)
 		return NULL;
 	for (int64_t i = 0; i < a->numel; i++) {
@@ -235,9 +235,9 @@ fold_cast(const Tensor *a, ElemKind k)
 }
 
 Tensor *
-fold_reshape(const Tensor *a, uint32_t rank, const int64_t *dims)
+onnx_fold_reshape(const Tensor *a, uint32_t rank, const int64_t *dims)
 {
-	Tensor *t = fold_new(a->kind, rank, dims);
+	Tensor *t = onnx_fold_new(a->kind, rank, dims);
 	if (!t)
 		return NULL;
 	if (t->numel == a->numel && a->numel)
@@ -273,7 +273,7 @@ copy_walk(Tensor *t, const Tensor *a, int64_t base, const int64_t *step)
 }
 
 Tensor *
-fold_transpose(const Tensor *a, const int64_t *perm)
+onnx_fold_transpose(const Tensor *a, const int64_t *perm)
 {
 	int64_t dims[MAX_RANK], stride[MAX_RANK], step[MAX_RANK];
 	strides_of(a, stride);
@@ -281,14 +281,14 @@ fold_transpose(const Tensor *a, const int64_t *perm)
 		dims[i] = a->dims[perm[i]];
 		step[i] = stride[perm[i]];
 	}
-	Tensor *t = fold_new(a->kind, a->rank, dims);
+	Tensor *t = onnx_fold_new(a->kind, a->rank, dims);
 	if (t)
 		copy_walk(t, a, 0, step);
 	return t;
 }
 
 Tensor *
-fold_gather(const Tensor *a, int64_t axis, const Tensor *idx)
+onnx_fold_gather(const Tensor *a, int64_t axis, const Tensor *idx)
 {
 	int64_t dims[MAX_RANK];
 	uint32_t r = 0;
@@ -300,11 +300,11 @@ fold_gather(const Tensor *a, int64_t axis, const Tensor *idx)
 		dims[r++] = idx->dims[i];
 	for (uint32_t i = (uint32_t)axis + 1; i < a->rank; i++)
 		dims[r++] = a->dims[i];
-	Tensor *t = fold_new(a->kind, r, dims);
+	Tensor *t = onnx_fold_new(a->kind, r, dims);
 	if (!t)
 		return NULL;
-	int64_t outer = shape_numel((uint32_t)axis, a->dims);
-	int64_t inner = shape_numel(a->rank - (uint32_t)axis - 1, a->dims + axis + 1);
+	int64_t outer = onnx_shape_numel((uint32_t)axis, a->dims);
+	int64_t inner = onnx_shape_numel(a->rank - (uint32_t)axis - 1, a->dims + axis + 1);
 	size_t es = elem_size(a->kind), blk = (size_t)inner * es;
 	int64_t n = a->dims[axis];
 	char *o = t->data;
@@ -322,7 +322,7 @@ fold_gather(const Tensor *a, int64_t axis, const Tensor *idx)
 }
 
 Tensor *
-fold_slice(const Tensor *a, const int64_t *start, const int64_t *step, const int64_t *count)
+onnx_fold_slice(const Tensor *a, const int64_t *start, const int64_t *step, const int64_t *count)
 {
 	int64_t stride[MAX_RANK], base = 0, st[MAX_RANK];
 	strides_of(a, stride);
@@ -330,14 +330,14 @@ fold_slice(const Tensor *a, const int64_t *start, const int64_t *step, const int
 		base += start[i] * stride[i];
 		st[i] = step[i] * stride[i];
 	}
-	Tensor *t = fold_new(a->kind, a->rank, count);
+	Tensor *t = onnx_fold_new(a->kind, a->rank, count);
 	if (t)
 		copy_walk(t, a, base, st);
 	return t;
 }
 
 Tensor *
-fold_concat(const Tensor *const *parts, size_t n, int64_t axis)
+onnx_fold_concat(const Tensor *const *parts, size_t n, int64_t axis)
 {
 	int64_t dims[MAX_RANK];
 	const Tensor *f = parts[0];
@@ -345,16 +345,16 @@ fold_concat(const Tensor *const *parts, size_t n, int64_t axis)
 	dims[axis] = 0;
 	for (size_t i = 0; i < n; i++)
 		dims[axis] += parts[i]->dims[axis];
-	Tensor *t = fold_new(f->kind, f->rank, dims);
+	Tensor *t = onnx_fold_new(f->kind, f->rank, dims);
 	if (!t)
 		return NULL;
-	int64_t outer = shape_numel((uint32_t)axis, f->dims);
+	int64_t outer = onnx_shape_numel((uint32_t)axis, f->dims);
 	size_t es = elem_size(f->kind);
 	char *o = t->data;
 	for (int64_t i = 0; i < outer; i++)
 		for (size_t p = 0; p < n; p++) {
 			const Tensor *x = parts[p];
-			size_t blk = (size_t)shape_numel(x->rank - (uint32_t)axis, x->dims + axis) * es;
+			size_t blk = (size_t)onnx_shape_numel(x->rank - (uint32_t)axis, x->dims + axis) * es;
 			if (!blk)
 				continue;   /* o may be NULL: an empty result has no data */
 			memcpy(o, (const char *)x->data + (size_t)i * blk, blk);
@@ -364,10 +364,10 @@ fold_concat(const Tensor *const *parts, size_t n, int64_t axis)
 }
 
 Tensor *
-fold_expand(const Tensor *a, uint32_t rank, const int64_t *dims)
+onnx_fold_expand(const Tensor *a, uint32_t rank, const int64_t *dims)
 {
 	int64_t idx[MAX_RANK] = {0};
-	Tensor *t = fold_new(a->kind, rank, dims);
+	Tensor *t = onnx_fold_new(a->kind, rank, dims);
 	if (!t)
 		return NULL;
 	size_t es = elem_size(a->kind);

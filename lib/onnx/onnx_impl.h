@@ -58,7 +58,7 @@ typedef struct {
 	const Tensor *t;
 } DataFile;
 
-/* A TensorProto's raw_data, left in the file (see onx_unpack). */
+/* A TensorProto's raw_data, left in the file (see onnx_unpack). */
 typedef struct {
 	size_t off, len;
 } OnxPayload;
@@ -83,7 +83,7 @@ typedef struct Imp {
 	char *body;              /* @main's bindings */
 	size_t bodylen;
 	FILE *out;               /* writes body */
-	bool too_large;          /* emit made a type the IR cannot hold (reported) */
+	bool too_large;          /* onnx_emit made a type the IR cannot hold (reported) */
 	Val **absorbed;          /* per node: the value of a node another one folded
 	                          * into itself (a BatchNormalization into the Conv
 	                          * before it), or NULL */
@@ -94,26 +94,26 @@ typedef struct Imp {
 /* The model in buf, after checking that its messages nest at most
  * ONNX_MAX_DEPTH deep (protobuf-c unpacks recursively); NULL after
  * reporting.  The tensors' raw data stays in buf, which must outlive
- * every onx_tensor call (see the skeleton in onnx_read.c). */
+ * every onnx_tensor call (see the skeleton in onnx_read.c). */
 #define ONNX_MAX_DEPTH 64
-Onnx__ModelProto *onx_unpack(Imp *im, const uint8_t *buf, size_t len);
+Onnx__ModelProto *onnx_unpack(Imp *im, const uint8_t *buf, size_t len);
 /* ONNX's TensorProto.DataType as an element type; false if the IR has none. */
-bool onx_elem(int32_t dt, ElemKind *k);
-const char *onx_type_name(int32_t dt);            /* "FLOAT", "STRING" */
+bool onnx_elem(int32_t dt, ElemKind *k);
+const char *onnx_type_name(int32_t dt);            /* "FLOAT", "STRING" */
 /* The data of a TensorProto (`what` names it in messages); NULL after
  * reporting. */
-Tensor *onx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what);
+Tensor *onnx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what);
 
-const Onnx__AttributeProto *onx_attr(const Onnx__NodeProto *n, const char *name);
-int64_t attr_int(const Onnx__NodeProto *n, const char *name, int64_t def);
-double attr_float(const Onnx__NodeProto *n, const char *name, double def);
+const Onnx__AttributeProto *onnx_attr(const Onnx__NodeProto *n, const char *name);
+int64_t onnx_attr_int(const Onnx__NodeProto *n, const char *name, int64_t def);
+double onnx_attr_float(const Onnx__NodeProto *n, const char *name, double def);
 /* The string attribute, or def when the node has none, copied into buf
  * (bufn bytes, at least 1; cut to fit, an embedded NUL shown as '?'):
  * returns buf, so buf and the result are always the same string. */
-const char *attr_str(const Onnx__NodeProto *n, const char *name, const char *def, char *buf,
-                     size_t bufn);
+const char *onnx_attr_str(const Onnx__NodeProto *n, const char *name, const char *def, char *buf,
+                          size_t bufn);
 /* The ints attribute: its count (-1 if absent), at most max copied. */
-long attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, size_t max);
+long onnx_attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, size_t max);
 
 /* ------------------------------------------------------------ onnx_fold.c */
 
@@ -128,58 +128,58 @@ typedef enum {
 } UnOp;
 
 /* NumPy broadcasting of two shapes into out; false if they do not. */
-bool bcast_shape(uint32_t ra, const int64_t *a, uint32_t rb, const int64_t *b, uint32_t *ro,
-                 int64_t *out);
+bool onnx_bcast_shape(uint32_t ra, const int64_t *a, uint32_t rb, const int64_t *b, uint32_t *ro,
+                      int64_t *out);
 /* The element count; INT64_MAX when it overflows. */
-int64_t shape_numel(uint32_t rank, const int64_t *dims);
+int64_t onnx_shape_numel(uint32_t rank, const int64_t *dims);
 /* A zeroed tensor for a value computed at import, or NULL when it would
  * take more than FOLD_MAX_BYTES (a model may ask for any size). */
 #define FOLD_MAX_BYTES ((uint64_t)1 << 30)
-Tensor *fold_new(ElemKind k, uint32_t rank, const int64_t *dims);
+Tensor *onnx_fold_new(ElemKind k, uint32_t rank, const int64_t *dims);
 /* The IR's limit on a tensor's elements (ir(5)). */
 #define MAX_NUMEL ((int64_t)1 << 48)
 
 /* Elementwise with broadcasting; the result has kind `kind` (bool for the
  * comparisons).  NULL if the shapes do not broadcast. */
-Tensor *fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind);
-Tensor *fold_unary(UnOp op, const Tensor *a);
-Tensor *fold_where(const Tensor *c, const Tensor *a, const Tensor *b);
-Tensor *fold_cast(const Tensor *a, ElemKind k);
-Tensor *fold_reshape(const Tensor *a, uint32_t rank, const int64_t *dims);
-Tensor *fold_transpose(const Tensor *a, const int64_t *perm);
+Tensor *onnx_fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind);
+Tensor *onnx_fold_unary(UnOp op, const Tensor *a);
+Tensor *onnx_fold_where(const Tensor *c, const Tensor *a, const Tensor *b);
+Tensor *onnx_fold_cast(const Tensor *a, ElemKind k);
+Tensor *onnx_fold_reshape(const Tensor *a, uint32_t rank, const int64_t *dims);
+Tensor *onnx_fold_transpose(const Tensor *a, const int64_t *perm);
 /* Elements of a along axis at idx (already in range), as numpy.take. */
-Tensor *fold_gather(const Tensor *a, int64_t axis, const Tensor *idx);
+Tensor *onnx_fold_gather(const Tensor *a, int64_t axis, const Tensor *idx);
 /* a[start:end:step] along each axis (normalized: starts in range, counts
  * given). */
-Tensor *fold_slice(const Tensor *a, const int64_t *start, const int64_t *step,
-                   const int64_t *count);
-Tensor *fold_concat(const Tensor *const *parts, size_t n, int64_t axis);
-Tensor *fold_expand(const Tensor *a, uint32_t rank, const int64_t *dims);
+Tensor *onnx_fold_slice(const Tensor *a, const int64_t *start, const int64_t *step,
+                        const int64_t *count);
+Tensor *onnx_fold_concat(const Tensor *const *parts, size_t n, int64_t axis);
+Tensor *onnx_fold_expand(const Tensor *a, uint32_t rank, const int64_t *dims);
 
 /* ------------------------------------------------------------ onnx_emit.c */
 
 /* "f32[1,3,224,224]" into buf. */
-const char *type_str(ElemKind k, uint32_t rank, const int64_t *dims, char *buf, size_t n);
+const char *onnx_type_str(ElemKind k, uint32_t rank, const int64_t *dims, char *buf, size_t n);
 
 /* A Val of the given type with no data and no IR name yet. */
-Val *val_new(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims);
+Val *onnx_val_new(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims);
 /* A Val known at import; takes t. */
-Val *val_known(Imp *im, const char *hint, Tensor *t);
+Val *onnx_val_known(Imp *im, const char *hint, Tensor *t);
 /* The IR operand for v ("%name"), writing its constant first if it is one
  * not written yet. */
-const char *ref(Imp *im, Val *v);
+const char *onnx_ref(Imp *im, Val *v);
 /* Binds a new value of the given type: `%name: TYPE = RHS` where RHS is
- * fmt's expansion.  Operands in fmt come from ref() (evaluated before).
+ * fmt's expansion.  Operands in fmt come from onnx_ref() (evaluated before).
  * A dimension beyond the IR's 2^40 is reported, naming the node, and sets
  * im->too_large, which fails the node (the value is still returned). */
-Val *emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
-          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+Val *onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
+               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* A fresh IR name made from hint (sanitized to [A-Za-z0-9_], unique). */
-char *take_name(Imp *im, const char *hint);
+char *onnx_take_name(Imp *im, const char *hint);
 /* The name the current node's output i gives, sanitized (NULL: none). */
-const char *out_hint(Imp *im, size_t i);
+const char *onnx_out_hint(Imp *im, size_t i);
 /* Reports an error about the current node (or the model); returns NULL. */
-void *fail(Imp *im, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void *onnx_fail(Imp *im, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------ onnx_ops.c */
 
@@ -187,51 +187,51 @@ typedef struct {
 	const char *op;          /* ONNX op_type */
 	int since;               /* the first opset we map it in */
 	int min_in;              /* inputs it needs */
-	/* Maps the node: fills out[0..nout), returns false after fail(). */
+	/* Maps the node: fills out[0..nout), returns false after onnx_fail(). */
 	bool (*map)(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out,
 	            size_t nout);
 } OpMap;
 
 /* The mapping of op in the default domain at opset, or NULL. */
-const OpMap *onx_op_lookup(const char *op, int64_t opset);
+const OpMap *onnx_op_lookup(const char *op, int64_t opset);
 
 /* Shared by the two operator files. */
-Val *op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint);
-Val *op_unary(Imp *im, UnOp op, Val *a, const char *hint);
-Val *op_reshape(Imp *im, Val *a, uint32_t rank, const int64_t *dims, const char *hint);
-Val *op_transpose(Imp *im, Val *a, const int64_t *perm, const char *hint);
+Val *onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint);
+Val *onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint);
+Val *onnx_op_reshape(Imp *im, Val *a, uint32_t rank, const int64_t *dims, const char *hint);
+Val *onnx_op_transpose(Imp *im, Val *a, const int64_t *perm, const char *hint);
 /* a[start:start+count*step:step] along axis. */
-Val *op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, int64_t count,
-                   const char *hint);
-/* The integer data of a known Val (shape arithmetic); false after fail()
+Val *onnx_op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, int64_t count,
+                        const char *hint);
+/* The integer data of a known Val (shape arithmetic); false after onnx_fail()
  * when v is not known at import or not integers. */
-bool known_ints(Imp *im, Val *v, const char *what, int64_t *out, size_t max, size_t *n);
-/* An axis in [-rank, rank) normalized, or -1 after fail(). */
-int64_t norm_axis(Imp *im, int64_t axis, uint32_t rank, const char *what);
+bool onnx_known_ints(Imp *im, Val *v, const char *what, int64_t *out, size_t max, size_t *n);
+/* An axis in [-rank, rank) normalized, or -1 after onnx_fail(). */
+int64_t onnx_norm_axis(Imp *im, int64_t axis, uint32_t rank, const char *what);
 
 /* ------------------------------------------------------------ onnx_nn.c */
 
-bool map_conv(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool map_gemm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool map_matmul(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool map_batchnorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool map_maxpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool map_avgpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool map_global_avgpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool map_softmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool map_logsoftmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool map_reduce(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_conv(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_gemm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_matmul(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_batchnorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_maxpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_avgpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_global_avgpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_softmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_logsoftmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_reduce(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_norm.c */
-bool map_layernorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_layernorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_einsum.c */
-bool map_einsum(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_einsum(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_scatter.c */
-bool map_scatternd(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_scatternd(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 
 /* The Name of an ONNX value (NULL if the graph never names it). */
-Name *name_get(Imp *im, const char *s);
+Name *onnx_name_get(Imp *im, const char *s);
 /* The single node that uses name s, if s has exactly one use and it is a
  * node's input (not a graph output), its index in *index; NULL otherwise. */
-const Onnx__NodeProto *sole_user(Imp *im, const char *s, size_t *index);
+const Onnx__NodeProto *onnx_sole_user(Imp *im, const char *s, size_t *index);
 
 #endif

@@ -37,15 +37,15 @@ name_find(Imp *im, const char *s, bool add)
 }
 
 Name *
-name_get(Imp *im, const char *s)
+onnx_name_get(Imp *im, const char *s)
 {
 	return s ? name_find(im, s, false) : NULL;
 }
 
 const Onnx__NodeProto *
-sole_user(Imp *im, const char *s, size_t *index)
+onnx_sole_user(Imp *im, const char *s, size_t *index)
 {
-	Name *e = name_get(im, s);
+	Name *e = onnx_name_get(im, s);
 	if (!e || e->uses != 1 || e->graph_output)
 		return NULL;
 	*index = e->user;
@@ -98,7 +98,7 @@ op_types_line(Imp *im)
 			e = &oc[n++];
 			e->op = op;
 			e->domain = dom;
-			e->ok = !*dom && onx_op_lookup(op, im->opset) != NULL;
+			e->ok = !*dom && onnx_op_lookup(op, im->opset) != NULL;
 			map_add(&seen, h, e);
 		}
 		e->count++;
@@ -143,13 +143,13 @@ graph_input(Imp *im, const Onnx__ValueInfoProto *vi)
 	const char *name = shown_name(vi->name);
 	const Onnx__TypeProto *tp = vi->type;
 	if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
-		return fail(im, "input '%s' is not a tensor", name);
+		return onnx_fail(im, "input '%s' is not a tensor", name);
 	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
 	ElemKind k;
 	int32_t et = tt->has_elem_type ? tt->elem_type : 0;
-	if (!onx_elem(et, &k))
-		return fail(im, "input '%s' has element type %s, which the IR does not have", name,
-		            onx_type_name(et));
+	if (!onnx_elem(et, &k))
+		return onnx_fail(im, "input '%s' has element type %s, which the IR does not have", name,
+		                 onnx_type_name(et));
 	OnnxShape *fix = NULL;
 	for (size_t i = 0; i < im->o->nshapes; i++)
 		if (strcmp(im->o->shapes[i].name, name) == 0)
@@ -160,25 +160,25 @@ graph_input(Imp *im, const Onnx__ValueInfoProto *vi)
 	if (fix) {
 		fix->used = true;
 		if (sh && sh->n_dim != fix->rank)
-			return fail(im, "--shape gives input '%s' rank %u, the model rank %zu", name,
-			            fix->rank, sh->n_dim);
+			return onnx_fail(im, "--shape gives input '%s' rank %u, the model rank %zu", name,
+			                 fix->rank, sh->n_dim);
 		for (uint32_t i = 0; sh && i < fix->rank; i++) {
 			const Onnx__TensorShapeProto__Dimension *d = sh->dim[i];
 			if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
 			    d->dim_value != fix->dims[i])
-				return fail(im, "--shape gives input '%s' size %lld on axis %u, the model "
-				            "%lld", name, (long long)fix->dims[i], i,
-				            (long long)d->dim_value);
+				return onnx_fail(im, "--shape gives input '%s' size %lld on axis %u, the model "
+				                 "%lld", name, (long long)fix->dims[i], i,
+				                 (long long)d->dim_value);
 		}
 		rank = fix->rank;
 		memcpy(dims, fix->dims, rank * sizeof *dims);
 	} else {
 		if (!sh)
-			return fail(im, "input '%s' has no shape; give one with --shape %s=D,D,...",
-			            name, name);
+			return onnx_fail(im, "input '%s' has no shape; give one with --shape %s=D,D,...",
+			                 name, name);
 		if (sh->n_dim > MAX_RANK)
-			return fail(im, "input '%s' has rank %zu, more than %d", name, sh->n_dim,
-			            MAX_RANK);
+			return onnx_fail(im, "input '%s' has rank %zu, more than %d", name, sh->n_dim,
+			                 MAX_RANK);
 		rank = (uint32_t)sh->n_dim;
 		for (uint32_t i = 0; i < rank; i++) {
 			const Onnx__TensorShapeProto__Dimension *d = sh->dim[i];
@@ -186,20 +186,20 @@ graph_input(Imp *im, const Onnx__ValueInfoProto *vi)
 				const char *p = d->value_case ==
 				                ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
 				                d->dim_param ? d->dim_param : "";
-				return fail(im, "input '%s' has a dynamic dimension %u%s%s%s; fix its "
-				            "shape with --shape %s=D,D,...", name, i, *p ? " ('" : "",
-				            p, *p ? "')" : "", name);
+				return onnx_fail(im, "input '%s' has a dynamic dimension %u%s%s%s; fix its "
+				                 "shape with --shape %s=D,D,...", name, i, *p ? " ('" : "",
+				                 p, *p ? "')" : "", name);
 			}
 			if (d->dim_value < 0 || d->dim_value > ((int64_t)1 << 40))
-				return fail(im, "input '%s' has dimension %u of size %lld", name, i,
-				            (long long)d->dim_value);
+				return onnx_fail(im, "input '%s' has dimension %u of size %lld", name, i,
+				                 (long long)d->dim_value);
 			dims[i] = d->dim_value;
 		}
 	}
-	if (shape_numel(rank, dims) > MAX_NUMEL)
-		return fail(im, "input '%s' has more than 2^48 elements", name);
-	Val *v = val_new(im, name, k, rank, dims);
-	const char *nm = take_name(im, name);
+	if (onnx_shape_numel(rank, dims) > MAX_NUMEL)
+		return onnx_fail(im, "input '%s' has more than 2^48 elements", name);
+	Val *v = onnx_val_new(im, name, k, rank, dims);
+	const char *nm = onnx_take_name(im, name);
 	size_t len = strlen(nm) + 2;
 	v->ir = xmalloc(len);
 	snprintf(v->ir, len, "%%%s", nm);
@@ -228,7 +228,7 @@ release_dead(Imp *im, size_t idx)
 {
 	const Onnx__NodeProto *n = im->model->graph->node[idx];
 	for (size_t i = 0; i < n->n_input; i++) {
-		Name *e = n->input[i] && *n->input[i] ? name_get(im, n->input[i]) : NULL;
+		Name *e = n->input[i] && *n->input[i] ? onnx_name_get(im, n->input[i]) : NULL;
 		Val *v = e ? e->val : NULL;
 		if (v && v->k && !v->ir && v->live_until <= idx) {
 			tensor_free(v->k);
@@ -245,48 +245,48 @@ map_node(Imp *im, size_t idx)
 	im->node_index = idx;
 	if (im->absorbed[idx]) {
 		/* folded into an earlier node, which computed its output */
-		Name *e = n->n_output && n->output[0] ? name_get(im, n->output[0]) : NULL;
+		Name *e = n->n_output && n->output[0] ? onnx_name_get(im, n->output[0]) : NULL;
 		if (e)
 			bind(e, im->absorbed[idx]);
 		return true;
 	}
-	const OpMap *m = is_default_domain(n->domain) ? onx_op_lookup(n->op_type, im->opset) : NULL;
+	const OpMap *m = is_default_domain(n->domain) ? onnx_op_lookup(n->op_type, im->opset) : NULL;
 	if (!m)
-		return fail(im, "operator %s%s%s is not supported",
-		            is_default_domain(n->domain) ? "" : n->domain,
-		            is_default_domain(n->domain) ? "" : ":", n->op_type ? n->op_type : ""),
+		return onnx_fail(im, "operator %s%s%s is not supported",
+		                 is_default_domain(n->domain) ? "" : n->domain,
+		                 is_default_domain(n->domain) ? "" : ":", n->op_type ? n->op_type : ""),
 		       false;
 	if (n->n_input > 4096 || n->n_output > 65536)
-		return fail(im, "too many inputs or outputs"), false;
+		return onnx_fail(im, "too many inputs or outputs"), false;
 	Val **in = xcalloc(n->n_input + 1, sizeof *in);
 	Val **out = xcalloc(n->n_output + 1, sizeof *out);
 	bool ok = true;
 	for (size_t i = 0; i < n->n_input && ok; i++) {
 		if (!n->input[i] || !*n->input[i])
 			continue;   /* an optional input left out */
-		Name *e = name_get(im, n->input[i]);
+		Name *e = onnx_name_get(im, n->input[i]);
 		if (!e || !e->val)
-			ok = fail(im, "its input '%s' is not computed before it", n->input[i]) != NULL;
+			ok = onnx_fail(im, "its input '%s' is not computed before it", n->input[i]) != NULL;
 		else
 			in[i] = e->val;
 	}
 	if (ok && (n->n_input < (size_t)m->min_in || (m->min_in > 0 && !in[0])))
-		ok = fail(im, "needs %d inputs, %zu given", m->min_in, n->n_input) != NULL;
+		ok = onnx_fail(im, "needs %d inputs, %zu given", m->min_in, n->n_input) != NULL;
 	for (int i = 0; ok && i < m->min_in; i++)
 		if (!in[i])
-			ok = fail(im, "input %d is missing", i) != NULL;
+			ok = onnx_fail(im, "input %d is missing", i) != NULL;
 	if (ok && n->n_output == 0)
-		ok = fail(im, "has no output") != NULL;
+		ok = onnx_fail(im, "has no output") != NULL;
 	if (ok)
 		ok = m->map(im, n, in, n->n_input, out, n->n_output) && !im->too_large;
 	for (size_t i = 0; ok && i < n->n_output; i++) {
 		if (!n->output[i] || !*n->output[i])
 			continue;
-		Name *e = name_get(im, n->output[i]);
+		Name *e = onnx_name_get(im, n->output[i]);
 		if (!out[i])
-			ok = fail(im, "output %zu is not supported", i) != NULL;
+			ok = onnx_fail(im, "output %zu is not supported", i) != NULL;
 		else if (e->val)
-			ok = fail(im, "output '%s' is computed twice", n->output[i]) != NULL;
+			ok = onnx_fail(im, "output '%s' is computed twice", n->output[i]) != NULL;
 		else
 			bind(e, out[i]);
 		if (ok && !out[i]->onnx)
@@ -311,10 +311,10 @@ find_opset(Imp *im)
 		}
 	}
 	if (!found)
-		return fail(im, "the model imports no opset of the default domain"), false;
+		return onnx_fail(im, "the model imports no opset of the default domain"), false;
 	if (im->opset < OPSET_MIN || im->opset > OPSET_MAX)
-		return fail(im, "opset %lld is not supported (%d to %d are)", (long long)im->opset,
-		            OPSET_MIN, OPSET_MAX), false;
+		return onnx_fail(im, "opset %lld is not supported (%d to %d are)", (long long)im->opset,
+		                 OPSET_MIN, OPSET_MAX), false;
 	return true;
 }
 
@@ -355,11 +355,11 @@ static bool
 run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 {
 	FILE *st = o->stats;
-	if (!(im->model = onx_unpack(im, buf, len)))
+	if (!(im->model = onnx_unpack(im, buf, len)))
 		return false;
 	Onnx__GraphProto *g = im->model->graph;
 	if (!g)
-		return fail(im, "the model has no graph"), false;
+		return onnx_fail(im, "the model has no graph"), false;
 	if (!find_opset(im))
 		return false;
 	index_names(im);
@@ -371,12 +371,12 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 	 * problem, with the line that lists them all */
 	for (size_t i = 0; i < g->n_node; i++) {
 		const Onnx__NodeProto *n = g->node[i];
-		if (!is_default_domain(n->domain) || !onx_op_lookup(n->op_type, im->opset)) {
+		if (!is_default_domain(n->domain) || !onnx_op_lookup(n->op_type, im->opset)) {
 			im->node = n;
 			im->node_index = i;
-			fail(im, "operator %s%s%s is not supported",
-			     is_default_domain(n->domain) ? "" : n->domain,
-			     is_default_domain(n->domain) ? "" : ":", n->op_type ? n->op_type : "");
+			onnx_fail(im, "operator %s%s%s is not supported",
+			          is_default_domain(n->domain) ? "" : n->domain,
+			          is_default_domain(n->domain) ? "" : ":", n->op_type ? n->op_type : "");
 			fprintf(stderr, "%s: note: %s\n", im->path, ops);
 			free(ops);
 			return false;
@@ -389,13 +389,13 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 		const Onnx__TensorProto *tp = g->initializer[i];
 		char what[160];
 		snprintf(what, sizeof what, "initializer '%.100s'", shown_name(tp->name));
-		Tensor *t = onx_tensor(im, tp, what);
+		Tensor *t = onnx_tensor(im, tp, what);
 		if (!t)
 			return false;
 		Name *e = name_find(im, shown_name(tp->name), true);
 		if (e->val)
-			return fail(im, "initializer '%s' is given twice", shown_name(tp->name)), false;
-		bind(e, val_known(im, shown_name(tp->name), t));
+			return onnx_fail(im, "initializer '%s' is given twice", shown_name(tp->name)), false;
+		bind(e, onnx_val_known(im, shown_name(tp->name), t));
 		e->val->onnx = e->name;
 	}
 	/* the parameters: the inputs that no initializer gives a value */
@@ -406,7 +406,7 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 		if (e->val && e->val->k)
 			continue;
 		if (e->val) {
-			ok = fail(im, "input '%s' is given twice", e->name) != NULL;
+			ok = onnx_fail(im, "input '%s' is given twice", e->name) != NULL;
 			break;
 		}
 		Val *v = graph_input(im, g->input[i]);
@@ -418,14 +418,14 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 			if (st) {
 				char ty[1024];
 				fprintf(st, "input '%s' -> %s: %s\n", e->name, v->ir,
-				        type_str(v->kind, v->rank, v->dims, ty, sizeof ty));
+				        onnx_type_str(v->kind, v->rank, v->dims, ty, sizeof ty));
 			}
 		}
 	}
 	for (size_t i = 0; i < o->nshapes && ok; i++)
 		if (!o->shapes[i].used)
-			ok = fail(im, "--shape names '%s', which is not an input of the graph",
-			          o->shapes[i].name) != NULL;
+			ok = onnx_fail(im, "--shape names '%s', which is not an input of the graph",
+			               o->shapes[i].name) != NULL;
 	im->absorbed = xcalloc(g->n_node + 1, sizeof *im->absorbed);
 	for (size_t i = 0; i < g->n_node && ok; i++) {
 		ok = map_node(im, i);
@@ -439,20 +439,20 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 	const char **res = xcalloc(g->n_output + 1, sizeof *res);
 	for (size_t i = 0; i < g->n_output && ok; i++) {
 		const char *nm = shown_name(g->output[i]->name);
-		Name *e = name_get(im, nm);
+		Name *e = onnx_name_get(im, nm);
 		if (!e || !e->val) {
-			ok = fail(im, "graph output '%s' is not computed by any node", nm) != NULL;
+			ok = onnx_fail(im, "graph output '%s' is not computed by any node", nm) != NULL;
 			break;
 		}
-		res[i] = ref(im, e->val);
+		res[i] = onnx_ref(im, e->val);
 		if (st)
 			fprintf(st, "output '%s' -> %s\n", nm, res[i]);
 	}
 	if (ok && g->n_output == 0)
-		ok = fail(im, "the graph has no output") != NULL;
+		ok = onnx_fail(im, "the graph has no output") != NULL;
 	const char *ret = ok ? res[0] : NULL;
 	if (ok && g->n_output > 1) {
-		const char *t = take_name(im, "outputs");
+		const char *t = onnx_take_name(im, "outputs");
 		fprintf(im->out, "  %%%s = (", t);
 		for (size_t i = 0; i < g->n_output; i++)
 			fprintf(im->out, i ? ", %s" : "%s", res[i]);
@@ -497,7 +497,7 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 			const Val *v = params.v[i];
 			char ty[1024];
 			fprintf(h, "%s%s: %s", i ? ", " : "", v->ir,
-			        type_str(v->kind, v->rank, v->dims, ty, sizeof ty));
+			        onnx_type_str(v->kind, v->rank, v->dims, ty, sizeof ty));
 		}
 		fprintf(h, ") {\n");
 		fwrite(im->body, 1, im->bodylen, h);

@@ -15,15 +15,15 @@ static bool
 attr2(Imp *im, const Onnx__NodeProto *n, const char *name, int64_t def, int64_t *v, int64_t lo)
 {
 	int64_t t[4];
-	long c = attr_ints(n, name, t, 4);
+	long c = onnx_attr_ints(n, name, t, 4);
 	v[0] = v[1] = def;
 	if (c < 0)
 		return true;
 	if (c != 2)
-		return fail(im, "%s has %ld values; only 2-D windows are supported", name, c), false;
+		return onnx_fail(im, "%s has %ld values; only 2-D windows are supported", name, c), false;
 	if (t[0] < lo || t[1] < lo || t[0] > ((int64_t)1 << 30) || t[1] > ((int64_t)1 << 30))
-		return fail(im, "%s [%lld, %lld] is out of range", name, (long long)t[0],
-		            (long long)t[1]), false;
+		return onnx_fail(im, "%s [%lld, %lld] is out of range", name, (long long)t[0],
+		                 (long long)t[1]), false;
 	v[0] = t[0], v[1] = t[1];
 	return true;
 }
@@ -35,18 +35,18 @@ window_pads(Imp *im, const Onnx__NodeProto *n, const int64_t *in_hw, const int64
             const int64_t *st, const int64_t *dl, int64_t *pad)
 {
 	char buf[32];
-	const char *ap = attr_str(n, "auto_pad", "NOTSET", buf, sizeof buf);
+	const char *ap = onnx_attr_str(n, "auto_pad", "NOTSET", buf, sizeof buf);
 	memset(pad, 0, 4 * sizeof *pad);
 	if (strcmp(ap, "NOTSET") == 0) {
 		int64_t t[8];
-		long c = attr_ints(n, "pads", t, 8);
+		long c = onnx_attr_ints(n, "pads", t, 8);
 		if (c < 0)
 			return true;
 		if (c != 4)
-			return fail(im, "pads has %ld values; only 2-D windows are supported", c), false;
+			return onnx_fail(im, "pads has %ld values; only 2-D windows are supported", c), false;
 		for (int i = 0; i < 4; i++) {
 			if (t[i] < 0 || t[i] > ((int64_t)1 << 30))
-				return fail(im, "pads holds %lld", (long long)t[i]), false;
+				return onnx_fail(im, "pads holds %lld", (long long)t[i]), false;
 			pad[i] = t[i];
 		}
 		return true;
@@ -55,7 +55,7 @@ window_pads(Imp *im, const Onnx__NodeProto *n, const int64_t *in_hw, const int64
 		return true;
 	bool upper = strcmp(ap, "SAME_UPPER") == 0;
 	if (!upper && strcmp(ap, "SAME_LOWER") != 0)
-		return fail(im, "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", ap),
+		return onnx_fail(im, "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", ap),
 		       false;
 	for (int i = 0; i < 2; i++) {
 		int64_t o = (in_hw[i] + st[i] - 1) / st[i];
@@ -84,7 +84,7 @@ scalar(Imp *im, ElemKind k, double v)
 {
 	Tensor *t = tensor_new(k, 0, NULL);
 	tensor_set(t, 0, v);
-	return val_known(im, "c", t);
+	return onnx_val_known(im, "c", t);
 }
 
 /* A per-channel vector [C] shaped to broadcast along axis 1 of a rank-r
@@ -96,7 +96,7 @@ per_channel(Imp *im, Val *v, uint32_t r, const char *hint)
 	dims[0] = v->dims[0];
 	for (uint32_t i = 1; i + 1 < r; i++)
 		dims[i] = 1;
-	return op_reshape(im, v, r > 1 ? r - 1 : 1, dims, hint);
+	return onnx_op_reshape(im, v, r > 1 ? r - 1 : 1, dims, hint);
 }
 
 /* ------------------------------------------------------------ BatchNorm */
@@ -106,14 +106,14 @@ per_channel(Imp *im, Val *v, uint32_t r, const char *hint)
 static bool
 bn_affine(Imp *im, const Onnx__NodeProto *bn, Val **p, Val **s, Val **t)
 {
-	double eps = attr_float(bn, "epsilon", 1e-5);
+	double eps = onnx_attr_float(bn, "epsilon", 1e-5);
 	const char *h = "bn";
 	Val *e = scalar(im, p[0]->kind, eps);
-	Val *v = op_binary(im, BIN_ADD, p[3], e, h);
-	v = v ? op_unary(im, UN_SQRT, v, h) : NULL;
-	*s = v ? op_binary(im, BIN_DIV, p[0], v, "bn_scale") : NULL;
-	Val *m = *s ? op_binary(im, BIN_MUL, p[2], *s, h) : NULL;
-	*t = m ? op_binary(im, BIN_SUB, p[1], m, "bn_shift") : NULL;
+	Val *v = onnx_op_binary(im, BIN_ADD, p[3], e, h);
+	v = v ? onnx_op_unary(im, UN_SQRT, v, h) : NULL;
+	*s = v ? onnx_op_binary(im, BIN_DIV, p[0], v, "bn_scale") : NULL;
+	Val *m = *s ? onnx_op_binary(im, BIN_MUL, p[2], *s, h) : NULL;
+	*t = m ? onnx_op_binary(im, BIN_SUB, p[1], m, "bn_shift") : NULL;
 	return *t != NULL;
 }
 
@@ -122,24 +122,24 @@ bn_params_ok(Imp *im, const Onnx__NodeProto *bn, Val **p, int64_t c, ElemKind k)
 {
 	for (int i = 0; i < 4; i++)
 		if (!p[i] || p[i]->rank != 1 || p[i]->dims[0] != c || p[i]->kind != k)
-			return fail(im, "its scale, bias, mean and variance must be vectors of %lld %s",
-			            (long long)c, elem_name(k)), false;
-	if (attr_int(bn, "training_mode", 0))
-		return fail(im, "training_mode is not supported (inference only)"), false;
+			return onnx_fail(im, "its scale, bias, mean and variance must be vectors of %lld %s",
+			                 (long long)c, elem_name(k)), false;
+	if (onnx_attr_int(bn, "training_mode", 0))
+		return onnx_fail(im, "training_mode is not supported (inference only)"), false;
 	for (size_t i = 1; i < bn->n_output; i++)
 		if (bn->output[i] && *bn->output[i])
-			return fail(im, "only the first output is supported (inference)"), false;
+			return onnx_fail(im, "only the first output is supported (inference)"), false;
 	return true;
 }
 
-MAP_FN(map_batchnorm)
+MAP_FN(onnx_map_batchnorm)
 {
 	(void)nout;
 	Val *x = in[0];
 	if (nin < 5 || x->rank < 2)
-		return fail(im, "needs 5 inputs and an input of rank 2 or more"), false;
+		return onnx_fail(im, "needs 5 inputs and an input of rank 2 or more"), false;
 	if (!elem_is_float(x->kind))
-		return fail(im, "needs a floating-point input"), false;
+		return onnx_fail(im, "needs a floating-point input"), false;
 	if (!bn_params_ok(im, n, in + 1, x->dims[1], x->kind))
 		return false;
 	Val *s, *t;
@@ -147,8 +147,8 @@ MAP_FN(map_batchnorm)
 		return false;
 	Val *sc = per_channel(im, s, x->rank, "bn_scale");
 	Val *sh = sc ? per_channel(im, t, x->rank, "bn_shift") : NULL;
-	Val *y = sh ? op_binary(im, BIN_MUL, x, sc, out_hint(im, 0)) : NULL;
-	y = y ? op_binary(im, BIN_ADD, y, sh, out_hint(im, 0)) : NULL;
+	Val *y = sh ? onnx_op_binary(im, BIN_MUL, x, sc, onnx_out_hint(im, 0)) : NULL;
+	y = y ? onnx_op_binary(im, BIN_ADD, y, sh, onnx_out_hint(im, 0)) : NULL;
 	return (out[0] = y) != NULL;
 }
 
@@ -162,17 +162,17 @@ foldable_bn(Imp *im, const Onnx__NodeProto *conv, Val *w, Val **p, size_t *index
 {
 	if (!w->k || conv->n_output < 1 || !conv->output[0])
 		return NULL;
-	const Onnx__NodeProto *bn = sole_user(im, conv->output[0], index);
+	const Onnx__NodeProto *bn = onnx_sole_user(im, conv->output[0], index);
 	if (!bn || !bn->op_type || strcmp(bn->op_type, "BatchNormalization") != 0 ||
 	    (bn->domain && *bn->domain && strcmp(bn->domain, "ai.onnx") != 0) ||
 	    bn->n_input < 5 || !bn->input[0] || strcmp(bn->input[0], conv->output[0]) != 0 ||
-	    attr_int(bn, "training_mode", 0))
+	    onnx_attr_int(bn, "training_mode", 0))
 		return NULL;
 	for (size_t i = 1; i < bn->n_output; i++)
 		if (bn->output[i] && *bn->output[i])
 			return NULL;
 	for (int i = 0; i < 4; i++) {
-		Name *nm = bn->input[i + 1] ? name_get(im, bn->input[i + 1]) : NULL;
+		Name *nm = bn->input[i + 1] ? onnx_name_get(im, bn->input[i + 1]) : NULL;
 		p[i] = nm ? nm->val : NULL;
 		if (!p[i] || !p[i]->k || p[i]->rank != 1 || p[i]->dims[0] != w->dims[0] ||
 		    p[i]->kind != w->kind)
@@ -189,7 +189,7 @@ conv1d(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_
 	Val *x = in[0], *w = in[1];
 	int64_t xd[4] = {x->dims[0], x->dims[1], 1, x->dims[2]};
 	int64_t wd[4] = {w->dims[0], w->dims[1], 1, w->dims[2]};
-	Val *a[3] = {op_reshape(im, x, 4, xd, "x2d"), op_reshape(im, w, 4, wd, "w2d"),
+	Val *a[3] = {onnx_op_reshape(im, x, 4, xd, "x2d"), onnx_op_reshape(im, w, 4, wd, "w2d"),
 	             nin > 2 ? in[2] : NULL};
 	if (!a[0] || !a[1])
 		return false;
@@ -215,53 +215,53 @@ conv1d(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_
 	}
 	c.attribute = attrs;
 	Val *y = NULL;
-	bool ok = map_conv(im, &c, a, nin, &y, nout);
+	bool ok = onnx_map_conv(im, &c, a, nin, &y, nout);
 	free(attrs);
 	free(copies);
 	free(ints);
 	if (!ok)
 		return false;
 	int64_t yd[3] = {y->dims[0], y->dims[1], y->dims[3]};
-	return (out[0] = op_reshape(im, y, 3, yd, out_hint(im, 0))) != NULL;
+	return (out[0] = onnx_op_reshape(im, y, 3, yd, onnx_out_hint(im, 0))) != NULL;
 }
 
-MAP_FN(map_conv)
+MAP_FN(onnx_map_conv)
 {
 	(void)nout;
 	if (nin < 2 || !in[0] || !in[1])
-		return fail(im, "needs an input and weights"), false;
+		return onnx_fail(im, "needs an input and weights"), false;
 	Val *x = in[0], *w = in[1], *b = nin > 2 ? in[2] : NULL;
 	if (x->rank == 3 && w->rank == 3)
 		return conv1d(im, n, in, nin, out, nout);
 	if (x->rank != 4 || w->rank != 4)
-		return fail(im, "only 1-D and 2-D convolutions are supported (input of rank %u)",
-		            x->rank), false;
+		return onnx_fail(im, "only 1-D and 2-D convolutions are supported (input of rank %u)",
+		                 x->rank), false;
 	if (!elem_is_float(x->kind) || w->kind != x->kind || (b && b->kind != x->kind))
-		return fail(im, "needs floating-point input, weights and bias of one type"), false;
-	int64_t g = attr_int(n, "group", 1), O = w->dims[0], C = x->dims[1];
+		return onnx_fail(im, "needs floating-point input, weights and bias of one type"), false;
+	int64_t g = onnx_attr_int(n, "group", 1), O = w->dims[0], C = x->dims[1];
 	if (g < 1 || O % g || w->dims[1] * g != C)
-		return fail(im, "weights [%lld,%lld,...] with group %lld do not fit %lld input "
-		            "channels", (long long)O, (long long)w->dims[1], (long long)g,
-		            (long long)C), false;
+		return onnx_fail(im, "weights [%lld,%lld,...] with group %lld do not fit %lld input "
+		                 "channels", (long long)O, (long long)w->dims[1], (long long)g,
+		                 (long long)C), false;
 	int64_t k[2] = {w->dims[2], w->dims[3]}, ks[2], st[2], dl[2], pad[4];
 	if (!attr2(im, n, "kernel_shape", 1, ks, 1) || !attr2(im, n, "strides", 1, st, 1) ||
 	    !attr2(im, n, "dilations", 1, dl, 1) ||
 	    !window_pads(im, n, x->dims + 2, k, st, dl, pad))
 		return false;
 	if (k[0] > ((int64_t)1 << 30) || k[1] > ((int64_t)1 << 30))
-		return fail(im, "a kernel of %lldx%lld is too large", (long long)k[0],
-		            (long long)k[1]), false;
-	if (onx_attr(n, "kernel_shape") && (ks[0] != k[0] || ks[1] != k[1]))
-		return fail(im, "kernel_shape differs from the weights' shape"), false;
+		return onnx_fail(im, "a kernel of %lldx%lld is too large", (long long)k[0],
+		                 (long long)k[1]), false;
+	if (onnx_attr(n, "kernel_shape") && (ks[0] != k[0] || ks[1] != k[1]))
+		return onnx_fail(im, "kernel_shape differs from the weights' shape"), false;
 	if (b && (b->rank != 1 || b->dims[0] != O))
-		return fail(im, "its bias is not a vector of %lld", (long long)O), false;
+		return onnx_fail(im, "its bias is not a vector of %lld", (long long)O), false;
 	int64_t dims[4] = {x->dims[0], O,
 	                   window_out(x->dims[2], k[0], dl[0], st[0], pad[0], pad[2], false),
 	                   window_out(x->dims[3], k[1], dl[1], st[1], pad[1], pad[3], false)};
 	if (dims[2] < 1 || dims[3] < 1)
-		return fail(im, "the window is larger than the padded input"), false;
+		return onnx_fail(im, "the window is larger than the padded input"), false;
 
-	const char *hint = out_hint(im, 0);
+	const char *hint = onnx_out_hint(im, 0);
 	Val *p[4];
 	size_t bn_index = 0;
 	const Onnx__NodeProto *bn = foldable_bn(im, n, w, p, &bn_index);
@@ -281,13 +281,13 @@ MAP_FN(map_conv)
 		char wh[96], bh[96];
 		snprintf(wh, sizeof wh, "%.80s_bn", w->hint);
 		snprintf(bh, sizeof bh, "%.80s_bn", b ? b->hint : "bias");
-		Val *s4 = op_reshape(im, s, 4, sd, "bn_scale");
-		w = s4 ? op_binary(im, BIN_MUL, w, s4, wh) : NULL;
+		Val *s4 = onnx_op_reshape(im, s, 4, sd, "bn_scale");
+		w = s4 ? onnx_op_binary(im, BIN_MUL, w, s4, wh) : NULL;
 		if (!w)
 			return false;
 		if (b) {
-			Val *bs = op_binary(im, BIN_MUL, b, s, bh);
-			b = bs ? op_binary(im, BIN_ADD, bs, t, bh) : NULL;
+			Val *bs = onnx_op_binary(im, BIN_MUL, b, s, bh);
+			b = bs ? onnx_op_binary(im, BIN_ADD, bs, t, bh) : NULL;
 		} else {
 			b = t;
 			free(b->hint);
@@ -298,22 +298,22 @@ MAP_FN(map_conv)
 		if (bn->output[0] && *bn->output[0])
 			hint = bn->output[0];
 	}
-	const char *xr = ref(im, x), *wr = ref(im, w);
+	const char *xr = onnx_ref(im, x), *wr = onnx_ref(im, w);
 	/* channels must be positive: a weight of 0 output channels (an empty
 	 * result) goes without it */
 	char ch[40] = "";
 	if (O > 0)
 		snprintf(ch, sizeof ch, "channels=%lld, ", (long long)O);
-	Val *y = emit(im, b ? "conv" : hint, x->kind, 4, dims,
-	              "nn.conv2d(%s, %s) {%sdilation=[%lld, %lld], groups=%lld, "
-	              "kernel_size=[%lld, %lld], padding=[%lld, %lld, %lld, %lld], "
-	              "strides=[%lld, %lld]}",
-	              xr, wr, ch, (long long)dl[0], (long long)dl[1], (long long)g,
-	              (long long)k[0], (long long)k[1], (long long)pad[0], (long long)pad[1],
-	              (long long)pad[2], (long long)pad[3], (long long)st[0], (long long)st[1]);
+	Val *y = onnx_emit(im, b ? "conv" : hint, x->kind, 4, dims,
+	                   "nn.conv2d(%s, %s) {%sdilation=[%lld, %lld], groups=%lld, "
+	                   "kernel_size=[%lld, %lld], padding=[%lld, %lld, %lld, %lld], "
+	                   "strides=[%lld, %lld]}",
+	                   xr, wr, ch, (long long)dl[0], (long long)dl[1], (long long)g,
+	                   (long long)k[0], (long long)k[1], (long long)pad[0], (long long)pad[1],
+	                   (long long)pad[2], (long long)pad[3], (long long)st[0], (long long)st[1]);
 	if (b) {
-		const char *br = ref(im, b);
-		y = emit(im, hint, x->kind, 4, dims, "nn.bias_add(%s, %s) {axis=1}", y->ir, br);
+		const char *br = onnx_ref(im, b);
+		y = onnx_emit(im, hint, x->kind, 4, dims, "nn.bias_add(%s, %s) {axis=1}", y->ir, br);
 	}
 	if (bn)
 		im->absorbed[bn_index] = y;
@@ -323,113 +323,113 @@ MAP_FN(map_conv)
 
 /* ------------------------------------------------------------ Gemm, MatMul */
 
-MAP_FN(map_gemm)
+MAP_FN(onnx_map_gemm)
 {
 	(void)nout;
 	if (nin < 2)
-		return fail(im, "needs A and B"), false;
+		return onnx_fail(im, "needs A and B"), false;
 	Val *a = in[0], *b = in[1], *c = nin > 2 ? in[2] : NULL;
 	if (a->rank != 2 || b->rank != 2)
-		return fail(im, "A and B must be matrices (ranks %u and %u)", a->rank, b->rank), false;
+		return onnx_fail(im, "A and B must be matrices (ranks %u and %u)", a->rank, b->rank), false;
 	if (!elem_is_float(a->kind) || b->kind != a->kind || (c && c->kind != a->kind))
-		return fail(im, "needs floating-point operands of one type"), false;
-	double alpha = attr_float(n, "alpha", 1.0), beta = attr_float(n, "beta", 1.0);
+		return onnx_fail(im, "needs floating-point operands of one type"), false;
+	double alpha = onnx_attr_float(n, "alpha", 1.0), beta = onnx_attr_float(n, "beta", 1.0);
 	static const int64_t t2[2] = {1, 0};
-	const char *hint = out_hint(im, 0);
-	if (attr_int(n, "transA", 0))
-		a = op_transpose(im, a, t2, "a_t");
+	const char *hint = onnx_out_hint(im, 0);
+	if (onnx_attr_int(n, "transA", 0))
+		a = onnx_op_transpose(im, a, t2, "a_t");
 	/* nn.dense takes the weights [N,K]: B transposed, unless transB */
-	if (a && !attr_int(n, "transB", 0))
-		b = op_transpose(im, b, t2, b->hint);
+	if (a && !onnx_attr_int(n, "transB", 0))
+		b = onnx_op_transpose(im, b, t2, b->hint);
 	if (!a || !b)
 		return false;
 	if (a->dims[1] != b->dims[1])
-		return fail(im, "A has %lld columns, B %lld rows", (long long)a->dims[1],
-		            (long long)b->dims[1]), false;
+		return onnx_fail(im, "A has %lld columns, B %lld rows", (long long)a->dims[1],
+		                 (long long)b->dims[1]), false;
 	if (alpha != 1.0 && b->k) {
-		b = op_binary(im, BIN_MUL, b, scalar(im, b->kind, alpha), b->hint);
+		b = onnx_op_binary(im, BIN_MUL, b, scalar(im, b->kind, alpha), b->hint);
 		alpha = 1.0;
 		if (!b)
 			return false;
 	}
 	int64_t dims[2] = {a->dims[0], b->dims[0]};
-	const char *ar = ref(im, a), *br = ref(im, b);
-	Val *y = emit(im, (c && beta != 0) || alpha != 1.0 ? "dense" : hint, a->kind, 2, dims,
-	              "nn.dense(%s, %s) {units=%lld}", ar, br, (long long)dims[1]);
+	const char *ar = onnx_ref(im, a), *br = onnx_ref(im, b);
+	Val *y = onnx_emit(im, (c && beta != 0) || alpha != 1.0 ? "dense" : hint, a->kind, 2, dims,
+	                   "nn.dense(%s, %s) {units=%lld}", ar, br, (long long)dims[1]);
 	if (alpha != 1.0)
-		y = op_binary(im, BIN_MUL, y, scalar(im, a->kind, alpha), c && beta != 0 ? "dense" : hint);
+		y = onnx_op_binary(im, BIN_MUL, y, scalar(im, a->kind, alpha), c && beta != 0 ? "dense" : hint);
 	if (y && c && beta != 0) {
 		if (beta != 1.0)
-			c = op_binary(im, BIN_MUL, c, scalar(im, c->kind, beta), c->hint);
-		y = c ? op_binary(im, BIN_ADD, y, c, hint) : NULL;
+			c = onnx_op_binary(im, BIN_MUL, c, scalar(im, c->kind, beta), c->hint);
+		y = c ? onnx_op_binary(im, BIN_ADD, y, c, hint) : NULL;
 		if (y && (y->rank != 2 || y->dims[0] != dims[0] || y->dims[1] != dims[1]))
-			return fail(im, "C does not broadcast to [%lld,%lld]", (long long)dims[0],
-			            (long long)dims[1]), false;
+			return onnx_fail(im, "C does not broadcast to [%lld,%lld]", (long long)dims[0],
+			                 (long long)dims[1]), false;
 	}
 	return (out[0] = y) != NULL;
 }
 
-MAP_FN(map_matmul)
+MAP_FN(onnx_map_matmul)
 {
 	(void)n, (void)nin, (void)nout;
 	Val *a = in[0], *b = in[1];
-	const char *hint = out_hint(im, 0);
+	const char *hint = onnx_out_hint(im, 0);
 	if (a->rank == 0 || b->rank == 0)
-		return fail(im, "operands of rank 0"), false;
+		return onnx_fail(im, "operands of rank 0"), false;
 	if (!elem_is_float(a->kind) || b->kind != a->kind)
-		return fail(im, "needs floating-point operands of one type"), false;
+		return onnx_fail(im, "needs floating-point operands of one type"), false;
 	/* 1-D operands become matrices, and the axis they gained goes again */
 	bool a1 = a->rank == 1, b1 = b->rank == 1;
 	if (a1) {
 		int64_t d[2] = {1, a->dims[0]};
-		a = op_reshape(im, a, 2, d, "a2d");
+		a = onnx_op_reshape(im, a, 2, d, "a2d");
 	}
 	if (b1) {
 		int64_t d[2] = {b->dims[0], 1};
-		b = op_reshape(im, b, 2, d, "b2d");
+		b = onnx_op_reshape(im, b, 2, d, "b2d");
 	}
 	if (!a || !b)
 		return false;
 	int64_t K = a->dims[a->rank - 1], M = a->dims[a->rank - 2], N = b->dims[b->rank - 1];
 	if (b->dims[b->rank - 2] != K)
-		return fail(im, "inner sizes differ: %lld and %lld", (long long)K,
-		            (long long)b->dims[b->rank - 2]), false;
+		return onnx_fail(im, "inner sizes differ: %lld and %lld", (long long)K,
+		                 (long long)b->dims[b->rank - 2]), false;
 	int64_t rd[MAX_RANK];
 	uint32_t rr;
 	Val *y;
 	if (b->rank == 2) {
 		static const int64_t t2[2] = {1, 0};
-		Val *wt = op_transpose(im, b, t2, b->hint);
+		Val *wt = onnx_op_transpose(im, b, t2, b->hint);
 		if (!wt)
 			return false;
 		rr = a->rank;
 		memcpy(rd, a->dims, rr * sizeof *rd);
 		rd[rr - 1] = N;
-		const char *ar = ref(im, a), *wr = ref(im, wt);
-		y = emit(im, hint, a->kind, rr, rd, "nn.dense(%s, %s) {units=%lld}", ar, wr,
-		         (long long)N);
+		const char *ar = onnx_ref(im, a), *wr = onnx_ref(im, wt);
+		y = onnx_emit(im, hint, a->kind, rr, rd, "nn.dense(%s, %s) {units=%lld}", ar, wr,
+		              (long long)N);
 	} else {
 		/* batches: both flattened to [B,M,K] and [B,K,N]; a batch of 1
 		 * broadcasts */
 		uint32_t br;
 		int64_t bd[MAX_RANK];
-		if (!bcast_shape(a->rank - 2, a->dims, b->rank - 2, b->dims, &br, bd))
-			return fail(im, "batch shapes do not broadcast"), false;
-		int64_t nb = shape_numel(br, bd), na = shape_numel(a->rank - 2, a->dims),
-		        nbb = shape_numel(b->rank - 2, b->dims);
+		if (!onnx_bcast_shape(a->rank - 2, a->dims, b->rank - 2, b->dims, &br, bd))
+			return onnx_fail(im, "batch shapes do not broadcast"), false;
+		int64_t nb = onnx_shape_numel(br, bd), na = onnx_shape_numel(a->rank - 2, a->dims),
+		        nbb = onnx_shape_numel(b->rank - 2, b->dims);
 		if ((na != nb && na != 1) || (nbb != nb && nbb != 1))
-			return fail(im, "partly broadcast batch shapes are not supported"), false;
+			return onnx_fail(im, "partly broadcast batch shapes are not supported"), false;
 		int64_t a3[3] = {na, M, K}, b3[3] = {nbb, K, N}, y3[3] = {nb, M, N};
-		Val *x = op_reshape(im, a, 3, a3, "a3d"), *z = x ? op_reshape(im, b, 3, b3, "b3d") : NULL;
+		Val *x = onnx_op_reshape(im, a, 3, a3, "a3d"), *z = x ? onnx_op_reshape(im, b, 3, b3, "b3d") : NULL;
 		if (!z)
 			return false;
-		const char *ar = ref(im, x), *zr = ref(im, z);
-		y = emit(im, "bmm", a->kind, 3, y3, "nn.batch_matmul(%s, %s) {transpose_b=false}", ar,
-		         zr);
+		const char *ar = onnx_ref(im, x), *zr = onnx_ref(im, z);
+		y = onnx_emit(im, "bmm", a->kind, 3, y3, "nn.batch_matmul(%s, %s) {transpose_b=false}", ar,
+		              zr);
 		rr = br + 2;
 		memcpy(rd, bd, br * sizeof *rd);
 		rd[br] = M, rd[br + 1] = N;
-		y = op_reshape(im, y, rr, rd, hint);
+		y = onnx_op_reshape(im, y, rr, rd, hint);
 	}
 	if (y && (a1 || b1)) {
 		int64_t d[MAX_RANK];
@@ -437,7 +437,7 @@ MAP_FN(map_matmul)
 		for (uint32_t i = 0; i < rr; i++)
 			if (!((a1 && i == rr - 2) || (b1 && i == rr - 1)))
 				d[r++] = rd[i];
-		y = op_reshape(im, y, r, d, hint);
+		y = onnx_op_reshape(im, y, r, d, hint);
 	}
 	return (out[0] = y) != NULL;
 }
@@ -449,76 +449,76 @@ pool(Imp *im, const Onnx__NodeProto *n, Val **in, Val **out, size_t nout, bool a
 {
 	Val *x = in[0];
 	if (nout > 1 && n->output[1] && *n->output[1])
-		return fail(im, "the Indices output is not supported"), false;
+		return onnx_fail(im, "the Indices output is not supported"), false;
 	if (x->rank != 4)
-		return fail(im, "only 2-D pooling is supported (input of rank %u)", x->rank), false;
+		return onnx_fail(im, "only 2-D pooling is supported (input of rank %u)", x->rank), false;
 	if (x->kind == ET_BOOL)
-		return fail(im, "pooling of bool tensors is not supported"), false;
-	if (attr_int(n, "storage_order", 0))
-		return fail(im, "storage_order 1 is not supported"), false;
+		return onnx_fail(im, "pooling of bool tensors is not supported"), false;
+	if (onnx_attr_int(n, "storage_order", 0))
+		return onnx_fail(im, "storage_order 1 is not supported"), false;
 	int64_t k[2], st[2], dl[2], pad[4];
-	if (!onx_attr(n, "kernel_shape"))
-		return fail(im, "needs kernel_shape"), false;
+	if (!onnx_attr(n, "kernel_shape"))
+		return onnx_fail(im, "needs kernel_shape"), false;
 	if (!attr2(im, n, "kernel_shape", 1, k, 1) || !attr2(im, n, "strides", 1, st, 1) ||
 	    !attr2(im, n, "dilations", 1, dl, 1) ||
 	    !window_pads(im, n, x->dims + 2, k, st, dl, pad))
 		return false;
-	bool ceil_mode = attr_int(n, "ceil_mode", 0) != 0;
+	bool ceil_mode = onnx_attr_int(n, "ceil_mode", 0) != 0;
 	int64_t dims[4] = {x->dims[0], x->dims[1],
 	                   window_out(x->dims[2], k[0], dl[0], st[0], pad[0], pad[2], ceil_mode),
 	                   window_out(x->dims[3], k[1], dl[1], st[1], pad[1], pad[3], ceil_mode)};
 	if (dims[2] < 1 || dims[3] < 1)
-		return fail(im, "the window is larger than the padded input"), false;
-	const char *xr = ref(im, x);
+		return onnx_fail(im, "the window is larger than the padded input"), false;
+	const char *xr = onnx_ref(im, x);
 	char extra[64] = "";
 	if (avg)
 		snprintf(extra, sizeof extra, ", count_include_pad=%s",
-		         attr_int(n, "count_include_pad", 0) ? "true" : "false");
-	out[0] = emit(im, out_hint(im, 0), x->kind, 4, dims,
-	              "%s(%s) {ceil_mode=%s%s, dilation=[%lld, %lld], padding=[%lld, %lld, %lld, "
-	              "%lld], pool_size=[%lld, %lld], strides=[%lld, %lld]}",
-	              avg ? "nn.avg_pool2d" : "nn.max_pool2d", xr, ceil_mode ? "true" : "false",
-	              extra, (long long)dl[0], (long long)dl[1], (long long)pad[0],
-	              (long long)pad[1], (long long)pad[2], (long long)pad[3], (long long)k[0],
-	              (long long)k[1], (long long)st[0], (long long)st[1]);
+		         onnx_attr_int(n, "count_include_pad", 0) ? "true" : "false");
+	out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, 4, dims,
+	                   "%s(%s) {ceil_mode=%s%s, dilation=[%lld, %lld], padding=[%lld, %lld, %lld, "
+	                   "%lld], pool_size=[%lld, %lld], strides=[%lld, %lld]}",
+	                   avg ? "nn.avg_pool2d" : "nn.max_pool2d", xr, ceil_mode ? "true" : "false",
+	                   extra, (long long)dl[0], (long long)dl[1], (long long)pad[0],
+	                   (long long)pad[1], (long long)pad[2], (long long)pad[3], (long long)k[0],
+	                   (long long)k[1], (long long)st[0], (long long)st[1]);
 	return true;
 }
 
-MAP_FN(map_maxpool)
+MAP_FN(onnx_map_maxpool)
 {
 	(void)nin;
 	return pool(im, n, in, out, nout, false);
 }
 
-MAP_FN(map_avgpool)
+MAP_FN(onnx_map_avgpool)
 {
 	(void)nin;
 	return pool(im, n, in, out, nout, true);
 }
 
-MAP_FN(map_global_avgpool)
+MAP_FN(onnx_map_global_avgpool)
 {
 	(void)n, (void)nin, (void)nout;
 	Val *x = in[0];
 	if (x->rank < 3)
-		return fail(im, "needs an input of rank 3 or more"), false;
+		return onnx_fail(im, "needs an input of rank 3 or more"), false;
 	if (x->kind == ET_BOOL)
-		return fail(im, "pooling of bool tensors is not supported"), false;
+		return onnx_fail(im, "pooling of bool tensors is not supported"), false;
 	int64_t dims[MAX_RANK];
 	memcpy(dims, x->dims, x->rank * sizeof *dims);
 	for (uint32_t i = 2; i < x->rank; i++)
 		dims[i] = 1;
-	const char *xr = ref(im, x);
+	const char *xr = onnx_ref(im, x);
 	if (x->rank == 4) {
-		out[0] = emit(im, out_hint(im, 0), x->kind, 4, dims, "nn.global_avg_pool2d(%s)", xr);
+		out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, 4, dims, "nn.global_avg_pool2d(%s)", xr);
 		return true;
 	}
 	char axes[1024];
 	size_t o = 0;
 	for (uint32_t i = 2; i < x->rank; i++)
 		o += (size_t)snprintf(axes + o, sizeof axes - o, i > 2 ? ", %u" : "%u", i);
-	out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, dims,
-	              "mean(%s) {axis=[%s], keepdims=true}", xr, axes);
+	out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, dims,
+	                   "mean(%s) {axis=[%s], keepdims=true}", xr, axes);
 	return true;
 }
 
@@ -528,43 +528,43 @@ static Val *
 softmax(Imp *im, const Onnx__NodeProto *n, Val *x, const char *hint)
 {
 	if (!elem_is_float(x->kind) || x->rank == 0)
-		return fail(im, "needs a floating-point input of rank 1 or more");
-	int64_t axis = norm_axis(im, attr_int(n, "axis", im->opset >= 13 ? -1 : 1), x->rank,
-	                         "axis");
+		return onnx_fail(im, "needs a floating-point input of rank 1 or more");
+	int64_t axis = onnx_norm_axis(im, onnx_attr_int(n, "axis", im->opset >= 13 ? -1 : 1), x->rank,
+	                              "axis");
 	if (axis < 0)
 		return NULL;
 	if (im->opset >= 13 || axis == (int64_t)x->rank - 1) {
-		const char *xr = ref(im, x);
-		return emit(im, hint, x->kind, x->rank, x->dims, "nn.softmax(%s) {axis=%lld}", xr,
-		            (long long)axis);
+		const char *xr = onnx_ref(im, x);
+		return onnx_emit(im, hint, x->kind, x->rank, x->dims, "nn.softmax(%s) {axis=%lld}", xr,
+		                 (long long)axis);
 	}
 	/* before opset 13: over the axes from `axis` on, flattened */
-	int64_t d2[2] = {shape_numel((uint32_t)axis, x->dims),
-	                 shape_numel(x->rank - (uint32_t)axis, x->dims + axis)};
-	Val *f = op_reshape(im, x, 2, d2, "flat");
+	int64_t d2[2] = {onnx_shape_numel((uint32_t)axis, x->dims),
+	                 onnx_shape_numel(x->rank - (uint32_t)axis, x->dims + axis)};
+	Val *f = onnx_op_reshape(im, x, 2, d2, "flat");
 	if (!f)
 		return NULL;
-	const char *fr = ref(im, f);
-	Val *s = emit(im, hint, x->kind, 2, d2, "nn.softmax(%s) {axis=1}", fr);
-	return op_reshape(im, s, x->rank, x->dims, hint);
+	const char *fr = onnx_ref(im, f);
+	Val *s = onnx_emit(im, hint, x->kind, 2, d2, "nn.softmax(%s) {axis=1}", fr);
+	return onnx_op_reshape(im, s, x->rank, x->dims, hint);
 }
 
-MAP_FN(map_softmax)
+MAP_FN(onnx_map_softmax)
 {
 	(void)nin, (void)nout;
-	return (out[0] = softmax(im, n, in[0], out_hint(im, 0))) != NULL;
+	return (out[0] = softmax(im, n, in[0], onnx_out_hint(im, 0))) != NULL;
 }
 
-MAP_FN(map_logsoftmax)
+MAP_FN(onnx_map_logsoftmax)
 {
 	(void)nin, (void)nout;
 	Val *s = softmax(im, n, in[0], "softmax");
-	return (out[0] = s ? op_unary(im, UN_LOG, s, out_hint(im, 0)) : NULL) != NULL;
+	return (out[0] = s ? onnx_op_unary(im, UN_LOG, s, onnx_out_hint(im, 0)) : NULL) != NULL;
 }
 
 /* ------------------------------------------------------------ reductions */
 
-MAP_FN(map_reduce)
+MAP_FN(onnx_map_reduce)
 {
 	(void)nout;
 	Val *x = in[0];
@@ -585,25 +585,25 @@ MAP_FN(map_reduce)
 	/* axes became an input in opset 13 (ReduceSum) and 18 (the others) */
 	if ((sum && im->opset >= 13) || im->opset >= 18) {
 		given = nin > 1 && in[1];
-		if (given && !known_ints(im, in[1], "its axes", axes, MAX_RANK, &na))
+		if (given && !onnx_known_ints(im, in[1], "its axes", axes, MAX_RANK, &na))
 			return false;
 		if (given && na == 0)
 			given = false;
-		if (!given && attr_int(n, "noop_with_empty_axes", 0))
+		if (!given && onnx_attr_int(n, "noop_with_empty_axes", 0))
 			return out[0] = x, true;
 	} else {
-		long c = attr_ints(n, "axes", axes, MAX_RANK);
+		long c = onnx_attr_ints(n, "axes", axes, MAX_RANK);
 		if (c > MAX_RANK)
-			return fail(im, "too many axes"), false;
+			return onnx_fail(im, "too many axes"), false;
 		given = c > 0;
 		na = c > 0 ? (size_t)c : 0;
 	}
-	bool keep = attr_int(n, "keepdims", 1) != 0, red[MAX_RANK] = {false};
+	bool keep = onnx_attr_int(n, "keepdims", 1) != 0, red[MAX_RANK] = {false};
 	if (!given)
 		for (uint32_t i = 0; i < x->rank; i++)
 			red[i] = true;
 	for (size_t i = 0; i < na; i++) {
-		int64_t a = norm_axis(im, axes[i], x->rank, "axis");
+		int64_t a = onnx_norm_axis(im, axes[i], x->rank, "axis");
 		if (a < 0)
 			return false;
 		red[a] = true;
@@ -620,20 +620,20 @@ MAP_FN(map_reduce)
 			dims[r++] = red[i] ? 1 : x->dims[i];
 	}
 	if (!elem_is_float(x->kind) && (mean || l2 || lg))
-		return fail(im, "%s needs a floating-point input", t), false;
+		return onnx_fail(im, "%s needs a floating-point input", t), false;
 	if (x->kind == ET_BOOL)
-		return fail(im, "%s of bool tensors is not supported", t), false;
-	const char *h = out_hint(im, 0);
-	Val *s = l1 ? op_unary(im, UN_ABS, x, h) : sq ? op_binary(im, BIN_MUL, x, x, h)
-	       : lse ? op_unary(im, UN_EXP, x, h) : x;
+		return onnx_fail(im, "%s of bool tensors is not supported", t), false;
+	const char *h = onnx_out_hint(im, 0);
+	Val *s = l1 ? onnx_op_unary(im, UN_ABS, x, h) : sq ? onnx_op_binary(im, BIN_MUL, x, x, h)
+	       : lse ? onnx_op_unary(im, UN_EXP, x, h) : x;
 	if (!s)
 		return false;
-	const char *xr = ref(im, s);
-	Val *y = emit(im, h, x->kind, r, dims, "%s(%s) {axis=[%s], keepdims=%s}", irop, xr, list,
-	              keep ? "true" : "false");
+	const char *xr = onnx_ref(im, s);
+	Val *y = onnx_emit(im, h, x->kind, r, dims, "%s(%s) {axis=[%s], keepdims=%s}", irop, xr, list,
+	                   keep ? "true" : "false");
 	if (y && l2)
-		y = op_unary(im, UN_SQRT, y, h);
+		y = onnx_op_unary(im, UN_SQRT, y, h);
 	else if (y && lg)
-		y = op_unary(im, UN_LOG, y, h);
+		y = onnx_op_unary(im, UN_LOG, y, h);
 	return (out[0] = y) != NULL;
 }

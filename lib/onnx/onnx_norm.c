@@ -19,21 +19,21 @@
 #include "onnx_impl.h"
 
 bool
-map_layernorm(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_t nout)
+onnx_map_layernorm(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_t nout)
 {
 	Val *x = in[0], *scale = nin > 1 ? in[1] : NULL, *bias = nin > 2 ? in[2] : NULL;
 	if (!elem_is_float(x->kind))
-		return fail(im, "needs a floating-point input, not %s", elem_name(x->kind)), false;
+		return onnx_fail(im, "needs a floating-point input, not %s", elem_name(x->kind)), false;
 	if (!scale)
-		return fail(im, "needs its Scale input"), false;
+		return onnx_fail(im, "needs its Scale input"), false;
 	if (x->rank == 0)
-		return fail(im, "needs an input of at least one axis"), false;
-	int64_t axis = norm_axis(im, attr_int(n, "axis", -1), x->rank, "axis");
+		return onnx_fail(im, "needs an input of at least one axis"), false;
+	int64_t axis = onnx_norm_axis(im, onnx_attr_int(n, "axis", -1), x->rank, "axis");
 	if (axis < 0)
 		return false;
-	double eps = attr_float(n, "epsilon", 1e-5);
+	double eps = onnx_attr_float(n, "epsilon", 1e-5);
 	if (!isfinite(eps) || eps < 0)
-		return fail(im, "epsilon %g must be a finite number, 0 or more", eps), false;
+		return onnx_fail(im, "epsilon %g must be a finite number, 0 or more", eps), false;
 	/* Scale and B broadcast to the normalized axes (x's shape from axis) */
 	Val *const wb[2] = {scale, bias};
 	for (int i = 0; i < 2; i++) {
@@ -41,8 +41,8 @@ map_layernorm(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out
 		if (!w)
 			continue;
 		if (w->kind != x->kind)
-			return fail(im, "its %s is %s, its input %s", i ? "B" : "Scale", elem_name(w->kind),
-			            elem_name(x->kind)), false;
+			return onnx_fail(im, "its %s is %s, its input %s", i ? "B" : "Scale", elem_name(w->kind),
+			                 elem_name(x->kind)), false;
 		uint32_t nr = x->rank - (uint32_t)axis;
 		bool ok = w->rank <= nr;
 		for (uint32_t k = 0; ok && k < w->rank; k++) {
@@ -50,8 +50,8 @@ map_layernorm(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out
 			ok = wd == xd || wd == 1;
 		}
 		if (!ok)
-			return fail(im, "its %s does not broadcast to the normalized axes %lld..%u of "
-			            "its input", i ? "B" : "Scale", (long long)axis, x->rank - 1), false;
+			return onnx_fail(im, "its %s does not broadcast to the normalized axes %lld..%u of "
+			                 "its input", i ? "B" : "Scale", (long long)axis, x->rank - 1), false;
 	}
 	char axes[1024];
 	size_t o = 0;
@@ -61,31 +61,31 @@ map_layernorm(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out
 	int64_t sd[MAX_RANK];
 	for (uint32_t i = 0; i < x->rank; i++)
 		sd[i] = i < (uint32_t)axis ? x->dims[i] : 1;
-	const char *h = out_hint(im, 0);
-	const char *xr = ref(im, x);
-	Val *mean = emit(im, nout > 1 && out_hint(im, 1) ? out_hint(im, 1) : "mean", x->kind,
-	                 x->rank, sd, "mean(%s) {axis=[%s], keepdims=true}", xr, axes);
-	Val *d = mean ? op_binary(im, BIN_SUB, x, mean, "centered") : NULL;
-	Val *sq = d ? op_binary(im, BIN_MUL, d, d, "squared") : NULL;
+	const char *h = onnx_out_hint(im, 0);
+	const char *xr = onnx_ref(im, x);
+	Val *mean = onnx_emit(im, nout > 1 && onnx_out_hint(im, 1) ? onnx_out_hint(im, 1) : "mean", x->kind,
+	                      x->rank, sd, "mean(%s) {axis=[%s], keepdims=true}", xr, axes);
+	Val *d = mean ? onnx_op_binary(im, BIN_SUB, x, mean, "centered") : NULL;
+	Val *sq = d ? onnx_op_binary(im, BIN_MUL, d, d, "squared") : NULL;
 	if (!sq)
 		return false;
-	const char *sr = ref(im, sq);
-	Val *var = emit(im, "variance", x->kind, x->rank, sd, "mean(%s) {axis=[%s], keepdims=true}",
-	                sr, axes);
+	const char *sr = onnx_ref(im, sq);
+	Val *var = onnx_emit(im, "variance", x->kind, x->rank, sd, "mean(%s) {axis=[%s], keepdims=true}",
+	                     sr, axes);
 	if (!var)
 		return false;
-	const char *vr = ref(im, var);
-	Val *ve = emit(im, "variance", x->kind, x->rank, sd, "add(%s, %.17g)", vr, eps);
+	const char *vr = onnx_ref(im, var);
+	Val *ve = onnx_emit(im, "variance", x->kind, x->rank, sd, "add(%s, %.17g)", vr, eps);
 	if (!ve)
 		return false;
-	const char *er = ref(im, ve);
-	Val *inv = emit(im, nout > 2 && out_hint(im, 2) ? out_hint(im, 2) : "inv_std", x->kind,
-	                x->rank, sd, "rsqrt(%s)", er);
-	Val *y = inv ? op_binary(im, BIN_MUL, d, inv, "normalized") : NULL;
+	const char *er = onnx_ref(im, ve);
+	Val *inv = onnx_emit(im, nout > 2 && onnx_out_hint(im, 2) ? onnx_out_hint(im, 2) : "inv_std", x->kind,
+	                     x->rank, sd, "rsqrt(%s)", er);
+	Val *y = inv ? onnx_op_binary(im, BIN_MUL, d, inv, "normalized") : NULL;
 	if (y)
-		y = op_binary(im, BIN_MUL, y, scale, bias ? "scaled" : h);
+		y = onnx_op_binary(im, BIN_MUL, y, scale, bias ? "scaled" : h);
 	if (y && bias)
-		y = op_binary(im, BIN_ADD, y, bias, h);
+		y = onnx_op_binary(im, BIN_ADD, y, bias, h);
 	if (!y)
 		return false;
 	out[0] = y;

@@ -16,26 +16,26 @@
 /* ------------------------------------------------------------ helpers */
 
 int64_t
-norm_axis(Imp *im, int64_t axis, uint32_t rank, const char *what)
+onnx_norm_axis(Imp *im, int64_t axis, uint32_t rank, const char *what)
 {
 	if (axis < -(int64_t)rank || axis >= (int64_t)rank) {
-		fail(im, "%s %lld is out of range for rank %u", what, (long long)axis, rank);
+		onnx_fail(im, "%s %lld is out of range for rank %u", what, (long long)axis, rank);
 		return -1;
 	}
 	return axis < 0 ? axis + rank : axis;
 }
 
 bool
-known_ints(Imp *im, Val *v, const char *what, int64_t *out, size_t max, size_t *n)
+onnx_known_ints(Imp *im, Val *v, const char *what, int64_t *out, size_t max, size_t *n)
 {
 	if (!v || !v->k)
-		return fail(im, "%s must be known at import (a constant, an initializer or "
-		            "computed from them)", what), false;
+		return onnx_fail(im, "%s must be known at import (a constant, an initializer or "
+		                 "computed from them)", what), false;
 	if (elem_is_float(v->kind) || v->rank > 1)
-		return fail(im, "%s must be integers of rank 0 or 1", what), false;
+		return onnx_fail(im, "%s must be integers of rank 0 or 1", what), false;
 	if ((size_t)v->k->numel > max)
-		return fail(im, "%s has %lld values, more than %zu", what, (long long)v->k->numel,
-		            max), false;
+		return onnx_fail(im, "%s has %lld values, more than %zu", what, (long long)v->k->numel,
+		                 max), false;
 	for (int64_t i = 0; i < v->k->numel; i++)
 		out[i] = tensor_get_int(v->k, i);
 	*n = (size_t)v->k->numel;
@@ -68,55 +68,55 @@ static const char *const bin_ir[] = {
 };
 
 Val *
-op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
+onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 {
 	bool cmp = op == BIN_EQ || op == BIN_LT || op == BIN_GT || op == BIN_AND || op == BIN_OR;
 	ElemKind rk = cmp ? ET_BOOL : a->kind;
 	uint32_t r;
 	int64_t dims[MAX_RANK];
-	if (!bcast_shape(a->rank, a->dims, b->rank, b->dims, &r, dims)) {
+	if (!onnx_bcast_shape(a->rank, a->dims, b->rank, b->dims, &r, dims)) {
 		char x[1024], y[1024];
-		return fail(im, "shapes %s and %s do not broadcast",
-		            type_str(a->kind, a->rank, a->dims, x, sizeof x),
-		            type_str(b->kind, b->rank, b->dims, y, sizeof y));
+		return onnx_fail(im, "shapes %s and %s do not broadcast",
+		                 onnx_type_str(a->kind, a->rank, a->dims, x, sizeof x),
+		                 onnx_type_str(b->kind, b->rank, b->dims, y, sizeof y));
 	}
 	if (a->kind != b->kind && op != BIN_POW)
-		return fail(im, "operands of element types %s and %s", elem_name(a->kind),
-		            elem_name(b->kind));
+		return onnx_fail(im, "operands of element types %s and %s", elem_name(a->kind),
+		                 elem_name(b->kind));
 	if (a->k && b->k) {
 		/* ir-run refuses an integer division by zero: so does the import
 		 * (every element of the divisor is used unless the result is
 		 * empty) */
 		if ((op == BIN_DIV || op == BIN_MOD) && !elem_is_float(b->kind) &&
-		    shape_numel(r, dims) > 0)
+		    onnx_shape_numel(r, dims) > 0)
 			for (int64_t i = 0; i < b->k->numel; i++)
 				if (tensor_get_int(b->k, i) == 0)
-					return fail(im, "integer %s by zero (element %lld of the divisor)",
-					            op == BIN_DIV ? "division" : "modulo", (long long)i);
-		Tensor *t = fold_binary(op, a->k, b->k, rk);
-		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
+					return onnx_fail(im, "integer %s by zero (element %lld of the divisor)",
+					                 op == BIN_DIV ? "division" : "modulo", (long long)i);
+		Tensor *t = onnx_fold_binary(op, a->k, b->k, rk);
+		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
 	if (op >= sizeof bin_ir / sizeof *bin_ir || !bin_ir[op])
-		return fail(im, "is supported only on values known at import (shape arithmetic)");
+		return onnx_fail(im, "is supported only on values known at import (shape arithmetic)");
 	if (a->kind != b->kind) {
 		/* Pow's exponent may have another type: cast it */
 		if (!b->k)
-			return fail(im, "an exponent of another element type must be known at import");
-		Tensor *t = fold_cast(b->k, a->kind);
+			return onnx_fail(im, "an exponent of another element type must be known at import");
+		Tensor *t = onnx_fold_cast(b->k, a->kind);
 		if (!t)
-			return fail(im, "cannot fold: too large");
-		b = val_known(im, b->hint, t);
+			return onnx_fail(im, "cannot fold: too large");
+		b = onnx_val_known(im, b->hint, t);
 	}
 	if (a->kind == ET_BOOL && !cmp)
-		return fail(im, "arithmetic on bool tensors");
+		return onnx_fail(im, "arithmetic on bool tensors");
 	if (a->kind != ET_BOOL && (op == BIN_AND || op == BIN_OR))
-		return fail(im, "needs bool operands, not %s", elem_name(a->kind));
-	const char *x = ref(im, a), *y = ref(im, b);
-	return emit(im, hint, rk, r, dims, "%s(%s, %s)", bin_ir[op], x, y);
+		return onnx_fail(im, "needs bool operands, not %s", elem_name(a->kind));
+	const char *x = onnx_ref(im, a), *y = onnx_ref(im, b);
+	return onnx_emit(im, hint, rk, r, dims, "%s(%s, %s)", bin_ir[op], x, y);
 }
 
 Val *
-op_unary(Imp *im, UnOp op, Val *a, const char *hint)
+onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 {
 	static const char *const ir[] = {
 		[UN_NEG] = "negative", [UN_RELU] = "nn.relu", [UN_SIGMOID] = "sigmoid",
@@ -124,39 +124,39 @@ op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 		[UN_NOT] = "logical_not", [UN_ERF] = "erf",
 	};
 	if (a->k) {
-		Tensor *t = fold_unary(op, a->k);
-		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
+		Tensor *t = onnx_fold_unary(op, a->k);
+		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
 	bool fl = elem_is_float(a->kind);
 	if ((op == UN_SIGMOID || op == UN_TANH || op == UN_EXP || op == UN_LOG || op == UN_SQRT ||
 	     op == UN_RECIP || op == UN_ERF) && !fl)
-		return fail(im, "needs a floating-point operand, not %s", elem_name(a->kind));
+		return onnx_fail(im, "needs a floating-point operand, not %s", elem_name(a->kind));
 	if (a->kind == ET_BOOL && op != UN_NOT)
-		return fail(im, "arithmetic on bool tensors");
-	const char *x = ref(im, a);
+		return onnx_fail(im, "arithmetic on bool tensors");
+	const char *x = onnx_ref(im, a);
 	if (op == UN_RECIP)
-		return emit(im, hint, a->kind, a->rank, a->dims, "divide(1, %s)", x);
+		return onnx_emit(im, hint, a->kind, a->rank, a->dims, "divide(1, %s)", x);
 	if (op == UN_ABS) {
-		Val *ng = emit(im, hint, a->kind, a->rank, a->dims, "negative(%s)", x);
-		return emit(im, hint, a->kind, a->rank, a->dims, "maximum(%s, %s)", x, ng->ir);
+		Val *ng = onnx_emit(im, hint, a->kind, a->rank, a->dims, "negative(%s)", x);
+		return onnx_emit(im, hint, a->kind, a->rank, a->dims, "maximum(%s, %s)", x, ng->ir);
 	}
 	if (op >= sizeof ir / sizeof *ir || !ir[op])
-		return fail(im, "is supported only on values known at import");
-	return emit(im, hint, a->kind, a->rank, a->dims, "%s(%s)", ir[op], x);
+		return onnx_fail(im, "is supported only on values known at import");
+	return onnx_emit(im, hint, a->kind, a->rank, a->dims, "%s(%s)", ir[op], x);
 }
 
 Val *
-op_reshape(Imp *im, Val *a, uint32_t rank, const int64_t *dims, const char *hint)
+onnx_op_reshape(Imp *im, Val *a, uint32_t rank, const int64_t *dims, const char *hint)
 {
-	if (shape_numel(rank, dims) != shape_numel(a->rank, a->dims))
-		return fail(im, "cannot reshape %lld elements into %lld",
-		            (long long)shape_numel(a->rank, a->dims),
-		            (long long)shape_numel(rank, dims));
+	if (onnx_shape_numel(rank, dims) != onnx_shape_numel(a->rank, a->dims))
+		return onnx_fail(im, "cannot reshape %lld elements into %lld",
+		                 (long long)onnx_shape_numel(a->rank, a->dims),
+		                 (long long)onnx_shape_numel(rank, dims));
 	if (dims_eq(a->rank, a->dims, rank, dims))
 		return a;
 	if (a->k) {
-		Tensor *t = fold_reshape(a->k, rank, dims);
-		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
+		Tensor *t = onnx_fold_reshape(a->k, rank, dims);
+		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
 	/* newshape's 0 copies the input's size there: a size 0 is that
 	 * where the input has 0 too, else the one -1, inferred from the
@@ -168,19 +168,19 @@ op_reshape(Imp *im, Val *a, uint32_t rank, const int64_t *dims, const char *hint
 		if (dims[i] || (i < a->rank && a->dims[i] == 0))
 			continue;
 		if (inferred)
-			return fail(im, "cannot reshape into two sizes 0 where the input has other "
-			            "sizes: the IR's newshape infers one (-1), not two");
+			return onnx_fail(im, "cannot reshape into two sizes 0 where the input has other "
+			                 "sizes: the IR's newshape infers one (-1), not two");
 		ns[i] = -1;
 		inferred = true;
 	}
 	char l[1400];
-	const char *x = ref(im, a);
-	return emit(im, hint, a->kind, rank, dims, "reshape(%s) {newshape=%s}", x,
-	            list_str(ns, rank, l, sizeof l));
+	const char *x = onnx_ref(im, a);
+	return onnx_emit(im, hint, a->kind, rank, dims, "reshape(%s) {newshape=%s}", x,
+	                 list_str(ns, rank, l, sizeof l));
 }
 
 Val *
-op_transpose(Imp *im, Val *a, const int64_t *perm, const char *hint)
+onnx_op_transpose(Imp *im, Val *a, const int64_t *perm, const char *hint)
 {
 	int64_t dims[MAX_RANK];
 	bool ident = true;
@@ -191,13 +191,13 @@ op_transpose(Imp *im, Val *a, const int64_t *perm, const char *hint)
 	if (ident)
 		return a;
 	if (a->k) {
-		Tensor *t = fold_transpose(a->k, perm);
-		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
+		Tensor *t = onnx_fold_transpose(a->k, perm);
+		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
 	char l[1400];
-	const char *x = ref(im, a);
-	return emit(im, hint, a->kind, a->rank, dims, "transpose(%s) {axes=%s}", x,
-	            list_str(perm, a->rank, l, sizeof l));
+	const char *x = onnx_ref(im, a);
+	return onnx_emit(im, hint, a->kind, a->rank, dims, "transpose(%s) {axes=%s}", x,
+	                 list_str(perm, a->rank, l, sizeof l));
 }
 
 /* The parts of a along axis at the increasing cut points cuts[0..ncut),
@@ -209,10 +209,10 @@ emit_split(Imp *im, Val *a, int64_t axis, const int64_t *cuts, size_t ncut, cons
 {
 	char l[4096], h[96];
 	if (ncut * 22 + 4 > sizeof l)
-		return fail(im, "splits into too many parts"), false;
-	const char *x = ref(im, a);
+		return onnx_fail(im, "splits into too many parts"), false;
+	const char *x = onnx_ref(im, a);
 	snprintf(h, sizeof h, "%s_parts", hints[0]);
-	const char *t = take_name(im, h);
+	const char *t = onnx_take_name(im, h);
 	fprintf(im->out, "  %%%s = split(%s) {axis=%lld, indices_or_sections=%s}\n", t, x,
 	        (long long)axis, list_str(cuts, ncut, l, sizeof l));
 	for (size_t i = 0; i <= ncut; i++) {
@@ -222,7 +222,7 @@ emit_split(Imp *im, Val *a, int64_t axis, const int64_t *cuts, size_t ncut, cons
 		memcpy(dims, a->dims, a->rank * sizeof *dims);
 		int64_t lo = i ? cuts[i - 1] : 0, hi = i < ncut ? cuts[i] : a->dims[axis];
 		dims[axis] = hi - lo;
-		res[i] = emit(im, hints[i], a->kind, a->rank, dims, "%%%s.%zu", t, i);
+		res[i] = onnx_emit(im, hints[i], a->kind, a->rank, dims, "%%%s.%zu", t, i);
 	}
 	return true;
 }
@@ -238,7 +238,7 @@ strided_slice(Imp *im, Val *a, size_t n, const int64_t *axes, const int64_t *sta
 	memcpy(dims, a->dims, a->rank * sizeof *dims);
 	for (size_t i = 0; i < n; i++) {
 		if (count[i] == 0)
-			return fail(im, "an empty slice of a computed value is not supported");
+			return onnx_fail(im, "an empty slice of a computed value is not supported");
 		int64_t d = a->dims[axes[i]];
 		dims[axes[i]] = count[i];
 		/* one past the last element taken; going backward past the
@@ -247,16 +247,16 @@ strided_slice(Imp *im, Val *a, size_t n, const int64_t *axes, const int64_t *sta
 		if (end[i] < 0)
 			end[i] = -d - 1;
 	}
-	const char *x = ref(im, a);
-	return emit(im, hint, a->kind, a->rank, dims,
-	            "strided_slice(%s) {axes=%s, begin=%s, end=%s, strides=%s}", x,
-	            list_str(axes, n, la, sizeof la), list_str(start, n, lb, sizeof lb),
-	            list_str(end, n, le, sizeof le), list_str(step, n, ls, sizeof ls));
+	const char *x = onnx_ref(im, a);
+	return onnx_emit(im, hint, a->kind, a->rank, dims,
+	                 "strided_slice(%s) {axes=%s, begin=%s, end=%s, strides=%s}", x,
+	                 list_str(axes, n, la, sizeof la), list_str(start, n, lb, sizeof lb),
+	                 list_str(end, n, le, sizeof le), list_str(step, n, ls, sizeof ls));
 }
 
 Val *
-op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, int64_t count,
-              const char *hint)
+onnx_op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, int64_t count,
+                   const char *hint)
 {
 	int64_t d = a->dims[axis];
 	if (step == 1 && start == 0 && count == d)
@@ -266,11 +266,11 @@ op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, int64_
 		for (uint32_t i = 0; i < a->rank; i++)
 			sp[i] = 1, ct[i] = a->dims[i];
 		st[axis] = start, sp[axis] = step, ct[axis] = count;
-		Tensor *t = fold_slice(a->k, st, sp, ct);
-		return t ? val_known(im, hint, t) : fail(im, "cannot fold: too large");
+		Tensor *t = onnx_fold_slice(a->k, st, sp, ct);
+		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
 	if (count == 0)
-		return fail(im, "an empty slice of a computed value is not supported");
+		return onnx_fail(im, "an empty slice of a computed value is not supported");
 	if (step != 1) {
 		/* the registry's strided_slice; an end before the first element
 		 * is written -(d + 1), which it clamps to "before the first" */
@@ -279,10 +279,10 @@ op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, int64_
 			end = -(d + 1);
 		memcpy(dims, a->dims, a->rank * sizeof *dims);
 		dims[axis] = count;
-		const char *x = ref(im, a);
-		return emit(im, hint, a->kind, a->rank, dims,
-		            "strided_slice(%s) {axes=[%lld], begin=[%lld], end=[%lld], strides=[%lld]}",
-		            x, (long long)axis, (long long)start, (long long)end, (long long)step);
+		const char *x = onnx_ref(im, a);
+		return onnx_emit(im, hint, a->kind, a->rank, dims,
+		                 "strided_slice(%s) {axes=[%lld], begin=[%lld], end=[%lld], strides=[%lld]}",
+		                 x, (long long)axis, (long long)start, (long long)end, (long long)step);
 	}
 	/* a slice of steps of 1 is the middle part of a split */
 	int64_t cuts[2];
@@ -323,17 +323,17 @@ MAP(map_binary)
 {
 	(void)nout;
 	if (nin < 1 || !in[0])
-		return fail(im, "needs an input"), false;
+		return onnx_fail(im, "needs an input"), false;
 	BinOp op = bin_of(n->op_type);
-	if (op == BIN_MOD && attr_int(n, "fmod", 0) && !elem_is_float(in[0]->kind))
-		return fail(im, "integer Mod with fmod=1 is not supported"), false;
+	if (op == BIN_MOD && onnx_attr_int(n, "fmod", 0) && !elem_is_float(in[0]->kind))
+		return onnx_fail(im, "integer Mod with fmod=1 is not supported"), false;
 	Val *acc = in[0];
 	if (nin == 1)
 		return out[0] = acc, true;   /* Max, Min, Sum of one */
 	for (size_t i = 1; i < nin && acc; i++) {
 		if (!in[i])
-			return fail(im, "input %zu is missing", i), false;
-		acc = op_binary(im, op, acc, in[i], out_hint(im, 0));
+			return onnx_fail(im, "input %zu is missing", i), false;
+		acc = onnx_op_binary(im, op, acc, in[i], onnx_out_hint(im, 0));
 	}
 	return (out[0] = acc) != NULL;
 }
@@ -356,7 +356,7 @@ un_of(const char *op)
 MAP(map_unary)
 {
 	(void)nin, (void)nout;
-	return (out[0] = op_unary(im, un_of(n->op_type), in[0], out_hint(im, 0))) != NULL;
+	return (out[0] = onnx_op_unary(im, un_of(n->op_type), in[0], onnx_out_hint(im, 0))) != NULL;
 }
 
 MAP(map_identity)
@@ -365,12 +365,12 @@ MAP(map_identity)
 	/* Dropout's mask in inference keeps every element: trues, known at
 	 * import (torch.onnx writes it for swin's attention, unused) */
 	if (nout > 1 && strcmp(n->op_type, "Dropout") == 0 && n->output[1] && *n->output[1]) {
-		Tensor *m = fold_new(ET_BOOL, in[0]->rank, in[0]->dims);
+		Tensor *m = onnx_fold_new(ET_BOOL, in[0]->rank, in[0]->dims);
 		if (!m)
-			return fail(im, "its mask is too large to compute at import"), false;
+			return onnx_fail(im, "its mask is too large to compute at import"), false;
 		for (int64_t i = 0; i < m->numel; i++)
 			tensor_set_int(m, i, 1);
-		if (!(out[1] = val_known(im, out_hint(im, 1), m)))
+		if (!(out[1] = onnx_val_known(im, onnx_out_hint(im, 1), m)))
 			return false;
 	}
 	/* From opset 12 training_mode is an input: true drops at random,
@@ -380,7 +380,7 @@ MAP(map_identity)
 		bool drops = nin < 2 || !in[1] || !in[1]->k || in[1]->k->numel != 1 ||
 		             tensor_get(in[1]->k, 0) != 0;
 		if (train && drops)
-			return fail(im, "training mode (a random mask) is not supported"), false;
+			return onnx_fail(im, "training mode (a random mask) is not supported"), false;
 	}
 	out[0] = in[0];
 	return true;
@@ -392,7 +392,7 @@ MAP(map_clip)
 	Val *x = in[0];
 	double lo, hi;
 	if (x->kind == ET_BOOL)
-		return fail(im, "Clip of bool tensors is not supported"), false;
+		return onnx_fail(im, "Clip of bool tensors is not supported"), false;
 	if (elem_is_float(x->kind)) {
 		lo = -elem_float_max(x->kind);
 		hi = elem_float_max(x->kind);
@@ -404,15 +404,15 @@ MAP(map_clip)
 		hi = (double)h;
 	}
 	if (im->opset < 11) {
-		lo = attr_float(n, "min", lo);
-		hi = attr_float(n, "max", hi);
+		lo = onnx_attr_float(n, "min", lo);
+		hi = onnx_attr_float(n, "max", hi);
 	} else {
 		for (size_t i = 1; i < 3 && i < nin; i++) {
 			if (!in[i])
 				continue;
 			if (!in[i]->k || in[i]->k->numel != 1)
-				return fail(im, "its %s must be a scalar known at import",
-				            i == 1 ? "min" : "max"), false;
+				return onnx_fail(im, "its %s must be a scalar known at import",
+				                 i == 1 ? "min" : "max"), false;
 			*(i == 1 ? &lo : &hi) = tensor_get(in[i]->k, 0);
 		}
 	}
@@ -422,13 +422,13 @@ MAP(map_clip)
 			double v = tensor_get(t, i);
 			tensor_set(t, i, v < lo ? lo : v > hi ? hi : v);
 		}
-		return (out[0] = val_known(im, out_hint(im, 0), t)) != NULL;
+		return (out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t)) != NULL;
 	}
 	if (lo > hi)
-		return fail(im, "min %g is above max %g", lo, hi), false;
-	const char *r = ref(im, x);
-	out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, x->dims,
-	              "clip(%s) {a_max=%.17g, a_min=%.17g}", r, hi, lo);
+		return onnx_fail(im, "min %g is above max %g", lo, hi), false;
+	const char *r = onnx_ref(im, x);
+	out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, x->dims,
+	                   "clip(%s) {a_max=%.17g, a_min=%.17g}", r, hi, lo);
 	return true;
 }
 
@@ -439,12 +439,12 @@ MAP(map_hard_sigmoid)
 	(void)nin, (void)nout;
 	Val *x = in[0];
 	bool swish = strcmp(n->op_type, "HardSwish") == 0;
-	double alpha = swish ? 1.0 / 6 : attr_float(n, "alpha", 0.2);
-	double beta = swish ? 0.5 : attr_float(n, "beta", 0.5);
+	double alpha = swish ? 1.0 / 6 : onnx_attr_float(n, "alpha", 0.2);
+	double beta = swish ? 0.5 : onnx_attr_float(n, "beta", 0.5);
 	if (!elem_is_float(x->kind))
-		return fail(im, "needs a floating-point operand, not %s", elem_name(x->kind)), false;
+		return onnx_fail(im, "needs a floating-point operand, not %s", elem_name(x->kind)), false;
 	if (!isfinite(alpha) || !isfinite(beta))
-		return fail(im, "alpha %g and beta %g must be finite", alpha, beta), false;
+		return onnx_fail(im, "alpha %g and beta %g must be finite", alpha, beta), false;
 	if (x->k) {
 		Tensor *t = tensor_copy(x->k);
 		for (int64_t i = 0; i < t->numel; i++) {
@@ -452,14 +452,14 @@ MAP(map_hard_sigmoid)
 			h = h < 0 ? 0.0 : h > 1 ? 1.0 : h;
 			tensor_set(t, i, swish ? v * h : h);
 		}
-		return (out[0] = val_known(im, out_hint(im, 0), t)) != NULL;
+		return (out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t)) != NULL;
 	}
-	const char *r = ref(im, x);
+	const char *r = onnx_ref(im, x);
 	if (swish)
-		out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, x->dims, "hard_swish(%s)", r);
+		out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, x->dims, "hard_swish(%s)", r);
 	else
-		out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, x->dims,
-		              "hard_sigmoid(%s) {alpha=%.17g, beta=%.17g}", r, alpha, beta);
+		out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, x->dims,
+		                   "hard_sigmoid(%s) {alpha=%.17g, beta=%.17g}", r, alpha, beta);
 	return out[0] != NULL;
 }
 
@@ -467,26 +467,26 @@ MAP(map_cast)
 {
 	(void)nout;
 	ElemKind k;
-	int64_t to = attr_int(n, "to", 0);
+	int64_t to = onnx_attr_int(n, "to", 0);
 	if (strcmp(n->op_type, "CastLike") == 0) {
 		/* the element type of its second input */
 		if (nin < 2 || !in[1])
-			return fail(im, "needs the value whose type it takes"), false;
+			return onnx_fail(im, "needs the value whose type it takes"), false;
 		k = in[1]->kind;
-	} else if (to < 0 || to > INT32_MAX || !onx_elem((int32_t)to, &k)) {
-		return fail(im, "casts to %s, which the IR does not have",
-		            onx_type_name(to < 0 || to > INT32_MAX ? 0 : (int32_t)to)), false;
+	} else if (to < 0 || to > INT32_MAX || !onnx_elem((int32_t)to, &k)) {
+		return onnx_fail(im, "casts to %s, which the IR does not have",
+		                 onnx_type_name(to < 0 || to > INT32_MAX ? 0 : (int32_t)to)), false;
 	}
 	Val *x = in[0];
 	if (x->kind == k)
 		return out[0] = x, true;
 	if (x->k) {
-		Tensor *t = fold_cast(x->k, k);
-		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
+		Tensor *t = onnx_fold_cast(x->k, k);
+		return (out[0] = t ? onnx_val_known(im, onnx_out_hint(im, 0), t) : NULL) != NULL;
 	}
-	const char *r = ref(im, x);
-	out[0] = emit(im, out_hint(im, 0), k, x->rank, x->dims, "cast(%s) {dtype=\"%s\"}", r,
-	              elem_name(k));
+	const char *r = onnx_ref(im, x);
+	out[0] = onnx_emit(im, onnx_out_hint(im, 0), k, x->rank, x->dims, "cast(%s) {dtype=\"%s\"}", r,
+	                   elem_name(k));
 	return true;
 }
 
@@ -497,30 +497,30 @@ MAP(map_constant)
 	(void)in, (void)nin, (void)nout;
 	const Onnx__AttributeProto *a;
 	Tensor *t = NULL;
-	if ((a = onx_attr(n, "value")) && a->t) {
-		t = onx_tensor(im, a->t, "its value");
+	if ((a = onnx_attr(n, "value")) && a->t) {
+		t = onnx_tensor(im, a->t, "its value");
 		if (!t)
 			return false;
-	} else if ((a = onx_attr(n, "value_float")) && a->has_f) {
+	} else if ((a = onnx_attr(n, "value_float")) && a->has_f) {
 		t = tensor_new(ET_F32, 0, NULL);
 		tensor_set(t, 0, a->f);
-	} else if ((a = onx_attr(n, "value_int")) && a->has_i) {
+	} else if ((a = onnx_attr(n, "value_int")) && a->has_i) {
 		t = tensor_new(ET_I64, 0, NULL);
 		tensor_set_int(t, 0, a->i);
-	} else if ((a = onx_attr(n, "value_floats"))) {
+	} else if ((a = onnx_attr(n, "value_floats"))) {
 		int64_t d = (int64_t)a->n_floats;
 		t = tensor_new(ET_F32, 1, &d);
 		for (size_t i = 0; i < a->n_floats; i++)
 			tensor_set(t, (int64_t)i, a->floats[i]);
-	} else if ((a = onx_attr(n, "value_ints"))) {
+	} else if ((a = onnx_attr(n, "value_ints"))) {
 		int64_t d = (int64_t)a->n_ints;
 		t = tensor_new(ET_I64, 1, &d);
 		for (size_t i = 0; i < a->n_ints; i++)
 			tensor_set_int(t, (int64_t)i, a->ints[i]);
 	} else {
-		return fail(im, "only value, value_float(s) and value_int(s) are supported"), false;
+		return onnx_fail(im, "only value, value_float(s) and value_int(s) are supported"), false;
 	}
-	out[0] = val_known(im, out_hint(im, 0), t);
+	out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t);
 	return true;
 }
 
@@ -529,38 +529,38 @@ MAP(map_constant_of_shape)
 	(void)nin, (void)nout;
 	int64_t dims[MAX_RANK];
 	size_t r;
-	if (!known_ints(im, in[0], "its shape", dims, MAX_RANK, &r))
+	if (!onnx_known_ints(im, in[0], "its shape", dims, MAX_RANK, &r))
 		return false;
 	for (size_t i = 0; i < r; i++)
 		if (dims[i] < 0 || dims[i] > ((int64_t)1 << 40))
-			return fail(im, "dimension %lld in its shape", (long long)dims[i]), false;
-	const Onnx__AttributeProto *a = onx_attr(n, "value");
+			return onnx_fail(im, "dimension %lld in its shape", (long long)dims[i]), false;
+	const Onnx__AttributeProto *a = onnx_attr(n, "value");
 	ElemKind k = ET_F32;
 	double v = 0;
 	int64_t vi = 0;
 	if (a && a->t) {
-		Tensor *vt = onx_tensor(im, a->t, "its value");
+		Tensor *vt = onnx_tensor(im, a->t, "its value");
 		if (!vt)
 			return false;
 		if (vt->numel != 1) {
 			tensor_free(vt);
-			return fail(im, "its value must have one element"), false;
+			return onnx_fail(im, "its value must have one element"), false;
 		}
 		k = vt->kind;
 		v = tensor_get(vt, 0);
 		vi = tensor_get_int(vt, 0);
 		tensor_free(vt);
 	}
-	Tensor *t = fold_new(k, (uint32_t)r, dims);
+	Tensor *t = onnx_fold_new(k, (uint32_t)r, dims);
 	if (!t)
-		return fail(im, "too large to compute at import"), false;
+		return onnx_fail(im, "too large to compute at import"), false;
 	for (int64_t i = 0; i < t->numel; i++) {
 		if (elem_is_float(k))
 			tensor_set(t, i, v);
 		else
 			tensor_set_int(t, i, vi);
 	}
-	out[0] = val_known(im, out_hint(im, 0), t);
+	out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t);
 	return true;
 }
 
@@ -569,18 +569,18 @@ MAP(map_range)
 	(void)n, (void)nin, (void)nout;
 	for (int i = 0; i < 3; i++)
 		if (!in[i]->k || in[i]->k->numel != 1)
-			return fail(im, "start, limit and delta must be scalars known at import"), false;
+			return onnx_fail(im, "start, limit and delta must be scalars known at import"), false;
 	ElemKind k = in[0]->kind;
 	double s = tensor_get(in[0]->k, 0), l = tensor_get(in[1]->k, 0), d = tensor_get(in[2]->k, 0);
 	if (d == 0)
-		return fail(im, "delta is 0"), false;
+		return onnx_fail(im, "delta is 0"), false;
 	double cnt = ceil((l - s) / d);
 	if (!(cnt < (double)((int64_t)1 << 32)))
-		return fail(im, "too many elements"), false;
+		return onnx_fail(im, "too many elements"), false;
 	int64_t c = cnt > 0 ? (int64_t)cnt : 0;
-	Tensor *t = fold_new(k, 1, &c);
+	Tensor *t = onnx_fold_new(k, 1, &c);
 	if (!t)
-		return fail(im, "too large to compute at import"), false;
+		return onnx_fail(im, "too large to compute at import"), false;
 	for (int64_t i = 0; i < c; i++) {
 		if (elem_is_float(k))
 			tensor_set(t, i, s + (double)i * d);
@@ -588,7 +588,7 @@ MAP(map_range)
 			tensor_set_int(t, i, (int64_t)((uint64_t)tensor_get_int(in[0]->k, 0) +
 			                              (uint64_t)i * (uint64_t)tensor_get_int(in[2]->k, 0)));
 	}
-	out[0] = val_known(im, out_hint(im, 0), t);
+	out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t);
 	return true;
 }
 
@@ -596,22 +596,22 @@ MAP(map_where)
 {
 	(void)n, (void)nin, (void)nout;
 	if (in[0]->k && in[1]->k && in[2]->k) {
-		Tensor *t = fold_where(in[0]->k, in[1]->k, in[2]->k);
+		Tensor *t = onnx_fold_where(in[0]->k, in[1]->k, in[2]->k);
 		if (!t)
-			return fail(im, "shapes do not broadcast"), false;
-		out[0] = val_known(im, out_hint(im, 0), t);
+			return onnx_fail(im, "shapes do not broadcast"), false;
+		out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t);
 		return true;
 	}
 	/* the registry's where: the three broadcast together */
 	uint32_t r1, r;
 	int64_t d1[MAX_RANK], dims[MAX_RANK];
-	if (!bcast_shape(in[0]->rank, in[0]->dims, in[1]->rank, in[1]->dims, &r1, d1) ||
-	    !bcast_shape(r1, d1, in[2]->rank, in[2]->dims, &r, dims))
-		return fail(im, "shapes do not broadcast"), false;
+	if (!onnx_bcast_shape(in[0]->rank, in[0]->dims, in[1]->rank, in[1]->dims, &r1, d1) ||
+	    !onnx_bcast_shape(r1, d1, in[2]->rank, in[2]->dims, &r, dims))
+		return onnx_fail(im, "shapes do not broadcast"), false;
 	if (in[0]->kind != ET_BOOL || in[1]->kind != in[2]->kind)
-		return fail(im, "needs a bool condition and x and y of one element type"), false;
-	const char *c = ref(im, in[0]), *x = ref(im, in[1]), *y = ref(im, in[2]);
-	out[0] = emit(im, out_hint(im, 0), in[1]->kind, r, dims, "where(%s, %s, %s)", c, x, y);
+		return onnx_fail(im, "needs a bool condition and x and y of one element type"), false;
+	const char *c = onnx_ref(im, in[0]), *x = onnx_ref(im, in[1]), *y = onnx_ref(im, in[2]);
+	out[0] = onnx_emit(im, onnx_out_hint(im, 0), in[1]->kind, r, dims, "where(%s, %s, %s)", c, x, y);
 	return out[0] != NULL;
 }
 
@@ -623,8 +623,8 @@ MAP(map_shape)
 	Val *x = in[0];
 	int64_t r = x->rank, s = 0, e = r;
 	if (im->opset >= 15) {
-		s = attr_int(n, "start", 0);
-		e = attr_int(n, "end", r);
+		s = onnx_attr_int(n, "start", 0);
+		e = onnx_attr_int(n, "end", r);
 		s = s < 0 ? s + r : s;
 		e = e < 0 ? e + r : e;
 		s = s < 0 ? 0 : s > r ? r : s;
@@ -634,7 +634,7 @@ MAP(map_shape)
 	Tensor *t = tensor_new(ET_I64, 1, &c);
 	for (int64_t i = 0; i < c; i++)
 		tensor_set_int(t, i, x->dims[s + i]);
-	out[0] = val_known(im, out_hint(im, 0), t);
+	out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t);
 	return true;
 }
 
@@ -642,8 +642,8 @@ MAP(map_size)
 {
 	(void)n, (void)nin, (void)nout;
 	Tensor *t = tensor_new(ET_I64, 0, NULL);
-	tensor_set_int(t, 0, shape_numel(in[0]->rank, in[0]->dims));
-	out[0] = val_known(im, out_hint(im, 0), t);
+	tensor_set_int(t, 0, onnx_shape_numel(in[0]->rank, in[0]->dims));
+	out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t);
 	return true;
 }
 
@@ -652,22 +652,22 @@ MAP(map_gather)
 	(void)nin, (void)nout;
 	Val *x = in[0], *ix = in[1];
 	if (x->rank == 0)
-		return fail(im, "gathers from a scalar"), false;
-	int64_t axis = norm_axis(im, attr_int(n, "axis", 0), x->rank, "axis");
+		return onnx_fail(im, "gathers from a scalar"), false;
+	int64_t axis = onnx_norm_axis(im, onnx_attr_int(n, "axis", 0), x->rank, "axis");
 	if (axis < 0)
 		return false;
 	if (!ix->k || elem_is_float(ix->kind))
-		return fail(im, "its indices must be integers known at import"), false;
+		return onnx_fail(im, "its indices must be integers known at import"), false;
 	int64_t d = x->dims[axis];
 	for (int64_t i = 0; i < ix->k->numel; i++) {
 		int64_t k = tensor_get_int(ix->k, i);
 		if (k < -d || k >= d)
-			return fail(im, "index %lld is out of range for an axis of %lld", (long long)k,
-			            (long long)d), false;
+			return onnx_fail(im, "index %lld is out of range for an axis of %lld", (long long)k,
+			                 (long long)d), false;
 	}
 	if (x->k) {
-		Tensor *t = fold_gather(x->k, axis, ix->k);
-		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
+		Tensor *t = onnx_fold_gather(x->k, axis, ix->k);
+		return (out[0] = t ? onnx_val_known(im, onnx_out_hint(im, 0), t) : NULL) != NULL;
 	}
 	/* a computed value: scalar indices, and runs of consecutive ones, are
 	 * slices */
@@ -676,14 +676,14 @@ MAP(map_gather)
 	for (int64_t i = 1; i < ix->k->numel; i++) {
 		int64_t k = tensor_get_int(ix->k, i);
 		if ((k < 0 ? k + d : k) != first + i)
-			return fail(im, "gathering other than consecutive indices from a computed "
-			            "value is not supported"), false;
+			return onnx_fail(im, "gathering other than consecutive indices from a computed "
+			                 "value is not supported"), false;
 	}
 	if (ix->rank > 1 || ix->k->numel == 0)
-		return fail(im, "indices of rank %u from a computed value are not supported",
-		            ix->rank), false;
-	Val *s = op_slice_axis(im, x, axis, first, 1, ix->rank ? ix->k->numel : 1,
-	                       out_hint(im, 0));
+		return onnx_fail(im, "indices of rank %u from a computed value are not supported",
+		                 ix->rank), false;
+	Val *s = onnx_op_slice_axis(im, x, axis, first, 1, ix->rank ? ix->k->numel : 1,
+	                            onnx_out_hint(im, 0));
 	if (!s)
 		return false;
 	if (ix->rank == 0) {
@@ -692,7 +692,7 @@ MAP(map_gather)
 		for (uint32_t i = 0; i < x->rank; i++)
 			if (i != axis)
 				dims[r++] = x->dims[i];
-		s = op_reshape(im, s, r, dims, out_hint(im, 0));
+		s = onnx_op_reshape(im, s, r, dims, onnx_out_hint(im, 0));
 	}
 	return (out[0] = s) != NULL;
 }
@@ -705,9 +705,9 @@ axes_of(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, int64_t *axes, 
 {
 	*given = true;
 	if (im->opset < 13) {
-		long c = attr_ints(n, "axes", axes, MAX_RANK);
+		long c = onnx_attr_ints(n, "axes", axes, MAX_RANK);
 		if (c > MAX_RANK)
-			return fail(im, "too many axes"), false;
+			return onnx_fail(im, "too many axes"), false;
 		*given = c >= 0;
 		*na = c < 0 ? 0 : (size_t)c;
 		return true;
@@ -717,7 +717,7 @@ axes_of(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, int64_t *axes, 
 		*na = 0;
 		return true;
 	}
-	return known_ints(im, in[1], "its axes", axes, MAX_RANK, na);
+	return onnx_known_ints(im, in[1], "its axes", axes, MAX_RANK, na);
 }
 
 MAP(map_unsqueeze)
@@ -731,19 +731,19 @@ MAP(map_unsqueeze)
 	Val *x = in[0];
 	uint32_t r = x->rank + (uint32_t)na;
 	if (!given || r > MAX_RANK)
-		return fail(im, "needs axes, and at most rank %d", MAX_RANK), false;
+		return onnx_fail(im, "needs axes, and at most rank %d", MAX_RANK), false;
 	bool ins[MAX_RANK] = {false};
 	for (size_t i = 0; i < na; i++) {
-		int64_t a = norm_axis(im, axes[i], r, "axis");
+		int64_t a = onnx_norm_axis(im, axes[i], r, "axis");
 		if (a < 0)
 			return false;
 		if (ins[a])
-			return fail(im, "axis %lld is repeated", (long long)axes[i]), false;
+			return onnx_fail(im, "axis %lld is repeated", (long long)axes[i]), false;
 		ins[a] = true;
 	}
 	for (uint32_t i = 0, j = 0; i < r; i++)
 		dims[i] = ins[i] ? 1 : x->dims[j++];
-	return (out[0] = op_reshape(im, x, r, dims, out_hint(im, 0))) != NULL;
+	return (out[0] = onnx_op_reshape(im, x, r, dims, onnx_out_hint(im, 0))) != NULL;
 }
 
 MAP(map_squeeze)
@@ -757,19 +757,19 @@ MAP(map_squeeze)
 	Val *x = in[0];
 	bool drop[MAX_RANK] = {false};
 	for (size_t i = 0; i < na; i++) {
-		int64_t a = norm_axis(im, axes[i], x->rank, "axis");
+		int64_t a = onnx_norm_axis(im, axes[i], x->rank, "axis");
 		if (a < 0)
 			return false;
 		if (x->dims[a] != 1)
-			return fail(im, "axis %lld has size %lld, not 1", (long long)axes[i],
-			            (long long)x->dims[a]), false;
+			return onnx_fail(im, "axis %lld has size %lld, not 1", (long long)axes[i],
+			                 (long long)x->dims[a]), false;
 		drop[a] = true;
 	}
 	uint32_t r = 0;
 	for (uint32_t i = 0; i < x->rank; i++)
 		if (!(given ? drop[i] : x->dims[i] == 1))
 			dims[r++] = x->dims[i];
-	return (out[0] = op_reshape(im, x, r, dims, out_hint(im, 0))) != NULL;
+	return (out[0] = onnx_op_reshape(im, x, r, dims, onnx_out_hint(im, 0))) != NULL;
 }
 
 MAP(map_reshape)
@@ -779,57 +779,57 @@ MAP(map_reshape)
 	size_t r;
 	Val *x = in[0];
 	if (im->opset < 5) {
-		long c = attr_ints(n, "shape", want, MAX_RANK);
+		long c = onnx_attr_ints(n, "shape", want, MAX_RANK);
 		if (c < 0 || c > MAX_RANK)
-			return fail(im, "needs a shape of rank at most %d", MAX_RANK), false;
+			return onnx_fail(im, "needs a shape of rank at most %d", MAX_RANK), false;
 		r = (size_t)c;
-	} else if (nin < 2 || !known_ints(im, in[1], "its shape", want, MAX_RANK, &r)) {
-		return nin < 2 ? (fail(im, "needs a shape"), false) : false;
+	} else if (nin < 2 || !onnx_known_ints(im, in[1], "its shape", want, MAX_RANK, &r)) {
+		return nin < 2 ? (onnx_fail(im, "needs a shape"), false) : false;
 	}
-	bool allowzero = attr_int(n, "allowzero", 0) != 0;
+	bool allowzero = onnx_attr_int(n, "allowzero", 0) != 0;
 	int64_t known = 1, infer = -1;
 	for (size_t i = 0; i < r; i++) {
 		dims[i] = want[i];
 		if (want[i] == 0 && !allowzero) {
 			if (i >= x->rank)
-				return fail(im, "shape entry %zu is 0, but the input has rank %u", i,
-				            x->rank), false;
+				return onnx_fail(im, "shape entry %zu is 0, but the input has rank %u", i,
+				                 x->rank), false;
 			dims[i] = x->dims[i];
 		} else if (want[i] == -1) {
 			if (infer >= 0)
-				return fail(im, "its shape has more than one -1"), false;
+				return onnx_fail(im, "its shape has more than one -1"), false;
 			infer = (int64_t)i;
 			continue;
 		} else if (want[i] < 0) {
-			return fail(im, "shape entry %lld", (long long)want[i]), false;
+			return onnx_fail(im, "shape entry %lld", (long long)want[i]), false;
 		}
 		if (dims[i] > ((int64_t)1 << 40) || __builtin_mul_overflow(known, dims[i], &known) ||
 		    known > MAX_NUMEL)
-			return fail(im, "its shape has more than 2^48 elements"), false;
+			return onnx_fail(im, "its shape has more than 2^48 elements"), false;
 	}
-	int64_t total = shape_numel(x->rank, x->dims);
+	int64_t total = onnx_shape_numel(x->rank, x->dims);
 	if (infer >= 0) {
 		if (known == 0 || total % known)
-			return fail(im, "cannot infer the -1 in its shape: %lld elements", (long long)total),
+			return onnx_fail(im, "cannot infer the -1 in its shape: %lld elements", (long long)total),
 			       false;
 		dims[infer] = total / known;
 	}
-	return (out[0] = op_reshape(im, x, (uint32_t)r, dims, out_hint(im, 0))) != NULL;
+	return (out[0] = onnx_op_reshape(im, x, (uint32_t)r, dims, onnx_out_hint(im, 0))) != NULL;
 }
 
 MAP(map_flatten)
 {
 	(void)nin, (void)nout;
 	Val *x = in[0];
-	int64_t axis = attr_int(n, "axis", 1);
+	int64_t axis = onnx_attr_int(n, "axis", 1);
 	if (axis < -(int64_t)x->rank || axis > (int64_t)x->rank)
-		return fail(im, "axis %lld is out of range for rank %u", (long long)axis, x->rank),
+		return onnx_fail(im, "axis %lld is out of range for rank %u", (long long)axis, x->rank),
 		       false;
 	if (axis < 0)
 		axis += x->rank;
-	int64_t dims[2] = {shape_numel((uint32_t)axis, x->dims),
-	                   shape_numel(x->rank - (uint32_t)axis, x->dims + axis)};
-	return (out[0] = op_reshape(im, x, 2, dims, out_hint(im, 0))) != NULL;
+	int64_t dims[2] = {onnx_shape_numel((uint32_t)axis, x->dims),
+	                   onnx_shape_numel(x->rank - (uint32_t)axis, x->dims + axis)};
+	return (out[0] = onnx_op_reshape(im, x, 2, dims, onnx_out_hint(im, 0))) != NULL;
 }
 
 MAP(map_transpose)
@@ -837,32 +837,32 @@ MAP(map_transpose)
 	(void)nin, (void)nout;
 	Val *x = in[0];
 	int64_t perm[MAX_RANK];
-	long c = attr_ints(n, "perm", perm, MAX_RANK);
+	long c = onnx_attr_ints(n, "perm", perm, MAX_RANK);
 	if (c < 0) {
 		for (uint32_t i = 0; i < x->rank; i++)
 			perm[i] = x->rank - 1 - i;
 	} else {
 		bool seen[MAX_RANK] = {false};
 		if ((uint32_t)c != x->rank)
-			return fail(im, "perm has %ld entries for rank %u", c, x->rank), false;
+			return onnx_fail(im, "perm has %ld entries for rank %u", c, x->rank), false;
 		for (uint32_t i = 0; i < x->rank; i++) {
 			if (perm[i] < 0 || perm[i] >= x->rank || seen[perm[i]])
-				return fail(im, "perm is not a permutation of the axes"), false;
+				return onnx_fail(im, "perm is not a permutation of the axes"), false;
 			seen[perm[i]] = true;
 		}
 	}
-	return (out[0] = op_transpose(im, x, perm, out_hint(im, 0))) != NULL;
+	return (out[0] = onnx_op_transpose(im, x, perm, onnx_out_hint(im, 0))) != NULL;
 }
 
 MAP(map_concat)
 {
 	(void)nout;
 	if (nin == 0 || !in[0])
-		return fail(im, "needs inputs"), false;
+		return onnx_fail(im, "needs inputs"), false;
 	Val *f = in[0];
-	if (!onx_attr(n, "axis"))
-		return fail(im, "needs an axis"), false;
-	int64_t axis = norm_axis(im, attr_int(n, "axis", 0), f->rank, "axis");
+	if (!onnx_attr(n, "axis"))
+		return onnx_fail(im, "needs an axis"), false;
+	int64_t axis = onnx_norm_axis(im, onnx_attr_int(n, "axis", 0), f->rank, "axis");
 	if (axis < 0)
 		return false;
 	bool all = true;
@@ -872,12 +872,12 @@ MAP(map_concat)
 	for (size_t i = 0; i < nin; i++) {
 		Val *v = in[i];
 		if (!v)
-			return fail(im, "input %zu is missing", i), false;
+			return onnx_fail(im, "input %zu is missing", i), false;
 		if (v->rank != f->rank || v->kind != f->kind)
-			return fail(im, "input %zu has another rank or element type", i), false;
+			return onnx_fail(im, "input %zu has another rank or element type", i), false;
 		for (uint32_t d = 0; d < f->rank; d++)
 			if (d != axis && v->dims[d] != f->dims[d])
-				return fail(im, "input %zu differs in size on axis %u", i, d), false;
+				return onnx_fail(im, "input %zu differs in size on axis %u", i, d), false;
 		dims[axis] += v->dims[axis];
 		all = all && v->k;
 	}
@@ -885,26 +885,26 @@ MAP(map_concat)
 		const Tensor **ts = xmalloc(nin * sizeof *ts);
 		for (size_t i = 0; i < nin; i++)
 			ts[i] = in[i]->k;
-		Tensor *t = fold_concat(ts, nin, axis);
+		Tensor *t = onnx_fold_concat(ts, nin, axis);
 		free(ts);
-		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
+		return (out[0] = t ? onnx_val_known(im, onnx_out_hint(im, 0), t) : NULL) != NULL;
 	}
 	if (nin == 1)
 		return out[0] = f, true;
 	/* the operands first (constants among them are written here) */
 	const char **refs = xmalloc(nin * sizeof *refs);
 	for (size_t i = 0; i < nin; i++)
-		refs[i] = ref(im, in[i]);
+		refs[i] = onnx_ref(im, in[i]);
 	char h[96];
-	snprintf(h, sizeof h, "%s_in", out_hint(im, 0));
-	const char *t = take_name(im, h);
+	snprintf(h, sizeof h, "%s_in", onnx_out_hint(im, 0));
+	const char *t = onnx_take_name(im, h);
 	fprintf(im->out, "  %%%s = (", t);
 	for (size_t i = 0; i < nin; i++)
 		fprintf(im->out, i ? ", %s" : "%s", refs[i]);
 	fprintf(im->out, ")\n");
 	free(refs);
-	out[0] = emit(im, out_hint(im, 0), f->kind, f->rank, dims, "concatenate(%%%s) {axis=%lld}",
-	              t, (long long)axis);
+	out[0] = onnx_emit(im, onnx_out_hint(im, 0), f->kind, f->rank, dims, "concatenate(%%%s) {axis=%lld}",
+	                   t, (long long)axis);
 	return true;
 }
 
@@ -936,19 +936,19 @@ MAP(map_slice)
 	int64_t st[MAX_RANK * 2], en[MAX_RANK * 2], ax[MAX_RANK * 2], sp[MAX_RANK * 2];
 	size_t ns, ne, na, np;
 	if (im->opset < 10) {
-		long a = attr_ints(n, "starts", st, MAX_RANK), b = attr_ints(n, "ends", en, MAX_RANK);
-		long c = attr_ints(n, "axes", ax, MAX_RANK);
+		long a = onnx_attr_ints(n, "starts", st, MAX_RANK), b = onnx_attr_ints(n, "ends", en, MAX_RANK);
+		long c = onnx_attr_ints(n, "axes", ax, MAX_RANK);
 		if (a < 0 || b < 0 || a > MAX_RANK || b > MAX_RANK || c > MAX_RANK)
-			return fail(im, "needs starts and ends"), false;
+			return onnx_fail(im, "needs starts and ends"), false;
 		ns = (size_t)a, ne = (size_t)b, na = c < 0 ? SIZE_MAX : (size_t)c, np = SIZE_MAX;
 	} else {
-		if (nin < 3 || !known_ints(im, in[1], "its starts", st, MAX_RANK, &ns) ||
-		    !known_ints(im, in[2], "its ends", en, MAX_RANK, &ne))
-			return nin < 3 ? (fail(im, "needs starts and ends"), false) : false;
+		if (nin < 3 || !onnx_known_ints(im, in[1], "its starts", st, MAX_RANK, &ns) ||
+		    !onnx_known_ints(im, in[2], "its ends", en, MAX_RANK, &ne))
+			return nin < 3 ? (onnx_fail(im, "needs starts and ends"), false) : false;
 		na = np = SIZE_MAX;
-		if (nin > 3 && in[3] && !known_ints(im, in[3], "its axes", ax, MAX_RANK, &na))
+		if (nin > 3 && in[3] && !onnx_known_ints(im, in[3], "its axes", ax, MAX_RANK, &na))
 			return false;
-		if (nin > 4 && in[4] && !known_ints(im, in[4], "its steps", sp, MAX_RANK, &np))
+		if (nin > 4 && in[4] && !onnx_known_ints(im, in[4], "its steps", sp, MAX_RANK, &np))
 			return false;
 	}
 	if (na == SIZE_MAX)
@@ -958,28 +958,28 @@ MAP(map_slice)
 		for (np = 0; np < ns; np++)
 			sp[np] = 1;
 	if (ns != ne || ns != na || ns != np)
-		return fail(im, "starts, ends, axes and steps differ in length"), false;
+		return onnx_fail(im, "starts, ends, axes and steps differ in length"), false;
 	int64_t start[MAX_RANK] = {0}, step[MAX_RANK], count[MAX_RANK];
 	bool seen[MAX_RANK] = {false};
 	for (uint32_t i = 0; i < x->rank; i++)
 		step[i] = 1, count[i] = x->dims[i];
 	for (size_t i = 0; i < ns; i++) {
-		int64_t a = norm_axis(im, ax[i], x->rank, "axis");
+		int64_t a = onnx_norm_axis(im, ax[i], x->rank, "axis");
 		if (a < 0)
 			return false;
 		if (seen[a])
-			return fail(im, "axis %lld is repeated", (long long)ax[i]), false;
+			return onnx_fail(im, "axis %lld is repeated", (long long)ax[i]), false;
 		seen[a] = true;
 		if (sp[i] == 0 || sp[i] == INT64_MIN)
-			return fail(im, "step %lld", (long long)sp[i]), false;
+			return onnx_fail(im, "step %lld", (long long)sp[i]), false;
 		step[a] = sp[i];
 		slice_range(x->dims[a], st[i], en[i], sp[i], &start[a], &count[a]);
 		if (count[a] <= 1)
 			step[a] = step[a] > 0 ? 1 : -1;   /* one element: any step takes it */
 	}
 	if (x->k) {
-		Tensor *t = fold_slice(x->k, start, step, count);
-		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
+		Tensor *t = onnx_fold_slice(x->k, start, step, count);
+		return (out[0] = t ? onnx_val_known(im, onnx_out_hint(im, 0), t) : NULL) != NULL;
 	}
 	int64_t axs[MAX_RANK], b[MAX_RANK], sp1[MAX_RANK], ct[MAX_RANK];
 	size_t k = 0;
@@ -990,29 +990,29 @@ MAP(map_slice)
 		}
 	if (!k)
 		return out[0] = x, true;
-	return (out[0] = strided_slice(im, x, k, axs, b, sp1, ct, out_hint(im, 0))) != NULL;
+	return (out[0] = strided_slice(im, x, k, axs, b, sp1, ct, onnx_out_hint(im, 0))) != NULL;
 }
 
 MAP(map_split)
 {
 	Val *x = in[0];
 	if (x->rank == 0)
-		return fail(im, "splits a scalar"), false;
-	int64_t axis = norm_axis(im, attr_int(n, "axis", 0), x->rank, "axis");
+		return onnx_fail(im, "splits a scalar"), false;
+	int64_t axis = onnx_norm_axis(im, onnx_attr_int(n, "axis", 0), x->rank, "axis");
 	if (axis < 0)
 		return false;
 	if (nout > 65536)
-		return fail(im, "too many outputs"), false;
+		return onnx_fail(im, "too many outputs"), false;
 	int64_t *sz = xmalloc(nout * sizeof *sz);
 	size_t ns = 0;
 	bool given = false;
 	if (im->opset < 13) {
-		long c = attr_ints(n, "split", sz, nout);
+		long c = onnx_attr_ints(n, "split", sz, nout);
 		given = c >= 0;
 		ns = c < 0 ? 0 : (size_t)c;
 	} else if (nin > 1 && in[1]) {
 		given = true;
-		if (!known_ints(im, in[1], "its split", sz, nout, &ns)) {
+		if (!onnx_known_ints(im, in[1], "its split", sz, nout, &ns)) {
 			free(sz);
 			return false;
 		}
@@ -1021,8 +1021,8 @@ MAP(map_split)
 	if (!given) {
 		if (d % (int64_t)nout) {
 			free(sz);
-			return fail(im, "an axis of %lld does not split into %zu equal parts",
-			            (long long)d, nout), false;
+			return onnx_fail(im, "an axis of %lld does not split into %zu equal parts",
+			                 (long long)d, nout), false;
 		}
 		for (size_t i = 0; i < nout; i++)
 			sz[i] = d / (int64_t)nout;
@@ -1033,14 +1033,14 @@ MAP(map_split)
 		sum += sz[i] < 0 || sz[i] > d ? d + 1 : sz[i];
 	if (ns != nout || sum != d) {
 		free(sz);
-		return fail(im, "the split sizes do not add up to the axis (%lld) for %zu outputs",
-		            (long long)d, nout), false;
+		return onnx_fail(im, "the split sizes do not add up to the axis (%lld) for %zu outputs",
+		                 (long long)d, nout), false;
 	}
 	bool ok = true;
 	if (x->k || nout == 1) {
 		for (size_t i = 0, at = 0; i < nout && ok; at += (size_t)sz[i], i++)
-			ok = (out[i] = op_slice_axis(im, x, axis, (int64_t)at, 1, sz[i],
-			                              out_hint(im, i))) != NULL;
+			ok = (out[i] = onnx_op_slice_axis(im, x, axis, (int64_t)at, 1, sz[i],
+			                              onnx_out_hint(im, i))) != NULL;
 		free(sz);
 		return ok;
 	}
@@ -1055,10 +1055,10 @@ MAP(map_split)
 		if (i + 1 < nout)
 			cuts[i] = at;
 		want[i] = true;
-		hints[i] = out_hint(im, i);
+		hints[i] = onnx_out_hint(im, i);
 	}
 	if (!ok)
-		fail(im, "an empty part of a computed value is not supported");
+		onnx_fail(im, "an empty part of a computed value is not supported");
 	else
 		ok = emit_split(im, x, axis, cuts, nout - 1, want, out, hints);
 	free(cuts);
@@ -1075,15 +1075,15 @@ MAP(map_expand)
 	int64_t want[MAX_RANK], dims[MAX_RANK];
 	size_t r;
 	uint32_t ro;
-	if (nin < 2 || !known_ints(im, in[1], "its shape", want, MAX_RANK, &r))
-		return nin < 2 ? (fail(im, "needs a shape"), false) : false;
-	if (!bcast_shape(x->rank, x->dims, (uint32_t)r, want, &ro, dims))
-		return fail(im, "its shape does not broadcast with the input's"), false;
-	if (shape_numel(ro, dims) > MAX_NUMEL)
-		return fail(im, "its result has more than 2^48 elements"), false;
+	if (nin < 2 || !onnx_known_ints(im, in[1], "its shape", want, MAX_RANK, &r))
+		return nin < 2 ? (onnx_fail(im, "needs a shape"), false) : false;
+	if (!onnx_bcast_shape(x->rank, x->dims, (uint32_t)r, want, &ro, dims))
+		return onnx_fail(im, "its shape does not broadcast with the input's"), false;
+	if (onnx_shape_numel(ro, dims) > MAX_NUMEL)
+		return onnx_fail(im, "its result has more than 2^48 elements"), false;
 	if (x->k) {
-		Tensor *t = fold_expand(x->k, ro, dims);
-		return (out[0] = t ? val_known(im, out_hint(im, 0), t) : NULL) != NULL;
+		Tensor *t = onnx_fold_expand(x->k, ro, dims);
+		return (out[0] = t ? onnx_val_known(im, onnx_out_hint(im, 0), t) : NULL) != NULL;
 	}
 	if (dims_eq(x->rank, x->dims, ro, dims))
 		return out[0] = x, true;
@@ -1093,17 +1093,17 @@ MAP(map_expand)
 		int64_t xd = i < ro - x->rank ? 1 : x->dims[i - (ro - x->rank)];
 		zd[i] = xd == dims[i] ? 1 : dims[i];
 	}
-	Tensor *z = fold_new(x->kind, ro, zd);
+	Tensor *z = onnx_fold_new(x->kind, ro, zd);
 	if (!z)
-		return fail(im, "too large to compute at import"), false;
-	Val *zv = val_known(im, "zeros", z);
-	return (out[0] = op_binary(im, BIN_ADD, x, zv, out_hint(im, 0))) != NULL;
+		return onnx_fail(im, "too large to compute at import"), false;
+	Val *zv = onnx_val_known(im, "zeros", z);
+	return (out[0] = onnx_op_binary(im, BIN_ADD, x, zv, onnx_out_hint(im, 0))) != NULL;
 }
 
 /* ------------------------------------------------------ pad, argmax */
 
 /* The largest pad: a dimension's largest size, so that the padded size
- * (at most three of them) cannot overflow; emit refuses a result larger
+ * (at most three of them) cannot overflow; onnx_emit refuses a result larger
  * than that. */
 #define PAD_MAX ((int64_t)1 << 40)
 
@@ -1117,40 +1117,40 @@ MAP(map_pad)
 	size_t np = 0, na = 0;
 	double value = 0;
 	if (im->opset < 11) {
-		long c = attr_ints(n, "pads", pads, 2 * MAX_RANK);
+		long c = onnx_attr_ints(n, "pads", pads, 2 * MAX_RANK);
 		if (c < 0 || c > 2 * MAX_RANK)
-			return fail(im, "needs its pads"), false;
+			return onnx_fail(im, "needs its pads"), false;
 		np = (size_t)c;
-		value = attr_float(n, "value", 0);
+		value = onnx_attr_float(n, "value", 0);
 	} else {
-		if (nin < 2 || !in[1] || !known_ints(im, in[1], "its pads", pads, 2 * MAX_RANK, &np))
-			return nin < 2 || !in[1] ? (fail(im, "needs its pads"), false) : false;
+		if (nin < 2 || !in[1] || !onnx_known_ints(im, in[1], "its pads", pads, 2 * MAX_RANK, &np))
+			return nin < 2 || !in[1] ? (onnx_fail(im, "needs its pads"), false) : false;
 		if (nin > 2 && in[2]) {
 			if (!in[2]->k || in[2]->k->numel != 1)
-				return fail(im, "its constant_value must be a scalar known at import"), false;
+				return onnx_fail(im, "its constant_value must be a scalar known at import"), false;
 			value = tensor_get(in[2]->k, 0);
 		}
-		if (nin > 3 && in[3] && !known_ints(im, in[3], "its axes", axes, MAX_RANK, &na))
+		if (nin > 3 && in[3] && !onnx_known_ints(im, in[3], "its axes", axes, MAX_RANK, &na))
 			return false;
 	}
 	char mode[32];
-	attr_str(n, "mode", "constant", mode, sizeof mode);
+	onnx_attr_str(n, "mode", "constant", mode, sizeof mode);
 	if (strcmp(mode, "constant") && strcmp(mode, "edge") && strcmp(mode, "reflect"))
-		return fail(im, "mode \"%s\" is not supported", mode), false;
+		return onnx_fail(im, "mode \"%s\" is not supported", mode), false;
 	/* pads lists the begins of each axis (of axes, when given), then the ends */
 	size_t k = na ? na : x->rank;
 	if (np != 2 * k)
-		return fail(im, "has %zu pads for %zu axes", np, k), false;
+		return onnx_fail(im, "has %zu pads for %zu axes", np, k), false;
 	int64_t w[2 * MAX_RANK] = {0}, dims[MAX_RANK];
 	for (size_t i = 0; i < k; i++) {
-		int64_t a = na ? norm_axis(im, axes[i], x->rank, "axis") : (int64_t)i;
+		int64_t a = na ? onnx_norm_axis(im, axes[i], x->rank, "axis") : (int64_t)i;
 		if (a < 0)
 			return false;
 		if (pads[i] < 0 || pads[k + i] < 0)
-			return fail(im, "negative pads (cropping) are not supported"), false;
+			return onnx_fail(im, "negative pads (cropping) are not supported"), false;
 		if (pads[i] > PAD_MAX || pads[k + i] > PAD_MAX)
-			return fail(im, "pads of %lld are more than a dimension may be (2^40)",
-			            (long long)(pads[i] > PAD_MAX ? pads[i] : pads[k + i])), false;
+			return onnx_fail(im, "pads of %lld are more than a dimension may be (2^40)",
+			                 (long long)(pads[i] > PAD_MAX ? pads[i] : pads[k + i])), false;
 		w[2 * a] = pads[i];
 		w[2 * a + 1] = pads[k + i];
 	}
@@ -1163,16 +1163,16 @@ MAP(map_pad)
 		                      (long long)w[2 * i + 1]);
 	}
 	if (o >= sizeof list)
-		return fail(im, "too many axes"), false;
+		return onnx_fail(im, "too many axes"), false;
 	if (x->kind == ET_BOOL)
-		return fail(im, "padding bool tensors is not supported"), false;
-	const char *xr = ref(im, x);
+		return onnx_fail(im, "padding bool tensors is not supported"), false;
+	const char *xr = onnx_ref(im, x);
 	if (!strcmp(mode, "constant"))
-		out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, dims,
-		              "nn.pad(%s) {pad_value=%.17g, pad_width=[%s]}", xr, value, list);
+		out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, dims,
+		                   "nn.pad(%s) {pad_value=%.17g, pad_width=[%s]}", xr, value, list);
 	else
-		out[0] = emit(im, out_hint(im, 0), x->kind, x->rank, dims,
-		              "nn.pad(%s) {pad_mode=\"%s\", pad_width=[%s]}", xr, mode, list);
+		out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, dims,
+		                   "nn.pad(%s) {pad_mode=\"%s\", pad_width=[%s]}", xr, mode, list);
 	return out[0] != NULL;
 }
 
@@ -1183,27 +1183,27 @@ MAP(map_argreduce)
 	(void)nin, (void)nout;
 	Val *x = in[0];
 	if (x->kind == ET_BOOL)
-		return fail(im, "needs a number tensor, not bool"), false;
-	int64_t a = norm_axis(im, attr_int(n, "axis", 0), x->rank, "axis");
+		return onnx_fail(im, "needs a number tensor, not bool"), false;
+	int64_t a = onnx_norm_axis(im, onnx_attr_int(n, "axis", 0), x->rank, "axis");
 	if (a < 0)
 		return false;
-	bool keep = attr_int(n, "keepdims", 1) != 0, last = attr_int(n, "select_last_index", 0) != 0;
+	bool keep = onnx_attr_int(n, "keepdims", 1) != 0, last = onnx_attr_int(n, "select_last_index", 0) != 0;
 	if (x->dims[a] == 0)
-		return fail(im, "an index over an empty axis is not supported"), false;
+		return onnx_fail(im, "an index over an empty axis is not supported"), false;
 	int64_t dims[MAX_RANK];
 	uint32_t r = 0;
 	for (uint32_t i = 0; i < x->rank; i++)
 		if (i != a || keep)
 			dims[r++] = i == a ? 1 : x->dims[i];
-	const char *xr = ref(im, x);
-	Val *i32 = emit(im, out_hint(im, 0), ET_I32, r, dims,
-	                "%s(%s) {axis=[%lld], keepdims=%s, select_last_index=%s}",
-	                strcmp(n->op_type, "ArgMax") == 0 ? "argmax" : "argmin", xr, (long long)a,
-	                keep ? "true" : "false", last ? "true" : "false");
+	const char *xr = onnx_ref(im, x);
+	Val *i32 = onnx_emit(im, onnx_out_hint(im, 0), ET_I32, r, dims,
+	                     "%s(%s) {axis=[%lld], keepdims=%s, select_last_index=%s}",
+	                     strcmp(n->op_type, "ArgMax") == 0 ? "argmax" : "argmin", xr, (long long)a,
+	                     keep ? "true" : "false", last ? "true" : "false");
 	if (!i32)
 		return false;
-	const char *ir = ref(im, i32);
-	out[0] = emit(im, out_hint(im, 0), ET_I64, r, dims, "cast(%s) {dtype=\"i64\"}", ir);
+	const char *ir = onnx_ref(im, i32);
+	out[0] = onnx_emit(im, onnx_out_hint(im, 0), ET_I64, r, dims, "cast(%s) {dtype=\"i64\"}", ir);
 	return out[0] != NULL;
 }
 
@@ -1215,8 +1215,8 @@ static const OpMap ops[] = {
 	{"And", 7, 2, map_binary},
 	{"ArgMax", 1, 1, map_argreduce},
 	{"ArgMin", 1, 1, map_argreduce},
-	{"AveragePool", 7, 1, map_avgpool},
-	{"BatchNormalization", 7, 5, map_batchnorm},
+	{"AveragePool", 7, 1, onnx_map_avgpool},
+	{"BatchNormalization", 7, 5, onnx_map_batchnorm},
 	{"Cast", 6, 1, map_cast},
 	{"CastLike", 15, 2, map_cast},
 	{"Ceil", 6, 1, map_unary},
@@ -1224,30 +1224,30 @@ static const OpMap ops[] = {
 	{"Concat", 4, 1, map_concat},
 	{"Constant", 1, 0, map_constant},
 	{"ConstantOfShape", 9, 1, map_constant_of_shape},
-	{"Conv", 1, 2, map_conv},
+	{"Conv", 1, 2, onnx_map_conv},
 	{"Div", 7, 2, map_binary},
 	{"Dropout", 7, 1, map_identity},
 	{"Equal", 7, 2, map_binary},
-	{"Einsum", 12, 1, map_einsum},
+	{"Einsum", 12, 1, onnx_map_einsum},
 	{"Erf", 9, 1, map_unary},
 	{"Exp", 6, 1, map_unary},
 	{"Expand", 8, 2, map_expand},
 	{"Flatten", 1, 1, map_flatten},
 	{"Floor", 6, 1, map_unary},
 	{"Gather", 1, 2, map_gather},
-	{"Gemm", 7, 2, map_gemm},
-	{"GlobalAveragePool", 1, 1, map_global_avgpool},
+	{"Gemm", 7, 2, onnx_map_gemm},
+	{"GlobalAveragePool", 1, 1, onnx_map_global_avgpool},
 	{"Greater", 7, 2, map_binary},
 	{"HardSigmoid", 6, 1, map_hard_sigmoid},
 	{"HardSwish", 14, 1, map_hard_sigmoid},
 	{"Identity", 1, 1, map_identity},
-	{"LayerNormalization", 17, 1, map_layernorm},
+	{"LayerNormalization", 17, 1, onnx_map_layernorm},
 	{"Less", 7, 2, map_binary},
 	{"Log", 6, 1, map_unary},
-	{"LogSoftmax", 1, 1, map_logsoftmax},
-	{"MatMul", 1, 2, map_matmul},
+	{"LogSoftmax", 1, 1, onnx_map_logsoftmax},
+	{"MatMul", 1, 2, onnx_map_matmul},
 	{"Max", 8, 1, map_binary},
-	{"MaxPool", 8, 1, map_maxpool},
+	{"MaxPool", 8, 1, onnx_map_maxpool},
 	{"Min", 8, 1, map_binary},
 	{"Mod", 10, 2, map_binary},
 	{"Mul", 7, 2, map_binary},
@@ -1258,23 +1258,23 @@ static const OpMap ops[] = {
 	{"Pow", 7, 2, map_binary},
 	{"Range", 11, 3, map_range},
 	{"Reciprocal", 6, 1, map_unary},
-	{"ReduceL1", 1, 1, map_reduce},
-	{"ReduceL2", 1, 1, map_reduce},
-	{"ReduceLogSum", 1, 1, map_reduce},
-	{"ReduceLogSumExp", 1, 1, map_reduce},
-	{"ReduceMax", 1, 1, map_reduce},
-	{"ReduceMean", 1, 1, map_reduce},
-	{"ReduceMin", 1, 1, map_reduce},
-	{"ReduceSum", 1, 1, map_reduce},
-	{"ReduceSumSquare", 1, 1, map_reduce},
+	{"ReduceL1", 1, 1, onnx_map_reduce},
+	{"ReduceL2", 1, 1, onnx_map_reduce},
+	{"ReduceLogSum", 1, 1, onnx_map_reduce},
+	{"ReduceLogSumExp", 1, 1, onnx_map_reduce},
+	{"ReduceMax", 1, 1, onnx_map_reduce},
+	{"ReduceMean", 1, 1, onnx_map_reduce},
+	{"ReduceMin", 1, 1, onnx_map_reduce},
+	{"ReduceSum", 1, 1, onnx_map_reduce},
+	{"ReduceSumSquare", 1, 1, onnx_map_reduce},
 	{"Relu", 6, 1, map_unary},
 	{"Reshape", 5, 1, map_reshape},
-	{"ScatterND", 11, 3, map_scatternd},
+	{"ScatterND", 11, 3, onnx_map_scatternd},
 	{"Shape", 1, 1, map_shape},
 	{"Sigmoid", 6, 1, map_unary},
 	{"Size", 1, 1, map_size},
 	{"Slice", 1, 1, map_slice},
-	{"Softmax", 1, 1, map_softmax},
+	{"Softmax", 1, 1, onnx_map_softmax},
 	{"Split", 2, 1, map_split},
 	{"Sqrt", 6, 1, map_unary},
 	{"Squeeze", 1, 1, map_squeeze},
@@ -1287,7 +1287,7 @@ static const OpMap ops[] = {
 };
 
 const OpMap *
-onx_op_lookup(const char *op, int64_t opset)
+onnx_op_lookup(const char *op, int64_t opset)
 {
 	if (!op)
 		return NULL;

@@ -101,7 +101,7 @@ nesting(const uint8_t *buf, size_t len, const ProtobufCMessageDescriptor *desc, 
  * Tensors made of them.  So the model is unpacked from a skeleton: a copy
  * of the file's bytes in which each TensorProto's raw_data is replaced by
  * a stub, a varint field of number STUB_FIELD holding the index of the
- * payload in im->payloads (its offset and length in the file).  onx_tensor
+ * payload in im->payloads (its offset and length in the file).  onnx_tensor
  * copies a payload straight from the file into its Tensor.  A field of
  * that number in the input is dropped, so every stub is the skeleton's.
  * Field numbers go up to 2^29 - 1; ONNX's are small. */
@@ -252,11 +252,11 @@ skel_walk(Skel *sk, const uint8_t *buf, size_t len)
 }
 
 Onnx__ModelProto *
-onx_unpack(Imp *im, const uint8_t *buf, size_t len)
+onnx_unpack(Imp *im, const uint8_t *buf, size_t len)
 {
 	if (nesting(buf, len, &onnx__model_proto__descriptor, ONNX_MAX_DEPTH) > ONNX_MAX_DEPTH)
-		return fail(im, "not an ONNX model: messages nest more than %d deep",
-		            ONNX_MAX_DEPTH);
+		return onnx_fail(im, "not an ONNX model: messages nest more than %d deep",
+		                 ONNX_MAX_DEPTH);
 	Skel sk = {0};
 	Onnx__ModelProto *m = NULL;
 	if (skel_walk(&sk, buf, len)) {
@@ -274,7 +274,7 @@ onx_unpack(Imp *im, const uint8_t *buf, size_t len)
 	}
 	free(sk.sizes);
 	if (!m)
-		return fail(im, "not an ONNX model (the protobuf does not parse as a ModelProto)");
+		return onnx_fail(im, "not an ONNX model (the protobuf does not parse as a ModelProto)");
 	return m;
 }
 
@@ -331,7 +331,7 @@ copy_out(const Imp *im, void *dst, const uint8_t *src, size_t n, bool from_file)
 /* ------------------------------------------------------------ types */
 
 bool
-onx_elem(int32_t dt, ElemKind *k)
+onnx_elem(int32_t dt, ElemKind *k)
 {
 	switch (dt) {
 	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: *k = ET_F32; return true;
@@ -351,7 +351,7 @@ onx_elem(int32_t dt, ElemKind *k)
 }
 
 const char *
-onx_type_name(int32_t dt)
+onnx_type_name(int32_t dt)
 {
 	static const char *const names[] = {
 		"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64",
@@ -366,43 +366,43 @@ onx_type_name(int32_t dt)
 /* ------------------------------------------------------------ tensors */
 
 Tensor *
-onx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what)
+onnx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what)
 {
 	ElemKind k;
 	int32_t dt = tp->has_data_type ? tp->data_type : 0;
-	if (!onx_elem(dt, &k))
-		return fail(im, "%s has element type %s, which the IR does not have", what,
-		            onx_type_name(dt));
+	if (!onnx_elem(dt, &k))
+		return onnx_fail(im, "%s has element type %s, which the IR does not have", what,
+		                 onnx_type_name(dt));
 	if (tp->n_dims > MAX_RANK)
-		return fail(im, "%s has rank %zu, more than %d", what, tp->n_dims, MAX_RANK);
+		return onnx_fail(im, "%s has rank %zu, more than %d", what, tp->n_dims, MAX_RANK);
 	if (tp->has_data_location &&
 	    tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-		return fail(im, "%s keeps its data in an external file, which is not supported",
-		            what);
+		return onnx_fail(im, "%s keeps its data in an external file, which is not supported",
+		                 what);
 	if (tp->segment)
-		return fail(im, "%s is a segment of a tensor, which is not supported", what);
+		return onnx_fail(im, "%s is a segment of a tensor, which is not supported", what);
 	bool has_raw = tp->has_raw_data;
 	const uint8_t *raw = tp->raw_data.data;
 	size_t rawlen = tp->raw_data.len;
 	int stub = stub_payload(im, tp, &raw, &rawlen);
 	if (stub < 0)
-		return fail(im, "%s is malformed", what);
+		return onnx_fail(im, "%s is malformed", what);
 	has_raw = has_raw || stub > 0;
 	for (size_t i = 0; i < tp->n_dims; i++)
 		if (tp->dims[i] < 0 || tp->dims[i] > ((int64_t)1 << 40))
-			return fail(im, "%s has dimension %zu of size %lld", what, i,
-			            (long long)tp->dims[i]);
+			return onnx_fail(im, "%s has dimension %zu of size %lld", what, i,
+			                 (long long)tp->dims[i]);
 	/* the data's size against the shape before anything is allocated */
 	uint64_t bytes;
 	if (!tensor_bytes(k, (uint32_t)tp->n_dims, tp->dims, &bytes) || bytes > SIZE_MAX / 2)
-		return fail(im, "%s is too large", what);
+		return onnx_fail(im, "%s is too large", what);
 	size_t es = elem_size(k), n = (size_t)(bytes / es);
 	size_t given;
 	const char *field;
 	if (has_raw) {
 		if (rawlen != bytes)
-			return fail(im, "%s has %zu bytes of raw data, its type needs %llu", what,
-			            rawlen, (unsigned long long)bytes);
+			return onnx_fail(im, "%s has %zu bytes of raw data, its type needs %llu", what,
+			                 rawlen, (unsigned long long)bytes);
 	} else {
 		switch (k) {
 		case ET_F32: given = tp->n_float_data, field = "float_data"; break;
@@ -413,12 +413,12 @@ onx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what)
 		default: given = tp->n_int32_data, field = "int32_data"; break;
 		}
 		if (given != n)
-			return fail(im, "%s has %zu values in %s, its shape needs %zu", what, given,
-			            field, n);
+			return onnx_fail(im, "%s has %zu values in %s, its shape needs %zu", what, given,
+			                 field, n);
 	}
 	Tensor *t = tensor_new(k, (uint32_t)tp->n_dims, tp->dims);
 	if (!t)
-		return fail(im, "%s is too large", what);
+		return onnx_fail(im, "%s is too large", what);
 	if (has_raw) {
 		if (n)
 			copy_out(im, t->data, raw, n * es, stub > 0); /* little-endian, as ours */
@@ -442,7 +442,7 @@ onx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what)
 /* ------------------------------------------------------------ attributes */
 
 const Onnx__AttributeProto *
-onx_attr(const Onnx__NodeProto *n, const char *name)
+onnx_attr(const Onnx__NodeProto *n, const char *name)
 {
 	for (size_t i = 0; i < n->n_attribute; i++)
 		if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0)
@@ -451,16 +451,16 @@ onx_attr(const Onnx__NodeProto *n, const char *name)
 }
 
 int64_t
-attr_int(const Onnx__NodeProto *n, const char *name, int64_t def)
+onnx_attr_int(const Onnx__NodeProto *n, const char *name, int64_t def)
 {
-	const Onnx__AttributeProto *a = onx_attr(n, name);
+	const Onnx__AttributeProto *a = onnx_attr(n, name);
 	return a && a->has_i ? a->i : def;
 }
 
 double
-attr_float(const Onnx__NodeProto *n, const char *name, double def)
+onnx_attr_float(const Onnx__NodeProto *n, const char *name, double def)
 {
-	const Onnx__AttributeProto *a = onx_attr(n, name);
+	const Onnx__AttributeProto *a = onnx_attr(n, name);
 	if (a && a->has_f)
 		return a->f;
 	if (a && a->has_i)
@@ -469,9 +469,9 @@ attr_float(const Onnx__NodeProto *n, const char *name, double def)
 }
 
 const char *
-attr_str(const Onnx__NodeProto *n, const char *name, const char *def, char *buf, size_t bufn)
+onnx_attr_str(const Onnx__NodeProto *n, const char *name, const char *def, char *buf, size_t bufn)
 {
-	const Onnx__AttributeProto *a = onx_attr(n, name);
+	const Onnx__AttributeProto *a = onnx_attr(n, name);
 	const char *src = def;
 	size_t srcn = strlen(def);
 	if (a && a->has_s) {
@@ -490,9 +490,9 @@ attr_str(const Onnx__NodeProto *n, const char *name, const char *def, char *buf,
 }
 
 long
-attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, size_t max)
+onnx_attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, size_t max)
 {
-	const Onnx__AttributeProto *a = onx_attr(n, name);
+	const Onnx__AttributeProto *a = onnx_attr(n, name);
 	if (!a)
 		return -1;
 	for (size_t i = 0; i < a->n_ints && i < max; i++)
