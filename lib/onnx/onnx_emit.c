@@ -1,10 +1,12 @@
 /* onnx_emit.c: writing @main's bindings: values, their IR names, the
- * constants (inline when small, else a .npy file), and error messages. */
+ * constants (inline when small, else a .npy file), and error messages
+ * (through lib/diag, as "MODEL: error: ...": a model has no lines). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "onnx_impl.h"
 
 /* Names longer than this are cut: torch's run to 60 bytes and more. */
@@ -28,27 +30,39 @@ shown(const char *s, char *buf, size_t n)
 	return buf;
 }
 
+/* fmt expanded, malloc'd. */
+static char *
+vformat(const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	char *s = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, again);
+	va_end(again);
+	return s;
+}
+
 void *
 onnx_fail(Imp *im, const char *fmt, ...)
 {
-	char a[96], b[96];
-	fprintf(stderr, "%s: error: ", im->path);
-	if (im->node) {
-		const Onnx__NodeProto *n = im->node;
-		if (n->name && *n->name)
-			fprintf(stderr, "node '%s' ", shown(n->name, a, sizeof a));
-		else
-			fprintf(stderr, "node %zu ", im->node_index);
-		fprintf(stderr, "(%s, opset %lld): ", shown(n->op_type, b, sizeof b),
-		        (long long)im->opset);
-	}
+	char a[96], b[96], node[256] = "";
+	const Onnx__NodeProto *n = im->node;
+	if (n && n->name && *n->name)
+		snprintf(node, sizeof node, "node '%s' (%s, opset %lld): ", shown(n->name, a, sizeof a),
+		         shown(n->op_type, b, sizeof b), (long long)im->opset);
+	else if (n)
+		snprintf(node, sizeof node, "node %zu (%s, opset %lld): ", im->node_index,
+		         shown(n->op_type, b, sizeof b), (long long)im->opset);
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	char *msg = vformat(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	error_at(im->diag, (Loc){0}, "%s%s", node, msg);
+	free(msg);
 	return NULL;
 }
+
 
 const char *
 onnx_type_str(ElemKind k, uint32_t rank, const int64_t *dims, char *buf, size_t n)

@@ -66,6 +66,7 @@ typedef struct {
 typedef struct Imp {
 	const OnnxOpts *o;
 	const char *path;
+	Ctx *diag;               /* reports, named after the model (onnx_fail) */
 	Onnx__ModelProto *model;
 	const uint8_t *src;      /* the model's bytes, during onnx_import */
 	OnxPayload *payloads;    /* the raw_data in src, by the skeleton's stubs */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "onnx_impl.h"
 #include "tensor/npy.h"
 
@@ -377,7 +378,7 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 			onnx_fail(im, "operator %s%s%s is not supported",
 			          is_default_domain(n->domain) ? "" : n->domain,
 			          is_default_domain(n->domain) ? "" : ":", n->op_type ? n->op_type : "");
-			fprintf(stderr, "%s: note: %s\n", im->path, ops);
+			note_at(im->diag, (Loc){0}, "%s", ops);
 			free(ops);
 			return false;
 		}
@@ -517,6 +518,9 @@ onnx_import(const uint8_t *buf, size_t len, const OnnxOpts *o)
 	Imp *im = &om->im;
 	im->o = o;
 	im->path = o->path ? o->path : "<stdin>";
+	/* its messages have no line: they are "MODEL: error: ..." */
+	im->diag = ctx_new(im->path);
+	im->diag->max_errors = 0;   /* an import stops at its first error anyway */
 	im->out = open_memstream(&im->body, &im->bodylen);
 	if (!im->out)
 		die_oom();
@@ -587,6 +591,7 @@ onnx_module_free(OnnxModule *om)
 	free(im->files);
 	free(im->absorbed);
 	free(im->payloads);
+	ctx_free(im->diag);
 	free(im->body);
 	if (im->model)
 		onnx__model_proto__free_unpacked(im->model, NULL);
