@@ -33,13 +33,13 @@
 
 #include "diag.h"
 #include "fold_constants.h"
+#include "nameset.h"
 #include "ops/ops.h"
 #include "ref/interp.h"
-#include "tensor/npy.h"
 #include "ref/ref_ops.h"
+#include "target.h"
+#include "tensor/npy.h"
 #include "tensor/tensor.h"
-#include "lower/lower.h"
-#include "nameset.h"
 #include "walk.h"
 
 /* Value.flags bit of this pass: the binding is to be removed. */
@@ -542,7 +542,7 @@ cpus_only(const Module *m)
  * packed in ([N/P,K,P], weight_layout "NC<P>n"), or 0 to leave it: where
  * ir-lower's cpu tile would transpose the weight into those panels on
  * every call (an input of 8 rows or more, its leading axes folded into
- * rows: lower_cpu_dense_pack), in a
+ * rows: target_cpu_dense_pack), in a
  * module whose devices are all cpus (a gpu's tiles read [N,K] along k
  * faster than panels). */
 static int64_t
@@ -557,7 +557,7 @@ dense_panel(const Fold *fd, const Value *v, const Value *w)
 	int64_t M = 1;
 	for (uint32_t d = 0; d + 1 < x->type->n; d++)
 		M *= x->type->dims[d];
-	return lower_cpu_dense_pack(M, w->type->dims[0]);
+	return target_cpu_dense_pack(M, w->type->dims[0]);
 }
 
 /* Every NCHW conv2d whose OIHW weight is a constant, with output channels

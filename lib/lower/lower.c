@@ -28,6 +28,10 @@
  *   lower.c         fusion, a group's parameters and scopes, prim sharing,
  *                   the schedule by operator id (schedule), the calls
  *   lower_tile.c    register-tiled dense, batch_matmul and conv2d
+ *                   (lower_tile_gpu.c: in shared memory on a gpu;
+ *                   lower_tile_dw.c: grouped and depthwise conv2d),
+ *                   beside each other: schedule() picks one
+ *   lower_tile_base.c  what the tiles share
  *   lower_reduce.c  sums, means and pools over several work items per
  *                   result (lower_reduce_cpu.c: on a cpu)
  *   lower_ops.c     each operator's value at an index; softmax and split
@@ -751,10 +755,25 @@ schedule_elementwise(GroupCx *c)
 	return ok;
 }
 
+/* A dense, batch_matmul or conv2d master's tile, the first that takes
+ * it: on a gpu the product in shared memory (lower_tile_gpu.c), a
+ * grouped or depthwise conv2d's rows (lower_tile_dw.c), the register
+ * tiles (lower_tile.c).  1, 0 or -1 as lower_tiled. */
+static int
+schedule_tiled(GroupCx *c)
+{
+	if (c->g->members[0]->type->kind != TY_TENSOR)
+		return 0;
+	int r = lower_on_gpu(c) ? lower_tiled_gpu(c) : 0;
+	if (!r && c->g->members[0]->u.op->op->id == O_CONV2D)
+		r = lower_tile_grouped(c);
+	return r ? r : lower_tiled(c);
+}
+
 /* The group's schedule, by its master operator: softmax and split are
- * lowered whole; dense, batch_matmul and conv2d register-tiled where a
- * tiling fits (lower_tile.c); a group ending in a long sum, mean or
- * pool over several work items per result (lower_reduce.c on a gpu,
+ * lowered whole; dense, batch_matmul and conv2d tiled where a tiling
+ * fits (schedule_tiled); a group ending in a long sum, mean or pool over
+ * several work items per result (lower_reduce.c on a gpu,
  * lower_reduce_cpu.c on a cpu); the rest an element per item. */
 static bool
 schedule(Lower *L, GroupCx *c)
@@ -768,7 +787,7 @@ schedule(Lower *L, GroupCx *c)
 	case O_SPLIT:
 		return lower_split(c);
 	case O_DENSE: case O_BATCH_MATMUL: case O_CONV2D:
-		if (!L->o->no_tile && (r = lower_tiled(c)) != 0)
+		if (!L->o->no_tile && (r = schedule_tiled(c)) != 0)
 			return r > 0;
 		break;
 	case O_ADD: case O_SUBTRACT: case O_MULTIPLY: case O_DIVIDE: case O_MAXIMUM:

@@ -21,13 +21,6 @@ typedef struct {
 	FILE *stats;         /* --stats: where to report, or NULL */
 } LowerOpts;
 
-/* The panel width P of the weight [N/P,K,P] (dense's weight_layout
- * "NC<P>n") that ir-lower's cpu tile reads without a transpose kernel,
- * for a dense of M rows and N units on a cpu; 0 where the tile does not
- * transpose the weight (fewer rows than a tile: it reads [N,K] as it
- * is).  ir-fold-constants packs constant weights so. */
-int64_t lower_cpu_dense_pack(int64_t M, int64_t N);
-
 /* Lowers every operator call of every function.  False after reporting
  * errors through m->ctx. */
 bool lower_module(Module *m, const LowerOpts *o);

@@ -210,26 +210,42 @@ PVar *lower_reduction_parts(GroupCx *c, const Reduction *rd, int64_t S);
  * nest closed to depth, then the kernel that combines the parts. */
 void lower_reduction_finish(GroupCx *c, const Reduction *rd, PVar *ps, PExpr *s, PExpr *u,
                             PExpr *const *oidx, PExpr *total, int depth, int64_t S);
-/* Whether the group's device is a gpu (or accelerator): not a cpu
- * (lower_tile.c). */
-bool lower_on_gpu(const GroupCx *c);
-/* The largest of cand (in decreasing order, ending with 1) dividing n. */
-int64_t lower_largest_divisor(int64_t n, const int64_t *cand);
 /* gpu (lower_reduce.c) and cpu (lower_reduce_cpu.c) schedules of such a
  * group: 1 when lowered, 0 when it does not apply, -1 after an error. */
 int lower_reduce_gpu(GroupCx *c);
 int lower_reduce_cpu(GroupCx *c);
 /* part[0] = the sum of the WG items' acc[0] (lower_reduce.c) */
 void lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG);
-/* Register-tiled dense and conv2d (lower_tile.c): 1 when it lowered the
- * group, 0 when the group has no tiled schedule, -1 after an error. */
+
+/* ------------------------------------------------------- tiled schedules */
+
+/* Register-tiled dense, batch_matmul and conv2d (lower_tile.c): 1 when it
+ * lowered the group, 0 when the group has no tiled schedule, -1 after an
+ * error. */
 int lower_tiled(GroupCx *c);
 /* A grouped or depthwise conv2d, a row of outputs per work item with its
  * input window in registers (lower_tile_dw.c): 1, 0 or -1 as
  * lower_tiled. */
 int lower_tile_grouped(GroupCx *c);
+/* dense, batch_matmul and conv2d on a gpu as a matrix product tiled in
+ * shared memory (lower_tile_gpu.c): 1, 0 or -1 as lower_tiled. */
+int lower_tiled_gpu(GroupCx *c);
+/* A packed conv2d (NCHW4c, OIHW4o) that lower_tiled_gpu takes, whatever
+ * its buffers' scopes (images too): for ir-lower --stats. */
+bool lower_gpu_packed_gemm(const GroupCx *c);
+
+/* What the tiles share (lower_tile_base.c). */
+/* Whether the group's device is a gpu (or accelerator): not a cpu. */
+bool lower_on_gpu(const GroupCx *c);
+/* `for %<prefix>N in 0..n KIND {`, or nothing for n == 1 (the index is
+ * 0).  Callers close back to a pb_depth taken before. */
+PExpr *lower_loop(PBuild *b, const char *prefix, int64_t n, ForKind kind);
+/* acc + x * w, as one fma for floats; x, w and acc have acc's type. */
+PExpr *lower_mac(PBuild *b, PExpr *acc, PExpr *x, PExpr *w);
+/* Is l the layout of that name? */
+bool lower_is_layout(const Layout *l, const char *name);
 /* The shape of a dense [M,K] x [N,K] or batch_matmul [B|1,M,K] x
- * [B|1,N,K] that the tiles take (lower_tile.c): false for literal
+ * [B|1,N,K] that the tiles take: false for literal
  * operands or an empty tensor.  A dense's rows are every axis of x but
  * its last (a transformer's [1,197,768]: 197 rows), M their product; a
  * dense of weight_layout "NC<P>n" has its weight [N/P,K,P] (pack P).  A
@@ -260,15 +276,8 @@ void lower_matmul_wi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *n, PExp
 void lower_matmul_oi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExpr *n,
                      PExpr *const *pre, PExpr **idx);
 /* Stores e, member 0's value at idx (lanes along the last axis), through
- * the fused consumers into the result (lower_tile.c); false after an
- * error. */
+ * the fused consumers into the result; false after an error. */
 bool lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes);
-/* dense, batch_matmul and conv2d on a gpu as a matrix product tiled in
- * shared memory (lower_tile_gpu.c): 1, 0 or -1 as lower_tiled. */
-int lower_tiled_gpu(GroupCx *c);
-/* A packed conv2d (NCHW4c, OIHW4o) that lower_tiled_gpu takes, whatever
- * its buffers' scopes (images too): for ir-lower --stats. */
-bool lower_gpu_packed_gemm(const GroupCx *c);
 
 /* The attributes of a verified binding, through ops/attrs.h's decoders. */
 void lower_conv_attrs(const Value *v, ConvAttrs *a);
@@ -277,10 +286,6 @@ void lower_pool_attrs(const Value *v, PoolAttrs *a);
 void lower_matmul_transposes(const Value *v, bool *ta, bool *tb);
 /* dense's weight_layout "NC<P>n": P, or 0 for "NC" (and batch_matmul). */
 int64_t lower_dense_pack(const Value *v);
-/* The cpu matmul tile's vectors of columns over n columns (a panel's
- * width, or N when it transposes the weight itself): V lanes, RN
- * vectors, so a panel of RN*V columns (lower_tile.c). */
-void lower_cpu_dense_panel(int64_t n, int64_t *V, int64_t *RN);
 
 /* True if the operator is one lower_member handles (all but softmax and
  * split, which are lowered whole). */

@@ -47,74 +47,25 @@
 #include "layout.h"
 #include "lower_impl.h"
 #include "ops/ops.h"
+#include "target.h"
 
-bool
-lower_on_gpu(const GroupCx *c)
-{
-	return c->device && c->device->kind != DK_CPU;
-}
-
-int64_t
-lower_largest_divisor(int64_t n, const int64_t *cand)
-{
-	for (;; cand++)
-		if (*cand == 1 || n % *cand == 0)
-			return *cand;
-}
-
-/* `for %<prefix>N in 0..n KIND {`, or nothing for n == 1 (the index is
- * 0).  Callers close back to a pb_depth taken before. */
-static PExpr *
-loop(GroupCx *c, const char *prefix, int64_t n, ForKind kind)
-{
-	if (n == 1)
-		return pe_i32(c->b, 0);
-	PVar *v = pb_scalar(c->b, prefix, (DType){ET_I32, 1});
-	pb_for(c->b, v, pe_i32(c->b, 0), pe_i32(c->b, n), kind, NULL);
-	return pe_var(c->b, v);
-}
-
+/* `for %<prefix>N in 0..n unrolled {` (lower_loop). */
 static PExpr *
 unrolled(GroupCx *c, const char *prefix, int64_t n)
 {
-	return loop(c, prefix, n, FK_UNROLLED);
+	return lower_loop(c->b, prefix, n, FK_UNROLLED);
 }
 
 static PExpr *
 serial(GroupCx *c, const char *prefix, int64_t n)
 {
-	return loop(c, prefix, n, FK_SERIAL);
-}
-
-/* acc + x * w, as one fma for floats; x, w and acc have acc's type. */
-static PExpr *
-mac(GroupCx *c, PExpr *acc, PExpr *x, PExpr *w)
-{
-	if (elem_is_float(acc->dt.kind)) {
-		PExpr *args[3] = {x, w, acc};
-		return pe_call(c->b, I_FMA, 3, args);
-	}
-	return pe_add(c->b, acc, pe_mul(c->b, x, w));
+	return lower_loop(c->b, prefix, n, FK_SERIAL);
 }
 
 static PExpr *
 as_type(GroupCx *c, ElemKind k, PExpr *e)
 {
 	return pe_cast(c->b, (DType){k, e->dt.lanes}, e);
-}
-
-/* Member 0's value at idx is e (of `lanes` lanes along the last axis):
- * the fused consumers on top of it, stored in the result. */
-static bool
-store_through_consumers(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes)
-{
-	c->master = pb_let(c->b, "s", e);
-	PExpr *v = lower_member(c, c->g->n - 1, idx, lanes);
-	c->master = NULL;
-	if (!v)
-		return false;
-	pb_store(c->b, c->out[0], idx, lanes, v);
-	return true;
 }
 
 static PVar *
@@ -141,103 +92,11 @@ zeroed_rows(GroupCx *c, ElemKind k, int64_t rows, int64_t lanes)
 
 /* ------------------------------------------------- dense, batch_matmul */
 
-/* 16 lanes fill an AVX-512 register; on the H100 4 lanes did better
- * (1024^3: 1834 GFLOP/s against 1595 with 16, 481 untiled). */
-static const int64_t dense_lanes[] = {16, 8, 4, 2, 1};
+/* Lanes along k: 16 fill an AVX-512 register (target_dense_lanes); on
+ * the H100 4 lanes did better (1024^3: 1834 GFLOP/s against 1595 with
+ * 16, 481 untiled). */
 static const int64_t dense_lanes_gpu[] = {4, 2, 1};
 static const int64_t dense_rows[] = {4, 2, 1};
-
-/* The shape a tile takes (lower_impl.h). */
-bool
-lower_matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh)
-{
-	const Value *v = c->g->members[0];
-	const Type *xt = v->args[0]->type, *wt = v->args[1]->type;
-	if (v->args[0]->kind == VK_LIT || v->args[1]->kind == VK_LIT || xt->n < 1 ||
-	    (batched && (xt->n != 3 || wt->n != 3)))
-		return false;
-	/* A result in an image (a dense's 5-d result of 4 units on a
-	 * texture device, taken for a packed tensor) is written a texel at
-	 * a time, as the element-wise schedule gathers them. */
-	const char *scope = c->nout == 1 ? c->out[0]->vd->scope : NULL;
-	if (scope && strncmp(scope, "texture", 7) == 0)
-		return false;
-	memset(sh, 0, sizeof *sh);
-	sh->batched = batched;
-	sh->o = batched;
-	if (batched) {
-		lower_matmul_transposes(v, &sh->ta, &sh->tb);
-		sh->B = v->type->dims[0], sh->BX = xt->dims[0], sh->BW = wt->dims[0];
-		sh->M = xt->dims[sh->ta ? 2 : 1], sh->K = xt->dims[sh->ta ? 1 : 2];
-		sh->N = wt->dims[sh->tb ? 1 : 2];
-	} else {
-		/* the rows: x's leading axes, which the result shares */
-		sh->tb = true;
-		sh->B = sh->BX = sh->BW = 1;
-		sh->lead = xt->n - 1;
-		sh->ldims = xt->dims;
-		sh->M = 1;
-		for (uint32_t d = 0; d < sh->lead; d++)
-			sh->M *= xt->dims[d];
-		sh->K = xt->dims[xt->n - 1];
-		sh->N = v->type->dims[v->type->n - 1];
-		sh->pack = lower_dense_pack(v);
-	}
-	return sh->B && sh->M && sh->N && sh->K;
-}
-
-void
-lower_matmul_rows(PBuild *b, const MatmulShape *sh, PExpr *m, PExpr **pre)
-{
-	if (sh->lead == 1)
-		pre[0] = m;
-	else if (sh->lead > 1)
-		lower_unflatten(b, m, sh->ldims, NULL, sh->lead, pre);
-}
-
-/* The leading entries of an index of x or the result: the batch, or a
- * dense's row taken apart; returns how many. */
-static uint32_t
-row_index(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExpr *const *pre, PExpr **idx)
-{
-	if (sh->batched) {
-		idx[0] = bt;
-		idx[1] = m;
-		return 2;
-	}
-	if (pre)
-		memcpy(idx, pre, sh->lead * sizeof *idx);
-	else
-		lower_matmul_rows(b, sh, m, idx);
-	return sh->lead;
-}
-
-void
-lower_matmul_xi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExpr *k, PExpr *const *pre,
-                PExpr **idx)
-{
-	uint32_t r = row_index(b, sh, sh->BX == 1 ? pe_i32(b, 0) : bt, m, pre, idx);
-	idx[r] = k;
-	if (sh->ta) /* [B|1,K,M] */
-		idx[1] = k, idx[2] = m;
-}
-
-void
-lower_matmul_wi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *n, PExpr *k, PExpr **idx)
-{
-	uint32_t r = 0;
-	if (sh->batched)
-		idx[r++] = sh->BW == 1 ? pe_i32(b, 0) : bt;
-	idx[r] = sh->tb ? n : k;
-	idx[r + 1] = sh->tb ? k : n;
-}
-
-void
-lower_matmul_oi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExpr *n, PExpr *const *pre,
-                PExpr **idx)
-{
-	idx[row_index(b, sh, bt, m, pre, idx)] = n;
-}
 
 /* dense [M,K] x [N,K], or batch_matmul [B|1,M,K] x [B|1,N,K] (batched);
  * with other transposes (an operand not contiguous along k) the tile
@@ -252,8 +111,9 @@ tile_matmul(GroupCx *c, bool batched)
 		return 0;
 	uint32_t o = sh.o;
 	int64_t B = sh.B, M = sh.M, K = sh.K, N = sh.N;
-	int64_t V = sh.ta || !sh.tb ? 1 : lower_largest_divisor(K, lower_on_gpu(c) ? dense_lanes_gpu : dense_lanes);
-	int64_t RM = lower_largest_divisor(M, dense_rows), RN = lower_largest_divisor(N, dense_rows);
+	int64_t V = sh.ta || !sh.tb ? 1
+	            : target_largest_divisor(K, lower_on_gpu(c) ? dense_lanes_gpu : target_dense_lanes);
+	int64_t RM = target_largest_divisor(M, dense_rows), RN = target_largest_divisor(N, dense_rows);
 	ElemKind kk = (ElemKind)v->type->dt.kind;
 	PBuild *b = c->b;
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
@@ -284,7 +144,7 @@ tile_matmul(GroupCx *c, bool batched)
 	lower_matmul_wi(b, &sh, t[0], pe_add(b, j0, q), k0, wi);
 	PExpr *acci[3] = {u, q, pe_i32(b, 0)};
 	pb_store(b, acc, acci, (uint32_t)V,
-	         mac(c, pe_load(b, acc, acci, (uint32_t)V), a,
+	         lower_mac(c->b, pe_load(b, acc, acci, (uint32_t)V), a,
 	             as_type(c, kk, pe_load(b, w, wi, (uint32_t)V))));
 	pb_close_to(b, op);
 	pb_close_to(b, kop);
@@ -304,7 +164,7 @@ tile_matmul(GroupCx *c, bool batched)
 	PExpr *sum = part[0];
 	PExpr *oi[LOWER_MAX_RANK];
 	lower_matmul_oi(b, &sh, t[0], pe_add(b, i0, u), pe_add(b, j0, q), NULL, oi);
-	bool ok = store_through_consumers(c, sum, oi, 1);
+	bool ok = lower_store_through(c, sum, oi, 1);
 	pb_close_to(b, op);
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
@@ -321,26 +181,6 @@ tile_matmul(GroupCx *c, bool batched)
  * gemm_blk in paired runs, 0.79-0.90x with a transpose of a row per work
  * item.  A lanes-along-k tile of separate vector variables (no
  * transpose, 4 x 4 or 8 x 2 vectors) ran 0.73-0.84x by hand. */
-static const int64_t cpu_rows[] = {8, 4, 2, 1};
-static const int64_t cpu_vecs[] = {2, 1};
-
-void
-lower_cpu_dense_panel(int64_t n, int64_t *V, int64_t *RN)
-{
-	*V = lower_largest_divisor(n, dense_lanes);
-	*RN = lower_largest_divisor(n / *V, cpu_vecs);
-}
-
-int64_t
-lower_cpu_dense_pack(int64_t M, int64_t N)
-{
-	if (M < cpu_rows[0] || M <= 0 || N <= 0)
-		return 0;
-	int64_t V, RN;
-	lower_cpu_dense_panel(N, &V, &RN);
-	return V * RN;
-}
-
 static int
 tile_matmul_cpu(GroupCx *c, bool batched)
 {
@@ -355,30 +195,30 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	 * transposed weight too little to pay for transposing it: those
 	 * keep the lanes-along-k tile.  A weight packed already (dense's
 	 * weight_layout "NC<PL>n") is read as it is, whatever the rows. */
-	if (M < cpu_rows[0] && !sh.pack) {
+	if (M < target_cpu_dense_rows[0] && !sh.pack) {
 		int r = tile_matmul(c, batched);
 		if (r)
 			return r;
 	}
 	int64_t V, RN;
-	lower_cpu_dense_panel(sh.pack ? sh.pack : N, &V, &RN);
+	target_cpu_dense_panel(sh.pack ? sh.pack : N, &V, &RN);
 	/* Likewise columns that no vector of 4 or more divides (attention's
 	 * q k^T, 197 columns: panels of one column ran at 1.75 GFLOP/s on
 	 * POCL) take panels of 2 vectors of 16, the last panel's columns
 	 * past N copies of column N - 1 that are not stored. */
-	bool ragged_n = !sh.pack && V < 4 && N >= 2 * dense_lanes[0];
+	bool ragged_n = !sh.pack && V < 4 && N >= 2 * target_dense_lanes[0];
 	if (ragged_n)
-		V = dense_lanes[0], RN = cpu_vecs[0];
-	int64_t RM = lower_largest_divisor(M, cpu_rows);
+		V = target_dense_lanes[0], RN = target_cpu_dense_vecs[0];
+	int64_t RM = target_largest_divisor(M, target_cpu_dense_rows);
 	/* Rows that no tile of 4 or more divides (a ViT's 197 tokens) take
 	 * tiles of 8 rows, the last one's rows past M reading row M - 1 and
 	 * storing nothing: a tile of one row loads a vector of the panel for
 	 * each fma.  On POCL (1 thread) [197,768] x [768,768] ran at 20-27
 	 * GFLOP/s in tiles of 1 row, 80-95 in ragged tiles of 8
 	 * (bench/kernels.sh). */
-	bool ragged = RM < 4 && M >= cpu_rows[0];
+	bool ragged = RM < 4 && M >= target_cpu_dense_rows[0];
 	if (ragged)
-		RM = cpu_rows[0];
+		RM = target_cpu_dense_rows[0];
 	int64_t MT = (M + RM - 1) / RM;
 	ElemKind kk = (ElemKind)v->type->dt.kind;
 	PBuild *b = c->b;
@@ -444,7 +284,7 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	PExpr *bw = batched && BW != 1 ? t[0] : pe_i32(b, 0);
 	/* The tile's rows (clamped into x when ragged), and a dense's rows
 	 * taken apart into x's leading axes, once per tile. */
-	PExpr *row[8], *pre[8][LOWER_MAX_RANK]; /* cpu_rows[0] */
+	PExpr *row[8], *pre[8][LOWER_MAX_RANK]; /* target_cpu_dense_rows[0] */
 	for (int64_t u = 0; u < RM; u++) {
 		PExpr *m = pe_add(b, i0, pe_i32(b, u));
 		if (ragged && u > 0)
@@ -456,7 +296,7 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	 * tile written out statement by statement: a single array of the
 	 * tile, read and written in runs of V, stayed in memory on POCL
 	 * (40 GFLOP/s against 150 with separate vectors). */
-	PVar *acc[8][2]; /* cpu_rows[0] x cpu_vecs[0] */
+	PVar *acc[8][2]; /* target_cpu_dense_rows[0] x target_cpu_dense_vecs[0] */
 	for (int64_t u = 0; u < RM; u++)
 		for (int64_t q = 0; q < RN; q++) {
 			int64_t n1 = V;
@@ -485,7 +325,7 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 		for (int64_t q = 0; q < RN; q++) {
 			PExpr *zero = pe_i32(b, 0);
 			pb_store(b, acc[u][q], &zero, (uint32_t)V,
-			         mac(c, pe_load(b, acc[u][q], &zero, (uint32_t)V), a, wv[q]));
+			         lower_mac(c->b, pe_load(b, acc[u][q], &zero, (uint32_t)V), a, wv[q]));
 		}
 	}
 	pb_close_to(b, kop);
@@ -505,7 +345,7 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 			}
 			PExpr *oi[LOWER_MAX_RANK];
 			lower_matmul_oi(b, &sh, t[0], row[u], col, pre[u], oi);
-			ok = store_through_consumers(c, pe_load(b, acc[u][q], &l, 1), oi, 1);
+			ok = lower_store_through(c, pe_load(b, acc[u][q], &l, 1), oi, 1);
 			pb_close_to(b, op);
 		}
 		pb_close_to(b, rop);
@@ -602,7 +442,7 @@ tile_conv2d_cols(GroupCx *c, const ConvAttrs *ca, bool hwio, int64_t XV)
 	PExpr *wi[4] = {hwio ? ky : oc, hwio ? kx : ic, hwio ? ic : ky, hwio ? oc : kx};
 	PExpr *wv = pe_broadcast(b, (uint8_t)XV, as_type(c, kk, pe_load(b, w, wi, 1)));
 	PExpr *acci[2] = {u, pe_i32(b, 0)};
-	pb_store(b, acc, acci, (uint32_t)XV, mac(c, pe_load(b, acc, acci, (uint32_t)XV), wv, xv));
+	pb_store(b, acc, acci, (uint32_t)XV, lower_mac(c->b, pe_load(b, acc, acci, (uint32_t)XV), wv, xv));
 	pb_close_to(b, op);
 	pb_close_to(b, rop); /* kx, ky, ic */
 
@@ -610,18 +450,12 @@ tile_conv2d_cols(GroupCx *c, const ConvAttrs *ca, bool hwio, int64_t XV)
 	u = unrolled(c, "u", RC);
 	PExpr *li[2] = {u, pe_i32(b, 0)};
 	PExpr *oi[4] = {g[0], pe_add(b, oc0, u), g[2], ox0};
-	bool ok = store_through_consumers(c, pe_load(b, acc, li, (uint32_t)XV), oi, (uint32_t)XV);
+	bool ok = lower_store_through(c, pe_load(b, acc, li, (uint32_t)XV), oi, (uint32_t)XV);
 	pb_close_to(b, op);
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }
 static const int64_t conv_cols[] = {8, 7, 6, 5, 4, 3, 2, 1};
-
-static bool
-is_layout(const Layout *l, const char *name)
-{
-	return strcmp(l->name, name) == 0;
-}
 
 static int
 tile_conv2d(GroupCx *c)
@@ -639,8 +473,9 @@ tile_conv2d(GroupCx *c)
 	lower_conv_attrs(v, &ca);
 	/* An HWIO weight (ir-fold-constants writes constant weights so) has
 	 * the output channels innermost already: no transpose stage. */
-	bool hwio = is_layout(ca.kl, "HWIO");
-	if (!is_layout(ca.dl, "NCHW") || !(hwio || is_layout(ca.kl, "OIHW")) || !is_layout(ca.ol, "NCHW"))
+	bool hwio = lower_is_layout(ca.kl, "HWIO");
+	if (!lower_is_layout(ca.dl, "NCHW") || !(hwio || lower_is_layout(ca.kl, "OIHW")) ||
+	    !lower_is_layout(ca.ol, "NCHW"))
 		return 0;
 	const int64_t *st = ca.st, *dil = ca.dil, *pad = ca.pad, groups = ca.groups;
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
@@ -648,7 +483,7 @@ tile_conv2d(GroupCx *c)
 	int64_t O = layout_dim(ca.kl, wt->dims, 'O'), I = layout_dim(ca.kl, wt->dims, 'I');
 	int64_t KH = layout_dim(ca.kl, wt->dims, 'H'), KW = layout_dim(ca.kl, wt->dims, 'W');
 	int64_t OH = ot->dims[2], OW = ot->dims[3];
-	int64_t V = lower_largest_divisor(O / groups, conv_lanes);
+	int64_t V = target_largest_divisor(O / groups, conv_lanes);
 	if (V == 1 || N * OH * OW * I * KH * KW == 0 ||
 	    N * C * (H + pad[0] + pad[2]) * (W + pad[1] + pad[3]) > INT32_MAX)
 		return 0; /* (the padded input must stay within i32 indices) */
@@ -657,7 +492,7 @@ tile_conv2d(GroupCx *c)
 	    (O / groups) % COLS_RC == 0 &&
 	    lower_consumers_lanes_ok(c, (uint32_t)XV))
 		return tile_conv2d_cols(c, &ca, hwio, XV);
-	int64_t RX = lower_largest_divisor(OW, conv_cols);
+	int64_t RX = target_largest_divisor(OW, conv_cols);
 	ElemKind kk = (ElemKind)ot->dt.kind;
 	PBuild *b = c->b;
 	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
@@ -703,7 +538,7 @@ tile_conv2d(GroupCx *c)
 	PExpr *xi[4] = {g[0], pe_add(b, gbase, ic), iy, ix};
 	PExpr *xv = pe_broadcast(b, (uint8_t)V, as_type(c, kk, pe_load(b, src, xi, 1)));
 	PExpr *acci[2] = {q, pe_i32(b, 0)};
-	pb_store(b, acc, acci, (uint32_t)V, mac(c, pe_load(b, acc, acci, (uint32_t)V), xv, wv));
+	pb_store(b, acc, acci, (uint32_t)V, lower_mac(c->b, pe_load(b, acc, acci, (uint32_t)V), xv, wv));
 	pb_close_to(b, op);
 	pb_close_to(b, rop); /* kx, ky, ic */
 
@@ -712,7 +547,7 @@ tile_conv2d(GroupCx *c)
 	PExpr *l = unrolled(c, "u", V);
 	PExpr *li[2] = {q, l};
 	PExpr *oi[4] = {g[0], pe_add(b, oc0, l), g[2], pe_add(b, ox0, q)};
-	bool ok = store_through_consumers(c, pe_load(b, acc, li, 1), oi, 1);
+	bool ok = lower_store_through(c, pe_load(b, acc, li, 1), oi, 1);
 	pb_close_to(b, op);
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
@@ -741,7 +576,7 @@ tile_conv2d_packed_cpu(GroupCx *c, const ConvAttrs *ca)
 	int64_t HP = H + pad[0] + pad[2], WP = W + pad[1] + pad[3];
 	if ((O / groups) % 16 != 0 || N * CB * HP * WP * 4 > INT32_MAX)
 		return 0;
-	int64_t RX = lower_largest_divisor(OW, conv_cols);
+	int64_t RX = target_largest_divisor(OW, conv_cols);
 	ElemKind kk = (ElemKind)ot->dt.kind;
 	PBuild *b = c->b;
 	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
@@ -806,7 +641,7 @@ tile_conv2d_packed_cpu(GroupCx *c, const ConvAttrs *ca)
 	PExpr *sum = pe_load(b, acc, acci, 16);
 	for (int i = 0; i < 4; i++) {
 		PExpr *xi[5] = {g[0], pe_add(b, gbase, icb), iy, ix, pe_i32(b, i)};
-		sum = mac(c, sum, pe_broadcast(b, 16, as_type(c, kk, pe_load(b, src, xi, 1))), wv[i]);
+		sum = lower_mac(c->b, sum, pe_broadcast(b, 16, as_type(c, kk, pe_load(b, src, xi, 1))), wv[i]);
 	}
 	pb_store(b, acc, acci, 16, sum);
 	pb_close_to(b, op);
@@ -818,7 +653,7 @@ tile_conv2d_packed_cpu(GroupCx *c, const ConvAttrs *ca)
 		q = unrolled(c, "u", RX);
 		PExpr *li[2] = {q, pe_i32(b, 4 * j)};
 		PExpr *oi[5] = {g[0], pe_add(b, ot0, pe_i32(b, j)), g[2], pe_add(b, ox0, q), pe_i32(b, 0)};
-		ok = store_through_consumers(c, pe_load(b, acc, li, 4), oi, 4);
+		ok = lower_store_through(c, pe_load(b, acc, li, 4), oi, 4);
 		pb_close_to(b, op);
 	}
 	pb_close_to(b, close);
@@ -841,7 +676,8 @@ tile_conv2d_packed(GroupCx *c)
 		return 0;
 	ConvAttrs ca;
 	lower_conv_attrs(v, &ca);
-	if (!is_layout(ca.dl, "NCHW4c") || !is_layout(ca.kl, "OIHW4o") || !is_layout(ca.ol, "NCHW4c"))
+	if (!lower_is_layout(ca.dl, "NCHW4c") || !lower_is_layout(ca.kl, "OIHW4o") ||
+	    !lower_is_layout(ca.ol, "NCHW4c"))
 		return 0;
 	const int64_t *st = ca.st, *dil = ca.dil, *pad = ca.pad, groups = ca.groups;
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
@@ -861,7 +697,7 @@ tile_conv2d_packed(GroupCx *c)
 	/* One column on a gpu: the reuse of the weight texels across a
 	 * tile did not pay for the parallelism it took on the H100 (see
 	 * tile_conv2d); the lane() reuse of the input texel stays. */
-	int64_t RX = lower_on_gpu(c) ? 1 : lower_largest_divisor(OW, conv_cols);
+	int64_t RX = lower_on_gpu(c) ? 1 : target_largest_divisor(OW, conv_cols);
 	ElemKind kk = (ElemKind)ot->dt.kind;
 	PBuild *b = c->b;
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
@@ -908,7 +744,7 @@ tile_conv2d_packed(GroupCx *c)
 	PExpr *acci[2] = {q, pe_i32(b, 0)};
 	PExpr *sum = pe_load(b, acc, acci, 4);
 	for (int i = 0; i < 4; i++) {
-		sum = mac(c, sum, pe_broadcast(b, 4, pe_lane(b, texel, (uint32_t)i)), wv[i]);
+		sum = lower_mac(c->b, sum, pe_broadcast(b, 4, pe_lane(b, texel, (uint32_t)i)), wv[i]);
 	}
 	pb_store(b, acc, acci, 4, sum);
 	pb_close_to(b, op);
@@ -918,36 +754,22 @@ tile_conv2d_packed(GroupCx *c)
 	q = unrolled(c, "u", RX);
 	PExpr *li[2] = {q, pe_i32(b, 0)};
 	PExpr *oi[5] = {g[0], g[1], g[2], pe_add(b, ox0, q), pe_i32(b, 0)};
-	bool ok = store_through_consumers(c, pe_load(b, acc, li, 4), oi, 4);
+	bool ok = lower_store_through(c, pe_load(b, acc, li, 4), oi, 4);
 	pb_close_to(b, op);
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }
 
-bool
-lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes)
-{
-	return store_through_consumers(c, e, idx, lanes);
-}
-
 int
 lower_tiled(GroupCx *c)
 {
-	if (c->g->members[0]->type->kind != TY_TENSOR)
-		return 0;
-	int r = lower_on_gpu(c) ? lower_tiled_gpu(c) : 0;
-	if (r)
-		return r;
 	switch (c->g->members[0]->u.op->op->id) {
 	case O_DENSE:
 		return lower_on_gpu(c) ? tile_matmul(c, false) : tile_matmul_cpu(c, false);
 	case O_BATCH_MATMUL:
 		return lower_on_gpu(c) ? tile_matmul(c, true) : tile_matmul_cpu(c, true);
 	case O_CONV2D: {
-		int r = lower_tile_grouped(c);
-		if (r)
-			return r;
-		r = tile_conv2d_packed(c);
+		int r = tile_conv2d_packed(c);
 		return r ? r : tile_conv2d(c);
 	}
 	default:                /* no tiled schedule */

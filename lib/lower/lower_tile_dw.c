@@ -39,39 +39,11 @@
 #include "layout.h"
 #include "lower_impl.h"
 #include "ops/ops.h"
+#include "target.h"
 
 static const int64_t cols_cpu[] = {8, 7, 6, 5, 4, 3, 2, 1};
 static const int64_t cols_gpu[] = {4, 3, 2, 1};
 static const int64_t cols_pow2[] = {8, 4, 2, 1};
-
-static bool
-is_layout(const Layout *l, const char *name)
-{
-	return strcmp(l->name, name) == 0;
-}
-
-/* `for %<prefix>N in 0..n KIND {`, or nothing for n == 1 (the index is
- * 0).  Callers close back to a pb_depth taken before. */
-static PExpr *
-loop(PBuild *b, const char *prefix, int64_t n, ForKind kind)
-{
-	if (n == 1)
-		return pe_i32(b, 0);
-	PVar *v = pb_scalar(b, prefix, (DType){ET_I32, 1});
-	pb_for(b, v, pe_i32(b, 0), pe_i32(b, n), kind, NULL);
-	return pe_var(b, v);
-}
-
-/* acc + x * w, as one fma for floats. */
-static PExpr *
-mac(PBuild *b, PExpr *acc, PExpr *x, PExpr *w)
-{
-	if (elem_is_float(acc->dt.kind)) {
-		PExpr *args[3] = {x, w, acc};
-		return pe_call(b, I_FMA, 3, args);
-	}
-	return pe_add(b, acc, pe_mul(b, x, w));
-}
 
 static PExpr *
 as_type(PBuild *b, ElemKind k, PExpr *e)
@@ -124,9 +96,9 @@ static int
 tile_grouped_nchw(GroupCx *c, const ConvAttrs *ca)
 {
 	const Value *v = c->g->members[0];
-	bool hwio = is_layout(ca->kl, "HWIO");
-	if (!is_layout(ca->dl, "NCHW") || !is_layout(ca->ol, "NCHW") ||
-	    !(hwio || is_layout(ca->kl, "OIHW")))
+	bool hwio = lower_is_layout(ca->kl, "HWIO");
+	if (!lower_is_layout(ca->dl, "NCHW") || !lower_is_layout(ca->ol, "NCHW") ||
+	    !(hwio || lower_is_layout(ca->kl, "OIHW")))
 		return 0;
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
 	int64_t N = xt->dims[0], H = xt->dims[2], W = xt->dims[3], groups = ca->groups;
@@ -143,10 +115,10 @@ tile_grouped_nchw(GroupCx *c, const ConvAttrs *ca)
 	 * one vector where they can: scalar, efficientnet_b0's swish after
 	 * its depthwise convs cost more than the convs (NCHW, 1 POCL thread:
 	 * 42.5 ms per inference against 29.4 with the swish unfused). */
-	int64_t RX = lower_largest_divisor(OW, lower_on_gpu(c) ? cols_gpu : cols_cpu);
+	int64_t RX = target_largest_divisor(OW, lower_on_gpu(c) ? cols_gpu : cols_cpu);
 	bool vec_out = false;
 	if (!lower_on_gpu(c) && c->g->n > 1) {
-		int64_t V = lower_largest_divisor(OW, cols_pow2);
+		int64_t V = target_largest_divisor(OW, cols_pow2);
 		if (V > 1 && lower_consumers_lanes_ok(c, (uint32_t)V))
 			RX = V, vec_out = true;
 	}
@@ -167,19 +139,19 @@ tile_grouped_nchw(GroupCx *c, const ConvAttrs *ca)
 	PVar *acc = private_array(c, "acc", kk, 1, &RX);
 	PVar *row = private_array(c, "win", kk, 1, &win.span);
 	int op = pb_depth(b);
-	PExpr *q = loop(b, "u", RX, FK_UNROLLED);
+	PExpr *q = lower_loop(b, "u", RX, FK_UNROLLED);
 	pb_store(b, acc, &q, 1, pe_float(b, 0, kk));
 	pb_close_to(b, op);
 
 	int rop = pb_depth(b);
-	PExpr *ic = loop(b, "r", I, FK_SERIAL);
-	PExpr *ky = loop(b, "r", KH, FK_SERIAL);
+	PExpr *ic = lower_loop(b, "r", I, FK_SERIAL);
+	PExpr *ky = lower_loop(b, "r", KH, FK_SERIAL);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, g[2], pe_i32(b, ca->st[0])), pe_i32(b, ca->pad[0])),
 	                                  pe_mul(b, ky, pe_i32(b, ca->dil[0]))));
 	row_guard(b, iy, ca, H, OH, KH);
 	PExpr *chan = I == 1 ? gbase : pe_add(b, gbase, ic);
 	op = pb_depth(b);
-	PExpr *j = loop(b, "u", win.span, FK_UNROLLED);
+	PExpr *j = lower_loop(b, "u", win.span, FK_UNROLLED);
 	PExpr *ix = pe_add(b, x0, j);
 	PExpr *xi[4] = {g[0], chan, iy, win.xpad ? clamp(b, ix, W) : ix};
 	PExpr *val = as_type(b, kk, pe_load(b, x, xi, 1));
@@ -188,12 +160,12 @@ tile_grouped_nchw(GroupCx *c, const ConvAttrs *ca)
 	pb_store(b, row, &j, 1, val);
 	pb_close_to(b, op);
 	op = pb_depth(b);
-	PExpr *kx = loop(b, "u", KW, FK_UNROLLED);
+	PExpr *kx = lower_loop(b, "u", KW, FK_UNROLLED);
 	PExpr *wi[4] = {hwio ? ky : g[1], hwio ? kx : ic, hwio ? ic : ky, hwio ? g[1] : kx};
 	PExpr *wv = pb_let(b, "w", as_type(b, kk, pe_load(b, w, wi, 1)));
-	q = loop(b, "u", RX, FK_UNROLLED);
+	q = lower_loop(b, "u", RX, FK_UNROLLED);
 	PExpr *at = pe_add(b, pe_mul(b, q, pe_i32(b, ca->st[1])), pe_mul(b, kx, pe_i32(b, ca->dil[1])));
-	pb_store(b, acc, &q, 1, mac(b, pe_load(b, acc, &q, 1), pe_load(b, row, &at, 1), wv));
+	pb_store(b, acc, &q, 1, lower_mac(b, pe_load(b, acc, &q, 1), pe_load(b, row, &at, 1), wv));
 	pb_close_to(b, op);
 	pb_close_to(b, rop); /* the guard, ky, ic */
 
@@ -202,14 +174,14 @@ tile_grouped_nchw(GroupCx *c, const ConvAttrs *ca)
 		/* the row gathered into a vector for the consumers */
 		PVar *res = private_array(c, "res", kk, 1, &RX);
 		op = pb_depth(b);
-		q = loop(b, "u", RX, FK_UNROLLED);
+		q = lower_loop(b, "u", RX, FK_UNROLLED);
 		pb_store(b, res, &q, 1, pe_load(b, acc, &q, 1));
 		pb_close_to(b, op);
 		PExpr *zero = pe_i32(b, 0), *oi[4] = {g[0], g[1], g[2], ox0};
 		ok = lower_store_through(c, pe_load(b, res, &zero, (uint32_t)RX), oi, (uint32_t)RX);
 	} else {
 		op = pb_depth(b);
-		q = loop(b, "u", RX, FK_UNROLLED);
+		q = lower_loop(b, "u", RX, FK_UNROLLED);
 		PExpr *oi[4] = {g[0], g[1], g[2], pe_add(b, ox0, q)};
 		ok = lower_store_through(c, pe_load(b, acc, &q, 1), oi, 1);
 		pb_close_to(b, op);
@@ -224,7 +196,8 @@ static int
 tile_depthwise_packed(GroupCx *c, const ConvAttrs *ca)
 {
 	const Value *v = c->g->members[0];
-	if (!is_layout(ca->dl, "NCHW4c") || !is_layout(ca->kl, "OIHW4o") || !is_layout(ca->ol, "NCHW4c"))
+	if (!lower_is_layout(ca->dl, "NCHW4c") || !lower_is_layout(ca->kl, "OIHW4o") ||
+	    !lower_is_layout(ca->ol, "NCHW4c"))
 		return 0;
 	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
 	int64_t N = xt->dims[0], CB = xt->dims[1], H = xt->dims[2], W = xt->dims[3];
@@ -237,8 +210,8 @@ tile_depthwise_packed(GroupCx *c, const ConvAttrs *ca)
 	    type_numel(ot) > INT32_MAX)
 		return 0;
 	static const int64_t blocks_cpu[] = {4, 2, 1};
-	int64_t KB = lower_on_gpu(c) ? 1 : lower_largest_divisor(CB, blocks_cpu), L = 4 * KB;
-	Window win = window(ca, W, KW, OW, lower_largest_divisor(OW, lower_on_gpu(c) ? cols_gpu : cols_cpu));
+	int64_t KB = lower_on_gpu(c) ? 1 : target_largest_divisor(CB, blocks_cpu), L = 4 * KB;
+	Window win = window(ca, W, KW, OW, target_largest_divisor(OW, lower_on_gpu(c) ? cols_gpu : cols_cpu));
 	int64_t RX = win.RX;
 	ElemKind kk = (ElemKind)ot->dt.kind;
 	PBuild *b = c->b;
@@ -257,19 +230,19 @@ tile_depthwise_packed(GroupCx *c, const ConvAttrs *ca)
 	PVar *row = private_array(c, "win", kk, 2, wdims);
 	PVar *wl = KB > 1 ? private_array(c, "wg", kk, 1, &L) : NULL;
 	int op = pb_depth(b);
-	PExpr *q = loop(b, "u", RX, FK_UNROLLED);
+	PExpr *q = lower_loop(b, "u", RX, FK_UNROLLED);
 	PExpr *ai[2] = {q, zero};
 	pb_store(b, acc, ai, (uint32_t)L, pe_broadcast(b, (uint8_t)L, pe_float(b, 0, kk)));
 	pb_close_to(b, op);
 
 	int rop = pb_depth(b);
-	PExpr *ky = loop(b, "r", KH, FK_SERIAL);
+	PExpr *ky = lower_loop(b, "r", KH, FK_SERIAL);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_sub(b, pe_mul(b, g[2], pe_i32(b, ca->st[0])), pe_i32(b, ca->pad[0])),
 	                                  pe_mul(b, ky, pe_i32(b, ca->dil[0]))));
 	row_guard(b, iy, ca, H, OH, KH);
 	/* the window's row: texels of KB channel blocks per column */
 	op = pb_depth(b);
-	PExpr *j = loop(b, "u", win.span, FK_UNROLLED);
+	PExpr *j = lower_loop(b, "u", win.span, FK_UNROLLED);
 	PExpr *ix = pe_add(b, x0, j);
 	PExpr *cx = win.xpad ? pb_let(b, "cx", clamp(b, ix, W)) : ix;
 	PExpr *inside = win.xpad ? pb_let(b, "in", lower_in_range(b, ix, 0, W)) : NULL;
@@ -283,7 +256,7 @@ tile_depthwise_packed(GroupCx *c, const ConvAttrs *ca)
 	}
 	pb_close_to(b, op);
 	op = pb_depth(b);
-	PExpr *kx = loop(b, "u", KW, FK_UNROLLED);
+	PExpr *kx = lower_loop(b, "u", KW, FK_UNROLLED);
 	PExpr *wv;
 	if (KB == 1) {
 		PExpr *wi[5] = {cb0, zero, ky, kx, zero};
@@ -296,18 +269,18 @@ tile_depthwise_packed(GroupCx *c, const ConvAttrs *ca)
 		}
 		wv = pb_let(b, "w", pe_load(b, wl, &zero, (uint32_t)L));
 	}
-	q = loop(b, "u", RX, FK_UNROLLED);
+	q = lower_loop(b, "u", RX, FK_UNROLLED);
 	PExpr *at = pe_add(b, pe_mul(b, q, pe_i32(b, ca->st[1])), pe_mul(b, kx, pe_i32(b, ca->dil[1])));
 	PExpr *ri[2] = {at, zero}, *acci[2] = {q, zero};
 	pb_store(b, acc, acci, (uint32_t)L,
-	         mac(b, pe_load(b, acc, acci, (uint32_t)L), pe_load(b, row, ri, (uint32_t)L), wv));
+	         lower_mac(b, pe_load(b, acc, acci, (uint32_t)L), pe_load(b, row, ri, (uint32_t)L), wv));
 	pb_close_to(b, op);
 	pb_close_to(b, rop); /* the guard, ky */
 
 	bool ok = true;
 	for (int64_t k = 0; k < KB && ok; k++) {
 		op = pb_depth(b);
-		q = loop(b, "u", RX, FK_UNROLLED);
+		q = lower_loop(b, "u", RX, FK_UNROLLED);
 		PExpr *li[2] = {q, pe_i32(b, 4 * k)};
 		PExpr *oi[5] = {g[0], k ? pe_add(b, cb0, pe_i32(b, k)) : cb0, g[2], pe_add(b, ox0, q), zero};
 		ok = lower_store_through(c, pe_load(b, acc, li, 4), oi, 4);

@@ -115,16 +115,6 @@ as_kind(GroupCx *c, ElemKind k, PExpr *e)
 	return pe_cast(c->b, (DType){k, 1}, e);
 }
 
-static PExpr *
-fma_of(GroupCx *c, PExpr *acc, PExpr *x, PExpr *w)
-{
-	if (elem_is_float(acc->dt.kind)) {
-		PExpr *args[3] = {x, w, acc};
-		return pe_call(c->b, I_FMA, 3, args);
-	}
-	return pe_add(c->b, acc, pe_mul(c->b, x, w));
-}
-
 static PVar *
 thread_loop(PBuild *b, const char *prefix, int64_t n, const char *thread)
 {
@@ -136,11 +126,7 @@ thread_loop(PBuild *b, const char *prefix, int64_t n, const char *thread)
 static PExpr *
 unrolled(PBuild *b, int64_t n)
 {
-	if (n == 1)
-		return pe_i32(b, 0);
-	PVar *v = pb_scalar(b, "u", (DType){ET_I32, 1});
-	pb_for(b, v, pe_i32(b, 0), pe_i32(b, n), FK_UNROLLED, NULL);
-	return pe_var(b, v);
+	return lower_loop(b, "u", n, FK_UNROLLED);
 }
 
 /* The register tile's side: the largest of 8, 4, 2 (down to lo) with n a
@@ -481,7 +467,7 @@ build_gemm(GroupCx *c, const Gemm *g)
 			PExpr *ci[2] = {pe_i32(b, i), pe_i32(b, j)};
 			if (g->packed)
 				ci[0] = pe_i32(b, j), ci[1] = pe_i32(b, i);
-			pb_store(b, acc, ci, 1, fma_of(c, pe_load(b, acc, ci, 1), av[i], bv[j]));
+			pb_store(b, acc, ci, 1, lower_mac(c->b, pe_load(b, acc, ci, 1), av[i], bv[j]));
 		}
 	pb_close_to(b, op);
 	pb_barrier(b);
@@ -605,7 +591,7 @@ tile_gemv_gpu(GroupCx *c, const MatmulShape *sh)
 	lower_matmul_wi(b, sh, bt, col, k, wi);
 	PExpr *xv = as_kind(c, kk, pe_load(b, x, xi, 1));
 	PExpr *wv = as_kind(c, kk, pe_load(b, w, wi, 1));
-	pb_store(b, acc, &zero, 1, fma_of(c, pe_load(b, acc, &zero, 1), xv, wv));
+	pb_store(b, acc, &zero, 1, lower_mac(c->b, pe_load(b, acc, &zero, 1), xv, wv));
 	pb_close_to(b, op);
 	lower_sum_shares(b, part, acc, t, WG);
 	pb_if(b, pe_bin(b, OP_EQ, t, zero));
@@ -766,12 +752,6 @@ conv_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val,
 	return lower_store_through(c, val, oi, 1);
 }
 
-static bool
-is_layout(const Layout *l, const char *name)
-{
-	return strcmp(l->name, name) == 0;
-}
-
 /* The product a conv2d master is, in g; false when it is not one the
  * tiles take (layouts, groups, literal operands, i32 indices). */
 static bool
@@ -786,14 +766,14 @@ conv_gemm(const GroupCx *c, Gemm *g)
 	lower_conv_attrs(v, &g->ca);
 	if (g->ca.groups != 1)
 		return false;
-	if (is_layout(g->ca.dl, "NCHW4c") && is_layout(g->ca.kl, "OIHW4o") &&
-	    is_layout(g->ca.ol, "NCHW4c"))
+	if (lower_is_layout(g->ca.dl, "NCHW4c") && lower_is_layout(g->ca.kl, "OIHW4o") &&
+	    lower_is_layout(g->ca.ol, "NCHW4c"))
 		g->packed = true;
-	else if (!is_layout(g->ca.dl, "NCHW") || !is_layout(g->ca.ol, "NCHW"))
+	else if (!lower_is_layout(g->ca.dl, "NCHW") || !lower_is_layout(g->ca.ol, "NCHW"))
 		return false;
-	else if (is_layout(g->ca.kl, "HWIO"))
+	else if (lower_is_layout(g->ca.kl, "HWIO"))
 		g->hwio = true;
-	else if (!is_layout(g->ca.kl, "OIHW"))
+	else if (!lower_is_layout(g->ca.kl, "OIHW"))
 		return false;
 	/* Unpacked, the tiles need not divide the sizes: a buffer gpu's
 	 * NCHW convolutions (7x7, 14x14 and 28x28 outputs, 3-channel
