@@ -53,6 +53,18 @@ typedef struct {
 
 /* ------------------------------------------------------------ options */
 
+/* The help of a tool with Tool.load: -o and its own options. */
+static void
+usage_load(const Tool *t, FILE *f)
+{
+	fputs(t->input_help ? t->input_help : "", f);
+	fputs("\n"
+	      "Options:\n"
+	      "  -o, --output=FILE     write to FILE, replaced only once the run succeeded\n", f);
+	if (t->extra_help)
+		fputs(t->extra_help, f);
+}
+
 static void
 usage(const Tool *t, FILE *f)
 {
@@ -60,6 +72,10 @@ usage(const Tool *t, FILE *f)
 	fprintf(f, "Usage: %s [OPTION]... [FILE]\n", t->name);
 	if (*s)
 		fprintf(f, "%c%s.\n", toupper((unsigned char)*s), s + 1);
+	if (t->load) {
+		usage_load(t, f);
+		goto end;
+	}
 	if (t->consume)
 		fputs("Reads FILE, or standard input when FILE is - or absent.\n"
 		      "\n"
@@ -83,11 +99,13 @@ usage(const Tool *t, FILE *f)
 		      "                        separate modules\n", f);
 	fputs("      --verify-diagnostics\n"
 	      "                        check diagnostics against the expected-error,\n"
-	      "                        expected-warning and expected-note comments\n"
-	      "  -h, --help            print this help and exit\n"
+	      "                        expected-warning and expected-note comments\n", f);
+end:
+	fputs("  -h, --help            print this help and exit\n"
 	      "  -V, --version         print the version and exit\n"
-	      "\n"
-	      "Exit status: 0 on success, 1 if the input was rejected, 2 on a usage error.\n", f);
+	      "\n", f);
+	fprintf(f, "Exit status: 0 on success, 1 if the %s was rejected, 2 on a usage error.\n",
+	        t->input_noun ? t->input_noun : "input");
 	fprintf(f, "See %s(1).\n", t->name);
 }
 
@@ -120,11 +138,12 @@ finish_stdout(const Tool *t)
 static struct option *
 all_options(const Tool *t)
 {
-	size_t nc = sizeof common_opts / sizeof *common_opts, nt = 0;
+	/* a tool with load takes the first three: help, version, output */
+	size_t nc = t->load ? 3 : sizeof common_opts / sizeof *common_opts, nt = 0;
 	while (t->opts && t->opts[nt].name)
 		nt++;
 	struct option *o = xcalloc(nc + nt + 1, sizeof *o);
-	memcpy(o, common_opts, sizeof common_opts);
+	memcpy(o, common_opts, nc * sizeof *o);
 	if (nt)
 		memcpy(o + nc, t->opts, nt * sizeof *o);
 	return o;
@@ -430,7 +449,14 @@ process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, Chunk ch, v
 {
 	int before = ctx->nerrors;
 	const char *step = "parsing";
-	Module *m = ir_parse(ctx, file, ch.begin, ch.end);
+	Module *m;
+	if (t->load) {
+		/* it reports its own errors (an ONNX model's have no line) */
+		if (!(m = t->load(ctx, o->input, o->output, st)))
+			return NULL;
+	} else {
+		m = ir_parse(ctx, file, ch.begin, ch.end);
+	}
 	bool ok = m != NULL;
 	if (ok && t->needs_main && !has_main(m)) {
 		error_at(ctx, (Loc){0}, "no function @main");
@@ -536,19 +562,24 @@ out_open(Output *out, const Tool *t, const char *path, bool buffered)
 static bool
 out_close(Output *out, const Tool *t, bool ok, void *st)
 {
+	if (out->mem && fclose(out->mem) != 0) {
+		perror(t->name);
+		exit(1);
+	}
+	if (!out->path) {
+		bool committed = !t->commit || t->commit(ok, st);
+		if (out->mem && ok && committed && out->len)
+			fwrite(out->buf, 1, out->len, out->dest);
+		if (out->mem)
+			free(out->buf);
+		if (!committed)
+			return false;
+		return ok ? finish_stdout(t) == 0 : true;
+	}
 	if (out->mem) {
-		if (fclose(out->mem) != 0) {
-			perror(t->name);
-			exit(1);
-		}
 		if (ok && out->len)
 			fwrite(out->buf, 1, out->len, out->dest);
 		free(out->buf);
-	}
-	if (!out->path) {
-		if (t->commit && !t->commit(ok, st))
-			return false;
-		return ok ? finish_stdout(t) == 0 : true;
 	}
 	if (!ok) {
 		if (t->commit)
@@ -597,17 +628,18 @@ driver_main(const Tool *t, int argc, char **argv, void *st)
 	if (rc >= 0)
 		return rc;
 	size_t len = 0;
-	char *text = driver_read_input(t->name, a.input, INPUT_MAX, &len);
-	if (!text)
+	char *text = NULL;
+	if (!t->load && !(text = driver_read_input(t->name, a.input, INPUT_MAX, &len)))
 		return 1;
 	const char *name = a.input ? a.input : "<stdin>";
 	Ctx *ctx = ctx_new(t->name);
 	ctx->color = want_color(a.color);
-	uint16_t file = src_add(ctx, name, text, len);
+	/* (a tool with load reads its input itself: file 0, no text) */
+	uint16_t file = t->load ? 0 : src_add(ctx, name, text, len);
+	a.o.input = a.input;
+	a.o.output = a.output;
 	if (t->consume) {
 		/* The tool writes its own output: nothing goes to stdout here. */
-		a.o.input = a.input;
-		a.o.output = a.output;
 		bool ok = driver_process(t, &a.o, ctx, file, stdout, st);
 		ctx_free(ctx);
 		if (ok && !a.output)
@@ -615,7 +647,9 @@ driver_main(const Tool *t, int argc, char **argv, void *st)
 		return ok ? 0 : 1;
 	}
 	Output out;
-	bool ok = out_open(&out, t, a.output, a.o.split);
+	/* without -o, the files a tool staged are committed before the module
+	 * goes out, so that a failed commit leaves stdout empty */
+	bool ok = out_open(&out, t, a.output, a.o.split || (t->commit && !a.output));
 	if (ok) {
 		ok = driver_process(t, &a.o, ctx, file, out.f, st);
 		ok = out_close(&out, t, ok, st) && ok;

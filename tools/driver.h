@@ -50,12 +50,24 @@ typedef struct Tool {
 	bool (*consume)(Module *m, const char *input, const char *output, void *st);
 	/* Files that run staged (outfile.h) to change with the output: called
 	 * once every module was processed and the output written, before -o's
-	 * file replaces its target (and, without -o, before the standard
-	 * output is closed, so that the next tool of a pipe finds them), with
+	 * file replaces its target (and, without -o, before the output, held
+	 * until then, goes to the standard output: the next tool of a pipe
+	 * finds them, and a failed commit leaves the standard output empty), with
 	 * ok false when something failed: commit them (ok) or discard them;
 	 * false after reporting a failure, and then -o's target is left as it
 	 * was.  NULL: nothing is staged. */
 	bool (*commit)(bool ok, void *st);
+	/* A tool whose input is not IR text (ir-import-onnx's model): called
+	 * instead of reading and parsing the input, with the input's path
+	 * (NULL: stdin) and -o's (NULL: stdout), it reads the input and
+	 * returns the module it made, verified, or NULL after reporting.  Of
+	 * the common options such a tool takes only -o, --help and --version
+	 * (the others concern IR text and its diagnostics). */
+	Module *(*load)(Ctx *ctx, const char *input, const char *output, void *st);
+	/* For --help of a tool with load: what it reads and writes, in place
+	 * of "Reads FILE, ...", and what a failure rejected ("model"). */
+	const char *input_help;
+	const char *input_noun;
 } Tool;
 
 /* The common options that shape processing (the rest only concern the

@@ -1,15 +1,16 @@
 /* ir-import-onnx: an ONNX model in, one module of the IR out (see
  * ir-import-onnx(1)).
  *
- * The importer (lib/onnx/) writes the module as text; this tool parses and
- * verifies that text with the library, as any tool reads its input, and
- * prints it canonically.  Nothing is written unless everything succeeded:
- * the .npy files of the constants and the module are all written to
- * temporaries, then the files renamed over their targets, then the module.
+ * The shared command line (tools/driver.c) with a Tool.load of its own:
+ * the input is a model, not IR text.  The importer (lib/onnx/) writes the
+ * module as text; load parses and verifies that text with the library, as
+ * any tool reads its input, and the driver prints it canonically.
+ * Nothing is written unless everything succeeded: the .npy files of the
+ * constants are staged (written to temporaries) by load and committed by
+ * the driver (Tool.commit) just before the module.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,19 @@
 #define INLINE_MAX 16
 /* protobuf's own limit on a message */
 #define INPUT_MAX ((size_t)1 << 31)
+
+/* The options, and the .npy files staged until the module is written. */
+typedef struct {
+	const char *data_dir;
+	char **devices;           /* --device, as given; made declarations by
+	                           * check_devices (then malloc'd) */
+	size_t ndevices;
+	bool devices_owned;
+	OnnxShape *shapes;        /* --shape (names malloc'd) */
+	size_t nshapes;
+	bool stats;
+	OutGroup data;
+} State;
 
 /* The model's bytes.  A regular file is mapped, not read: the importer
  * copies each weight out of the mapping and gives its pages back (see
@@ -54,12 +68,11 @@ model_bytes(const char *path, size_t *len, bool *mapped)
 	return (uint8_t *)driver_read_input(PROG, path, INPUT_MAX, len);
 }
 
+/* ------------------------------------------------------------ options */
+
 enum { OPT_DATA_DIR = 0x100, OPT_DEVICE, OPT_SHAPE, OPT_STATS };
 
 static const struct option opts[] = {
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{"output", required_argument, NULL, 'o'},
 	{"data-dir", required_argument, NULL, OPT_DATA_DIR},
 	{"device", required_argument, NULL, OPT_DEVICE},
 	{"shape", required_argument, NULL, OPT_SHAPE},
@@ -67,58 +80,19 @@ static const struct option opts[] = {
 	{0},
 };
 
-static void
-usage(FILE *f)
-{
-	fputs("Usage: " PROG " [OPTION]... [FILE]\n"
-	      "Import an ONNX model as a module of the irpipe IR.\n"
-	      "Reads FILE, or standard input when FILE is - or absent, and writes the\n"
-	      "module to standard output, its large constants as .npy files.\n"
-	      "\n"
-	      "Options:\n"
-	      "  -o, --output=FILE     write to FILE, replaced only once the run succeeded\n"
-	      "      --data-dir=DIR    where the .npy files go (default: the folder of -o,\n"
-	      "                        else the current folder)\n"
-	      "      --device=DECL     a declaration for the module: a device, such as\n"
-	      "                        'gpu(0) {texture=true}' (named @gpu) or\n"
-	      "                        '@g = gpu(0) {texture=true}', or 'host @cpu',\n"
-	      "                        'default @gpu' (repeatable; default:\n"
-	      "                        device @cpu = cpu(0))\n"
-	      "      --shape=NAME=D,D,...\n"
-	      "                        the shape of graph input NAME (repeatable), for\n"
-	      "                        inputs with dynamic dimensions\n"
-	      "      --stats           print the op types, their support, the inputs' and\n"
-	      "                        outputs' IR names and the constants to stderr\n"
-	      "  -h, --help            print this help and exit\n"
-	      "  -V, --version         print the version and exit\n"
-	      "\n"
-	      "Exit status: 0 on success, 1 if the model was rejected, 2 on a usage error.\n"
-	      "See " PROG "(1).\n", f);
-}
-
-static int
-usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '" PROG " --help'.\n");
-	return 2;
-}
-
-static int
-finish_stdout(void)
-{
-	bool bad = fflush(stdout) != 0 || ferror(stdout);
-	int err = errno;
-	if (fclose(stdout) != 0 && !bad) {
-		bad = true;
-		err = errno;
-	}
-	if (!bad)
-		return 0;
-	fprintf(stderr, PROG ": write error: %s\n", strerror(err ? err : EIO));
-	return 1;
-}
+static const char extra_help[] =
+	"      --data-dir=DIR    where the .npy files go (default: the folder of -o,\n"
+	"                        else the current folder)\n"
+	"      --device=DECL     a declaration for the module: a device, such as\n"
+	"                        'gpu(0) {texture=true}' (named @gpu) or\n"
+	"                        '@g = gpu(0) {texture=true}', or 'host @cpu',\n"
+	"                        'default @gpu' (repeatable; default:\n"
+	"                        device @cpu = cpu(0))\n"
+	"      --shape=NAME=D,D,...\n"
+	"                        the shape of graph input NAME (repeatable), for\n"
+	"                        inputs with dynamic dimensions\n"
+	"      --stats           print the op types, their support, the inputs' and\n"
+	"                        outputs' IR names and the constants to stderr\n";
 
 /* NAME=D,D,... into s; false if malformed. */
 static bool
@@ -153,6 +127,47 @@ parse_shape(const char *arg, OnnxShape *s)
 	}
 }
 
+static int
+on_opt(int code, const char *arg, void *st)
+{
+	State *s = st;
+	switch (code) {
+	case OPT_DATA_DIR:
+		if (!*arg) {
+			fprintf(stderr, PROG ": empty folder name for '--data-dir'\n");
+			return 2;
+		}
+		s->data_dir = arg;
+		return 0;
+	case OPT_DEVICE:
+		s->devices = xrealloc(s->devices, (s->ndevices + 1) * sizeof *s->devices);
+		s->devices[s->ndevices++] = (char *)arg;
+		return 0;
+	case OPT_SHAPE: {
+		s->shapes = xrealloc(s->shapes, (s->nshapes + 1) * sizeof *s->shapes);
+		OnnxShape *sh = &s->shapes[s->nshapes++];
+		*sh = (OnnxShape){0};
+		if (!parse_shape(arg, sh)) {
+			fprintf(stderr, PROG ": --shape takes NAME=D,D,... (sizes from 0), not '%s'\n",
+			        arg);
+			return 2;
+		}
+		for (size_t i = 0; i + 1 < s->nshapes; i++)
+			if (strcmp(s->shapes[i].name, sh->name) == 0) {
+				fprintf(stderr, PROG ": --shape gives '%s' twice\n", sh->name);
+				return 2;
+			}
+		return 0;
+	}
+	case OPT_STATS:
+		s->stats = true;
+		return 0;
+	}
+	return 2;
+}
+
+/* ------------------------------------------------------------ --device */
+
 /* The name a bare device ("gpu(0) {texture=true}") gets: its kind, and
  * its index when that is not 0 (@gpu, @gpu1); NULL when text does not
  * start with a device kind and '('. */
@@ -180,15 +195,14 @@ bare_device_name(const char *text, char *buf, size_t size)
  * @cpu", "default @gpu", "pool ..."), or a device's without the keyword
  * ("@gpu = gpu(0) {texture=true}"), or a bare device ("gpu(0)
  * {texture=true}"), which is named after its kind (@gpu; @gpu1 for
- * gpu(1)). */
+ * gpu(1)).  Every text is replaced by a malloc'd declaration. */
 static bool
-check_devices(char **dev, bool *owned, size_t n)
+check_devices(char **dev, size_t n)
 {
 	if (!n)
 		return true;
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++) {
-		owned[i] = true;
 		char name[32];
 		const char *bare = bare_device_name(dev[i], name, sizeof name);
 		if (dev[i][0] == '@' || bare) {
@@ -202,6 +216,8 @@ check_devices(char **dev, bool *owned, size_t n)
 		} else {
 			dev[i] = strcpy(xmalloc(strlen(dev[i]) + 1), dev[i]);
 		}
+	}
+	for (size_t i = 0; i < n; i++) {
 		if (strpbrk(dev[i], "\n\r")) {
 			fprintf(stderr, PROG ": --device '%s' holds more than one line\n", dev[i]);
 			return false;
@@ -229,80 +245,57 @@ check_devices(char **dev, bool *owned, size_t n)
 	return ok;
 }
 
-int
-main(int argc, char **argv)
-{
-	const char *output = NULL, *data_dir = NULL, *input = NULL;
-	char **devices = xcalloc((size_t)argc + 1, sizeof *devices);
-	bool *owned = xcalloc((size_t)argc + 1, sizeof *owned);
-	OnnxShape *shapes = xcalloc((size_t)argc + 1, sizeof *shapes);
-	size_t ndev = 0, nshape = 0;
-	bool stats = false;
-	int rc = -1;
-	opterr = 0;
-	for (int c; rc < 0 && (c = getopt_long(argc, argv, ":hVo:", opts, NULL)) != -1;) {
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			rc = finish_stdout();
-			break;
-		case 'V':
-			printf(PROG " (irpipe) %s\n", IRPIPE_VERSION);
-			rc = finish_stdout();
-			break;
-		case 'o':
-			if (!*optarg)
-				rc = usage_error("empty file name for '%s'", "-o");
-			output = strcmp(optarg, "-") == 0 ? NULL : optarg;
-			break;
-		case OPT_DATA_DIR:
-			if (!*optarg)
-				rc = usage_error("empty folder name for '%s'", "--data-dir");
-			data_dir = optarg;
-			break;
-		case OPT_DEVICE:
-			devices[ndev++] = optarg;
-			break;
-		case OPT_SHAPE:
-			if (!parse_shape(optarg, &shapes[nshape++]))
-				rc = usage_error("--shape takes NAME=D,D,... (sizes from 0), not '%s'",
-				                 optarg);
-			for (size_t i = 0; rc < 0 && i + 1 < nshape; i++)
-				if (strcmp(shapes[i].name, shapes[nshape - 1].name) == 0)
-					rc = usage_error("--shape gives '%s' twice", shapes[i].name);
-			break;
-		case OPT_STATS:
-			stats = true;
-			break;
-		case ':':
-			rc = usage_error("option '%s' requires an argument", argv[optind - 1]);
-			break;
-		default:
-			rc = usage_error("unknown option '%s'", argv[optind - 1]);
-			break;
-		}
-	}
-	if (rc < 0 && optind < argc) {
-		input = strcmp(argv[optind], "-") == 0 ? NULL : argv[optind];
-		if (++optind < argc)
-			rc = usage_error("more than one input file: '%s'", argv[optind]);
-	}
-	if (rc < 0 && !check_devices(devices, owned, ndev))
-		rc = 1;
-	if (rc >= 0)
-		goto done;
+/* ------------------------------------------------------------ the import */
 
+/* The module of the model the importer made, read back through the
+ * parser and verifier; NULL after reporting. */
+static Module *
+parse_module(Ctx *ctx, const OnnxModule *om, const char *name)
+{
+	size_t tl;
+	const char *text = onnx_module_text(om, &tl);
+	uint16_t f = src_add(ctx, "<ir-import-onnx>", memcpy(xmalloc(tl + 1), text, tl + 1), tl);
+	Module *m = ir_parse(ctx, f, 0, tl);
+	if (!m)
+		fprintf(stderr, "%s: error: internal: the module made of it does not verify\n", name);
+	return m;
+}
+
+/* The data goes to --data-dir, else to the folder of -o. */
+static bool
+stage_data(State *s, const OnnxModule *om, const char *output)
+{
+	char dir[4096], msg[512];
+	const char *data_dir = s->data_dir;
+	if (!data_dir && output && strrchr(output, '/')) {
+		size_t dl = (size_t)(strrchr(output, '/') - output);
+		snprintf(dir, sizeof dir, "%.*s", (int)(dl ? dl : 1), output);
+		data_dir = dir;
+	}
+	if (onnx_stage_data(om, data_dir, &s->data, msg, sizeof msg))
+		return true;
+	fprintf(stderr, PROG ": cannot write %s\n", msg);
+	return false;
+}
+
+/* Tool.load: the model imported, its module parsed and verified, its
+ * .npy files staged. */
+static Module *
+load(Ctx *ctx, const char *input, const char *output, void *st)
+{
+	State *s = st;
+	s->devices_owned = true;
+	if (!check_devices(s->devices, s->ndevices))
+		return NULL;
 	const char *name = input ? input : "<stdin>";
 	size_t len = 0;
 	bool mapped;
 	uint8_t *buf = model_bytes(input, &len, &mapped);
-	if (!buf) {
-		rc = 1;
-		goto done;
-	}
+	if (!buf)
+		return NULL;
 	OnnxOpts o = {
-		.path = name, .devices = (const char *const *)devices, .ndevices = ndev,
-		.shapes = shapes, .nshapes = nshape, .stats = stats ? stderr : NULL,
+		.path = name, .devices = (const char *const *)s->devices, .ndevices = s->ndevices,
+		.shapes = s->shapes, .nshapes = s->nshapes, .stats = s->stats ? stderr : NULL,
 		.inline_max = INLINE_MAX, .mapped = mapped,
 	};
 	OnnxModule *om = onnx_import(buf, len, &o);
@@ -310,79 +303,55 @@ main(int argc, char **argv)
 		munmap(buf, len);
 	else
 		free(buf);
-	if (!om) {
-		rc = 1;
-		goto done;
+	if (!om)
+		return NULL;
+	Module *m = parse_module(ctx, om, name);
+	if (m && !stage_data(s, om, output)) {
+		module_free(m);
+		m = NULL;
 	}
-
-	/* the module back through the parser and verifier */
-	size_t tl;
-	const char *text = onnx_module_text(om, &tl);
-	Ctx *ctx = ctx_new(PROG);
-	uint16_t f = src_add(ctx, "<ir-import-onnx>", memcpy(xmalloc(tl + 1), text, tl + 1), tl);
-	Module *m = ir_parse(ctx, f, 0, tl);
-	rc = 1;
-	if (!m) {
-		fprintf(stderr, "%s: error: internal: the module made of it does not verify\n", name);
-	} else {
-		/* the data first, then the module that names it */
-		char *mod;
-		size_t ml;
-		FILE *mf = open_memstream(&mod, &ml);
-		if (!mf)
-			die_oom();
-		PrintOpts po = {.locations = false};
-		ir_print(m, mf, &po);
-		if (fclose(mf) != 0)
-			die_oom();
-		char dir[4096], msg[512];
-		if (!data_dir && output && strrchr(output, '/')) {
-			size_t dl = (size_t)(strrchr(output, '/') - output);
-			snprintf(dir, sizeof dir, "%.*s", (int)(dl ? dl : 1), output);
-			data_dir = dir;
-		}
-		/* every file staged, then the data committed, then the module:
-		 * a failure before the commits changes none of the user's files */
-		OutFile of = {0};
-		OutGroup data = {0};
-		int e = output ? outfile_open(&of, output) : 0;
-		if (e) {
-			fprintf(stderr, PROG ": cannot %s '%s': %s\n", of.direct ? "open" : "create",
-			        output, strerror(e));
-		} else if (!onnx_stage_data(om, data_dir, &data, msg, sizeof msg)) {
-			fprintf(stderr, PROG ": cannot write %s\n", msg);
-		} else if (output && (fwrite(mod, 1, ml, of.f), (e = outfile_finish(&of)))) {
-			fprintf(stderr, PROG ": write error: '%s': %s\n", output, strerror(e));
-		} else if ((e = outgroup_commit(&data, msg, sizeof msg))) {
-			fprintf(stderr, PROG ": cannot write '%s': %s\n", msg, strerror(e));
-		} else if (output && (e = outfile_commit(&of))) {
-			fprintf(stderr, PROG ": write error: '%s': %s\n", output, strerror(e));
-		} else {
-			rc = 0;
-			if (!output) {
-				fwrite(mod, 1, ml, stdout);
-				rc = finish_stdout();
-			}
-		}
-		if (rc) {
-			/* (what was committed already is freed, nothing else) */
-			outgroup_discard(&data);
-			if (output)
-				outfile_discard(&of);
-		}
-		free(mod);
-	}
-	module_free(m);
-	ctx_free(ctx);
 	onnx_module_free(om);
-done:
-	for (size_t i = 0; i < nshape; i++)
-		free((char *)shapes[i].name);
-	for (size_t i = 0; i < ndev; i++)
-		if (owned[i])
-			free(devices[i]);
-	free(owned);
-	free(shapes);
-	free(devices);
+	return m;
+}
+
+/* Tool.commit: the data, just before the module that names it. */
+static bool
+commit(bool ok, void *st)
+{
+	State *s = st;
+	char msg[512];
+	int e;
+	if (ok && (e = outgroup_commit(&s->data, msg, sizeof msg))) {
+		fprintf(stderr, PROG ": cannot write '%s': %s\n", msg, strerror(e));
+		ok = false;
+	}
+	if (!ok)
+		outgroup_discard(&s->data);  /* (what was committed already is kept) */
+	return ok;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const Tool tool = {
+		.name = PROG,
+		.summary = "import an ONNX model as a module of the irpipe IR",
+		.input_help = "Reads FILE, or standard input when FILE is - or absent, and writes the\n"
+		              "module to standard output, its large constants as .npy files.\n",
+		.input_noun = "model",
+		.extra_help = extra_help,
+		.opts = opts,
+		.on_opt = on_opt,
+		.load = load,
+		.commit = commit,
+	};
+	State s = {0};
+	int rc = driver_main(&tool, argc, argv, &s);
+	for (size_t i = 0; i < s.nshapes; i++)
+		free((char *)s.shapes[i].name);
+	for (size_t i = 0; s.devices_owned && i < s.ndevices; i++)
+		free(s.devices[i]);
+	free(s.shapes);
+	free(s.devices);
 	return rc;
 }

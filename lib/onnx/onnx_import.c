@@ -352,10 +352,13 @@ index_names(Imp *im)
 	return true;
 }
 
+/* The model's unpacked messages, its opset and its names indexed; with
+ * --stats the opset and the op types; an unsupported operator is
+ * reported first, before any other node's problem, with the line that
+ * lists them all.  False after reporting. */
 static bool
-run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
+read_model(Imp *im, const uint8_t *buf, size_t len)
 {
-	FILE *st = o->stats;
 	if (!(im->model = onnx_unpack(im, buf, len)))
 		return false;
 	Onnx__GraphProto *g = im->model->graph;
@@ -365,11 +368,9 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 		return false;
 	index_names(im);
 	char *ops = op_types_line(im);
-	if (st)
-		fprintf(st, "%s: opset %lld, %zu nodes\n%s\n", im->path, (long long)im->opset,
-		        g->n_node, ops);
-	/* an unsupported operator is reported first, before any other node's
-	 * problem, with the line that lists them all */
+	if (im->o->stats)
+		fprintf(im->o->stats, "%s: opset %lld, %zu nodes\n%s\n", im->path,
+		        (long long)im->opset, g->n_node, ops);
 	for (size_t i = 0; i < g->n_node; i++) {
 		const Onnx__NodeProto *n = g->node[i];
 		if (!is_default_domain(n->domain) || !onnx_op_lookup(n->op_type, im->opset)) {
@@ -385,7 +386,14 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 	}
 	free(ops);
 	im->node = NULL;
+	return true;
+}
 
+/* Every initializer becomes a value known at import. */
+static bool
+bind_initializers(Imp *im)
+{
+	Onnx__GraphProto *g = im->model->graph;
 	for (size_t i = 0; i < g->n_initializer; i++) {
 		const Onnx__TensorProto *tp = g->initializer[i];
 		char what[160];
@@ -395,118 +403,153 @@ run(Imp *im, const uint8_t *buf, size_t len, const OnnxOpts *o)
 			return false;
 		Name *e = name_find(im, shown_name(tp->name), true);
 		if (e->val)
-			return onnx_fail(im, "initializer '%s' is given twice", shown_name(tp->name)), false;
+			return onnx_fail(im, "initializer '%s' is given twice", shown_name(tp->name)),
+			       false;
 		bind(e, onnx_val_known(im, shown_name(tp->name), t));
 		e->val->onnx = e->name;
 	}
-	/* the parameters: the inputs that no initializer gives a value */
-	PtrVec params = {0};
-	bool ok = true;
-	for (size_t i = 0; i < g->n_input && ok; i++) {
+	return true;
+}
+
+/* The parameters, into params: the inputs that no initializer gives a
+ * value; and every --shape names one of them. */
+static bool
+bind_inputs(Imp *im, PtrVec *params)
+{
+	Onnx__GraphProto *g = im->model->graph;
+	FILE *st = im->o->stats;
+	for (size_t i = 0; i < g->n_input; i++) {
 		Name *e = name_find(im, shown_name(g->input[i]->name), true);
 		if (e->val && e->val->k)
 			continue;
-		if (e->val) {
-			ok = onnx_fail(im, "input '%s' is given twice", e->name) != NULL;
-			break;
-		}
+		if (e->val)
+			return onnx_fail(im, "input '%s' is given twice", e->name), false;
 		Val *v = graph_input(im, g->input[i]);
-		ok = v != NULL;
-		if (ok) {
-			bind(e, v);
-			v->onnx = e->name;
-			ptrvec_push(&params, v);
-			if (st) {
-				char ty[1024];
-				fprintf(st, "input '%s' -> %s: %s\n", e->name, v->ir,
-				        onnx_type_str(v->kind, v->rank, v->dims, ty, sizeof ty));
-			}
+		if (!v)
+			return false;
+		bind(e, v);
+		v->onnx = e->name;
+		ptrvec_push(params, v);
+		if (st) {
+			char ty[1024];
+			fprintf(st, "input '%s' -> %s: %s\n", e->name, v->ir,
+			        onnx_type_str(v->kind, v->rank, v->dims, ty, sizeof ty));
 		}
 	}
-	for (size_t i = 0; i < o->nshapes && ok; i++)
-		if (!o->shapes[i].used)
-			ok = onnx_fail(im, "--shape names '%s', which is not an input of the graph",
-			               o->shapes[i].name) != NULL;
+	for (size_t i = 0; i < im->o->nshapes; i++)
+		if (!im->o->shapes[i].used)
+			return onnx_fail(im, "--shape names '%s', which is not an input of the graph",
+			                 im->o->shapes[i].name), false;
+	return true;
+}
+
+/* The nodes, in order (ONNX makes it topological). */
+static bool
+map_nodes(Imp *im)
+{
+	Onnx__GraphProto *g = im->model->graph;
 	im->absorbed = xcalloc(g->n_node + 1, sizeof *im->absorbed);
+	bool ok = true;
 	for (size_t i = 0; i < g->n_node && ok; i++) {
 		ok = map_node(im, i);
 		if (ok)
 			release_dead(im, i);
 	}
 	im->node = NULL;
-	ok = ok && !im->too_large;
+	return ok && !im->too_large;
+}
 
-	/* the result */
+/* @main's result: the graph's output, or a tuple of its outputs. */
+static bool
+write_result(Imp *im)
+{
+	Onnx__GraphProto *g = im->model->graph;
+	if (g->n_output == 0)
+		return onnx_fail(im, "the graph has no output"), false;
 	const char **res = xcalloc(g->n_output + 1, sizeof *res);
-	for (size_t i = 0; i < g->n_output && ok; i++) {
+	for (size_t i = 0; i < g->n_output; i++) {
 		const char *nm = shown_name(g->output[i]->name);
 		Name *e = onnx_name_get(im, nm);
 		if (!e || !e->val) {
-			ok = onnx_fail(im, "graph output '%s' is not computed by any node", nm) != NULL;
-			break;
+			free(res);
+			return onnx_fail(im, "graph output '%s' is not computed by any node", nm), false;
 		}
 		res[i] = onnx_ref(im, e->val);
-		if (st)
-			fprintf(st, "output '%s' -> %s\n", nm, res[i]);
+		if (im->o->stats)
+			fprintf(im->o->stats, "output '%s' -> %s\n", nm, res[i]);
 	}
-	if (ok && g->n_output == 0)
-		ok = onnx_fail(im, "the graph has no output") != NULL;
-	const char *ret = ok ? res[0] : NULL;
-	if (ok && g->n_output > 1) {
+	if (g->n_output > 1) {
 		const char *t = onnx_take_name(im, "outputs");
 		fprintf(im->out, "  %%%s = (", t);
 		for (size_t i = 0; i < g->n_output; i++)
 			fprintf(im->out, i ? ", %s" : "%s", res[i]);
-		fprintf(im->out, ")\n");
-		size_t l = strlen(t) + 2;
-		char *r = xmalloc(l);
-		snprintf(r, l, "%%%s", t);
-		ptrvec_push(&im->strs, r);
-		ret = r;
+		fprintf(im->out, ")\n  return %%%s\n}\n", t);
+	} else {
+		fprintf(im->out, "  return %s\n}\n", res[0]);
 	}
-	if (ok)
-		fprintf(im->out, "  return %s\n}\n", ret);
 	free(res);
+	return true;
+}
+
+/* --stats: how many constants are inline, how many in files. */
+static void
+print_constant_stats(Imp *im, FILE *st)
+{
+	size_t inl = 0;
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < im->nfiles; i++)
+		bytes += (uint64_t)im->files[i].t->numel * elem_size(im->files[i].t->kind);
+	for (size_t i = 0; i < im->vals.n; i++) {
+		const Val *v = im->vals.v[i];
+		inl += v->k && v->ir;
+	}
+	fprintf(st, "constants: %zu inline, %zu in .npy files (%llu bytes)\n",
+	        inl - im->nfiles, im->nfiles, (unsigned long long)bytes);
+}
+
+/* The devices and @main's header go before its body, now that the
+ * parameters are known. */
+static void
+write_header(Imp *im, const PtrVec *params)
+{
+	const OnnxOpts *o = im->o;
+	char *head;
+	size_t hl;
+	FILE *h = open_memstream(&head, &hl);
+	if (!h)
+		die_oom();
+	for (size_t i = 0; i < o->ndevices; i++)
+		fprintf(h, "%s\n", o->devices[i]);
+	if (!o->ndevices)
+		fprintf(h, "device @cpu = cpu(0)\n");
+	fprintf(h, "\nfn @main(");
+	for (size_t i = 0; i < params->n; i++) {
+		const Val *v = params->v[i];
+		char ty[1024];
+		fprintf(h, "%s%s: %s", i ? ", " : "", v->ir,
+		        onnx_type_str(v->kind, v->rank, v->dims, ty, sizeof ty));
+	}
+	fprintf(h, ") {\n");
+	fwrite(im->body, 1, im->bodylen, h);
+	fclose(h);
+	free(im->body);
+	im->body = head;
+	im->bodylen = hl;
+}
+
+static bool
+run(Imp *im, const uint8_t *buf, size_t len)
+{
+	PtrVec params = {0};
+	bool ok = read_model(im, buf, len) && bind_initializers(im) &&
+	          bind_inputs(im, &params) && map_nodes(im) && write_result(im);
 	if (fclose(im->out) != 0)
 		die_oom();
 	im->out = NULL;
-	if (ok && st) {
-		size_t inl = 0;
-		uint64_t bytes = 0;
-		for (size_t i = 0; i < im->nfiles; i++)
-			bytes += (uint64_t)im->files[i].t->numel * elem_size(im->files[i].t->kind);
-		for (size_t i = 0; i < im->vals.n; i++) {
-			const Val *v = im->vals.v[i];
-			inl += v->k && v->ir;
-		}
-		fprintf(st, "constants: %zu inline, %zu in .npy files (%llu bytes)\n",
-		        inl - im->nfiles, im->nfiles, (unsigned long long)bytes);
-	}
-	/* the header, now that the parameters are known */
-	if (ok) {
-		char *head;
-		size_t hl;
-		FILE *h = open_memstream(&head, &hl);
-		if (!h)
-			die_oom();
-		for (size_t i = 0; i < o->ndevices; i++)
-			fprintf(h, "%s\n", o->devices[i]);
-		if (!o->ndevices)
-			fprintf(h, "device @cpu = cpu(0)\n");
-		fprintf(h, "\nfn @main(");
-		for (size_t i = 0; i < params.n; i++) {
-			const Val *v = params.v[i];
-			char ty[1024];
-			fprintf(h, "%s%s: %s", i ? ", " : "", v->ir,
-			        onnx_type_str(v->kind, v->rank, v->dims, ty, sizeof ty));
-		}
-		fprintf(h, ") {\n");
-		fwrite(im->body, 1, im->bodylen, h);
-		fclose(h);
-		free(im->body);
-		im->body = head;
-		im->bodylen = hl;
-	}
+	if (ok && im->o->stats)
+		print_constant_stats(im, im->o->stats);
+	if (ok)
+		write_header(im, &params);
 	ptrvec_free(&params);
 	return ok;
 }
@@ -524,7 +567,7 @@ onnx_import(const uint8_t *buf, size_t len, const OnnxOpts *o)
 	im->out = open_memstream(&im->body, &im->bodylen);
 	if (!im->out)
 		die_oom();
-	bool ok = run(im, buf, len, o);
+	bool ok = run(im, buf, len);
 	im->src = NULL; /* the caller's: the Tensors hold copies */
 	if (im->out)
 		fclose(im->out);
