@@ -27,6 +27,7 @@
 #include "map.h"
 #include "onnx.pb-c.h"
 #include "onnx/onnx_import.h"
+#include "ops/ops.h"
 #include "tensor/tensor.h"
 
 #define MAX_RANK IR_MAX_RANK
@@ -73,6 +74,7 @@ typedef struct Imp {
 	size_t npayloads;
 	int64_t opset;           /* of the default domain */
 	const Onnx__NodeProto *node;   /* being mapped, for messages */
+	const struct OpMap *op;        /* its mapping */
 	size_t node_index;
 	Map names;               /* Name, by ONNX name */
 	PtrVec vals;             /* every Val, to free */
@@ -184,13 +186,14 @@ void *onnx_fail(Imp *im, const char *fmt, ...) __attribute__((format(printf, 2, 
 
 /* ------------------------------------------------------------ onnx_ops.c */
 
-typedef struct {
+typedef struct OpMap {
 	const char *op;          /* ONNX op_type */
 	int since;               /* the first opset we map it in */
 	int min_in;              /* inputs it needs */
 	/* Maps the node: fills out[0..nout), returns false after onnx_fail(). */
 	bool (*map)(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out,
 	            size_t nout);
+	int arg;                 /* for map: the BinOp or UnOp of the elementwise ones */
 } OpMap;
 
 /* The mapping of op in the default domain at opset, or NULL. */

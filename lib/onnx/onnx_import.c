@@ -257,6 +257,7 @@ map_node(Imp *im, size_t idx)
 		                 is_default_domain(n->domain) ? "" : n->domain,
 		                 is_default_domain(n->domain) ? "" : ":", n->op_type ? n->op_type : ""),
 		       false;
+	im->op = m;
 	if (n->n_input > 4096 || n->n_output > 65536)
 		return onnx_fail(im, "too many inputs or outputs"), false;
 	Val **in = xcalloc(n->n_input + 1, sizeof *in);

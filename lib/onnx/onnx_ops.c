@@ -60,12 +60,28 @@ list_str(const int64_t *v, size_t n, char *buf, size_t bufn)
 	return buf;
 }
 
-static const char *const bin_ir[] = {
-	[BIN_ADD] = "add", [BIN_SUB] = "subtract", [BIN_MUL] = "multiply",
-	[BIN_DIV] = "divide", [BIN_POW] = "power", [BIN_MAX] = "maximum",
-	[BIN_MIN] = "minimum", [BIN_EQ] = "equal", [BIN_LT] = "less", [BIN_GT] = "greater",
-	[BIN_AND] = "logical_and", [BIN_OR] = "logical_or",
+/* The binary operators the IR has (the others are folded only), and the
+ * unary ones: by OpId, the registry's (lib/ops). */
+static const OpId bin_ir[] = {
+	[BIN_ADD] = O_ADD, [BIN_SUB] = O_SUBTRACT, [BIN_MUL] = O_MULTIPLY,
+	[BIN_DIV] = O_DIVIDE, [BIN_POW] = O_POWER, [BIN_MAX] = O_MAXIMUM,
+	[BIN_MIN] = O_MINIMUM, [BIN_EQ] = O_EQUAL, [BIN_LT] = O_LESS, [BIN_GT] = O_GREATER,
+	[BIN_AND] = O_LOGICAL_AND, [BIN_OR] = O_LOGICAL_OR, [BIN_MOD] = O__COUNT,
 };
+
+static const OpId un_ir[] = {
+	[UN_NEG] = O_NEGATIVE, [UN_RELU] = O_RELU, [UN_SIGMOID] = O_SIGMOID,
+	[UN_TANH] = O_TANH, [UN_EXP] = O_EXP, [UN_LOG] = O_LOG, [UN_SQRT] = O_SQRT,
+	[UN_NOT] = O_LOGICAL_NOT, [UN_ERF] = O_ERF,
+	[UN_RECIP] = O__COUNT, [UN_ABS] = O__COUNT, [UN_FLOOR] = O__COUNT, [UN_CEIL] = O__COUNT,
+};
+
+/* The IR's name of operator id. */
+static const char *
+ir_name(OpId id)
+{
+	return op_def(id)->name;
+}
 
 Val *
 onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
@@ -96,7 +112,7 @@ onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 		Tensor *t = onnx_fold_binary(op, a->k, b->k, rk);
 		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
-	if (op >= sizeof bin_ir / sizeof *bin_ir || !bin_ir[op])
+	if (bin_ir[op] == O__COUNT)
 		return onnx_fail(im, "is supported only on values known at import (shape arithmetic)");
 	if (a->kind != b->kind) {
 		/* Pow's exponent may have another type: cast it */
@@ -112,17 +128,12 @@ onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 	if (a->kind != ET_BOOL && (op == BIN_AND || op == BIN_OR))
 		return onnx_fail(im, "needs bool operands, not %s", elem_name(a->kind));
 	const char *x = onnx_ref(im, a), *y = onnx_ref(im, b);
-	return onnx_emit(im, hint, rk, r, dims, "%s(%s, %s)", bin_ir[op], x, y);
+	return onnx_emit(im, hint, rk, r, dims, "%s(%s, %s)", ir_name(bin_ir[op]), x, y);
 }
 
 Val *
 onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 {
-	static const char *const ir[] = {
-		[UN_NEG] = "negative", [UN_RELU] = "nn.relu", [UN_SIGMOID] = "sigmoid",
-		[UN_TANH] = "tanh", [UN_EXP] = "exp", [UN_LOG] = "log", [UN_SQRT] = "sqrt",
-		[UN_NOT] = "logical_not", [UN_ERF] = "erf",
-	};
 	if (a->k) {
 		Tensor *t = onnx_fold_unary(op, a->k);
 		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
@@ -140,9 +151,9 @@ onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 		Val *ng = onnx_emit(im, hint, a->kind, a->rank, a->dims, "negative(%s)", x);
 		return onnx_emit(im, hint, a->kind, a->rank, a->dims, "maximum(%s, %s)", x, ng->ir);
 	}
-	if (op >= sizeof ir / sizeof *ir || !ir[op])
+	if (un_ir[op] == O__COUNT)
 		return onnx_fail(im, "is supported only on values known at import");
-	return onnx_emit(im, hint, a->kind, a->rank, a->dims, "%s(%s)", ir[op], x);
+	return onnx_emit(im, hint, a->kind, a->rank, a->dims, "%s(%s)", ir_name(un_ir[op]), x);
 }
 
 Val *
@@ -304,27 +315,12 @@ onnx_op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, i
 
 /* ------------------------------------------------------------ elementwise */
 
-static BinOp
-bin_of(const char *op)
-{
-	static const struct { const char *n; BinOp b; } t[] = {
-		{"Add", BIN_ADD}, {"Sub", BIN_SUB}, {"Mul", BIN_MUL}, {"Div", BIN_DIV},
-		{"Pow", BIN_POW}, {"Max", BIN_MAX}, {"Min", BIN_MIN}, {"Sum", BIN_ADD},
-		{"Equal", BIN_EQ}, {"Less", BIN_LT}, {"Greater", BIN_GT}, {"And", BIN_AND},
-		{"Or", BIN_OR}, {"Mod", BIN_MOD},
-	};
-	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-		if (strcmp(t[i].n, op) == 0)
-			return t[i].b;
-	return BIN_ADD;
-}
-
 MAP(map_binary)
 {
 	(void)nout;
 	if (nin < 1 || !in[0])
 		return onnx_fail(im, "needs an input"), false;
-	BinOp op = bin_of(n->op_type);
+	BinOp op = (BinOp)im->op->arg;
 	if (op == BIN_MOD && onnx_attr_int(n, "fmod", 0) && !elem_is_float(in[0]->kind))
 		return onnx_fail(im, "integer Mod with fmod=1 is not supported"), false;
 	Val *acc = in[0];
@@ -338,25 +334,10 @@ MAP(map_binary)
 	return (out[0] = acc) != NULL;
 }
 
-static UnOp
-un_of(const char *op)
-{
-	static const struct { const char *n; UnOp u; } t[] = {
-		{"Relu", UN_RELU}, {"Sigmoid", UN_SIGMOID}, {"Tanh", UN_TANH}, {"Exp", UN_EXP},
-		{"Log", UN_LOG}, {"Sqrt", UN_SQRT}, {"Neg", UN_NEG}, {"Reciprocal", UN_RECIP},
-		{"Abs", UN_ABS}, {"Floor", UN_FLOOR}, {"Ceil", UN_CEIL}, {"Not", UN_NOT},
-		{"Erf", UN_ERF},
-	};
-	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-		if (strcmp(t[i].n, op) == 0)
-			return t[i].u;
-	return UN_NEG;
-}
-
 MAP(map_unary)
 {
-	(void)nin, (void)nout;
-	return (out[0] = onnx_op_unary(im, un_of(n->op_type), in[0], onnx_out_hint(im, 0))) != NULL;
+	(void)n, (void)nin, (void)nout;
+	return (out[0] = onnx_op_unary(im, (UnOp)im->op->arg, in[0], onnx_out_hint(im, 0))) != NULL;
 }
 
 MAP(map_identity)
@@ -1210,80 +1191,80 @@ MAP(map_argreduce)
 /* ------------------------------------------------------------ the table */
 
 static const OpMap ops[] = {
-	{"Abs", 6, 1, map_unary},
-	{"Add", 7, 2, map_binary},
-	{"And", 7, 2, map_binary},
-	{"ArgMax", 1, 1, map_argreduce},
-	{"ArgMin", 1, 1, map_argreduce},
-	{"AveragePool", 7, 1, onnx_map_avgpool},
-	{"BatchNormalization", 7, 5, onnx_map_batchnorm},
-	{"Cast", 6, 1, map_cast},
-	{"CastLike", 15, 2, map_cast},
-	{"Ceil", 6, 1, map_unary},
-	{"Clip", 6, 1, map_clip},
-	{"Concat", 4, 1, map_concat},
-	{"Constant", 1, 0, map_constant},
-	{"ConstantOfShape", 9, 1, map_constant_of_shape},
-	{"Conv", 1, 2, onnx_map_conv},
-	{"Div", 7, 2, map_binary},
-	{"Dropout", 7, 1, map_identity},
-	{"Equal", 7, 2, map_binary},
-	{"Einsum", 12, 1, onnx_map_einsum},
-	{"Erf", 9, 1, map_unary},
-	{"Exp", 6, 1, map_unary},
-	{"Expand", 8, 2, map_expand},
-	{"Flatten", 1, 1, map_flatten},
-	{"Floor", 6, 1, map_unary},
-	{"Gather", 1, 2, map_gather},
-	{"Gemm", 7, 2, onnx_map_gemm},
-	{"GlobalAveragePool", 1, 1, onnx_map_global_avgpool},
-	{"Greater", 7, 2, map_binary},
-	{"HardSigmoid", 6, 1, map_hard_sigmoid},
-	{"HardSwish", 14, 1, map_hard_sigmoid},
-	{"Identity", 1, 1, map_identity},
-	{"LayerNormalization", 17, 1, onnx_map_layernorm},
-	{"Less", 7, 2, map_binary},
-	{"Log", 6, 1, map_unary},
-	{"LogSoftmax", 1, 1, onnx_map_logsoftmax},
-	{"MatMul", 1, 2, onnx_map_matmul},
-	{"Max", 8, 1, map_binary},
-	{"MaxPool", 8, 1, onnx_map_maxpool},
-	{"Min", 8, 1, map_binary},
-	{"Mod", 10, 2, map_binary},
-	{"Mul", 7, 2, map_binary},
-	{"Neg", 6, 1, map_unary},
-	{"Not", 1, 1, map_unary},
-	{"Or", 7, 2, map_binary},
-	{"Pad", 2, 1, map_pad},
-	{"Pow", 7, 2, map_binary},
-	{"Range", 11, 3, map_range},
-	{"Reciprocal", 6, 1, map_unary},
-	{"ReduceL1", 1, 1, onnx_map_reduce},
-	{"ReduceL2", 1, 1, onnx_map_reduce},
-	{"ReduceLogSum", 1, 1, onnx_map_reduce},
-	{"ReduceLogSumExp", 1, 1, onnx_map_reduce},
-	{"ReduceMax", 1, 1, onnx_map_reduce},
-	{"ReduceMean", 1, 1, onnx_map_reduce},
-	{"ReduceMin", 1, 1, onnx_map_reduce},
-	{"ReduceSum", 1, 1, onnx_map_reduce},
-	{"ReduceSumSquare", 1, 1, onnx_map_reduce},
-	{"Relu", 6, 1, map_unary},
-	{"Reshape", 5, 1, map_reshape},
-	{"ScatterND", 11, 3, onnx_map_scatternd},
-	{"Shape", 1, 1, map_shape},
-	{"Sigmoid", 6, 1, map_unary},
-	{"Size", 1, 1, map_size},
-	{"Slice", 1, 1, map_slice},
-	{"Softmax", 1, 1, onnx_map_softmax},
-	{"Split", 2, 1, map_split},
-	{"Sqrt", 6, 1, map_unary},
-	{"Squeeze", 1, 1, map_squeeze},
-	{"Sub", 7, 2, map_binary},
-	{"Sum", 8, 1, map_binary},
-	{"Tanh", 6, 1, map_unary},
-	{"Transpose", 1, 1, map_transpose},
-	{"Unsqueeze", 1, 1, map_unsqueeze},
-	{"Where", 9, 3, map_where},
+	{"Abs", 6, 1, map_unary, UN_ABS},
+	{"Add", 7, 2, map_binary, BIN_ADD},
+	{"And", 7, 2, map_binary, BIN_AND},
+	{"ArgMax", 1, 1, map_argreduce, 0},
+	{"ArgMin", 1, 1, map_argreduce, 0},
+	{"AveragePool", 7, 1, onnx_map_avgpool, 0},
+	{"BatchNormalization", 7, 5, onnx_map_batchnorm, 0},
+	{"Cast", 6, 1, map_cast, 0},
+	{"CastLike", 15, 2, map_cast, 0},
+	{"Ceil", 6, 1, map_unary, UN_CEIL},
+	{"Clip", 6, 1, map_clip, 0},
+	{"Concat", 4, 1, map_concat, 0},
+	{"Constant", 1, 0, map_constant, 0},
+	{"ConstantOfShape", 9, 1, map_constant_of_shape, 0},
+	{"Conv", 1, 2, onnx_map_conv, 0},
+	{"Div", 7, 2, map_binary, BIN_DIV},
+	{"Dropout", 7, 1, map_identity, 0},
+	{"Equal", 7, 2, map_binary, BIN_EQ},
+	{"Einsum", 12, 1, onnx_map_einsum, 0},
+	{"Erf", 9, 1, map_unary, UN_ERF},
+	{"Exp", 6, 1, map_unary, UN_EXP},
+	{"Expand", 8, 2, map_expand, 0},
+	{"Flatten", 1, 1, map_flatten, 0},
+	{"Floor", 6, 1, map_unary, UN_FLOOR},
+	{"Gather", 1, 2, map_gather, 0},
+	{"Gemm", 7, 2, onnx_map_gemm, 0},
+	{"GlobalAveragePool", 1, 1, onnx_map_global_avgpool, 0},
+	{"Greater", 7, 2, map_binary, BIN_GT},
+	{"HardSigmoid", 6, 1, map_hard_sigmoid, 0},
+	{"HardSwish", 14, 1, map_hard_sigmoid, 0},
+	{"Identity", 1, 1, map_identity, 0},
+	{"LayerNormalization", 17, 1, onnx_map_layernorm, 0},
+	{"Less", 7, 2, map_binary, BIN_LT},
+	{"Log", 6, 1, map_unary, UN_LOG},
+	{"LogSoftmax", 1, 1, onnx_map_logsoftmax, 0},
+	{"MatMul", 1, 2, onnx_map_matmul, 0},
+	{"Max", 8, 1, map_binary, BIN_MAX},
+	{"MaxPool", 8, 1, onnx_map_maxpool, 0},
+	{"Min", 8, 1, map_binary, BIN_MIN},
+	{"Mod", 10, 2, map_binary, BIN_MOD},
+	{"Mul", 7, 2, map_binary, BIN_MUL},
+	{"Neg", 6, 1, map_unary, UN_NEG},
+	{"Not", 1, 1, map_unary, UN_NOT},
+	{"Or", 7, 2, map_binary, BIN_OR},
+	{"Pad", 2, 1, map_pad, 0},
+	{"Pow", 7, 2, map_binary, BIN_POW},
+	{"Range", 11, 3, map_range, 0},
+	{"Reciprocal", 6, 1, map_unary, UN_RECIP},
+	{"ReduceL1", 1, 1, onnx_map_reduce, 0},
+	{"ReduceL2", 1, 1, onnx_map_reduce, 0},
+	{"ReduceLogSum", 1, 1, onnx_map_reduce, 0},
+	{"ReduceLogSumExp", 1, 1, onnx_map_reduce, 0},
+	{"ReduceMax", 1, 1, onnx_map_reduce, 0},
+	{"ReduceMean", 1, 1, onnx_map_reduce, 0},
+	{"ReduceMin", 1, 1, onnx_map_reduce, 0},
+	{"ReduceSum", 1, 1, onnx_map_reduce, 0},
+	{"ReduceSumSquare", 1, 1, onnx_map_reduce, 0},
+	{"Relu", 6, 1, map_unary, UN_RELU},
+	{"Reshape", 5, 1, map_reshape, 0},
+	{"ScatterND", 11, 3, onnx_map_scatternd, 0},
+	{"Shape", 1, 1, map_shape, 0},
+	{"Sigmoid", 6, 1, map_unary, UN_SIGMOID},
+	{"Size", 1, 1, map_size, 0},
+	{"Slice", 1, 1, map_slice, 0},
+	{"Softmax", 1, 1, onnx_map_softmax, 0},
+	{"Split", 2, 1, map_split, 0},
+	{"Sqrt", 6, 1, map_unary, UN_SQRT},
+	{"Squeeze", 1, 1, map_squeeze, 0},
+	{"Sub", 7, 2, map_binary, BIN_SUB},
+	{"Sum", 8, 1, map_binary, BIN_ADD},
+	{"Tanh", 6, 1, map_unary, UN_TANH},
+	{"Transpose", 1, 1, map_transpose, 0},
+	{"Unsqueeze", 1, 1, map_unsqueeze, 0},
+	{"Where", 9, 3, map_where, 0},
 };
 
 const OpMap *
