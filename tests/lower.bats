@@ -124,6 +124,15 @@ IR
 @test "lower: a packed conv2d on a cpu pads its input, then tiles 4 output texels with 16-lane multiply-adds" {
 	golden --from=ir-plan-devices ir-lower packed_cpu
 }
+@test "lower: a cpu conv2d whose width no 4 to 8 columns divide takes shifted tiles, the last one storing only its own columns (issue 23)" {
+	golden --from=ir-plan-devices ir-lower conv_cpu
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/conv_cpu.ir"
+	# 13 columns: 2 tiles of 7; 55: 7 tiles of 8, the last from column 47
+	assert_output --regexp 'let %ox[0-9]+: i32 = min\(%ox[0-9]+, 6\)'
+	assert_output --regexp 'let %ox[0-9]+: i32 = min\(%ox[0-9]+, 47\)'
+	assert_output --regexp 'alloc %acc[0-9]+: f32\[7,8\] @cpu:local'
+	assert_output --regexp 'if %ox[0-9]+ \+ %u[0-9]+ >= %ox[0-9]+ \{'
+}
 @test "lower: grouped and depthwise conv2d on a cpu: a row of outputs per item, the input window read once into registers (issue 23)" {
 	golden --from=ir-plan-devices ir-lower depthwise_cpu
 	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/depthwise_cpu.ir"

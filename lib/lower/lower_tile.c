@@ -457,6 +457,31 @@ tile_conv2d_cols(GroupCx *c, const ConvAttrs *ca, bool hwio, int64_t XV)
 }
 static const int64_t conv_cols[] = {8, 7, 6, 5, 4, 3, 2, 1};
 
+/* The columns of a cpu conv2d tile: of 4 to 8 (or all of OW below 8),
+ * the count that loads the fewest values per input channel and tap,
+ * tiles x (RX broadcast inputs + 1 weight vector), an exact divisor on
+ * a tie.  Where RX does not divide OW the last tile is shifted left to
+ * end at OW and stores only the columns no other tile has
+ * (*shifted).  A divisor alone gave squeezenet's 13x13 convs tiles of
+ * 1 column and its 55x55 ones 5: one multiply-add chain per weight
+ * load (its classifier, 512 -> 1000 at 13x13, ran at 5.7 GFLOP/s on
+ * POCL, 1 thread); at 13 columns 2 tiles of 7 (one column twice). */
+static int64_t
+conv_tile_cols(int64_t OW, bool *shifted)
+{
+	int64_t best = target_largest_divisor(OW, conv_cols);
+	int64_t cost = OW / best * (best + 1);
+	*shifted = false;
+	if (OW <= conv_cols[0])
+		return OW;
+	for (const int64_t *rx = conv_cols; *rx >= 4; rx++) {
+		int64_t n = (OW + *rx - 1) / *rx, k = n * (*rx + 1);
+		if (k < cost)
+			best = *rx, cost = k, *shifted = OW % *rx != 0;
+	}
+	return best;
+}
+
 static int
 tile_conv2d(GroupCx *c)
 {
@@ -492,7 +517,8 @@ tile_conv2d(GroupCx *c)
 	    (O / groups) % COLS_RC == 0 &&
 	    lower_consumers_lanes_ok(c, (uint32_t)XV))
 		return tile_conv2d_cols(c, &ca, hwio, XV);
-	int64_t RX = target_largest_divisor(OW, conv_cols);
+	bool shifted;
+	int64_t RX = conv_tile_cols(OW, &shifted);
 	ElemKind kk = (ElemKind)ot->dt.kind;
 	PBuild *b = c->b;
 	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
@@ -516,12 +542,15 @@ tile_conv2d(GroupCx *c)
 	PVar *src = padded_input(c, x, xt, N, C, H, W, pad, global);
 
 	/* Stage 3: the convolution, a tile of V channels x RX columns. */
-	int64_t grid[4] = {N, O / V, OH, OW / RX};
+	int64_t grid[4] = {N, O / V, OH, (OW + RX - 1) / RX};
 	PExpr *g[4];
 	close = pb_depth(b);
 	lower_open_nest(c, grid, 4, g, false);
 	PExpr *oc0 = pb_let(b, "oc", pe_mul(b, g[1], pe_i32(b, V)));
-	PExpr *ox0 = pb_let(b, "ox", pe_mul(b, g[3], pe_i32(b, RX)));
+	PExpr *ox0 = pe_mul(b, g[3], pe_i32(b, RX)), *start = NULL;
+	if (shifted) /* the last tile ends at OW */
+		start = pb_let(b, "ox", ox0), ox0 = pe_call2(b, I_MIN, start, pe_i32(b, OW - RX));
+	ox0 = pb_let(b, "ox", ox0);
 	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
 	             : pb_let(b, "g", pe_mul(b, pe_div(b, oc0, pe_i32(b, O / groups)), pe_i32(b, I)));
 	PVar *acc = zeroed_rows(c, kk, RX, V);
@@ -544,6 +573,9 @@ tile_conv2d(GroupCx *c)
 
 	op = pb_depth(b);
 	q = unrolled(c, "u", RX);
+	/* (a shifted tile's columns left of its own start are another's) */
+	if (shifted)
+		pb_if(b, pe_bin(b, OP_GE, pe_add(b, ox0, q), start));
 	PExpr *l = unrolled(c, "u", V);
 	PExpr *li[2] = {q, l};
 	PExpr *oi[4] = {g[0], pe_add(b, oc0, l), g[2], pe_add(b, ox0, q)};
