@@ -5,8 +5,8 @@
  *
  * 1. Placement.  The pass runs before the first ir-plan-devices, so an
  *    operator's device is what planning will give it from the annotations
- *    as written (`on`, on_device, device_copy, the default device): the
- *    module is printed, parsed again and planned, and each binding looks
+ *    as written (`on`, on_device, device_copy, the default device): a
+ *    copy of the module (module_clone) is planned, and each binding looks
  *    up its device by name in that copy.  One rule for both tools, and no
  *    second, subtly different planner.
  * 2. Rewrite, per function in program order (ANF: operands come first).
@@ -1264,23 +1264,11 @@ alter_binding(Alter *A, Value *v, Block *blk)
 /* ------------------------------------------------------------- devices */
 
 /* The module as ir-plan-devices would place it, or NULL after reporting
- * why it cannot be planned. */
+ * why it cannot be planned: a copy (module_clone), planned. */
 static Module *
 planned_copy(Module *m)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *s = open_memstream(&buf, &len);
-	if (!s)
-		die_oom();
-	PrintOpts po = {.locations = true};
-	ir_print(m, s, &po);
-	if (fclose(s))
-		die_oom();
-	uint16_t file = src_add(m->ctx, "<ir-alter-layout>", buf, len);
-	Module *c = ir_parse(m->ctx, file, 0, len);
-	if (!c)
-		return NULL;
+	Module *c = module_clone(m);
 	PlanOpts plo = {0};
 	if (!plan_devices(c, &plo)) {
 		module_free(c);

@@ -570,6 +570,10 @@ struct Module {
 
 Module *module_new(Ctx *ctx);
 void module_free(Module *m);
+/* A deep copy of m, a module of its own in the same Ctx (module_clone.c):
+ * every node, name, type, attribute and place, with the same locations
+ * and flags, so that printed it is m printed.  Linear in m's size. */
+Module *module_clone(const Module *m);
 Sym sym_intern(Module *m, const char *s, size_t n);
 /* A copy of a local name, in the module's name arena. */
 const char *module_name(Module *m, const char *s, size_t n);
