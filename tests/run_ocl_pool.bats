@@ -30,10 +30,10 @@ setup() {
 	run -0 --separate-stderr ir-run --check --profile --repeat 1 $args -o "$d/ocl" "$d/o.ir"
 	[[ "$stderr" == *"ir-run: memory on @gpu:"*$'\n'"ir-run: @gpu: image workspace pool: 8 requests, 6 reused, 1 new, 1 grown; 1 held"*$'\n'"ir-run: @gpu: buffer workspace pool: 8 requests, 7 reused"* ]]
 	# the executor plans the workspaces with the values, once: the four
-	# calls' buffers share 768 bytes of its pool, 10 images (inputs,
+	# calls' buffers share one of 768 bytes, 10 images (inputs,
 	# results, workspaces) share 4 of their sizes, and no run makes any
 	run -0 --separate-stderr ir-run --stats --repeat 3 $args -o "$d/ocl" "$d/o.ir"
-	[[ "$stderr" == *"plan memory: 14 objects: 4 buffers in pools of 768 bytes, 10 images in 4 of "* ]]
+	[[ "$stderr" == *"plan memory: 14 objects: 4 buffers in 1 of 768 bytes, 10 images in 4 of "* ]]
 	[[ "$stderr" != *"workspace pool"* ]]
 	[ "$(grep -c '^ir-run: run [0-9]* made 0 memory objects and 0 kernels$' <<< "$stderr")" = 2 ]
 	"$PY" "$H" same "$d/ocl" "$d/ref"

@@ -8,9 +8,8 @@
  * between forms on a device, a copy between devices through host memory,
  * an upload of an input, a read of a result), and when each memory object
  * is last used.  Then it makes everything once: the memory (a memory
- * plan's places where ir-plan-memory gave them, else the device's own
- * pool, packed by lifetimes with lib/memplan's first_fit, and images
- * shared by values whose lifetimes do not meet), the constants on their
+ * plan's places where ir-plan-memory gave them, else whole buffers and
+ * images shared by values whose lifetimes do not meet), the constants on their
  * devices in every form they are used in, and a kernel object per launch
  * with its arguments set.  A run writes the inputs, enqueues the steps
  * (without events unless --profile or --sync wants them; two devices

@@ -102,9 +102,9 @@ struct Exec {
 	PtrVec owned;             /* tensors of the plan (results, staging) */
 	RtVal *result;
 	PtrVec rtvals;            /* the result's RtVal nodes */
-	cl_mem *pools;            /* per device of rt: its pool (NULL: none) */
-	uint64_t *pool_bytes;
 	uint32_t kernels;         /* made */
+	uint64_t buffer_bytes;    /* of the buffers made for objects with a lifetime */
+	uint32_t buffers;         /* how many */
 	uint64_t image_bytes;     /* of the images made for objects with a lifetime */
 	uint32_t images;          /* how many */
 	uint32_t runs;

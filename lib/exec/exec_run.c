@@ -145,29 +145,26 @@ exec_run(Exec *x)
 void
 exec_stats(const Exec *x, FILE *f)
 {
-	uint32_t n[XS_JUMP + 1] = {0}, once = 0, fixed = 0, images = 0, inpool = 0;
+	uint32_t n[XS_JUMP + 1] = {0}, once = 0, fixed = 0, images = 0, buffers = 0;
 	for (size_t i = 0; i < x->nsteps; i++) {
 		if (x->steps[i].once)
 			once++;
 		else
 			n[x->steps[i].kind]++;
 	}
-	uint64_t pooled = 0;
-	for (uint32_t i = 0; i < x->rt->ndevs; i++)
-		pooled += x->pool_bytes[i];
 	for (size_t i = 0; i < x->nobjs; i++) {
 		const XObj *ob = &x->objs[i];
 		fixed += ob->fixed;
 		images += !ob->fixed && ob->o.image;
-		inpool += ob->o.parent != NULL && !ob->fixed;
+		buffers += !ob->fixed && !ob->o.image && ob->first != UINT32_MAX && ob->bytes;
 	}
 	fprintf(f, "ir-run: plan of @main: %zu steps per run (%u launches, %u copies on a device, "
 	        "%u between devices, %u uploads, %u reads back, %u ifs), %u made once\n",
 	        x->nsteps - once - n[XS_JUMP], n[XS_LAUNCH], n[XS_COPY], n[XS_XCOPY], n[XS_WRITE],
 	        n[XS_READ] + n[XS_HOST], n[XS_BRANCH], once);
-	fprintf(f, "ir-run: plan memory: %zu objects: %u buffers in pools of %llu bytes, %u images "
+	fprintf(f, "ir-run: plan memory: %zu objects: %u buffers in %u of %llu bytes, %u images "
 	        "in %u of %llu bytes, %u kept (constants, memory-plan places); %u kernels\n",
-	        x->nobjs, inpool, (unsigned long long)pooled, images, x->images,
+	        x->nobjs, buffers, x->buffers, (unsigned long long)x->buffer_bytes, images, x->images,
 	        (unsigned long long)x->image_bytes, fixed, x->kernels);
 }
 
@@ -198,8 +195,6 @@ exec_free(Exec *x)
 		free(r);
 	}
 	ptrvec_free(&x->rtvals);
-	free(x->pools);
-	free(x->pool_bytes);
 	free(x->steps);
 	free(x->objs);
 	free(x->vals);
