@@ -24,169 +24,12 @@
 
 #include "copy_cut.h"
 #include "ir.h"
+#include "maxflow.h"
 
 #define NONE UINT32_MAX
 #define INF (UINT64_MAX / 4)
 #define ENUM_WORK 2000000u     /* labellings x group members, at most */
 #define SEARCH_PASSES 16
-
-/* ---------------------------------------------------------- the network */
-
-typedef struct {
-	uint32_t nn, na, capn, capa;
-	uint32_t *head, *it, *to, *nxt, *queue, *path;
-	int32_t *level;
-	uint64_t *cap;
-	uint8_t *side;         /* 1: on the source's side of the cut */
-} Net;
-
-static void
-net_reset(Net *N, uint32_t nn)
-{
-	if (nn > N->capn) {
-		N->capn = nn > 2 * N->capn ? nn : 2 * N->capn;
-		N->head = xrealloc(N->head, N->capn * sizeof *N->head);
-		N->it = xrealloc(N->it, N->capn * sizeof *N->it);
-		N->queue = xrealloc(N->queue, N->capn * sizeof *N->queue);
-		N->path = xrealloc(N->path, N->capn * sizeof *N->path);
-		N->level = xrealloc(N->level, N->capn * sizeof *N->level);
-		N->side = xrealloc(N->side, N->capn * sizeof *N->side);
-	}
-	N->nn = nn;
-	N->na = 0;
-	for (uint32_t i = 0; i < nn; i++)
-		N->head[i] = NONE;
-}
-
-/* An arc u->v of capacity c and its reverse of capacity rc (arc ^ 1). */
-static void
-net_arc(Net *N, uint32_t u, uint32_t v, uint64_t c, uint64_t rc)
-{
-	if (N->na + 2 > N->capa) {
-		N->capa = N->capa ? 2 * N->capa : 1024;
-		N->to = xrealloc(N->to, N->capa * sizeof *N->to);
-		N->nxt = xrealloc(N->nxt, N->capa * sizeof *N->nxt);
-		N->cap = xrealloc(N->cap, N->capa * sizeof *N->cap);
-	}
-	uint32_t e = N->na;
-	N->to[e] = v, N->cap[e] = c, N->nxt[e] = N->head[u], N->head[u] = e;
-	N->to[e + 1] = u, N->cap[e + 1] = rc, N->nxt[e + 1] = N->head[v], N->head[v] = e + 1;
-	N->na += 2;
-}
-
-/* Heights: the distance to t in the residual network (a breadth-first
- * search backwards from t), nn where t cannot be reached. */
-static void
-net_heights(Net *N, uint32_t s, uint32_t t)
-{
-	uint32_t qh = 0, qt = 0;
-	for (uint32_t i = 0; i < N->nn; i++)
-		N->level[i] = (int32_t)N->nn;
-	N->level[t] = 0;
-	N->queue[qt++] = t;
-	while (qh < qt) {
-		uint32_t v = N->queue[qh++];
-		for (uint32_t e = N->head[v]; e != NONE; e = N->nxt[e]) {
-			uint32_t u = N->to[e];
-			if (N->cap[e ^ 1] && N->level[u] == (int32_t)N->nn && u != s) {
-				N->level[u] = N->level[v] + 1;
-				N->queue[qt++] = u;
-			}
-		}
-	}
-	N->level[s] = (int32_t)N->nn;
-	memcpy(N->it, N->head, N->nn * sizeof *N->it);
-}
-
-/* The first phase of Goldberg and Tarjan's push-relabel (FIFO, heights
- * recomputed exactly once relabelling has scanned about as many arcs as
- * the network has): a maximum preflow, which is all a minimum cut needs.
- * Active nodes queue in path, excess in excess. */
-static void
-net_preflow(Net *N, uint32_t s, uint32_t t, uint64_t *excess)
-{
-	uint32_t nn = N->nn, qh = 0, qt = 0, ring = nn; /* path as a ring of nn */
-	uint64_t work = 0, every = (uint64_t)N->na + nn;
-	memset(excess, 0, nn * sizeof *excess);
-	memset(N->side, 0, nn); /* 1: queued */
-	net_heights(N, s, t);
-	for (uint32_t e = N->head[s]; e != NONE; e = N->nxt[e]) {
-		uint32_t v = N->to[e];
-		uint64_t c = N->cap[e];
-		if (!c)
-			continue;
-		N->cap[e] = 0;
-		N->cap[e ^ 1] += c;
-		excess[v] += c;
-		if (v != t && v != s && !N->side[v]) {
-			N->side[v] = 1;
-			N->path[qt++ % ring] = v;
-		}
-	}
-	while (qh != qt) {
-		uint32_t u = N->path[qh++ % ring];
-		N->side[u] = 0;
-		while (excess[u] && N->level[u] < (int32_t)nn) {
-			uint32_t e = N->it[u];
-			if (e == NONE) { /* relabel */
-				int32_t h = (int32_t)nn;
-				for (uint32_t f = N->head[u]; f != NONE; f = N->nxt[f])
-					if (N->cap[f] && N->level[N->to[f]] + 1 < h)
-						h = N->level[N->to[f]] + 1;
-				N->level[u] = h;
-				N->it[u] = N->head[u];
-				if ((work += 8) >= every) {
-					work = 0;
-					net_heights(N, s, t);
-				}
-				continue;
-			}
-			uint32_t v = N->to[e];
-			work++;
-			if (N->cap[e] && N->level[u] == N->level[v] + 1) {
-				uint64_t d = excess[u] < N->cap[e] ? excess[u] : N->cap[e];
-				N->cap[e] -= d;
-				N->cap[e ^ 1] += d;
-				excess[u] -= d;
-				excess[v] += d;
-				if (v != t && v != s && !N->side[v] && N->level[v] < (int32_t)nn) {
-					N->side[v] = 1;
-					N->path[qt++ % ring] = v;
-				}
-				if (N->cap[e])
-					continue;
-			}
-			N->it[u] = N->nxt[e];
-		}
-	}
-}
-
-/* A minimum cut from s to t: side[i] = 1 on the source's side, which is
- * the largest such side (what cannot reach t once the preflow is made).
- * Returns the cut's capacity. */
-static uint64_t
-net_cut(Net *N, uint32_t s, uint32_t t, uint64_t **excess, uint32_t *capex)
-{
-	if (N->nn > *capex) {
-		*capex = N->capn;
-		*excess = xrealloc(*excess, *capex * sizeof **excess);
-	}
-	net_preflow(N, s, t, *excess);
-	uint64_t f = (*excess)[t];
-	uint32_t qh = 0, qt = 0;
-	memset(N->side, 1, N->nn);
-	N->side[t] = 0;
-	N->queue[qt++] = t;
-	while (qh < qt) {
-		uint32_t v = N->queue[qh++];
-		for (uint32_t e = N->head[v]; e != NONE; e = N->nxt[e])
-			if (N->cap[e ^ 1] && N->side[N->to[e]]) {
-				N->side[N->to[e]] = 0;
-				N->queue[qt++] = N->to[e];
-			}
-	}
-	return f;
-}
 
 /* ---------------------------------------------------------- the solver */
 
@@ -196,9 +39,8 @@ typedef struct {
 	uint32_t *stamp, tick; /* per label: seen in the group being costed */
 	uint32_t *loc;         /* per node: its index in the component, or NONE */
 	uint32_t *mark, mtag, capmark; /* per network node: the group it was seen in */
-	Net net;
-	uint64_t *excess;
-	uint32_t capex;
+	MaxFlow net;
+	uint8_t *side;         /* per network node: 1 on the source's side of the cut */
 	/* the component: its free nodes and groups, ascending; its labels */
 	uint32_t *cn, ncn, *cg, ncg;
 	int32_t *labels;
@@ -258,57 +100,96 @@ net_node(Solver *S, uint32_t x, int32_t a, bool a_src)
 	return 2 + S->loc[x];
 }
 
+/* Group g's arcs (see cut_label), its nodes' network nodes distinct;
+ * aux counts the extra nodes made so far. */
+static void
+group_arcs(Solver *S, uint32_t g, int32_t a, bool a_src, uint32_t *aux)
+{
+	const CopyGraph *G = S->g;
+	MaxFlow *N = &S->net;
+	uint32_t k0 = G->gstart[g], k1 = G->gstart[g + 1];
+	uint64_t w = G->w[g];
+	/* the distinct network nodes: how many, the first three, terminals */
+	uint32_t d[3], distinct = 0, tag = next_tag(S);
+	bool has_s = false, has_t = false;
+	for (uint32_t k = k0; k <= k1; k++) {
+		uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a, a_src);
+		if (S->mark[u] != tag) {
+			S->mark[u] = tag;
+			if (distinct < 3)
+				d[distinct] = u;
+			distinct++;
+			has_s |= u == 0, has_t |= u == 1;
+		}
+	}
+	if (distinct == 2) {
+		mf_arc(N, d[0], d[1], 2 * w, 2 * w);
+		return;
+	}
+	if (distinct == 3) { /* any cut splits one from two: two arcs of w */
+		mf_arc(N, d[0], d[1], w, w);
+		mf_arc(N, d[0], d[2], w, w);
+		mf_arc(N, d[1], d[2], w, w);
+		return;
+	}
+	if (distinct < 4)
+		return;
+	if (has_s && has_t) { /* cut whatever the rest does */
+		mf_arc(N, 0, 1, 2 * w, 0);
+		return;
+	}
+	/* Lawler: e1 -> e2 of 2w, every node -> e1 and e2 -> every node
+	 * infinite; a terminal among the nodes stands for e1 (s) or e2 (t) */
+	uint32_t e1 = has_s ? 0 : (*aux)++, e2 = has_t ? 1 : (*aux)++;
+	mf_arc(N, e1, e2, 2 * w, 0);
+	tag = next_tag(S);
+	for (uint32_t k = k0; k <= k1; k++) {
+		uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a, a_src);
+		if (S->mark[u] != tag && u > 1) {
+			S->mark[u] = tag;
+			if (!has_s)
+				mf_arc(N, u, e1, INF, 0);
+			if (!has_t)
+				mf_arc(N, e2, u, INF, 0);
+		}
+	}
+}
+
 /* A minimum cut of label a's fixed nodes against the component's other
  * fixed nodes, a's side the largest such side when a_src, else the
- * smallest; leaves N->side (1: the source's side) and returns the bytes. */
+ * smallest; leaves S->side (1: the source's side) and returns the bytes.
+ * The network: node 0 the source, 1 the sink, 2 + i the component's free
+ * node i, then Lawler's extra nodes.  Capacities are doubled so that a
+ * group of three distinct nodes is a triangle of w each (any cut of it
+ * cuts two sides) with no extra node; a group of two is one edge, a
+ * larger one Lawler's hyperedge, paid once when cut.  Every way of
+ * writing a group costs the same on every labelling, so the largest
+ * source side is the same whichever is used. */
 static uint64_t
 cut_label(Solver *S, int32_t a, bool a_src)
 {
 	const CopyGraph *G = S->g;
-	Net *N = &S->net;
+	MaxFlow *N = &S->net;
 	uint32_t nn = 2 + S->ncn;
 	for (uint32_t i = 0; i < S->ncg; i++)
-		if (G->gstart[S->cg[i] + 1] - G->gstart[S->cg[i]] > 1)
+		if (G->gstart[S->cg[i] + 1] - G->gstart[S->cg[i]] > 2)
 			nn += 2;
-	net_reset(N, nn);
-	if (N->capn > S->capmark) { /* per network node, tags from S->mtag */
-		S->capmark = N->capn;
+	if (nn > S->capmark) { /* per network node, tags from S->mtag */
+		S->capmark = nn > 2 * S->capmark ? nn : 2 * S->capmark;
 		S->mark = xrealloc(S->mark, S->capmark * sizeof *S->mark);
 		memset(S->mark, 0, S->capmark * sizeof *S->mark);
+		S->side = xrealloc(S->side, S->capmark);
 		S->mtag = 0;
 	}
-	uint32_t aux = 2 + S->ncn;
-	for (uint32_t i = 0; i < S->ncg; i++) {
-		uint32_t g = S->cg[i];
-		uint32_t k0 = G->gstart[g], k1 = G->gstart[g + 1];
-		/* the distinct network nodes of the group: how many, the first two */
-		uint32_t d[2], distinct = 0, tag = next_tag(S);
-		for (uint32_t k = k0; k <= k1; k++) {
-			uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a, a_src);
-			if (S->mark[u] != tag) {
-				S->mark[u] = tag;
-				if (distinct < 2)
-					d[distinct] = u;
-				distinct++;
-			}
-		}
-		if (distinct == 2) {
-			net_arc(N, d[0], d[1], G->w[g], G->w[g]);
-		} else if (distinct > 2) {
-			uint32_t e1 = aux++, e2 = aux++;
-			net_arc(N, e1, e2, G->w[g], 0);
-			tag = next_tag(S);
-			for (uint32_t k = k0; k <= k1; k++) {
-				uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a, a_src);
-				if (S->mark[u] != tag) {
-					S->mark[u] = tag;
-					net_arc(N, u, e1, INF, 0);
-					net_arc(N, e2, u, INF, 0);
-				}
-			}
-		}
+	mf_begin(N, nn, 0, 1);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			mf_fill(N);
+		uint32_t aux = 2 + S->ncn;
+		for (uint32_t i = 0; i < S->ncg; i++)
+			group_arcs(S, S->cg[i], a, a_src, &aux);
 	}
-	return net_cut(N, 0, 1, &S->excess, &S->capex);
+	return mf_cut(N, S->side) / 2;
 }
 
 static void
@@ -427,7 +308,7 @@ solve_comp(Solver *S, int32_t deflabel, int32_t *tmp, int32_t *tmp2, uint32_t *d
 		int32_t a = S->labels[S->labels[1] == deflabel], b = S->labels[S->labels[1] != deflabel];
 		cut_label(S, a, true);
 		for (uint32_t i = 0; i < S->ncn; i++)
-			S->lab[S->cn[i]] = S->net.side[2 + i] ? a : b;
+			S->lab[S->cn[i]] = S->side[2 + i] ? a : b;
 		return true;
 	}
 	if (enumerate(S, tmp, digit)) {
@@ -448,7 +329,7 @@ solve_comp(Solver *S, int32_t deflabel, int32_t *tmp, int32_t *tmp2, uint32_t *d
 			rest = S->labels[l];
 		}
 		for (uint32_t i = 0; i < S->ncn; i++)
-			if (tmp[i] < 0 && !S->net.side[2 + i])
+			if (tmp[i] < 0 && !S->side[2 + i])
 				tmp[i] = S->labels[l];
 	}
 	for (uint32_t i = 0; i < S->ncn; i++)
@@ -609,9 +490,8 @@ copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32
 	free(S.mark);
 	free(S.inc);
 	free(S.istart);
-	free(S.net.head), free(S.net.it), free(S.net.to), free(S.net.nxt);
-	free(S.net.queue), free(S.net.path), free(S.net.level), free(S.net.cap), free(S.net.side);
-	free(S.excess);
+	mf_free(&S.net);
+	free(S.side);
 	free(tmp), free(tmp2), free(keep), free(digit), free(seen);
 	free(up), free(gcomp), free(cid), free(nstart), free(gstart), free(nodes), free(groups);
 }
