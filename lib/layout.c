@@ -11,6 +11,7 @@ static const Layout layouts[] = {
 	{"OIHW", 4, "OIHW", 0},
 	{"OIHW4o", 5, "OIHWo", 4},
 	{"HWIO", 4, "HWIO", 0},
+	{"OIHW16o", 5, "OIHWo", 16},
 };
 
 const char *const layout_names[] = {"NCHW", "NCHW4c", "NHWC", "OIHW", "OIHW4o", "HWIO", NULL};

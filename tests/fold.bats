@@ -287,3 +287,50 @@ import numpy as np
 a, o = np.load('$T/a.npy'), np.load('$T/o.npy')
 assert np.allclose(a, o, rtol=1e-5, atol=1e-5), abs(a - o).max()"
 }
+
+@test "fold: a cpu conv2d's constant weight of 16k output channels is made OIHW16o (panels of 16), read with no transpose, equal on POCL; a gpu, groups and other counts keep HWIO (issue 23)" {
+	need_numpy
+	"$PY" -c "
+import numpy as np
+r = np.random.RandomState(6)
+np.save('$T/w16.npy', r.randn(32, 8, 3, 3).astype(np.float32))
+np.save('$T/w24.npy', r.randn(24, 8, 1, 1).astype(np.float32))
+np.save('$T/wg.npy', r.randn(32, 4, 1, 1).astype(np.float32))
+np.save('$T/x.npy', r.randn(1, 8, 9, 16).astype(np.float32))"
+	cat > "$T/c.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[1,8,9,16]) -> (f32[1,32,9,16], f32[1,24,9,16], f32[1,32,9,16]) {
+  %w16 = const f32[32,8,3,3] file="w16.npy"
+  %w24 = const f32[24,8,1,1] file="w24.npy"
+  %wg = const f32[32,4,1,1] file="wg.npy"
+  %c = nn.conv2d(%x, %w16) {padding=[1, 1, 1, 1]}
+  %r = nn.relu(%c)
+  %d = nn.conv2d(%x, %w24)
+  %g = nn.conv2d(%x, %wg) {groups=2}
+  %o = (%r, %d, %g)
+  return %o
+}
+IR
+	ir-fold-constants "$T/c.ir" > "$T/f.ir"
+	grep -q '%w16_oihw16o: f32\[2,8,3,3,16\] = const' "$T/f.ir"
+	grep -q 'nn.conv2d(%x, %w16_oihw16o) {kernel_layout="OIHW16o", padding=\[1, 1, 1, 1\]}' "$T/f.ir"
+	grep -q 'nn.conv2d(%x, %w24_hwio) {kernel_layout="HWIO"}' "$T/f.ir"
+	grep -q 'nn.conv2d(%x, %wg_hwio) {groups=2, kernel_layout="HWIO"}' "$T/f.ir"
+	sed 's/cpu(0)/gpu(0)/' "$T/c.ir" > "$T/cg.ir"
+	ir-fold-constants "$T/cg.ir" > "$T/g.ir"
+	! grep -q 'OIHW16o' "$T/g.ir"
+	grep -q 'nn.conv2d(%x, %w16_hwio) {kernel_layout="HWIO", padding=\[1, 1, 1, 1\]}' "$T/g.ir"
+	# the tile reads the panels as they are: no transpose stage
+	ir-plan-devices "$T/f.ir" | ir-lower > "$T/l.ir"
+	! grep -q 'alloc %wt' "$T/l.ir"
+	grep -Eq 'let %w[0-9]+: f32x16 = %p1\[%i[0-9]+, %r[0-9]+, %r[0-9]+, %r[0-9]+, 0:16\]' "$T/l.ir"
+	mkdir -p "$T/a" "$T/o"
+	ir-run --interp --data-dir "$T" --input x="$T/x.npy" -o "$T/a" "$T/c.ir"
+	compiled "$T/f.ir" "$T/f.ocl.ir"
+	ir-run --check --data-dir "$T" --input x="$T/x.npy" -o "$T/o" "$T/f.ocl.ir"
+	"$PY" -c "
+import numpy as np
+for i in range(3):
+    a, o = np.load('$T/a/%d.npy' % i), np.load('$T/o/%d.npy' % i)
+    assert np.allclose(a, o, rtol=1e-5, atol=1e-5), (i, abs(a - o).max())"
+}

@@ -402,7 +402,7 @@ padded_input(GroupCx *c, PVar *x, const Type *xt, int64_t N, int64_t C, int64_t 
 enum { COLS_MAX_TAPS = 32, COLS_RC = 8 };
 
 static int
-tile_conv2d_cols(GroupCx *c, const ConvAttrs *ca, bool hwio, int64_t XV)
+tile_conv2d_cols(GroupCx *c, const ConvAttrs *ca, bool hwio, bool panel, int64_t XV)
 {
 	const Value *v = c->g->members[0];
 	const int64_t *st = ca->st, *dil = ca->dil, *pad = ca->pad, groups = ca->groups;
@@ -429,6 +429,10 @@ tile_conv2d_cols(GroupCx *c, const ConvAttrs *ca, bool hwio, int64_t XV)
 	PExpr *ox0 = pb_let(b, "ox", pe_mul(b, g[3], pe_i32(b, XV)));
 	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
 	             : pb_let(b, "g", pe_mul(b, pe_div(b, oc0, pe_i32(b, O / groups)), pe_i32(b, I)));
+	/* OIHW16o: the tile's RC channels within one panel of 16 */
+	PExpr *pn = NULL, *pl = NULL;
+	if (panel)
+		pn = pb_let(b, "pn", pe_div(b, oc0, pe_i32(b, 16))), pl = pb_let(b, "pl", pe_mod(b, oc0, pe_i32(b, 16)));
 	PVar *acc = zeroed_rows(c, kk, RC, XV);
 	int rop = pb_depth(b);
 	PExpr *ic = serial(c, "r", I);
@@ -439,7 +443,9 @@ tile_conv2d_cols(GroupCx *c, const ConvAttrs *ca, bool hwio, int64_t XV)
 	PExpr *xv = pb_let(b, "x", as_type(c, kk, pe_load(b, src, xi, (uint32_t)XV)));
 	int op = pb_depth(b);
 	PExpr *u = unrolled(c, "u", RC), *oc = pe_add(b, oc0, u);
-	PExpr *wi[4] = {hwio ? ky : oc, hwio ? kx : ic, hwio ? ic : ky, hwio ? oc : kx};
+	PExpr *wi[5] = {hwio ? ky : oc, hwio ? kx : ic, hwio ? ic : ky, hwio ? oc : kx};
+	if (panel)
+		wi[0] = pn, wi[1] = ic, wi[2] = ky, wi[3] = kx, wi[4] = pe_add(b, pl, u);
 	PExpr *wv = pe_broadcast(b, (uint8_t)XV, as_type(c, kk, pe_load(b, w, wi, 1)));
 	PExpr *acci[2] = {u, pe_i32(b, 0)};
 	pb_store(b, acc, acci, (uint32_t)XV, lower_mac(c->b, pe_load(b, acc, acci, (uint32_t)XV), wv, xv));
@@ -497,9 +503,11 @@ tile_conv2d(GroupCx *c)
 	ConvAttrs ca;
 	lower_conv_attrs(v, &ca);
 	/* An HWIO weight (ir-fold-constants writes constant weights so) has
-	 * the output channels innermost already: no transpose stage. */
-	bool hwio = lower_is_layout(ca.kl, "HWIO");
-	if (!lower_is_layout(ca.dl, "NCHW") || !(hwio || lower_is_layout(ca.kl, "OIHW")) ||
+	 * the output channels innermost already: no transpose stage; an
+	 * OIHW16o one (so for a module of cpus only) has each tile's
+	 * weights in one run too. */
+	bool hwio = lower_is_layout(ca.kl, "HWIO"), panel = lower_is_layout(ca.kl, "OIHW16o");
+	if (!lower_is_layout(ca.dl, "NCHW") || !(hwio || panel || lower_is_layout(ca.kl, "OIHW")) ||
 	    !lower_is_layout(ca.ol, "NCHW"))
 		return 0;
 	const int64_t *st = ca.st, *dil = ca.dil, *pad = ca.pad, groups = ca.groups;
@@ -509,14 +517,14 @@ tile_conv2d(GroupCx *c)
 	int64_t KH = layout_dim(ca.kl, wt->dims, 'H'), KW = layout_dim(ca.kl, wt->dims, 'W');
 	int64_t OH = ot->dims[2], OW = ot->dims[3];
 	int64_t V = target_largest_divisor(O / groups, conv_lanes);
-	if (V == 1 || N * OH * OW * I * KH * KW == 0 ||
+	if (V == 1 || (panel && V != 16) || N * OH * OW * I * KH * KW == 0 ||
 	    N * C * (H + pad[0] + pad[2]) * (W + pad[1] + pad[3]) > INT32_MAX)
 		return 0; /* (the padded input must stay within i32 indices) */
 	int64_t XV = OW % 16 == 0 ? 16 : OW % 8 == 0 ? 8 : 0;
 	if (XV && st[1] == 1 && ((KH == 1 && KW == 1) || I * KH * KW <= COLS_MAX_TAPS) &&
 	    (O / groups) % COLS_RC == 0 &&
 	    lower_consumers_lanes_ok(c, (uint32_t)XV))
-		return tile_conv2d_cols(c, &ca, hwio, XV);
+		return tile_conv2d_cols(c, &ca, hwio, panel, XV);
 	bool shifted;
 	int64_t RX = conv_tile_cols(OW, &shifted);
 	ElemKind kk = (ElemKind)ot->dt.kind;
@@ -527,7 +535,7 @@ tile_conv2d(GroupCx *c)
 	/* Stage 1: the weight as [I,KH,KW,O]. */
 	PVar *wT = w;
 	int close;
-	if (!hwio) {
+	if (!hwio && !panel) {
 		int64_t tdims[4] = {I, KH, KW, O};
 		wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 4, tdims), global);
 		PExpr *ti[4];
@@ -559,7 +567,9 @@ tile_conv2d(GroupCx *c)
 	PExpr *ky = serial(c, "r", KH);
 	PExpr *iy = pb_let(b, "y", pe_add(b, pe_mul(b, g[2], pe_i32(b, st[0])), pe_mul(b, ky, pe_i32(b, dil[0]))));
 	PExpr *kx = serial(c, "r", KW);
-	PExpr *wi[4] = {hwio ? ky : ic, hwio ? kx : ky, hwio ? ic : kx, oc0};
+	PExpr *wi[5] = {hwio ? ky : ic, hwio ? kx : ky, hwio ? ic : kx, oc0};
+	if (panel) /* (V is 16: the tile is panel g[1]) */
+		wi[0] = g[1], wi[1] = ic, wi[2] = ky, wi[3] = kx, wi[4] = pe_i32(b, 0);
 	PExpr *wv = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi, (uint32_t)V)));
 	int op = pb_depth(b);
 	PExpr *q = unrolled(c, "u", RX);

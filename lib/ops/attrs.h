@@ -94,7 +94,8 @@ int64_t axis_norm(OpCx *c, const char *key, int64_t axis, int64_t rank);
  * if absent, -1 after an error. */
 int oa_axes(OpCx *c, const char *key, uint32_t rank, bool *mark);
 
-/* The layouts of data (NCHW, NCHW4c) and of weights (OIHW, OIHW4o, HWIO). */
+/* The layouts of data (NCHW, NCHW4c) and of weights (OIHW, OIHW4o, HWIO,
+ * OIHW16o). */
 extern const char *const data_layouts[], *const kernel_layouts[];
 
 /* ------------------------------------------------------------ families */

@@ -12,8 +12,11 @@
 
 const char *const data_layouts[] = {"NCHW", "NCHW4c", NULL};
 /* HWIO: output channels innermost, as ir-lower's cpu conv2d tile reads
- * them (ir-fold-constants writes constant weights so) */
-const char *const kernel_layouts[] = {"OIHW", "OIHW4o", "HWIO", NULL};
+ * them (ir-fold-constants writes constant weights so); OIHW16o: panels
+ * of 16 output channels, each panel's weights contiguous (what
+ * ir-fold-constants writes for a module of cpus only, 16 output
+ * channels a tile) */
+const char *const kernel_layouts[] = {"OIHW", "OIHW4o", "HWIO", "OIHW16o", NULL};
 
 bool
 conv2d_attrs(OpCx *c, ConvAttrs *a)
