@@ -588,7 +588,11 @@ const char *global_kind_name(int kind);  /* "function", "prim", ... */
 const Type *type_tensor(Module *m, DType dt, uint32_t rank, const int64_t *dims);
 const Type *type_tuple(Module *m, uint32_t n, const Type *const *fields);
 const Type *type_scalar(Module *m, ElemKind k);
-int64_t type_numel(const Type *t);           /* tensors only */
+/* The element count of a shape: the product of dims[0..rank) taken in
+ * order, or -1 as soon as a partial product overflows int64 (a 0 after
+ * that does not help).  The one place it is written. */
+int64_t dims_numel(uint32_t rank, const int64_t *dims);
+int64_t type_numel(const Type *t);           /* tensors only: dims_numel */
 int64_t type_bytes(const Type *t);           /* sum over tuple fields */
 /* NULL if t is within IR_MAX_TYPE_DEPTH and IR_MAX_TYPE_TENSORS, else
  * why not, in words for an error message. */

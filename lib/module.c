@@ -232,12 +232,19 @@ type_scalar(Module *m, ElemKind k)
 }
 
 int64_t
-type_numel(const Type *t)
+dims_numel(uint32_t rank, const int64_t *dims)
 {
 	int64_t n = 1;
-	for (uint32_t i = 0; i < t->n; i++)
-		n *= t->dims[i];
+	for (uint32_t i = 0; i < rank; i++)
+		if (__builtin_mul_overflow(n, dims[i], &n))
+			return -1;
 	return n;
+}
+
+int64_t
+type_numel(const Type *t)
+{
+	return dims_numel(t->n, t->dims);
 }
 
 int64_t

@@ -26,7 +26,7 @@
 #define OPS_MAX_RANK 64
 
 /* One reading of a binding's attributes (a type rule, a kernel run). */
-typedef struct {
+typedef struct OpCx {
 	Module *m;               /* NULL: errors go to err */
 	Value *v;                /* the binding, when m is set */
 	const char *op;          /* operator name, for messages */

@@ -4,7 +4,8 @@
  * op_lookup bisects a copy sorted by name (the parser calls it once per
  * binding).  op_infer checks what all
  * operators share (arity, tuple operands, literal operands, attribute
- * names) and then hands over to the operator's own rule in ops_*.c.
+ * names) and then hands over to the operator's own shape rule in ops_*.c
+ * (shape.c's op_type).
  */
 #include <float.h>
 #include <math.h>
@@ -47,7 +48,7 @@ static const char *const a_pad[] = {"pad_mode", "pad_value", "pad_width", NULL};
 static const OpDef defs[O__COUNT] = {
 #define OP(id_, nm, lo, hi, pat, fn, at) \
 	[O_##id_] = {.id = O_##id_, .name = nm, .min_args = lo, .max_args = hi, \
-	              .pattern = pat, .infer = fn, .attrs = at},
+	              .pattern = pat, .shape = fn, .attrs = at},
 #include "ops.def"
 #undef OP
 };
@@ -311,7 +312,6 @@ check_operand_kinds(Module *m, const Value *v)
 const Type *
 op_infer(Module *m, Value *v)
 {
-	const OpDef *def = v->u.op->op;
 	/* An untyped operand was reported where it was defined. */
 	bool typed = true;
 	for (uint32_t i = 0; i < v->nargs; i++)
@@ -325,5 +325,5 @@ op_infer(Module *m, Value *v)
 	ok = op_check_attrs(m, v) && ok;
 	if (!ok)
 		return NULL;
-	return def->infer(m, v);
+	return op_type(m, v);
 }

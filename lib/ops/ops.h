@@ -10,6 +10,9 @@
 
 #include "ir.h"
 
+struct OpCx;
+struct Shape;
+
 /* TVM's OpPatternKind, in the same order: fusion depends on it. */
 typedef enum {
 	PAT_ELEMWISE,       /* add, relu, exp: same shape in and out */
@@ -33,10 +36,10 @@ struct OpDef {
 	const char *name;          /* "nn.conv2d" */
 	uint8_t min_args, max_args;
 	uint8_t pattern;           /* OpPattern */
-	/* Checks v's attributes and argument types, reports errors at v->loc
-	 * (or at the offending attribute's loc) through m->ctx, and returns the
-	 * result type or NULL. */
-	const Type *(*infer)(Module *m, Value *v);
+	/* The shape rule (shape.h): reads the attributes, checks the operand
+	 * shapes, gives the result's; NULL for split (split_shape). */
+	bool (*shape)(struct OpCx *c, const struct Shape *args, uint32_t nargs,
+	              struct Shape *out);
 	/* The attribute names it takes, sorted, NULL-terminated; any other
 	 * name is an error.  NULL: it takes none. */
 	const char *const *attrs;
@@ -51,8 +54,10 @@ const OpDef *op_def(OpId id);
 const OpDef *const *op_all(void);
 
 /* Type rule entry point used by the verifier: checks arity, gives literal
- * operands (VK_LIT) their types, then calls def->infer.  The args of v are
- * already typed. */
+ * operands (VK_LIT) their types, then applies the operator's shape rule to
+ * the operands' types, reporting at v->loc (or at the offending
+ * attribute's loc) through m->ctx; the result type or NULL.  The args of v
+ * are already typed. */
 const Type *op_infer(Module *m, Value *v);
 /* Reports attributes v's operator does not have (with a "did you mean"),
  * whatever its operands; op_infer calls it.  False if there were any. */

@@ -128,39 +128,39 @@ value_error(OpCx *c, const char *key, const Attr *a, const char *what)
 }
 
 bool
-check_not_bool(OpCx *c, const Type *t)
+check_not_bool(OpCx *c, const Shape *t)
 {
 	if (t->dt.kind != ET_BOOL)
 		return true;
 	char buf[256];
 	op_error(c, "operand has type %s; bool tensors are not supported here",
-	         type_text(t, buf, sizeof buf));
+	         shape_text(t, buf, sizeof buf));
 	return false;
 }
 
 bool
-check_float(OpCx *c, const Type *t)
+check_float(OpCx *c, const Shape *t)
 {
 	if (elem_is_float((ElemKind)t->dt.kind))
 		return true;
 	char buf[256];
 	op_error(c, "needs a floating-point operand, not %s (cast it first)",
-	         type_text(t, buf, sizeof buf));
+	         shape_text(t, buf, sizeof buf));
 	return false;
 }
 
 bool
-check_same_dtype(OpCx *c, const Type *a, const Type *b, const char *an, const char *bn)
+check_same_dtype(OpCx *c, const Shape *a, const Shape *b, const char *an, const char *bn)
 {
 	if (dtype_eq(a->dt, b->dt))
 		return true;
 	char x[256], y[256];
 	if (an)
 		op_error(c, "%s and %s have different element types: %s and %s", an, bn,
-		         type_text(a, x, sizeof x), type_text(b, y, sizeof y));
+		         shape_text(a, x, sizeof x), shape_text(b, y, sizeof y));
 	else
-		op_error(c, "element types differ: %s and %s", type_text(a, x, sizeof x),
-		         type_text(b, y, sizeof y));
+		op_error(c, "element types differ: %s and %s", shape_text(a, x, sizeof x),
+		         shape_text(b, y, sizeof y));
 	return false;
 }
 
@@ -454,22 +454,22 @@ oa_layout(OpCx *c, const char *key, const char *dflt, const char *const *allowed
 }
 
 bool
-layout_check(OpCx *c, const Layout *l, const Type *t, const char *what)
+layout_check(OpCx *c, const Layout *l, const Shape *t, const char *what)
 {
 	char buf[256];
 	uint32_t i = 0;
-	switch (layout_fit(l, t->dims, t->n, &i)) {
+	switch (layout_fit(l, t->dims, t->rank, &i)) {
 	case LAYOUT_RANK:
 		op_error(c, "%s has type %s, but layout %s needs rank %u", what,
-		         type_text(t, buf, sizeof buf), l->name, (unsigned)l->rank);
+		         shape_text(t, buf, sizeof buf), l->name, (unsigned)l->rank);
 		return false;
 	case LAYOUT_INNER:
 		op_error(c, "%s has type %s, but layout %s needs dimension %u to be %u", what,
-		         type_text(t, buf, sizeof buf), l->name, (unsigned)i, (unsigned)l->factor);
+		         shape_text(t, buf, sizeof buf), l->name, (unsigned)i, (unsigned)l->factor);
 		return false;
 	case LAYOUT_TOO_LARGE:
 		op_error(c, "%s has type %s, whose axis %c is too large", what,
-		         type_text(t, buf, sizeof buf), l->axes[i]);
+		         shape_text(t, buf, sizeof buf), l->axes[i]);
 		return false;
 	}
 	return true;

@@ -1,6 +1,7 @@
 /* ref_elemwise.c: reference kernels of the elementwise and broadcasting
  * operators (binary arithmetic, unary math, clip, cast, nn.bias_add),
- * nn.softmax and the reductions sum and mean.
+ * nn.softmax and the reductions.  Their outputs have the shapes and element
+ * types the shape rules give (ref_eval checked them).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -79,10 +80,8 @@ binary_elem(RefCx *c, const Tensor *a, int64_t ia, const Tensor *b, int64_t ib, 
 	return true;
 }
 
-/* Strides (in elements) of t's axes aligned to the right of a rank-r
- * broadcast shape; 0 where t has size 1 or no axis. */
-static void
-broadcast_strides(const Tensor *t, uint32_t r, int64_t *st)
+void
+ref_broadcast_strides(const Tensor *t, uint32_t r, int64_t *st)
 {
 	int64_t s = 1;
 	for (uint32_t i = r; i-- > 0;) {
@@ -103,29 +102,14 @@ ref_binary(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	(void)nouts;
 	const Tensor *a = args[0], *b = args[1];
 	Tensor *out = outs[0];
-	if (a->kind != b->kind || a->kind != out->kind)
-		return ref_fail(c, "element types differ: %s and %s, result %s", elem_name(a->kind),
-		                elem_name(b->kind), elem_name(out->kind));
-	/* NumPy: align on the right; equal sizes or a 1 on one side. */
-	uint32_t r = a->rank > b->rank ? a->rank : b->rank;
-	int64_t dims[TENSOR_MAX_RANK] = {0}, sa[TENSOR_MAX_RANK], sb[TENSOR_MAX_RANK];
-	for (uint32_t i = 0; i < r; i++) {
-		int64_t da = i + a->rank >= r ? a->dims[i + a->rank - r] : 1;
-		int64_t db = i + b->rank >= r ? b->dims[i + b->rank - r] : 1;
-		if (da != db && da != 1 && db != 1) {
-			char x[256], y[256];
-			return ref_fail(c, "shapes %s and %s do not broadcast",
-			                ref_dims_text(a->dims, a->rank, x, sizeof x),
-			                ref_dims_text(b->dims, b->rank, y, sizeof y));
-		}
-		dims[i] = da == 1 ? db : da;
-	}
-	if (!ref_check_out(c, out, r, dims))
-		return false;
+	/* out has the broadcast shape (NumPy's, ref_eval checked it) */
+	uint32_t r = out->rank;
+	const int64_t *dims = out->dims;
+	int64_t sa[TENSOR_MAX_RANK], sb[TENSOR_MAX_RANK];
 	if (out->numel == 0)
 		return true;
-	broadcast_strides(a, r, sa);
-	broadcast_strides(b, r, sb);
+	ref_broadcast_strides(a, r, sa);
+	ref_broadcast_strides(b, r, sb);
 	/* An odometer over the result's index, moving both operand offsets. */
 	int64_t idx[TENSOR_MAX_RANK] = {0}, ia = 0, ib = 0;
 	for (int64_t o = 0; o < out->numel; o++) {
@@ -153,9 +137,6 @@ ref_unary(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 	(void)nouts;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
-	if (!ref_same_kind(c, x, out, "the operand", "the result") ||
-	    !ref_check_out(c, out, x->rank, x->dims))
-		return false;
 	/* hard_swish is x hard_sigmoid(x) with ONNX's HardSwish constants */
 	double alpha = 1.0 / 6, beta = 0.5;
 	if (c->id == O_HARD_SIGMOID && !hard_sigmoid_attrs(c, &alpha, &beta))
@@ -183,8 +164,7 @@ ref_unary(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 		}
 		return true;
 	}
-	if (c->id != O_NEGATIVE && c->id != O_RELU)
-		return ref_fail(c, "needs a floating-point operand, not %s", elem_name(x->kind));
+	/* integers: negative and nn.relu only (the shape rule's check_float) */
 	bool uns = !elem_is_signed(x->kind);
 	for (int64_t i = 0; i < x->numel; i++) {
 		int64_t v = tensor_get_int(x, i);
@@ -206,9 +186,6 @@ ref_clip(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t 
 		return false;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
-	if (!ref_same_kind(c, x, out, "the operand", "the result") ||
-	    !ref_check_out(c, out, x->rank, x->dims))
-		return false;
 	if (elem_is_float(x->kind)) {
 		for (int64_t i = 0; i < x->numel; i++) {
 			double v = tensor_get(x, i);
@@ -234,15 +211,12 @@ ref_clip(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t 
 bool
 ref_cast(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
 {
+	(void)c;
 	(void)nargs;
 	(void)nouts;
-	/* The target type is the output's (the registry made it from dtype). */
-	if (!oa_require(c, "dtype", "dtype=\"f16\""))
-		return false;
+	/* The target type is the output's (the shape rule's, from dtype). */
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
-	if (!ref_check_out(c, out, x->rank, x->dims))
-		return false;
 	bool from_float = elem_is_float(x->kind), uns = !elem_is_signed(x->kind);
 	for (int64_t i = 0; i < x->numel; i++) {
 		if (from_float)
@@ -262,23 +236,10 @@ ref_bias_add(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint3
 	(void)nouts;
 	const Tensor *x = args[0], *b = args[1];
 	Tensor *out = outs[0];
-	int64_t axis = op_axis(c);
-	if (!c->ok || (axis = axis_norm(c, "axis", axis, x->rank)) < 0)
-		return false;
-	if (!ref_same_kind(c, x, b, "data", "bias") ||
-	    !ref_same_kind(c, x, out, "data", "the result"))
-		return false;
-	if (b->rank != 1 || b->dims[0] != x->dims[axis]) {
-		char bs[256];
-		return ref_fail(c, "bias has shape %s, but needs %lld elements (the size of axis %lld)",
-		                ref_dims_text(b->dims, b->rank, bs, sizeof bs),
-		                (long long)x->dims[axis], (long long)axis);
-	}
-	if (!ref_check_out(c, out, x->rank, x->dims))
-		return false;
+	uint32_t axis = ref_axis(c, x->rank);
 	if (x->numel == 0)
 		return true;
-	int64_t n = x->dims[axis], inner = ref_prod(x->dims, (uint32_t)axis + 1, x->rank);
+	int64_t n = x->dims[axis], inner = ref_prod(x->dims, axis + 1, x->rank);
 	RefCx add = *c;
 	add.id = O_ADD;
 	for (int64_t i = 0; i < x->numel; i++)
@@ -296,18 +257,11 @@ ref_softmax(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32
 	(void)nouts;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
-	int64_t axis = op_axis(c);
-	if (!c->ok || (axis = axis_norm(c, "axis", axis, x->rank)) < 0)
-		return false;
-	if (!elem_is_float(x->kind))
-		return ref_fail(c, "needs a floating-point operand, not %s", elem_name(x->kind));
-	if (!ref_same_kind(c, x, out, "the operand", "the result") ||
-	    !ref_check_out(c, out, x->rank, x->dims))
-		return false;
+	uint32_t axis = ref_axis(c, x->rank);
 	if (x->numel == 0)
 		return true;
-	int64_t outer = ref_prod(x->dims, 0, (uint32_t)axis), n = x->dims[axis];
-	int64_t inner = ref_prod(x->dims, (uint32_t)axis + 1, x->rank);
+	int64_t outer = ref_prod(x->dims, 0, axis), n = x->dims[axis];
+	int64_t inner = ref_prod(x->dims, axis + 1, x->rank);
 	double *e = xmalloc((size_t)n * sizeof *e);
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t k = 0; k < inner; k++) {
@@ -379,21 +333,10 @@ ref_reduce(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
 	ReduceAttrs a;
-	if (!reduce_attrs(c, x->rank, &a) ||
-	    !ref_same_kind(c, x, out, "the operand", "the result"))
+	if (!reduce_attrs(c, x->rank, &a))
 		return false;
 	const bool *reduce = a.red;
-	bool keep = a.keepdims;
-	int64_t dims[TENSOR_MAX_RANK], ostride[TENSOR_MAX_RANK], count = 1;
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < x->rank; i++) {
-		if (!reduce[i])
-			dims[n++] = x->dims[i];
-		else if (keep)
-			dims[n++] = 1;
-	}
-	if (!ref_check_out(c, out, n, dims))
-		return false;
+	int64_t ostride[TENSOR_MAX_RANK], count = 1;
 	if (out->numel == 0)
 		return true;
 	/* The output is not empty, so the count is x->numel / out->numel. */
@@ -449,23 +392,11 @@ ref_argreduce(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint
 	bool last = arg_last_index(c);
 	if (!reduce_attrs(c, x->rank, &a) || !c->ok)
 		return false;
-	if (x->kind == ET_BOOL || out->kind != ET_I32)
-		return ref_fail(c, "takes a number tensor to i32, not %s to %s", elem_name(x->kind),
-		                elem_name(out->kind));
-	int64_t dims[TENSOR_MAX_RANK], ostride[TENSOR_MAX_RANK], rstride[TENSOR_MAX_RANK];
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < x->rank; i++) {
-		if (!a.red[i])
-			dims[n++] = x->dims[i];
-		else if (a.keepdims)
-			dims[n++] = 1;
-	}
-	if (!ref_check_out(c, out, n, dims))
-		return false;
+	/* a number operand, an i32 result, something to reduce: the shape
+	 * rule's checks */
+	int64_t ostride[TENSOR_MAX_RANK], rstride[TENSOR_MAX_RANK];
 	if (out->numel == 0)
 		return true;
-	if (x->numel == 0)
-		return ref_fail(c, "reduces no elements: there is no index of an extreme");
 	/* Offsets of an input index: in the output (kept axes) and among the
 	 * reduced axes (the index the result holds), both C order. */
 	int64_t s = 1, t = 1;

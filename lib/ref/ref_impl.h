@@ -1,16 +1,16 @@
 /* ref_impl.h: private to lib/ref_*.c, the reference kernels.
  *
- * ref_ops.c holds ref_eval (checks, dispatch), the layout check and the
- * accumulators (attributes are read by ops/attrs.h, layouts computed by
- * layout.h); ref_elemwise.c the elementwise and
- * broadcasting operators, softmax and the reductions; ref_nn.c conv2d,
- * dense, batch_matmul and the pools; ref_shape.c the data-movement
- * operators.
+ * ref_ops.c holds ref_eval (checks, dispatch) and the accumulators
+ * (attributes are read by ops/attrs.h, layouts computed by layout.h);
+ * ref_elemwise.c the elementwise and broadcasting operators, softmax and
+ * the reductions; ref_nn.c conv2d, dense, batch_matmul and the pools;
+ * ref_shape.c the data-movement operators.
  *
- * Every kernel re-derives its result shape from its operands and
- * attributes and compares it with the preallocated outputs before writing,
- * so a caller that disagrees with the registry gets an error, never a
- * write out of bounds.
+ * Before a kernel runs, ref_eval applies the operator's shape rule
+ * (ops/shape.h, the type rule's) to the operands and compares what it
+ * gives with the preallocated outputs, so a caller that disagrees with the
+ * registry gets an error, never a write out of bounds, and a kernel takes
+ * its sizes from its tensors.
  */
 #ifndef REF_IMPL_H
 #define REF_IMPL_H
@@ -22,6 +22,7 @@
 #include "ir.h"
 #include "layout.h"
 #include "ops/attrs.h"
+#include "ops/shape.h"
 #include "ref_ops.h"
 #include "tensor/tensor.h"
 
@@ -38,15 +39,18 @@ bool ref_fail(RefCx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3
 
 /* "[1, 2, 3]" into buf. */
 const char *ref_dims_text(const int64_t *dims, uint32_t n, char *buf, size_t size);
-/* out has this shape (the element type is checked by ref_eval). */
-bool ref_check_out(RefCx *c, const Tensor *out, uint32_t rank, const int64_t *dims);
-/* a and b have the same element type. */
-bool ref_same_kind(RefCx *c, const Tensor *a, const Tensor *b, const char *an, const char *bn);
-
-/* --------------------------------------------------------------- layouts */
-
-/* t is laid out as l: its rank, and the inner axis of size factor. */
-bool rl_check(RefCx *c, const Layout *l, const Tensor *t, const char *what);
+/* The operator's axis (bias_add, softmax, concatenate, split),
+ * normalized against rank: the shape rule checked it. */
+static inline uint32_t
+ref_axis(RefCx *c, uint32_t rank)
+{
+	return (uint32_t)axis_norm(c, "axis", op_axis(c), rank);
+}
+/* t's shape into *s; returns s. */
+Shape *ref_shape_of(const Tensor *t, Shape *s);
+/* Strides (in elements) of t's axes aligned to the right of a rank-r
+ * broadcast shape; 0 where t has size 1 or no axis (ref_elemwise.c). */
+void ref_broadcast_strides(const Tensor *t, uint32_t r, int64_t *st);
 
 /* ---------------------------------------------------------- arithmetic */
 
@@ -127,8 +131,8 @@ RefKernel ref_binary, ref_unary, ref_clip, ref_cast, ref_bias_add, ref_softmax, 
 RefKernel ref_compare, ref_logical_not, ref_where;
 /* ref_nn.c */
 RefKernel ref_conv2d, ref_dense, ref_batch_matmul, ref_pool2d, ref_global_avg_pool2d;
-/* ref_shape.c */
-RefKernel ref_reshape, ref_transpose, ref_layout_transform, ref_concatenate, ref_split,
-	ref_squeeze, ref_expand_dims, ref_strided_slice, ref_pad;
+/* ref_shape.c (ref_copy: reshape, squeeze, expand_dims) */
+RefKernel ref_copy, ref_transpose, ref_layout_transform, ref_concatenate, ref_split,
+	ref_strided_slice, ref_pad;
 
 #endif

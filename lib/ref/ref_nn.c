@@ -5,33 +5,23 @@
  * Window operators loop over logical indices (N, C, H, W; O, I, KH, KW)
  * and map each to an element offset through its layout (layout_offset), so
  * every pairing of the NCHW/NCHW4c and OIHW/OIHW4o layouts is one loop.
+ * The outputs have the shapes the shape rules give (ref_eval checked
+ * them), so the kernels take their sizes from the tensors.
  */
 #include <math.h>
 
 #include "ref_impl.h"
 
-/* The output size of one spatial axis as the registry computes it
- * (ops_nn.c): a window of k taps spaced d apart, moved by s over n
- * elements padded by p0 before and p1 after. */
+/* A window's taps along one axis sit at o*s + j*d (before the padding
+ * shift) for o < n_out, j < k: the last must be an int64 (with
+ * ceil_mode, the last window may start past the padded input, so a huge
+ * stride can overflow where the shape rule's sizes did not). */
 static bool
-window_out(RefCx *c, const char *axis, int64_t n, int64_t k, int64_t d, int64_t s, int64_t p0,
-           int64_t p1, bool ceil_mode, int64_t *out)
+taps_fit(RefCx *c, const char *axis, int64_t n_out, int64_t k, int64_t d, int64_t s)
 {
-	int64_t eff, padded, span, last;
-	if (__builtin_mul_overflow(k - 1, d, &eff) || __builtin_add_overflow(eff, 1, &eff) ||
-	    __builtin_add_overflow(n, p0, &padded) || __builtin_add_overflow(padded, p1, &padded))
-		return ref_fail(c, "the %s window or padding is too large", axis);
-	if (padded < eff)
-		return ref_fail(c, "the %s window (%lld) is larger than the padded input (%lld)",
-		                axis, (long long)eff, (long long)padded);
-	span = padded - eff;
-	if (ceil_mode) {
-		if (__builtin_add_overflow(span, s - 1, &span))
-			return ref_fail(c, "the %s stride is too large", axis);
-	}
-	*out = span / s + 1;
-	/* Every tap position (o*s + j*d, before the padding shift) fits. */
-	if (__builtin_mul_overflow(*out - 1, s, &last) || __builtin_add_overflow(last, eff, &last))
+	int64_t last, eff = (k - 1) * d + 1;    /* the shape rule checked it */
+	if (n_out > 0 && (__builtin_mul_overflow(n_out - 1, s, &last) ||
+	                  __builtin_add_overflow(last, eff, &last)))
 		return ref_fail(c, "the %s stride is too large", axis);
 	return true;
 }
@@ -46,37 +36,17 @@ ref_conv2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	ConvAttrs a;
 	if (!conv2d_attrs(c, &a))
 		return false;
-	const int64_t *st = a.st, *dil = a.dil, *ks = a.ks, *pad = a.pad;
-	int64_t groups = a.groups, channels = a.channels;
+	const int64_t *st = a.st, *dil = a.dil, *pad = a.pad;
+	int64_t groups = a.groups;
 	const Layout *dl = a.dl, *kl = a.kl, *ol = a.ol;
 	/* out_dtype is the output tensor's element type. */
 	const Tensor *x = args[0], *w = args[1];
 	Tensor *out = outs[0];
-	if (!rl_check(c, dl, x, "data") || !rl_check(c, kl, w, "weight") ||
-	    !ref_same_kind(c, x, w, "data", "weight"))
-		return false;
-	int64_t N = layout_dim(dl, x->dims, 'N'), C = layout_dim(dl, x->dims, 'C');
+	int64_t N = layout_dim(dl, x->dims, 'N');
 	int64_t H = layout_dim(dl, x->dims, 'H'), W = layout_dim(dl, x->dims, 'W');
 	int64_t O = layout_dim(kl, w->dims, 'O'), I = layout_dim(kl, w->dims, 'I');
 	int64_t KH = layout_dim(kl, w->dims, 'H'), KW = layout_dim(kl, w->dims, 'W');
-	int64_t IG;
-	if (C % groups != 0 || O % groups != 0 || __builtin_mul_overflow(I, groups, &IG) ||
-	    IG != C)
-		return ref_fail(c, "%lld input channels, %lld output channels and groups=%lld do not "
-		                "fit a weight of %lld input channels per group", (long long)C,
-		                (long long)O, (long long)groups, (long long)I);
-	if ((channels && channels != O) || (ks[0] && (ks[0] != KH || ks[1] != KW)))
-		return ref_fail(c, "'channels' or 'kernel_size' disagrees with the weight");
-	int64_t OH, OW;
-	if (!window_out(c, "height", H, KH, dil[0], st[0], pad[0], pad[2], false, &OH) ||
-	    !window_out(c, "width", W, KW, dil[1], st[1], pad[1], pad[3], false, &OW))
-		return false;
-	int64_t size[4] = {N, O, OH, OW}, dims[5];
-	if (layout_shape(ol, "NCHW", size, dims))
-		return ref_fail(c, "out_layout %s needs the output channels (%lld) to be a multiple "
-		                "of %u", ol->name, (long long)O, (unsigned)ol->factor);
-	if (!ref_check_out(c, out, ol->rank, dims))
-		return false;
+	int64_t OH = layout_dim(ol, out->dims, 'H'), OW = layout_dim(ol, out->dims, 'W');
 	if (out->numel == 0)
 		return true;
 	int64_t opg = O / groups;       /* output channels per group */
@@ -117,29 +87,13 @@ ref_dense(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 	MatmulAttrs a;
 	if (!matmul_attrs(c, &a))
 		return false;
-	int64_t units = a.units, P = a.pack;
+	int64_t P = a.pack;
 	const Tensor *x = args[0], *w = args[1];
 	Tensor *out = outs[0];
-	char xs[256], ws[256];
 	/* weight_layout "NC<P>n": the weight is [units/P, K, P], unit u at
 	 * [u / P, k, u % P] */
-	if (x->rank < 1 || w->rank != (P ? 3u : 2u) || x->dims[x->rank - 1] != w->dims[1] ||
-	    (P && w->dims[2] != P))
-		return ref_fail(c, "data %s and weight %s do not fit (data [..., K], weight %s)",
-		                ref_dims_text(x->dims, x->rank, xs, sizeof xs),
-		                ref_dims_text(w->dims, w->rank, ws, sizeof ws),
-		                P ? "[units/n, K, n]" : "[units, K]");
-	if (!ref_same_kind(c, x, w, "data", "weight"))
-		return false;
-	int64_t U = P ? w->dims[0] * P : w->dims[0], K = w->dims[1], rows = ref_prod(x->dims, 0, x->rank - 1);
-	if (units && units != U)
-		return ref_fail(c, "'units' is %lld, but the weight has %lld %s", (long long)units,
-		                (long long)U, P ? "units" : "rows");
-	int64_t dims[TENSOR_MAX_RANK];
-	memcpy(dims, x->dims, x->rank * sizeof dims[0]);
-	dims[x->rank - 1] = U;
-	if (!ref_check_out(c, out, x->rank, dims))
-		return false;
+	int64_t U = out->dims[out->rank - 1], K = w->dims[1];
+	int64_t rows = ref_prod(x->dims, 0, x->rank - 1);
 	if (out->numel == 0)
 		return true;
 	for (int64_t r = 0; r < rows; r++)
@@ -166,25 +120,10 @@ ref_batch_matmul(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, u
 	bool ta = a.ta, tb = a.tb;
 	const Tensor *x = args[0], *y = args[1];
 	Tensor *out = outs[0];
-	char xs[256], ys[256];
-	if (x->rank != 3 || y->rank != 3)
-		return ref_fail(c, "needs two 3-d operands, not %s and %s",
-		                ref_dims_text(x->dims, x->rank, xs, sizeof xs),
-		                ref_dims_text(y->dims, y->rank, ys, sizeof ys));
-	if (!ref_same_kind(c, x, y, "x", "y"))
-		return false;
 	/* x: [B, M, K] or, transposed, [B, K, M]; y: [B, N, K] (transpose_b,
 	 * the default) or [B, K, N]. */
 	int64_t Bx = x->dims[0], M = x->dims[ta ? 2 : 1], K = x->dims[ta ? 1 : 2];
-	int64_t By = y->dims[0], N = y->dims[tb ? 1 : 2], K2 = y->dims[tb ? 2 : 1];
-	if (K != K2 || (Bx != By && Bx != 1 && By != 1))
-		return ref_fail(c, "x %s and y %s do not fit (transpose_a=%s, transpose_b=%s)",
-		                ref_dims_text(x->dims, 3, xs, sizeof xs),
-		                ref_dims_text(y->dims, 3, ys, sizeof ys), ta ? "true" : "false",
-		                tb ? "true" : "false");
-	int64_t B = Bx == 1 ? By : Bx, dims[3] = {B, M, N};
-	if (!ref_check_out(c, out, 3, dims))
-		return false;
+	int64_t By = y->dims[0], N = y->dims[tb ? 1 : 2], B = out->dims[0];
 	if (out->numel == 0)
 		return true;
 	for (int64_t b = 0; b < B; b++) {
@@ -228,21 +167,15 @@ ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	if (!pool2d_attrs(c, &a))
 		return false;
 	const int64_t *ps = a.ps, *st = a.st, *dil = a.dil, *pad = a.pad;
-	bool ceil_mode = a.ceil_mode, cip = a.count_include_pad;
+	bool cip = a.count_include_pad;
 	const Layout *l = a.l;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
-	if (!rl_check(c, l, x, "data") || !ref_same_kind(c, x, out, "data", "the result"))
-		return false;
 	int64_t N = layout_dim(l, x->dims, 'N'), C = layout_dim(l, x->dims, 'C');
 	int64_t H = layout_dim(l, x->dims, 'H'), W = layout_dim(l, x->dims, 'W');
-	int64_t OH, OW;
-	if (!window_out(c, "height", H, ps[0], dil[0], st[0], pad[0], pad[2], ceil_mode, &OH) ||
-	    !window_out(c, "width", W, ps[1], dil[1], st[1], pad[1], pad[3], ceil_mode, &OW))
-		return false;
-	int64_t size[4] = {N, C, OH, OW}, dims[5];
-	layout_shape(l, "NCHW", size, dims);        /* C came from l: divisible */
-	if (!ref_check_out(c, out, l->rank, dims))
+	int64_t OH = layout_dim(l, out->dims, 'H'), OW = layout_dim(l, out->dims, 'W');
+	if (!taps_fit(c, "height", OH, ps[0], dil[0], st[0]) ||
+	    !taps_fit(c, "width", OW, ps[1], dil[1], st[1]))
 		return false;
 	if (out->numel == 0)
 		return true;
@@ -310,17 +243,8 @@ ref_global_avg_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **ou
 	const Layout *l = a.l;
 	const Tensor *x = args[0];
 	Tensor *out = outs[0];
-	if (!rl_check(c, l, x, "data") || !ref_same_kind(c, x, out, "data", "the result"))
-		return false;
 	int64_t N = layout_dim(l, x->dims, 'N'), C = layout_dim(l, x->dims, 'C');
 	int64_t H = layout_dim(l, x->dims, 'H'), W = layout_dim(l, x->dims, 'W');
-	int64_t dims[5];
-	memcpy(dims, x->dims, l->rank * sizeof dims[0]);
-	for (uint32_t i = 0; i < l->rank; i++)
-		if (l->axes[i] == 'H' || l->axes[i] == 'W')
-			dims[i] = 1;
-	if (!ref_check_out(c, out, l->rank, dims))
-		return false;
 	if (out->numel == 0)
 		return true;
 	if (H * W == 0 && !elem_is_float(x->kind))

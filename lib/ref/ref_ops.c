@@ -1,9 +1,10 @@
-/* ref_ops.c: ref_eval (output checks, dispatch) and what the reference
- * kernels share: messages, attribute readers, layouts, accumulators.
+/* ref_ops.c: ref_eval (output checks against the shape rules, dispatch)
+ * and what the reference kernels share: messages, accumulators.
  */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ref_impl.h"
@@ -38,13 +39,11 @@ kernel_of(OpId id)
 	case O_BATCH_MATMUL: return ref_batch_matmul;
 	case O_MAX_POOL2D: case O_AVG_POOL2D: return ref_pool2d;
 	case O_GLOBAL_AVG_POOL2D: return ref_global_avg_pool2d;
-	case O_RESHAPE: return ref_reshape;
+	case O_RESHAPE: case O_SQUEEZE: case O_EXPAND_DIMS: return ref_copy;
 	case O_TRANSPOSE: return ref_transpose;
 	case O_LAYOUT_TRANSFORM: return ref_layout_transform;
 	case O_CONCATENATE: return ref_concatenate;
 	case O_SPLIT: return ref_split;
-	case O_SQUEEZE: return ref_squeeze;
-	case O_EXPAND_DIMS: return ref_expand_dims;
 	case O_STRIDED_SLICE: return ref_strided_slice;
 	case O_PAD: return ref_pad;
 	case O__COUNT: break;
@@ -92,6 +91,62 @@ check_outs(RefCx *c, const Type *result, Tensor **outs, uint32_t nouts)
 	return true;
 }
 
+Shape *
+ref_shape_of(const Tensor *t, Shape *s)
+{
+	shape_set(s, (DType){(uint8_t)t->kind, 1}, t->rank, t->dims);
+	return s;
+}
+
+/* out has shape s, element type included. */
+static bool
+out_is(RefCx *c, const Tensor *out, const Shape *s)
+{
+	if (out->kind != (ElemKind)s->dt.kind)
+		return ref_fail(c, "the operands give a result of element type %s, but the output "
+		                "tensor has %s", elem_name((ElemKind)s->dt.kind), elem_name(out->kind));
+	bool same = out->rank == s->rank;
+	for (uint32_t i = 0; same && i < s->rank; i++)
+		same = out->dims[i] == s->dims[i];
+	if (same)
+		return true;
+	char a[256], b[256];
+	return ref_fail(c, "the operands give a result of shape %s, but the output tensor has "
+	                "shape %s", ref_dims_text(s->dims, s->rank, a, sizeof a),
+	                ref_dims_text(out->dims, out->rank, b, sizeof b));
+}
+
+/* The operator's shape rule (ops/shape.h) on the operands: it checks them
+ * and their attributes as the type rule does, and the outputs must have
+ * the shapes it gives, so a kernel reads and writes within its tensors. */
+static bool
+check_rule(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	Shape *in = xmalloc((nargs ? nargs : 1) * sizeof *in), s;
+	for (uint32_t i = 0; i < nargs; i++)
+		ref_shape_of(args[i], &in[i]);
+	bool ok;
+	if (c->id == O_SPLIT && nargs == 1) {
+		uint32_t axis;
+		int64_t *sizes;
+		uint32_t n = split_shape(c, &in[0], &axis, &sizes);
+		ok = n > 0;
+		if (ok && n != nouts)
+			ok = ref_fail(c, "splits into %u pieces, but %u outputs were given", (unsigned)n,
+			              (unsigned)nouts);
+		s = in[0];
+		for (uint32_t p = 0; ok && p < n; p++) {
+			s.dims[axis] = sizes[p];
+			ok = out_is(c, outs[p], &s);
+		}
+		free(sizes);
+	} else {
+		ok = op_shape(c, in, nargs, &s) && out_is(c, outs[0], &s);
+	}
+	free(in);
+	return ok;
+}
+
 bool
 ref_eval(const OpDef *op, const AttrMap *attrs, Tensor *const *args, uint32_t nargs,
          const Type *result, Tensor **outs, uint32_t nouts, char *err, size_t errsz)
@@ -101,17 +156,12 @@ ref_eval(const OpDef *op, const AttrMap *attrs, Tensor *const *args, uint32_t na
 	RefKernel *fn = op ? kernel_of(op->id) : NULL;
 	if (!fn)
 		return ref_fail(&c, "no reference kernel for this operator");
-	/* concatenate's tuple arrives as its fields: one or more. */
-	bool concat = op->id == O_CONCATENATE;
-	uint32_t lo = concat ? 1 : op->min_args, hi = concat ? UINT32_MAX : op->max_args;
-	if (nargs < lo || nargs > hi)
-		return ref_fail(&c, "%u operand%s given", (unsigned)nargs, nargs == 1 ? "" : "s");
 	for (uint32_t i = 0; i < nargs; i++)
 		if (!args[i])
 			return ref_fail(&c, "operand %u is missing", (unsigned)i + 1);
 		else if (args[i]->numel > 0 && !args[i]->data)
 			return ref_fail(&c, "operand %u has no data", (unsigned)i + 1);
-	if (!check_outs(&c, result, outs, nouts))
+	if (!check_outs(&c, result, outs, nouts) || !check_rule(&c, args, nargs, outs, nouts))
 		return false;
 	return fn(&c, args, nargs, outs, nouts);
 }
@@ -142,63 +192,14 @@ ref_dims_text(const int64_t *dims, uint32_t n, char *buf, size_t size)
 	return buf;
 }
 
-bool
-ref_check_out(RefCx *c, const Tensor *out, uint32_t rank, const int64_t *dims)
-{
-	bool same = out->rank == rank;
-	for (uint32_t i = 0; same && i < rank; i++)
-		same = out->dims[i] == dims[i];
-	if (same)
-		return true;
-	char a[256], b[256];
-	return ref_fail(c, "the operands give a result of shape %s, but the output tensor has "
-	                "shape %s", ref_dims_text(dims, rank, a, sizeof a),
-	                ref_dims_text(out->dims, out->rank, b, sizeof b));
-}
-
-bool
-ref_same_kind(RefCx *c, const Tensor *a, const Tensor *b, const char *an, const char *bn)
-{
-	if (a->kind == b->kind)
-		return true;
-	return ref_fail(c, "%s and %s have different element types: %s and %s", an, bn,
-	                elem_name(a->kind), elem_name(b->kind));
-}
-
 int64_t
 ref_prod(const int64_t *dims, uint32_t lo, uint32_t hi)
 {
 	for (uint32_t i = lo; i < hi; i++)
 		if (dims[i] == 0)
 			return 0;
-	int64_t n = 1;
-	for (uint32_t i = lo; i < hi; i++)
-		if (__builtin_mul_overflow(n, dims[i], &n))
-			return INT64_MAX;
-	return n;
-}
-
-/* --------------------------------------------------------------- layouts */
-
-bool
-rl_check(RefCx *c, const Layout *l, const Tensor *t, const char *what)
-{
-	char buf[256];
-	uint32_t i = 0;
-	switch (layout_fit(l, t->dims, t->rank, &i)) {
-	case LAYOUT_RANK:
-		return ref_fail(c, "%s has shape %s, but layout %s needs rank %u", what,
-		                ref_dims_text(t->dims, t->rank, buf, sizeof buf), l->name,
-		                (unsigned)l->rank);
-	case LAYOUT_INNER:
-		return ref_fail(c, "%s has shape %s, but layout %s needs dimension %u to be %u",
-		                what, ref_dims_text(t->dims, t->rank, buf, sizeof buf), l->name,
-		                (unsigned)i, (unsigned)l->factor);
-	case LAYOUT_TOO_LARGE:
-		return ref_fail(c, "%s has shape %s, whose axis %c is too large", what,
-		                ref_dims_text(t->dims, t->rank, buf, sizeof buf), l->axes[i]);
-	}
-	return true;
+	int64_t n = dims_numel(hi - lo, dims + lo);
+	return n < 0 ? INT64_MAX : n;
 }
 
 /* ---------------------------------------------------------- arithmetic */

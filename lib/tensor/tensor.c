@@ -23,11 +23,11 @@ elem_size(ElemKind k)
 bool
 tensor_bytes(ElemKind k, uint32_t rank, const int64_t *dims, uint64_t *bytes)
 {
-	int64_t n = 1, b;
 	for (uint32_t i = 0; i < rank; i++)
-		if (dims[i] < 0 || __builtin_mul_overflow(n, dims[i], &n))
+		if (dims[i] < 0)
 			return false;
-	if (__builtin_mul_overflow(n, (int64_t)elem_size(k), &b))
+	int64_t n = dims_numel(rank, dims), b;
+	if (n < 0 || __builtin_mul_overflow(n, (int64_t)elem_size(k), &b))
 		return false;
 	*bytes = (uint64_t)b;
 	return true;

@@ -19,73 +19,16 @@
 #include "tensor/tensor.h"
 
 #include "check.h"
+#include "test_attrs.h"
 
-/* ---------------------------------------------------------- attributes */
-
-/* An attribute map built in place; keys sorted by the caller's order is
- * not needed (attr_get searches). */
-typedef struct {
-	AttrEntry e[16];
-	Attr lists[16][8];
-	AttrMap m;
-} Attrs;
-
-static Attr *
-a_add(Attrs *a, const char *key)
+/* cast's attributes for a result of kind k (its dtype names k). */
+static const Attrs *
+cast_to(ElemKind k)
 {
-	AttrEntry *e = &a->e[a->m.n];
-	memset(e, 0, sizeof *e);
-	e->key = key;
-	a->m.e = a->e;
-	a->m.n++;
-	return &e->val;
-}
-
-static void
-a_int(Attrs *a, const char *key, int64_t v)
-{
-	Attr *x = a_add(a, key);
-	x->kind = AT_INT;
-	x->u.i = v;
-}
-
-static void
-a_num(Attrs *a, const char *key, double v)
-{
-	Attr *x = a_add(a, key);
-	x->kind = AT_FLOAT;
-	x->u.f = v;
-}
-
-static void
-a_bool(Attrs *a, const char *key, bool v)
-{
-	Attr *x = a_add(a, key);
-	x->kind = AT_BOOL;
-	x->u.i = v;
-}
-
-static void
-a_str(Attrs *a, const char *key, const char *s)
-{
-	Attr *x = a_add(a, key);
-	x->kind = AT_STR;
-	x->u.s = s;
-	x->n = (uint32_t)strlen(s);
-}
-
-static void
-a_ints(Attrs *a, const char *key, uint32_t n, const int64_t *v)
-{
-	uint32_t slot = a->m.n;
-	Attr *x = a_add(a, key);
-	x->kind = AT_LIST;
-	x->n = n;
-	x->u.list = a->lists[slot];
-	for (uint32_t i = 0; i < n; i++) {
-		a->lists[slot][i].kind = AT_INT;
-		a->lists[slot][i].u.i = v[i];
-	}
+	static Attrs a[ET__COUNT];
+	if (!a[k].m.n)
+		a_str(&a[k], "dtype", elem_name(k));
+	return &a[k];
 }
 
 #define INTS(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__}
@@ -484,34 +427,32 @@ test_unary(void)
 	free_all(cu, 1);
 
 	/* cast converts as C does; out of range saturates; NaN -> 0. */
-	Attrs ct = {0};
-	a_str(&ct, "dtype", "i32");
 	Tensor *f[1] = {mk(ET_F32, SHAPE(5), VALS(-1.7, 2.9, 1e10, -1e10, NAN))};
-	EXPECT("cast f32 -> i32", RUN("cast", &ct, f, ET_I32, SHAPE(5)), 0, -1, 2, 2147483647.0,
+	EXPECT("cast f32 -> i32", RUN("cast", cast_to(ET_I32), f, ET_I32, SHAPE(5)), 0, -1, 2, 2147483647.0,
 	       -2147483648.0, 0);
-	EXPECT("cast f32 -> u8", RUN("cast", &ct, f, ET_U8, SHAPE(5)), 0, 0, 2, 255, 0, 0);
-	EXPECT("cast f32 -> bool", RUN("cast", &ct, f, ET_BOOL, SHAPE(5)), 0, 1, 1, 1, 1, 1);
-	EXPECT("cast f32 -> f16", RUN("cast", &ct, f, ET_F16, SHAPE(5)), 0, -1.7001953125,
+	EXPECT("cast f32 -> u8", RUN("cast", cast_to(ET_U8), f, ET_U8, SHAPE(5)), 0, 0, 2, 255, 0, 0);
+	EXPECT("cast f32 -> bool", RUN("cast", cast_to(ET_BOOL), f, ET_BOOL, SHAPE(5)), 0, 1, 1, 1, 1, 1);
+	EXPECT("cast f32 -> f16", RUN("cast", cast_to(ET_F16), f, ET_F16, SHAPE(5)), 0, -1.7001953125,
 	       2.900390625, INFINITY, -INFINITY, NAN);
 	free_all(f, 1);
 	Tensor *ii[1] = {mk(ET_I32, SHAPE(4), VALS(300, -1, 2049, 0))};
-	EXPECT("cast i32 -> i8 keeps the low bits", RUN("cast", &ct, ii, ET_I8, SHAPE(4)), 0, 44, -1, 1, 0);
-	EXPECT("cast i32 -> u16", RUN("cast", &ct, ii, ET_U16, SHAPE(4)), 0, 300, 65535, 2049, 0);
-	EXPECT("cast i32 -> f16 ties to even", RUN("cast", &ct, ii, ET_F16, SHAPE(4)), 0, 300, -1, 2048, 0);
-	EXPECT("cast i32 -> bool", RUN("cast", &ct, ii, ET_BOOL, SHAPE(4)), 0, 1, 1, 1, 0);
+	EXPECT("cast i32 -> i8 keeps the low bits", RUN("cast", cast_to(ET_I8), ii, ET_I8, SHAPE(4)), 0, 44, -1, 1, 0);
+	EXPECT("cast i32 -> u16", RUN("cast", cast_to(ET_U16), ii, ET_U16, SHAPE(4)), 0, 300, 65535, 2049, 0);
+	EXPECT("cast i32 -> f16 ties to even", RUN("cast", cast_to(ET_F16), ii, ET_F16, SHAPE(4)), 0, 300, -1, 2048, 0);
+	EXPECT("cast i32 -> bool", RUN("cast", cast_to(ET_BOOL), ii, ET_BOOL, SHAPE(4)), 0, 1, 1, 1, 0);
 	free_all(ii, 1);
 	Tensor *uu[1] = {tensor_new(ET_U64, SHAPE(1))};
 	tensor_set_int(uu[0], 0, -1);
-	EXPECT("cast u64 max -> f32", RUN("cast", &ct, uu, ET_F32, SHAPE(1)), 0, 18446744073709551616.0);
+	EXPECT("cast u64 max -> f32", RUN("cast", cast_to(ET_F32), uu, ET_F32, SHAPE(1)), 0, 18446744073709551616.0);
 	free_all(uu, 1);
 	Tensor *ll[1] = {tensor_new(ET_I64, SHAPE(1))};
 	tensor_set_int(ll[0], 0, ((int64_t)1 << 60) + 1);
-	Tensor *o = RUN("cast", &ct, ll, ET_U64, SHAPE(1));
+	Tensor *o = RUN("cast", cast_to(ET_U64), ll, ET_U64, SHAPE(1));
 	CHECK(o && tensor_get_int(o, 0) == ((int64_t)1 << 60) + 1, "cast i64 -> u64 exact");
 	tensor_free(o);
 	free_all(ll, 1);
 	Tensor *bb[1] = {mk(ET_BOOL, SHAPE(2), VALS(1, 0))};
-	EXPECT("cast bool -> f32", RUN("cast", &ct, bb, ET_F32, SHAPE(2)), 0, 1, 0);
+	EXPECT("cast bool -> f32", RUN("cast", cast_to(ET_F32), bb, ET_F32, SHAPE(2)), 0, 1, 0);
 	free_all(bb, 1);
 }
 
@@ -526,7 +467,7 @@ test_bias_softmax(void)
 	EXPECT("bias_add axis -1", RUN("nn.bias_add", &ax, a, ET_F32, SHAPE(1, 2, 2)), 0, 10, 21, 12, 23);
 	free_all(a, 2);
 	Tensor *bad[2] = {mk(ET_F32, SHAPE(1, 2, 2), NULL), mk(ET_F32, SHAPE(3), NULL)};
-	RUN_ERR("nn.bias_add", NULL, bad, ET_F32, SHAPE(1, 2, 2), "bias has shape [3]");
+	RUN_ERR("nn.bias_add", NULL, bad, ET_F32, SHAPE(1, 2, 2), "bias has type f32[3]");
 	free_all(bad, 2);
 
 	double e1 = exp(-2.0), e2 = exp(-1.0), s = e1 + e2 + 1;
@@ -699,7 +640,7 @@ test_conv(void)
 	EXPECT("conv groups 2", RUN("nn.conv2d", &gr, g, ET_F32, SHAPE(1, 2, 1, 1)), 0, 21, 4300);
 	Attrs g3 = {0};
 	a_int(&g3, "groups", 3);
-	RUN_ERR("nn.conv2d", &g3, g, ET_F32, SHAPE(1, 2, 1, 1), "groups=3");
+	RUN_ERR("nn.conv2d", &g3, g, ET_F32, SHAPE(1, 2, 1, 1), "'groups' of nn.conv2d (3) must divide");
 	free_all(g, 2);
 	/* Depthwise with multiplier 2: groups = C = 2, O = 4, I = 1. */
 	Tensor *dw[2] = {mk(ET_F32, SHAPE(1, 2, 1, 2), VALS(1, 2, 3, 4)),
@@ -807,7 +748,7 @@ test_dense_matmul(void)
 	EXPECT("dense", RUN("nn.dense", NULL, a, ET_F32, SHAPE(2, 2)), 0, -2, 4, -2, 13);
 	Attrs u = {0};
 	a_int(&u, "units", 3);
-	RUN_ERR("nn.dense", &u, a, ET_F32, SHAPE(2, 2), "'units' is 3");
+	RUN_ERR("nn.dense", &u, a, ET_F32, SHAPE(2, 2), "'units' of nn.dense is 3");
 	free_all(a, 2);
 	Tensor *b[2] = {mk(ET_F32, SHAPE(1, 2, 3), VALS(1, 2, 3, 4, 5, 6)),
 	                mk(ET_F32, SHAPE(1, 3), VALS(1, 1, 1))};
@@ -827,11 +768,11 @@ test_dense_matmul(void)
 	EXPECT("dense NC2n", RUN("nn.dense", &p2, pk, ET_F32, SHAPE(2, 4)), 0, -2, 4, 5, 6, -2, 13, 11, 15);
 	Attrs p3 = {0};
 	a_str(&p3, "weight_layout", "NC3n");
-	RUN_ERR("nn.dense", &p3, pk, ET_F32, SHAPE(2, 6), "do not fit");
+	RUN_ERR("nn.dense", &p3, pk, ET_F32, SHAPE(2, 6), "does not end in 3");
 	Attrs pbad = {0};
 	a_str(&pbad, "weight_layout", "NC02n");
 	RUN_ERR("nn.dense", &pbad, pk, ET_F32, SHAPE(2, 4), "\"NC<n>n\"");
-	RUN_ERR("nn.dense", NULL, pk, ET_F32, SHAPE(2, 4), "do not fit");
+	RUN_ERR("nn.dense", NULL, pk, ET_F32, SHAPE(2, 4), "a 2-d weight [units, K], not");
 	free_all(pk, 2);
 
 	/* x = [[1,2],[3,4]], y = [[5,6],[7,8]] in all four transpositions. */
@@ -855,7 +796,7 @@ test_dense_matmul(void)
 	       10, 32, 54, 76, 98, 120);
 	free_all(bc, 2);
 	Tensor *bad[2] = {mk(ET_F32, SHAPE(2, 2, 3), NULL), mk(ET_F32, SHAPE(3, 4, 3), NULL)};
-	RUN_ERR("nn.batch_matmul", NULL, bad, ET_F32, SHAPE(3, 2, 4), "do not fit");
+	RUN_ERR("nn.batch_matmul", NULL, bad, ET_F32, SHAPE(3, 2, 4), "batch sizes 2 and 3 differ");
 	free_all(bad, 2);
 }
 
@@ -1015,7 +956,7 @@ test_shape_ops(void)
 	EXPECT("reshape [0,-1,1]", RUN("reshape", &r0, x, ET_F32, SHAPE(2, 3, 1)), 0, 1, 2, 3, 4, 5, 6);
 	Attrs rb = {0};
 	a_ints(&rb, "newshape", INTS(4, -1));
-	RUN_ERR("reshape", &rb, x, ET_F32, SHAPE(4, 1), "cannot infer");
+	RUN_ERR("reshape", &rb, x, ET_F32, SHAPE(4, 1), "cannot reshape f32[2,3] (6 elements) to [4, -1]");
 	EXPECT("transpose (default: reversed)", RUN("transpose", NULL, x, ET_F32, SHAPE(3, 2)), 0,
 	       1, 4, 2, 5, 3, 6);
 	Attrs sq = {0};
@@ -1109,7 +1050,7 @@ test_logic(void)
 	EXPECT("less_equal", RUN("less_equal", NULL, ab, ET_BOOL, SHAPE(2, 2)), 0, 1, 1, 0, 0);
 	EXPECT("greater", RUN("greater", NULL, ab, ET_BOOL, SHAPE(2, 2)), 0, 0, 0, 1, 0);
 	EXPECT("greater_equal", RUN("greater_equal", NULL, ab, ET_BOOL, SHAPE(2, 2)), 0, 0, 1, 1, 0);
-	RUN_ERR("equal", NULL, ab, ET_F32, SHAPE(2, 2), "must be bool");
+	RUN_ERR("equal", NULL, ab, ET_F32, SHAPE(2, 2), "result of element type bool");
 	free_all(ab, 2);
 	/* u8 compares unsigned: 200 > 100 */
 	Tensor *u[2] = {mk(ET_U8, SHAPE(2), VALS(200, 1)), mk(ET_U8, SHAPE(1), VALS(100))};
