@@ -667,11 +667,194 @@ type_lane(Verifier *vf, PExpr *e)
 	return true;
 }
 
-/* Recursion is bounded by IR_MAX_EXPR_DEPTH (the parser caps it). */
+static bool
+type_var(Verifier *vf, PExpr *e)
+{
+	if (!e->u.var)
+		return false;
+	if (e->u.var->kind != PV_SCALAR) {
+		ERR(vf, e->loc, "buffer '%%%s' used as a scalar; load from it with %%%s[...]",
+		    e->u.var->name, e->u.var->name);
+		return false;
+	}
+	if (!e->u.var->type)
+		return false;
+	e->dt = e->u.var->type->dt;
+	return true;
+}
+
+static bool
+type_load(Verifier *vf, PExpr *e)
+{
+	uint32_t lanes;
+	if (!check_index(vf, e, e->u.load.buf, e->u.load.idx, e->n, &lanes))
+		return false;
+	e->dt = (DType){e->u.load.buf->type->dt.kind, (uint8_t)lanes};
+	return true;
+}
+
+/* texture2d_load(%buf, x, y): a texel, 4 lanes of the buffer's elements. */
+static bool
+type_tex_load(Verifier *vf, PExpr *e)
+{
+	PVar *buf = e->u.tex.buf;
+	if (!buf || buf->kind != PV_BUFFER || !buf->vd || !is_texture_scope(buf->vd->scope)) {
+		ERR(vf, e->loc, "texture2d_load needs a buffer in a texture scope");
+		return false;
+	}
+	if (!check_texel_image(vf, buf, e->loc))
+		return false;
+	if (!type_expr(vf, e->u.tex.x, scalar_dt(ET_I32)) || !type_expr(vf, e->u.tex.y, scalar_dt(ET_I32)))
+		return false;
+	if (!is_int(e->u.tex.x->dt) || !is_int(e->u.tex.y->dt)) {
+		ERR(vf, e->loc, "texture coordinates must be integers");
+		return false;
+	}
+	e->dt = (DType){buf->type->dt.kind, 4};
+	return true;
+}
+
+/* !a, -a */
+static bool
+type_unary(Verifier *vf, PExpr *e, DType hint)
+{
+	if (!type_expr(vf, e->u.ops.a, hint))
+		return false;
+	if (e->op == OP_NOT && e->u.ops.a->dt.kind != ET_BOOL) {
+		ERR(vf, e->loc, "'!' needs a bool operand");
+		return false;
+	}
+	if (e->op == OP_NEG && e->u.ops.a->dt.kind == ET_BOOL) {
+		ERR(vf, e->loc, "'-' on a bool");
+		return false;
+	}
+	e->dt = e->u.ops.a->dt;
+	return true;
+}
+
+/* Arithmetic, comparisons (bool results) and && || (bool operands). */
+static bool
+type_binary(Verifier *vf, PExpr *e, DType hint)
+{
+	bool cmp = e->op >= OP_LT && e->op <= OP_NE;
+	bool logic = e->op == OP_AND || e->op == OP_OR;
+	if (!type_pair(vf, e->u.ops.a, e->u.ops.b, cmp || logic ? scalar_dt(ET_I32) : hint))
+		return false;
+	DType l = e->u.ops.a->dt, r = e->u.ops.b->dt;
+	if (!same_dt(vf, e, l, r))
+		return false;
+	if (logic && l.kind != ET_BOOL) {
+		ERR(vf, e->loc, "'%s' needs bool operands", e->op == OP_AND ? "&&" : "||");
+		return false;
+	}
+	if (!cmp && !logic && l.kind == ET_BOOL) {
+		ERR(vf, e->loc, "arithmetic on bool");
+		return false;
+	}
+	if (e->op == OP_MOD && elem_is_float(l.kind)) {
+		ERR(vf, e->loc, "'%%' needs integer operands (OpenCL C has no float '%%')");
+		return false;
+	}
+	e->dt = cmp ? (DType){ET_BOOL, l.lanes} : l;
+	return true;
+}
+
+/* select(c, a, b) */
+static bool
+type_select(Verifier *vf, PExpr *e, DType hint)
+{
+	if (!type_expr(vf, e->u.ops.a, scalar_dt(ET_BOOL)) || !type_pair(vf, e->u.ops.b, e->u.ops.c, hint))
+		return false;
+	if (e->u.ops.a->dt.kind != ET_BOOL) {
+		ERR(vf, e->loc, "the condition of select must be bool");
+		return false;
+	}
+	if (!same_dt(vf, e, e->u.ops.b->dt, e->u.ops.c->dt))
+		return false;
+	if (e->u.ops.a->dt.lanes != 1 && e->u.ops.a->dt.lanes != e->u.ops.b->dt.lanes) {
+		ERR(vf, e->loc, "select's condition has %u lanes, its values %u",
+		    (unsigned)e->u.ops.a->dt.lanes, (unsigned)e->u.ops.b->dt.lanes);
+		return false;
+	}
+	e->dt = e->u.ops.b->dt;
+	return true;
+}
+
+/* cast<T>(a) keeps the lanes; broadcast<T>(a) makes a vector of a scalar. */
+static bool
+type_cast(Verifier *vf, PExpr *e)
+{
+	char a[16], b[16];
+	if (!type_expr(vf, e->u.cast.a, scalar_dt(e->u.cast.to.kind)))
+		return false;
+	if (e->kind == E_BROADCAST && (e->u.cast.a->dt.lanes != 1 || e->u.cast.to.lanes < 2 ||
+	                               e->u.cast.a->dt.kind != e->u.cast.to.kind)) {
+		dt_str(e->u.cast.a->dt, a);
+		dt_str(e->u.cast.to, b);
+		ERR(vf, e->loc, "broadcast<%s> needs a scalar of the same element type, not %s", b, a);
+		return false;
+	}
+	if (e->kind == E_CAST && e->u.cast.a->dt.lanes != e->u.cast.to.lanes) {
+		ERR(vf, e->loc, "cast cannot change the number of lanes");
+		return false;
+	}
+	e->dt = e->u.cast.to;
+	return true;
+}
+
+/* An intrinsic call (intrin.def): its arguments of one type, which a
+ * literal takes from the first argument that is not one. */
+static bool
+type_call(Verifier *vf, PExpr *e, DType hint)
+{
+	if (e->op == I_LANE)
+		return type_lane(vf, e);
+	if (e->op >= I__COUNT) {
+		ERR(vf, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
+		Suggest sg;
+		suggest_init(&sg, e->u.call.fn, strlen(e->u.call.fn));
+		for (int k = 0; k < I__COUNT; k++)
+			suggest_offer(&sg, intrin_def((IntrinId)k)->name);
+		suggest_note(&sg, vf->ctx, e->loc, "");
+		return false;
+	}
+	const IntrinDef *in = intrin_def((IntrinId)e->op);
+	if (e->n != in->nargs) {
+		ERR(vf, e->loc, "'%s' takes %d argument%s, %u given", e->u.call.fn,
+		    in->nargs, in->nargs == 1 ? "" : "s", e->n);
+		return false;
+	}
+	PExpr **args = e->u.call.args;
+	PExpr *lead = args[0];
+	for (uint32_t k = 0; k < e->n; k++)
+		if (!is_literal(args[k])) {
+			lead = args[k];
+			break;
+		}
+	if (!type_expr(vf, lead, hint))
+		return false;
+	for (uint32_t k = 0; k < e->n; k++)
+		if (args[k] != lead && (!type_expr(vf, args[k], lead->dt) ||
+		                        !same_dt(vf, e, lead->dt, args[k]->dt)))
+			return false;
+	if (lead->dt.kind == ET_BOOL) {
+		ERR(vf, e->loc, "'%s' on a bool", e->u.call.fn);
+		return false;
+	}
+	if (in->float_only && !elem_is_float(lead->dt.kind)) {
+		ERR(vf, e->loc, "'%s' needs floating-point operands", e->u.call.fn);
+		return false;
+	}
+	e->dt = lead->dt;
+	return true;
+}
+
+/* Gives e and its operands their types (hint: the type the context
+ * expects, which a literal takes).  Recursion is bounded by
+ * IR_MAX_EXPR_DEPTH (the parser caps it). */
 static bool
 type_expr(Verifier *vf, PExpr *e, DType hint)
 {
-	char a[16], b[16];
 	switch (e->kind) {
 	case E_INT:
 		e->dt = (is_int(hint) || elem_is_float(hint.kind)) ? scalar_dt(hint.kind) : scalar_dt(ET_I32);
@@ -682,153 +865,15 @@ type_expr(Verifier *vf, PExpr *e, DType hint)
 	case E_BOOL:
 		e->dt = scalar_dt(ET_BOOL);
 		return true;
-	case E_VAR:
-		if (!e->u.var)
-			return false;
-		if (e->u.var->kind != PV_SCALAR) {
-			ERR(vf, e->loc, "buffer '%%%s' used as a scalar; load from it with %%%s[...]",
-			    e->u.var->name, e->u.var->name);
-			return false;
-		}
-		if (!e->u.var->type)
-			return false;
-		e->dt = e->u.var->type->dt;
-		return true;
-	case E_LOAD: {
-		uint32_t lanes;
-		if (!check_index(vf, e, e->u.load.buf, e->u.load.idx, e->n, &lanes))
-			return false;
-		e->dt = (DType){e->u.load.buf->type->dt.kind, (uint8_t)lanes};
-		return true;
-	}
-	case E_TEX_LOAD: {
-		PVar *buf = e->u.tex.buf;
-		if (!buf || buf->kind != PV_BUFFER || !buf->vd || !is_texture_scope(buf->vd->scope)) {
-			ERR(vf, e->loc, "texture2d_load needs a buffer in a texture scope");
-			return false;
-		}
-		if (!check_texel_image(vf, buf, e->loc))
-			return false;
-		if (!type_expr(vf, e->u.tex.x, scalar_dt(ET_I32)) || !type_expr(vf, e->u.tex.y, scalar_dt(ET_I32)))
-			return false;
-		if (!is_int(e->u.tex.x->dt) || !is_int(e->u.tex.y->dt)) {
-			ERR(vf, e->loc, "texture coordinates must be integers");
-			return false;
-		}
-		e->dt = (DType){buf->type->dt.kind, 4};
-		return true;
-	}
-	case E_UN:
-		if (!type_expr(vf, e->u.ops.a, hint))
-			return false;
-		if (e->op == OP_NOT && e->u.ops.a->dt.kind != ET_BOOL) {
-			ERR(vf, e->loc, "'!' needs a bool operand");
-			return false;
-		}
-		if (e->op == OP_NEG && e->u.ops.a->dt.kind == ET_BOOL) {
-			ERR(vf, e->loc, "'-' on a bool");
-			return false;
-		}
-		e->dt = e->u.ops.a->dt;
-		return true;
-	case E_BIN: {
-		bool cmp = e->op >= OP_LT && e->op <= OP_NE;
-		bool logic = e->op == OP_AND || e->op == OP_OR;
-		if (!type_pair(vf, e->u.ops.a, e->u.ops.b, cmp || logic ? scalar_dt(ET_I32) : hint))
-			return false;
-		DType l = e->u.ops.a->dt, r = e->u.ops.b->dt;
-		if (!same_dt(vf, e, l, r))
-			return false;
-		if (logic && l.kind != ET_BOOL) {
-			ERR(vf, e->loc, "'%s' needs bool operands", e->op == OP_AND ? "&&" : "||");
-			return false;
-		}
-		if (!cmp && !logic && l.kind == ET_BOOL) {
-			ERR(vf, e->loc, "arithmetic on bool");
-			return false;
-		}
-		if (e->op == OP_MOD && elem_is_float(l.kind)) {
-			ERR(vf, e->loc, "'%%' needs integer operands (OpenCL C has no float '%%')");
-			return false;
-		}
-		e->dt = cmp ? (DType){ET_BOOL, l.lanes} : l;
-		return true;
-	}
-	case E_SELECT:
-		if (!type_expr(vf, e->u.ops.a, scalar_dt(ET_BOOL)) || !type_pair(vf, e->u.ops.b, e->u.ops.c, hint))
-			return false;
-		if (e->u.ops.a->dt.kind != ET_BOOL) {
-			ERR(vf, e->loc, "the condition of select must be bool");
-			return false;
-		}
-		if (!same_dt(vf, e, e->u.ops.b->dt, e->u.ops.c->dt))
-			return false;
-		if (e->u.ops.a->dt.lanes != 1 && e->u.ops.a->dt.lanes != e->u.ops.b->dt.lanes) {
-			ERR(vf, e->loc, "select's condition has %u lanes, its values %u",
-			    (unsigned)e->u.ops.a->dt.lanes, (unsigned)e->u.ops.b->dt.lanes);
-			return false;
-		}
-		e->dt = e->u.ops.b->dt;
-		return true;
+	case E_VAR: return type_var(vf, e);
+	case E_LOAD: return type_load(vf, e);
+	case E_TEX_LOAD: return type_tex_load(vf, e);
+	case E_UN: return type_unary(vf, e, hint);
+	case E_BIN: return type_binary(vf, e, hint);
+	case E_SELECT: return type_select(vf, e, hint);
 	case E_CAST:
-	case E_BROADCAST:
-		if (!type_expr(vf, e->u.cast.a, scalar_dt(e->u.cast.to.kind)))
-			return false;
-		if (e->kind == E_BROADCAST && (e->u.cast.a->dt.lanes != 1 || e->u.cast.to.lanes < 2 ||
-		                               e->u.cast.a->dt.kind != e->u.cast.to.kind)) {
-			dt_str(e->u.cast.a->dt, a);
-			dt_str(e->u.cast.to, b);
-			ERR(vf, e->loc, "broadcast<%s> needs a scalar of the same element type, not %s", b, a);
-			return false;
-		}
-		if (e->kind == E_CAST && e->u.cast.a->dt.lanes != e->u.cast.to.lanes) {
-			ERR(vf, e->loc, "cast cannot change the number of lanes");
-			return false;
-		}
-		e->dt = e->u.cast.to;
-		return true;
-	case E_CALL: {
-		if (e->op == I_LANE)
-			return type_lane(vf, e);
-		if (e->op < I__COUNT) {
-			const IntrinDef *in = intrin_def((IntrinId)e->op);
-			if (e->n != in->nargs) {
-				ERR(vf, e->loc, "'%s' takes %d argument%s, %u given", e->u.call.fn,
-				    in->nargs, in->nargs == 1 ? "" : "s", e->n);
-				return false;
-			}
-			PExpr **args = e->u.call.args;
-			PExpr *lead = args[0];
-			for (uint32_t k = 0; k < e->n; k++)
-				if (!is_literal(args[k])) {
-					lead = args[k];
-					break;
-				}
-			if (!type_expr(vf, lead, hint))
-				return false;
-			for (uint32_t k = 0; k < e->n; k++)
-				if (args[k] != lead && (!type_expr(vf, args[k], lead->dt) ||
-				                        !same_dt(vf, e, lead->dt, args[k]->dt)))
-					return false;
-			if (lead->dt.kind == ET_BOOL) {
-				ERR(vf, e->loc, "'%s' on a bool", e->u.call.fn);
-				return false;
-			}
-			if (in->float_only && !elem_is_float(lead->dt.kind)) {
-				ERR(vf, e->loc, "'%s' needs floating-point operands", e->u.call.fn);
-				return false;
-			}
-			e->dt = lead->dt;
-			return true;
-		}
-		ERR(vf, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
-		Suggest sg;
-		suggest_init(&sg, e->u.call.fn, strlen(e->u.call.fn));
-		for (int k = 0; k < I__COUNT; k++)
-			suggest_offer(&sg, intrin_def((IntrinId)k)->name);
-		suggest_note(&sg, vf->ctx, e->loc, "");
-		return false;
-	}
+	case E_BROADCAST: return type_cast(vf, e);
+	case E_CALL: return type_call(vf, e, hint);
 	}
 	return false;
 }
