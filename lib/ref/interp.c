@@ -666,148 +666,209 @@ interp_const_tensor(Interp *in, const InterpOpts *o, const Value *v)
 
 /* ------------------------------------------------------------- run */
 
-const RtVal *
-interp_run_main(Interp *in, const InterpOpts *o)
+/* One run of @main: a stack of frames (a call pushes one, its end pops
+ * it), without recursion in C however deep the IR's calls nest. */
+typedef struct {
+	Interp *in;
+	const InterpOpts *o;
+	PtrVec stack;             /* Frame *; the last one runs */
+	uint32_t max_depth;
+	const RtVal *result;      /* @main's, once it returns */
+} Run;
+
+/* @main's parameters from the inputs, each in its planned place. */
+static bool
+start_main(Run *r, Func *main, Frame *top)
 {
-	Ctx *ctx = in->m->ctx;
-	Func *main = module_func(in->m, sym_intern_cstr(in->m, "main"));
-	if (!main) {
-		error_at(ctx, (Loc){0}, "no function @main");
-		return NULL;
-	}
-	set_budget(in, o);
-	uint32_t max_depth = o->max_call_depth ? o->max_call_depth : 10000;
-	PtrVec stack = {0};
-	Frame *top = new_frame(main, NULL);
-	ptrvec_push(&stack, top);
-	const RtVal *result = NULL;
-	in->main = main;
-	plan_arenas(in);
-	bool ok = bind_inputs(in, o, main, top);
-	for (uint32_t i = 0; ok && i < main->nparams; i++) {
+	Interp *in = r->in;
+	if (!bind_inputs(in, r->o, main, top))
+		return false;
+	for (uint32_t i = 0; i < main->nparams; i++) {
 		RtVal *pv = top->env[main->params[i]->scratch];
 		if (pv && pv->type->kind == TY_TENSOR)
 			to_place(in, main->params[i], 0, 1, pv->t);
 	}
-	while (ok && stack.n) {
-		Frame *fr = stack.v[stack.n - 1];
+	return true;
+}
+
+/* The block of cursor c ends: its yield goes to the if, or the function
+ * returns to its caller (or, @main, ends the run). */
+static bool
+end_block(Run *r, Frame *fr, Cursor *c)
+{
+	RtVal *y = operand(r->in, fr, c->blk->yield);
+	if (!y)
+		return false;
+	if (c->ifv) {
+		fr->env[c->ifv->scratch] = y;
+		fr->ncur--;
+		return true;
+	}
+	r->stack.n--;
+	if (r->stack.n) {
+		Frame *caller = r->stack.v[r->stack.n - 1];
+		caller->env[fr->call->scratch] = y;
+	} else {
+		r->result = y;
+	}
+	free_frame(fr);
+	return true;
+}
+
+/* A call of a function: a frame for it, its parameters bound; false (after
+ * reporting) when calls nest too deep, or when an operand is missing. */
+static bool
+push_call(Run *r, Frame *fr, Value *v)
+{
+	if (r->stack.n >= r->max_depth) {
+		error_at(r->in->m->ctx, v->loc, "calls nest deeper than %u; is the recursion endless?",
+		         r->max_depth);
+		return false;
+	}
+	Frame *callee = new_frame(v->u.callee, v);
+	bool ok = true;
+	for (uint32_t i = 0; i < v->nargs && ok; i++) {
+		RtVal *a = operand(r->in, fr, v->args[i]);
+		callee->env[v->u.callee->params[i]->scratch] = a;
+		ok = a != NULL;
+	}
+	ptrvec_push(&r->stack, callee);
+	return ok;
+}
+
+/* An if: runs the arm its condition picks next. */
+static bool
+enter_if(Run *r, Frame *fr, Value *v)
+{
+	RtVal *cv = operand(r->in, fr, v->args[0]);
+	if (!cv || (r->o->dev && !r->o->dev->to_host(r->o->dev_ud, cv->t)))
+		return false;
+	bool taken = tensor_get_int(cv->t, 0) != 0;
+	push_cursor(fr, &v->u.arms[taken ? 0 : 1], v);
+	return true;
+}
+
+/* device_copy: on a device, the device's copy; a planned copy in @main
+ * gets its own place, the data copied there; else the operand itself. */
+static RtVal *
+eval_device_copy(Run *r, Frame *fr, Value *v)
+{
+	Interp *in = r->in;
+	const InterpOpts *o = r->o;
+	RtVal *x = operand(in, fr, v->args[0]);
+	if (x && o->dev && x->type->kind == TY_TENSOR) {
+		Tensor *t = new_tensor(in, x->type, "the copy", v->loc);
+		RtVal *c = t ? val_tensor(in, x->type, t) : NULL;
+		return c && o->dev->device_copy(o->dev_ud, v, x->t, t) ? c : NULL;
+	}
+	if (x && fr->f == in->main && x->type->kind == TY_TENSOR && module_places(in->m, v)) {
+		Tensor *t = tensor_copy(x->t);
+		x = val_tensor(in, x->type, t);
+		to_place(in, v, 0, 1, t);
+	}
+	return x;
+}
+
+/* The value of a binding that runs in place (every form but call and if). */
+static RtVal *
+eval_binding(Run *r, Frame *fr, Value *v)
+{
+	Interp *in = r->in;
+	RtVal *x = NULL;
+	switch (v->form) {
+	case B_OP:
+		return eval_op(in, fr, v);
+	case B_CALL_LOWERED:
+		return eval_call_lowered(in, fr, v);
+	case B_ON_DEVICE:
+		return operand(in, fr, v->args[0]);
+	case B_DEVICE_COPY:
+		return eval_device_copy(r, fr, v);
+	case B_TUPLE:
+		x = val_tuple(in, v->type, v->nargs);
+		for (uint32_t i = 0; i < v->nargs && x; i++)
+			if (!(x->fields[i] = operand(in, fr, v->args[i])))
+				x = NULL;
+		return x;
+	case B_PROJ:
+		x = operand(in, fr, v->args[0]);
+		return x && v->u.index < x->n ? x->fields[v->u.index] : NULL;
+	case B_CONST:
+		x = eval_const(in, r->o, v);
+		if (x && fr->f == in->main && x->type->kind == TY_TENSOR)
+			to_place(in, v, 0, 1, x->t);
+		return x;
+	case B_CALL:
+	case B_IF:
+		break;          /* run_binding's */
+	}
+	return NULL;
+}
+
+/* Runs binding v of frame fr: its value into fr's environment, or, for a
+ * call or an if, a frame or an arm pushed to run next.  False after an
+ * error, reported (an internal one if nothing else was). */
+static bool
+run_binding(Run *r, Frame *fr, Value *v)
+{
+	RtVal *x = NULL;
+	if (v->form == B_CALL)
+		return push_call(r, fr, v);     /* as before: no internal error */
+	if (v->form == B_IF ? enter_if(r, fr, v) : (x = eval_binding(r, fr, v)) != NULL) {
+		if (x)
+			fr->env[v->scratch] = x;
+		return true;
+	}
+	Ctx *ctx = r->in->m->ctx;
+	if (ctx->nerrors == 0)
+		error_at(ctx, v->loc, "internal error: the interpreter could not evaluate '%%%s'",
+		         v->name);
+	return false;
+}
+
+/* With a device, the result's tensors back on the host. */
+static bool
+result_to_host(Run *r)
+{
+	PtrVec ts = {0};
+	bool ok = true;
+	flatten(r->result, &ts);
+	for (size_t i = 0; i < ts.n && ok; i++)
+		ok = r->o->dev->to_host(r->o->dev_ud, ts.v[i]);
+	ptrvec_free(&ts);
+	return ok;
+}
+
+const RtVal *
+interp_run_main(Interp *in, const InterpOpts *o)
+{
+	Func *main = module_func(in->m, sym_intern_cstr(in->m, "main"));
+	if (!main) {
+		error_at(in->m->ctx, (Loc){0}, "no function @main");
+		return NULL;
+	}
+	set_budget(in, o);
+	Run r = {.in = in, .o = o, .max_depth = o->max_call_depth ? o->max_call_depth : 10000};
+	Frame *top = new_frame(main, NULL);
+	ptrvec_push(&r.stack, top);
+	in->main = main;
+	plan_arenas(in);
+	bool ok = start_main(&r, main, top);
+	while (ok && r.stack.n) {
+		Frame *fr = r.stack.v[r.stack.n - 1];
 		Cursor *c = &fr->cur[fr->ncur - 1];
 		if (!c->next) {
-			/* The block ends: its yield goes to the if, or the
-			 * function returns to its caller. */
-			RtVal *y = operand(in, fr, c->blk->yield);
-			if (!y) {
-				ok = false;
-				break;
-			}
-			if (c->ifv) {
-				fr->env[c->ifv->scratch] = y;
-				fr->ncur--;
-				continue;
-			}
-			stack.n--;
-			if (stack.n) {
-				Frame *caller = stack.v[stack.n - 1];
-				caller->env[fr->call->scratch] = y;
-			} else {
-				result = y;
-			}
-			free_frame(fr);
+			ok = end_block(&r, fr, c);
 			continue;
 		}
 		Value *v = c->next;
 		c->next = v->next;
-		RtVal *r = NULL;
-		switch (v->form) {
-		case B_OP:
-			r = eval_op(in, fr, v);
-			break;
-		case B_CALL_LOWERED:
-			r = eval_call_lowered(in, fr, v);
-			break;
-		case B_CALL: {
-			if (stack.n >= max_depth) {
-				error_at(ctx, v->loc, "calls nest deeper than %u; is the recursion endless?",
-				         max_depth);
-				ok = false;
-				break;
-			}
-			Frame *callee = new_frame(v->u.callee, v);
-			for (uint32_t i = 0; i < v->nargs && ok; i++) {
-				RtVal *a = operand(in, fr, v->args[i]);
-				callee->env[v->u.callee->params[i]->scratch] = a;
-				ok = a != NULL;
-			}
-			ptrvec_push(&stack, callee);
-			continue;
-		}
-		case B_ON_DEVICE:
-			r = operand(in, fr, v->args[0]);
-			break;
-		case B_DEVICE_COPY:
-			r = operand(in, fr, v->args[0]);
-			if (r && o->dev && r->type->kind == TY_TENSOR) {
-				Tensor *t = new_tensor(in, r->type, "the copy", v->loc);
-				RtVal *c = t ? val_tensor(in, r->type, t) : NULL;
-				r = c && o->dev->device_copy(o->dev_ud, v, r->t, t) ? c : NULL;
-				break;
-			}
-			/* a planned copy has its own place: copy the data there */
-			if (r && fr->f == main && r->type->kind == TY_TENSOR && module_places(in->m, v)) {
-				Tensor *t = tensor_copy(r->t);
-				r = val_tensor(in, r->type, t);
-				to_place(in, v, 0, 1, t);
-			}
-			break;
-		case B_TUPLE:
-			r = val_tuple(in, v->type, v->nargs);
-			for (uint32_t i = 0; i < v->nargs && r; i++)
-				if (!(r->fields[i] = operand(in, fr, v->args[i])))
-					r = NULL;
-			break;
-		case B_PROJ: {
-			RtVal *t = operand(in, fr, v->args[0]);
-			r = t && v->u.index < t->n ? t->fields[v->u.index] : NULL;
-			break;
-		}
-		case B_CONST:
-			r = eval_const(in, o, v);
-			if (r && fr->f == main && r->type->kind == TY_TENSOR)
-				to_place(in, v, 0, 1, r->t);
-			break;
-		case B_IF: {
-			RtVal *cv = operand(in, fr, v->args[0]);
-			if (!cv) {
-				ok = false;
-				break;
-			}
-			if (o->dev && !o->dev->to_host(o->dev_ud, cv->t)) {
-				ok = false;
-				break;
-			}
-			bool taken = tensor_get_int(cv->t, 0) != 0;
-			push_cursor(fr, &v->u.arms[taken ? 0 : 1], v);
-			continue;
-		}
-		}
-		if (!ok || !r) {
-			if (ctx->nerrors == 0)
-				error_at(ctx, v->loc, "internal error: the interpreter could not evaluate '%%%s'",
-				         v->name);
-			ok = false;
-			break;
-		}
-		fr->env[v->scratch] = r;
+		ok = run_binding(&r, fr, v);
 	}
-	for (size_t i = 0; i < stack.n; i++)
-		free_frame(stack.v[i]);
-	ptrvec_free(&stack);
-	if (ok && result && o->dev) {
-		PtrVec ts = {0};
-		flatten(result, &ts);
-		for (size_t i = 0; i < ts.n && ok; i++)
-			ok = o->dev->to_host(o->dev_ud, ts.v[i]);
-		ptrvec_free(&ts);
-	}
-	return ok ? result : NULL;
+	for (size_t i = 0; i < r.stack.n; i++)
+		free_frame(r.stack.v[i]);
+	ptrvec_free(&r.stack);
+	if (ok && r.result && o->dev)
+		ok = result_to_host(&r);
+	return ok ? r.result : NULL;
 }
