@@ -36,7 +36,7 @@
 
 #include "diag.h"
 #include "ir.h"
-#include "texture.h"
+#include "texture/texture.h"
 
 static double
 now(void)

@@ -30,7 +30,7 @@
 #include "map.h"
 #include "ops/ops.h"
 #include "plan_memory.h"
-#include "texture.h"
+#include "texture/texture.h"
 #include "walk.h"
 
 enum { BK_WORK, BK_CONST, BK_IMAGE };

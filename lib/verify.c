@@ -18,7 +18,7 @@
 #include "nameset.h"
 #include "ops/ops.h"
 #include "suggest.h"
-#include "texture.h"
+#include "texture/texture.h"
 #include "verify_launch.h"
 #include "walk.h"
 

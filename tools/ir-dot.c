@@ -1,11 +1,11 @@
 /* ir-dot: a module as a Graphviz DOT graph of its placements, copies and
- * kernels (see ir-dot(1) and lib/dot.c). */
+ * kernels (see ir-dot(1) and lib/dot/dot.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dot.h"
+#include "dot/dot.h"
 #include "driver.h"
 
 enum { OPT_PRIMS = 1000, OPT_MAX_NODES, OPT_SUMMARY };

@@ -1,7 +1,7 @@
 /* ir-flatten-texture: accesses to images as 2-d texel loads and stores
- * (see ir-flatten-texture(1) and lib/flatten_texture.c). */
+ * (see ir-flatten-texture(1) and lib/texture/flatten_texture.c). */
 #include "driver.h"
-#include "flatten_texture.h"
+#include "texture/flatten_texture.h"
 
 static bool
 run(Module *m, void *st)

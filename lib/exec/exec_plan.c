@@ -29,7 +29,7 @@
 #include "exec/exec_impl.h"
 #include "ocl/ocl.h"
 #include "ops/ops.h"
-#include "texture.h"
+#include "texture/texture.h"
 #include "walk.h"
 
 /* The value indices a Value stands for in one frame (a call's

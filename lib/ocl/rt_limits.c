@@ -16,7 +16,7 @@
 
 #include "ocl/ocl.h"
 #include "ocl/rt_impl.h"
-#include "texture.h"
+#include "texture/texture.h"
 
 static RtDev *
 dev_of(OclRt *rt, const Prim *p)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ocl/rt_impl.h"
-#include "texture.h"
+#include "texture/texture.h"
 
 /* The image of a buffer of type ty in scope (img, else the flattening's),
  * checked against rd: images supported, within its image2d maximum. */

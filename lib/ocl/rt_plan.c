@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "ocl/rt_impl.h"
-#include "texture.h"
+#include "texture/texture.h"
 
 /* Whether pool pl serves device d: no `devices` serves every device. */
 static bool

@@ -13,7 +13,7 @@
 
 #include "ocl/rt_impl.h"
 #include "ocl/wspool.h"
-#include "texture.h"
+#include "texture/texture.h"
 
 /* TVM's per-axis ratio for images (#11543), its 1-d window for buffers */
 enum { IMAGE_RATIO = 5, BUFFER_RATIO = 16, BUFFER_KIND = 0 };

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "ocl/rt_impl.h"
-#include "texture.h"
+#include "texture/texture.h"
 
 typedef struct {
 	Obj o;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "interp_prim.h"
-#include "texture.h"
+#include "texture/texture.h"
 #include "walk.h"
 
 #define MAX_LANES 16

@@ -9,7 +9,7 @@
  * generate again to them.  (Whether OpenCL compiles the programs is
  * tests/random_ocl.bats's to see: this harness runs no OpenCL.)
  */
-#include "flatten_texture.h"
+#include "texture/flatten_texture.h"
 #include "lower/lower.h"
 #include "ocl/ocl.h"
 #include "plan_devices.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "flatten_texture.h"
+#include "texture/flatten_texture.h"
 #include "ir.h"
 #include "lower/lower.h"
 #include "plan_devices.h"

@@ -7,7 +7,7 @@
  * accepts must verify, re-parse to the same bytes and flatten again to
  * them.
  */
-#include "flatten_texture.h"
+#include "texture/flatten_texture.h"
 #include "lower/lower.h"
 #include "plan_devices.h"
 

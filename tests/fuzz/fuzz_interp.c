@@ -13,7 +13,7 @@
  * tensor type of more than 4096 elements, a loop nest of more than 2^22
  * iterations or with bounds that are not literals.
  */
-#include "flatten_texture.h"
+#include "texture/flatten_texture.h"
 #include "lower/lower.h"
 #include "plan_devices.h"
 #include "plan_memory.h"

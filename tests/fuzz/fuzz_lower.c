@@ -8,7 +8,7 @@
  * idempotent, and ir-flatten-texture after that: the pipeline of
  * ir-lower(1) and ir-flatten-texture(1).
  */
-#include "flatten_texture.h"
+#include "texture/flatten_texture.h"
 #include "lower/lower.h"
 #include "plan_devices.h"
 

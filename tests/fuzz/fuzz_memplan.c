@@ -11,7 +11,7 @@
  * sizes the first declared, and hill climbing may find another plan of
  * that size).
  */
-#include "flatten_texture.h"
+#include "texture/flatten_texture.h"
 #include "lower/lower.h"
 #include "plan_devices.h"
 #include "plan_memory.h"

@@ -8,7 +8,7 @@
  * match exactly; floats within 1e-4 relative
  * (the prims accumulate in the result's type, the reference in double).
  * On the texture gpu the lowered module is then flattened
- * (lib/flatten_texture.c): it must have no N-d access to an image left,
+ * (lib/texture/flatten_texture.c): it must have no N-d access to an image left,
  * flatten again to itself and give the lowered result bit for bit.
  * Exit 0 when every check passed. */
 #include <math.h>
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "flatten_texture.h"
+#include "texture/flatten_texture.h"
 #include "ref/interp.h"
 #include "ir.h"
 #include "lower/lower.h"

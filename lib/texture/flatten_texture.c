@@ -26,9 +26,9 @@
 #include <string.h>
 
 #include "diag.h"
-#include "flatten_texture.h"
+#include "texture/flatten_texture.h"
 #include "pbuild.h"
-#include "texture.h"
+#include "texture/texture.h"
 #include "walk.h"
 
 /* PVar.scratch of a texture buffer whose image is valid: its accesses

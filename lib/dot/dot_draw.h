@@ -5,7 +5,7 @@
 #ifndef DOT_DRAW_H
 #define DOT_DRAW_H
 
-#include "dot.h"
+#include "dot/dot.h"
 
 typedef struct {
 	Module *m;

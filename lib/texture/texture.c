@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "texture.h"
+#include "texture/texture.h"
 
 bool
 is_texture_scope(Sym s)

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dot_draw.h"
+#include "dot/dot_draw.h"
 #include "ops/ops.h"
 #include "walk.h"
 

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dot.h"
-#include "dot_draw.h"
+#include "dot/dot.h"
+#include "dot/dot_draw.h"
 #include "ops/ops.h"
 #include "walk.h"
 
