@@ -41,6 +41,8 @@ typedef struct {
 	uint32_t *mark, mtag, capmark; /* per network node: the group it was seen in */
 	MaxFlow net;
 	uint8_t *side;         /* per network node: 1 on the source's side of the cut */
+	uint32_t *nid, *gaux;  /* per free node, per group of the component: its network
+	                        * node, its first Lawler node */
 	/* the component: its free nodes and groups, ascending; its labels */
 	uint32_t *cn, ncn, *cg, ncg;
 	int32_t *labels;
@@ -90,20 +92,20 @@ next_tag(Solver *S)
 
 /* The network node of node x: label a's fixed nodes are one terminal
  * (0, the source, when a_src, else 1, the sink), the component's other
- * fixed nodes the other, a free node 2 + its index. */
+ * fixed nodes the other, a free node its own (nid). */
 static uint32_t
 net_node(Solver *S, uint32_t x, int32_t a, bool a_src)
 {
 	int32_t f = S->g->fixed[x];
 	if (f >= 0)
 		return (f == a) == a_src ? 0 : 1;
-	return 2 + S->loc[x];
+	return S->nid[S->loc[x]];
 }
 
 /* Group g's arcs (see cut_label), its nodes' network nodes distinct;
- * aux counts the extra nodes made so far. */
+ * aux its Lawler nodes' first. */
 static void
-group_arcs(Solver *S, uint32_t g, int32_t a, bool a_src, uint32_t *aux)
+group_arcs(Solver *S, uint32_t g, int32_t a, bool a_src, uint32_t aux)
 {
 	const CopyGraph *G = S->g;
 	MaxFlow *N = &S->net;
@@ -140,7 +142,7 @@ group_arcs(Solver *S, uint32_t g, int32_t a, bool a_src, uint32_t *aux)
 	}
 	/* Lawler: e1 -> e2 of 2w, every node -> e1 and e2 -> every node
 	 * infinite; a terminal among the nodes stands for e1 (s) or e2 (t) */
-	uint32_t e1 = has_s ? 0 : (*aux)++, e2 = has_t ? 1 : (*aux)++;
+	uint32_t e1 = has_s ? 0 : aux, e2 = has_t ? 1 : aux + 1;
 	mf_arc(N, e1, e2, 2 * w, 0);
 	tag = next_tag(S);
 	for (uint32_t k = k0; k <= k1; k++) {
@@ -158,8 +160,10 @@ group_arcs(Solver *S, uint32_t g, int32_t a, bool a_src, uint32_t *aux)
 /* A minimum cut of label a's fixed nodes against the component's other
  * fixed nodes, a's side the largest such side when a_src, else the
  * smallest; leaves S->side (1: the source's side) and returns the bytes.
- * The network: node 0 the source, 1 the sink, 2 + i the component's free
- * node i, then Lawler's extra nodes.  Capacities are doubled so that a
+ * The network: node 0 the source, 1 the sink, then the component's free
+ * nodes in order, each group's two Lawler nodes before its own node's
+ * (where it has three readers or more): arcs are short, which the
+ * cut's memory order needs (maxflow.c).  Capacities are doubled so that a
  * group of three distinct nodes is a triangle of w each (any cut of it
  * cuts two sides) with no extra node; a group of two is one edge, a
  * larger one Lawler's hyperedge, paid once when cut.  Every way of
@@ -170,10 +174,16 @@ cut_label(Solver *S, int32_t a, bool a_src)
 {
 	const CopyGraph *G = S->g;
 	MaxFlow *N = &S->net;
-	uint32_t nn = 2 + S->ncn;
-	for (uint32_t i = 0; i < S->ncg; i++)
-		if (G->gstart[S->cg[i] + 1] - G->gstart[S->cg[i]] > 2)
-			nn += 2;
+	uint32_t nn = 2, j = 0;
+	for (uint32_t i = 0; i <= S->ncn; i++) {
+		for (; j < S->ncg && (i == S->ncn || G->org[S->cg[j]] <= S->cn[i]); j++) {
+			S->gaux[j] = nn;
+			if (G->gstart[S->cg[j] + 1] - G->gstart[S->cg[j]] > 2)
+				nn += 2;
+		}
+		if (i < S->ncn)
+			S->nid[i] = nn++;
+	}
 	if (nn > S->capmark) { /* per network node, tags from S->mtag */
 		S->capmark = nn > 2 * S->capmark ? nn : 2 * S->capmark;
 		S->mark = xrealloc(S->mark, S->capmark * sizeof *S->mark);
@@ -185,9 +195,8 @@ cut_label(Solver *S, int32_t a, bool a_src)
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
 			mf_fill(N);
-		uint32_t aux = 2 + S->ncn;
 		for (uint32_t i = 0; i < S->ncg; i++)
-			group_arcs(S, S->cg[i], a, a_src, &aux);
+			group_arcs(S, S->cg[i], a, a_src, S->gaux[i]);
 	}
 	return mf_cut(N, S->side) / 2;
 }
@@ -308,7 +317,7 @@ solve_comp(Solver *S, int32_t deflabel, int32_t *tmp, int32_t *tmp2, uint32_t *d
 		int32_t a = S->labels[S->labels[1] == deflabel], b = S->labels[S->labels[1] != deflabel];
 		cut_label(S, a, true);
 		for (uint32_t i = 0; i < S->ncn; i++)
-			S->lab[S->cn[i]] = S->side[2 + i] ? a : b;
+			S->lab[S->cn[i]] = S->side[S->nid[i]] ? a : b;
 		return true;
 	}
 	if (enumerate(S, tmp, digit)) {
@@ -329,7 +338,7 @@ solve_comp(Solver *S, int32_t deflabel, int32_t *tmp, int32_t *tmp2, uint32_t *d
 			rest = S->labels[l];
 		}
 		for (uint32_t i = 0; i < S->ncn; i++)
-			if (tmp[i] < 0 && !S->side[2 + i])
+			if (tmp[i] < 0 && !S->side[S->nid[i]])
 				tmp[i] = S->labels[l];
 	}
 	for (uint32_t i = 0; i < S->ncn; i++)
@@ -435,10 +444,15 @@ copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32
 	S.stamp = xcalloc(g->nlabels ? g->nlabels : 1, sizeof *S.stamp);
 	S.loc = up; /* reused: components no longer need it */
 	S.labels = xmalloc((g->nlabels ? g->nlabels : 1) * sizeof *S.labels);
-	uint32_t maxn = 1;
-	for (uint32_t c = 0; c < nc; c++)
+	uint32_t maxn = 1, maxg = 1;
+	for (uint32_t c = 0; c < nc; c++) {
 		if (nstart[c + 1] - nstart[c] > maxn)
 			maxn = nstart[c + 1] - nstart[c];
+		if (gstart[c + 1] - gstart[c] > maxg)
+			maxg = gstart[c + 1] - gstart[c];
+	}
+	S.nid = xmalloc(maxn * sizeof *S.nid);
+	S.gaux = xmalloc(maxg * sizeof *S.gaux);
 	int32_t *tmp = xmalloc(maxn * sizeof *tmp), *tmp2 = xmalloc(maxn * sizeof *tmp2),
 		*keep = xmalloc(maxn * sizeof *keep);
 	uint32_t *digit = xmalloc(maxn * sizeof *digit);
@@ -492,6 +506,7 @@ copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32
 	free(S.istart);
 	mf_free(&S.net);
 	free(S.side);
+	free(S.nid), free(S.gaux);
 	free(tmp), free(tmp2), free(keep), free(digit), free(seen);
 	free(up), free(gcomp), free(cid), free(nstart), free(gstart), free(nodes), free(groups);
 }
