@@ -358,30 +358,110 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 
 static const int64_t conv_lanes[] = {16, 8, 4, 1};
 
-/* x [N,C,H,W] with its padding pad (top, left, bottom, right) written out
- * as zeros, in a new buffer of scope global; x itself without padding. */
+/* x [N,C,H,W] (lanes 1), or [N,C,H,W,4] read and written a texel at a
+ * time (lanes 4), with its padding pad (top, left, bottom, right)
+ * written out as zeros, in a new buffer of scope global; x itself
+ * without padding. */
 static PVar *
-padded_input(GroupCx *c, PVar *x, const Type *xt, int64_t N, int64_t C, int64_t H, int64_t W,
-             const int64_t *pad, const VDev *global)
+padded_input(GroupCx *c, PVar *x, const Type *xt, const int64_t *pad, uint32_t lanes,
+             const VDev *global)
 {
 	if (!(pad[0] || pad[1] || pad[2] || pad[3]))
 		return x;
 	PBuild *b = c->b;
-	int64_t pdims[4] = {N, C, H + pad[0] + pad[2], W + pad[1] + pad[3]};
-	PVar *src = pb_alloc(b, "xp", type_tensor(c->m, xt->dt, 4, pdims), global);
-	PExpr *pi[4];
+	int64_t H = xt->dims[2], W = xt->dims[3];
+	int64_t pdims[5] = {xt->dims[0], xt->dims[1], H + pad[0] + pad[2], W + pad[1] + pad[3], 4};
+	uint32_t rank = lanes == 1 ? 4 : 5;
+	PVar *src = pb_alloc(b, "xp", type_tensor(c->m, xt->dt, rank, pdims), global);
+	PExpr *pi[5];
 	int close = pb_depth(b);
-	lower_open_nest(c, pdims, 4, pi, true);
+	lower_open_nest(c, pdims, 4, pi, lanes == 1);
 	PExpr *y = pe_sub(b, pi[2], pe_i32(b, pad[0])), *xx = pe_sub(b, pi[3], pe_i32(b, pad[1]));
 	PExpr *inside = lower_inside(b, y, xx, 0, H, 0, W);
 	/* Clamped, the load stays in bounds where select drops it. */
 	PExpr *cy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, y, pe_i32(b, 0)), pe_i32(b, H - 1));
 	PExpr *cx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, xx, pe_i32(b, 0)), pe_i32(b, W - 1));
-	PExpr *xi[4] = {pi[0], pi[1], cy, cx};
-	PExpr *val = pe_load(b, x, xi, 1);
-	pb_store(b, src, pi, 1, pe_select(b, inside, val, pe_like(b, val, 0)));
+	PExpr *xi[5] = {pi[0], pi[1], cy, cx, pe_i32(b, 0)};
+	PExpr *val = pe_load(b, x, xi, lanes);
+	pi[4] = pe_i32(b, 0);
+	pb_store(b, src, pi, lanes, pe_select(b, inside, val, pe_like(b, val, 0)));
 	pb_close_to(b, close);
 	return src;
+}
+
+/* An NCHW conv2d (OIHW, HWIO or OIHW16o weight): its sizes, and what
+ * the two channel tiles below (tile_conv2d_cols, tile_conv2d) open
+ * alike. */
+typedef struct {
+	const ConvAttrs *ca;
+	bool hwio, panel;          /* an HWIO, an OIHW16o weight */
+	int64_t N, C, H, W, O, I, KH, KW, OH, OW;
+	ElemKind kk;               /* the result's and accumulators' kind */
+	/* set once a tile is chosen (lower_input binds them) */
+	PVar *x, *w;               /* the operands' buffers */
+	const VDev *global;
+} ConvNchw;
+
+static void
+conv_nchw(GroupCx *c, const ConvAttrs *ca, ConvNchw *cv)
+{
+	const Value *v = c->g->members[0];
+	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
+	*cv = (ConvNchw){.ca = ca, .hwio = lower_is_layout(ca->kl, "HWIO"),
+	                 .panel = lower_is_layout(ca->kl, "OIHW16o"), .N = xt->dims[0],
+	                 .C = xt->dims[1], .H = xt->dims[2], .W = xt->dims[3],
+	                 .O = layout_dim(ca->kl, wt->dims, 'O'), .I = layout_dim(ca->kl, wt->dims, 'I'),
+	                 .KH = layout_dim(ca->kl, wt->dims, 'H'), .KW = layout_dim(ca->kl, wt->dims, 'W'),
+	                 .OH = ot->dims[2], .OW = ot->dims[3], .kk = (ElemKind)ot->dt.kind};
+}
+
+/* The loops of a tile of RC output channels x RX output columns.
+ * conv_open_grid opens the grid (image, channel tile, row, column tile)
+ * in g, to close back to close, and lets the tile's first channel oc0
+ * and column ox0 and the first input channel of its group gbase; where
+ * RX does not divide the width (shifted) the last tile is moved left to
+ * end at OW: ox0 is then min(start, OW - RX), start the column the tile
+ * would begin at.  conv_open_reduction then makes the accumulators acc
+ * (rows vectors of lanes, zeroed) and opens the reduction's loops ic,
+ * ky (with the input row iy) and kx, to close back to rop. */
+typedef struct {
+	PExpr *g[4], *oc0, *ox0, *start, *gbase, *ic, *ky, *iy, *kx;
+	PVar *acc;
+	int close, rop;
+} ConvLoops;
+
+static void
+conv_open_grid(GroupCx *c, const ConvNchw *cv, int64_t RC, int64_t RX, bool shifted, ConvLoops *t)
+{
+	PBuild *b = c->b;
+	int64_t groups = cv->ca->groups;
+	int64_t grid[4] = {cv->N, cv->O / RC, cv->OH, (cv->OW + RX - 1) / RX};
+	t->close = pb_depth(b);
+	lower_open_nest(c, grid, 4, t->g, false);
+	t->oc0 = pb_let(b, "oc", pe_mul(b, t->g[1], pe_i32(b, RC)));
+	PExpr *ox0 = pe_mul(b, t->g[3], pe_i32(b, RX));
+	t->start = NULL;
+	if (shifted) { /* the last tile ends at OW */
+		t->start = pb_let(b, "ox", ox0);
+		ox0 = pe_call2(b, I_MIN, t->start, pe_i32(b, cv->OW - RX));
+	}
+	t->ox0 = pb_let(b, "ox", ox0);
+	PExpr *first = pe_mul(b, pe_div(b, t->oc0, pe_i32(b, cv->O / groups)), pe_i32(b, cv->I));
+	t->gbase = groups == 1 ? pe_i32(b, 0) : pb_let(b, "g", first);
+}
+
+static void
+conv_open_reduction(GroupCx *c, const ConvNchw *cv, int64_t rows, int64_t lanes, ConvLoops *t)
+{
+	PBuild *b = c->b;
+	const int64_t *st = cv->ca->st, *dil = cv->ca->dil;
+	t->acc = zeroed_rows(c, cv->kk, rows, lanes);
+	t->rop = pb_depth(b);
+	t->ic = serial(c, "r", cv->I);
+	t->ky = serial(c, "r", cv->KH);
+	t->iy = pb_let(b, "y", pe_add(b, pe_mul(b, t->g[2], pe_i32(b, st[0])),
+	                              pe_mul(b, t->ky, pe_i32(b, dil[0]))));
+	t->kx = serial(c, "r", cv->KW);
 }
 
 /* A 1x1 conv2d, or one of few multiply-adds per output (I * KH * KW at
@@ -402,63 +482,48 @@ padded_input(GroupCx *c, PVar *x, const Type *xt, int64_t N, int64_t C, int64_t 
 enum { COLS_MAX_TAPS = 32, COLS_RC = 8 };
 
 static int
-tile_conv2d_cols(GroupCx *c, const ConvAttrs *ca, bool hwio, bool panel, int64_t XV)
+tile_conv2d_cols(GroupCx *c, const ConvNchw *cv, int64_t XV)
 {
-	const Value *v = c->g->members[0];
-	const int64_t *st = ca->st, *dil = ca->dil, *pad = ca->pad, groups = ca->groups;
-	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
-	int64_t N = xt->dims[0], C = xt->dims[1], H = xt->dims[2], W = xt->dims[3];
-	int64_t O = layout_dim(ca->kl, wt->dims, 'O'), I = layout_dim(ca->kl, wt->dims, 'I');
-	int64_t KH = layout_dim(ca->kl, wt->dims, 'H'), KW = layout_dim(ca->kl, wt->dims, 'W');
-	int64_t OH = ot->dims[2], OW = ot->dims[3], RC = COLS_RC;
-	ElemKind kk = (ElemKind)ot->dt.kind;
+	const int64_t *dil = cv->ca->dil, RC = COLS_RC;
+	bool hwio = cv->hwio, panel = cv->panel;
+	ElemKind kk = cv->kk;
 	PBuild *b = c->b;
-	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
-	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
-	int close;
 
 	/* Stage 1: the input with its padding written out as zeros. */
-	PVar *src = padded_input(c, x, xt, N, C, H, W, pad, global);
+	PVar *src = padded_input(c, cv->x, c->g->members[0]->args[0]->type, cv->ca->pad, 1, cv->global);
 
 	/* Stage 2: the convolution, RC channels x XV columns a tile. */
-	int64_t grid[4] = {N, O / RC, OH, OW / XV};
-	PExpr *g[4];
-	close = pb_depth(b);
-	lower_open_nest(c, grid, 4, g, false);
-	PExpr *oc0 = pb_let(b, "oc", pe_mul(b, g[1], pe_i32(b, RC)));
-	PExpr *ox0 = pb_let(b, "ox", pe_mul(b, g[3], pe_i32(b, XV)));
-	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
-	             : pb_let(b, "g", pe_mul(b, pe_div(b, oc0, pe_i32(b, O / groups)), pe_i32(b, I)));
+	ConvLoops t;
+	conv_open_grid(c, cv, RC, XV, false, &t);
 	/* OIHW16o: the tile's RC channels within one panel of 16 */
 	PExpr *pn = NULL, *pl = NULL;
-	if (panel)
-		pn = pb_let(b, "pn", pe_div(b, oc0, pe_i32(b, 16))), pl = pb_let(b, "pl", pe_mod(b, oc0, pe_i32(b, 16)));
-	PVar *acc = zeroed_rows(c, kk, RC, XV);
-	int rop = pb_depth(b);
-	PExpr *ic = serial(c, "r", I);
-	PExpr *ky = serial(c, "r", KH);
-	PExpr *iy = pb_let(b, "y", pe_add(b, pe_mul(b, g[2], pe_i32(b, st[0])), pe_mul(b, ky, pe_i32(b, dil[0]))));
-	PExpr *kx = serial(c, "r", KW);
-	PExpr *xi[4] = {g[0], pe_add(b, gbase, ic), iy, pe_add(b, ox0, pe_mul(b, kx, pe_i32(b, dil[1])))};
+	if (panel) {
+		pn = pb_let(b, "pn", pe_div(b, t.oc0, pe_i32(b, 16)));
+		pl = pb_let(b, "pl", pe_mod(b, t.oc0, pe_i32(b, 16)));
+	}
+	conv_open_reduction(c, cv, RC, XV, &t);
+	PExpr *xi[4] = {t.g[0], pe_add(b, t.gbase, t.ic), t.iy,
+	                pe_add(b, t.ox0, pe_mul(b, t.kx, pe_i32(b, dil[1])))};
 	PExpr *xv = pb_let(b, "x", as_type(c, kk, pe_load(b, src, xi, (uint32_t)XV)));
 	int op = pb_depth(b);
-	PExpr *u = unrolled(c, "u", RC), *oc = pe_add(b, oc0, u);
-	PExpr *wi[5] = {hwio ? ky : oc, hwio ? kx : ic, hwio ? ic : ky, hwio ? oc : kx};
+	PExpr *u = unrolled(c, "u", RC), *oc = pe_add(b, t.oc0, u);
+	PExpr *wi[5] = {hwio ? t.ky : oc, hwio ? t.kx : t.ic, hwio ? t.ic : t.ky, hwio ? oc : t.kx};
 	if (panel)
-		wi[0] = pn, wi[1] = ic, wi[2] = ky, wi[3] = kx, wi[4] = pe_add(b, pl, u);
-	PExpr *wv = pe_broadcast(b, (uint8_t)XV, as_type(c, kk, pe_load(b, w, wi, 1)));
+		wi[0] = pn, wi[1] = t.ic, wi[2] = t.ky, wi[3] = t.kx, wi[4] = pe_add(b, pl, u);
+	PExpr *wv = pe_broadcast(b, (uint8_t)XV, as_type(c, kk, pe_load(b, cv->w, wi, 1)));
 	PExpr *acci[2] = {u, pe_i32(b, 0)};
-	pb_store(b, acc, acci, (uint32_t)XV, lower_mac(c->b, pe_load(b, acc, acci, (uint32_t)XV), wv, xv));
+	pb_store(b, t.acc, acci, (uint32_t)XV,
+	         lower_mac(b, pe_load(b, t.acc, acci, (uint32_t)XV), wv, xv));
 	pb_close_to(b, op);
-	pb_close_to(b, rop); /* kx, ky, ic */
+	pb_close_to(b, t.rop); /* kx, ky, ic */
 
 	op = pb_depth(b);
 	u = unrolled(c, "u", RC);
 	PExpr *li[2] = {u, pe_i32(b, 0)};
-	PExpr *oi[4] = {g[0], pe_add(b, oc0, u), g[2], ox0};
-	bool ok = lower_store_through(c, pe_load(b, acc, li, (uint32_t)XV), oi, (uint32_t)XV);
+	PExpr *oi[4] = {t.g[0], pe_add(b, t.oc0, u), t.g[2], t.ox0};
+	bool ok = lower_store_through(c, pe_load(b, t.acc, li, (uint32_t)XV), oi, (uint32_t)XV);
 	pb_close_to(b, op);
-	pb_close_to(b, close);
+	pb_close_to(b, t.close);
 	return ok ? 1 : -1;
 }
 static const int64_t conv_cols[] = {8, 7, 6, 5, 4, 3, 2, 1};
@@ -510,88 +575,74 @@ tile_conv2d(GroupCx *c)
 	if (!lower_is_layout(ca.dl, "NCHW") || !(hwio || panel || lower_is_layout(ca.kl, "OIHW")) ||
 	    !lower_is_layout(ca.ol, "NCHW"))
 		return 0;
+	ConvNchw cv;
+	conv_nchw(c, &ca, &cv);
 	const int64_t *st = ca.st, *dil = ca.dil, *pad = ca.pad, groups = ca.groups;
-	const Type *xt = v->args[0]->type, *wt = v->args[1]->type, *ot = v->type;
-	int64_t N = xt->dims[0], C = xt->dims[1], H = xt->dims[2], W = xt->dims[3];
-	int64_t O = layout_dim(ca.kl, wt->dims, 'O'), I = layout_dim(ca.kl, wt->dims, 'I');
-	int64_t KH = layout_dim(ca.kl, wt->dims, 'H'), KW = layout_dim(ca.kl, wt->dims, 'W');
-	int64_t OH = ot->dims[2], OW = ot->dims[3];
+	int64_t N = cv.N, C = cv.C, H = cv.H, W = cv.W, O = cv.O, I = cv.I, KH = cv.KH, KW = cv.KW;
+	int64_t OH = cv.OH, OW = cv.OW;
 	int64_t V = target_largest_divisor(O / groups, conv_lanes);
 	if (V == 1 || (panel && V != 16) || N * OH * OW * I * KH * KW == 0 ||
 	    N * C * (H + pad[0] + pad[2]) * (W + pad[1] + pad[3]) > INT32_MAX)
 		return 0; /* (the padded input must stay within i32 indices) */
 	int64_t XV = OW % 16 == 0 ? 16 : OW % 8 == 0 ? 8 : 0;
-	if (XV && st[1] == 1 && ((KH == 1 && KW == 1) || I * KH * KW <= COLS_MAX_TAPS) &&
-	    (O / groups) % COLS_RC == 0 &&
-	    lower_consumers_lanes_ok(c, (uint32_t)XV))
-		return tile_conv2d_cols(c, &ca, hwio, panel, XV);
+	bool cols = XV && st[1] == 1 && ((KH == 1 && KW == 1) || I * KH * KW <= COLS_MAX_TAPS) &&
+	            (O / groups) % COLS_RC == 0 && lower_consumers_lanes_ok(c, (uint32_t)XV);
 	bool shifted;
 	int64_t RX = conv_tile_cols(OW, &shifted);
-	ElemKind kk = (ElemKind)ot->dt.kind;
+	ElemKind kk = cv.kk;
 	PBuild *b = c->b;
-	const VDev *global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
-	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
+	cv.global = vdev_get(c->m, c->dev, sym_intern_cstr(c->m, "global"));
+	cv.x = lower_input(c, 0, 0, -1)->buf, cv.w = lower_input(c, 0, 1, -1)->buf;
+	if (cols)
+		return tile_conv2d_cols(c, &cv, XV);
 
 	/* Stage 1: the weight as [I,KH,KW,O]. */
-	PVar *wT = w;
-	int close;
+	PVar *wT = cv.w;
 	if (!hwio && !panel) {
+		const Type *wt = v->args[1]->type;
 		int64_t tdims[4] = {I, KH, KW, O};
-		wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 4, tdims), global);
+		wT = pb_alloc(b, "wt", type_tensor(c->m, wt->dt, 4, tdims), cv.global);
 		PExpr *ti[4];
-		close = pb_depth(b);
+		int close = pb_depth(b);
 		lower_open_nest(c, tdims, 4, ti, true);
 		PExpr *wsrc[4] = {ti[3], ti[0], ti[1], ti[2]};
-		pb_store(b, wT, ti, 1, pe_load(b, w, wsrc, 1));
+		pb_store(b, wT, ti, 1, pe_load(b, cv.w, wsrc, 1));
 		pb_close_to(b, close);
 	}
 
 	/* Stage 2: the input with its padding written out as zeros. */
-	PVar *src = padded_input(c, x, xt, N, C, H, W, pad, global);
+	PVar *src = padded_input(c, cv.x, v->args[0]->type, pad, 1, cv.global);
 
 	/* Stage 3: the convolution, a tile of V channels x RX columns. */
-	int64_t grid[4] = {N, O / V, OH, (OW + RX - 1) / RX};
-	PExpr *g[4];
-	close = pb_depth(b);
-	lower_open_nest(c, grid, 4, g, false);
-	PExpr *oc0 = pb_let(b, "oc", pe_mul(b, g[1], pe_i32(b, V)));
-	PExpr *ox0 = pe_mul(b, g[3], pe_i32(b, RX)), *start = NULL;
-	if (shifted) /* the last tile ends at OW */
-		start = pb_let(b, "ox", ox0), ox0 = pe_call2(b, I_MIN, start, pe_i32(b, OW - RX));
-	ox0 = pb_let(b, "ox", ox0);
-	PExpr *gbase = groups == 1 ? pe_i32(b, 0)
-	             : pb_let(b, "g", pe_mul(b, pe_div(b, oc0, pe_i32(b, O / groups)), pe_i32(b, I)));
-	PVar *acc = zeroed_rows(c, kk, RX, V);
-	int rop = pb_depth(b);
-	PExpr *ic = serial(c, "r", I);
-	PExpr *ky = serial(c, "r", KH);
-	PExpr *iy = pb_let(b, "y", pe_add(b, pe_mul(b, g[2], pe_i32(b, st[0])), pe_mul(b, ky, pe_i32(b, dil[0]))));
-	PExpr *kx = serial(c, "r", KW);
-	PExpr *wi[5] = {hwio ? ky : ic, hwio ? kx : ky, hwio ? ic : kx, oc0};
+	ConvLoops t;
+	conv_open_grid(c, &cv, V, RX, shifted, &t);
+	conv_open_reduction(c, &cv, RX, V, &t);
+	PExpr *wi[5] = {hwio ? t.ky : t.ic, hwio ? t.kx : t.ky, hwio ? t.ic : t.kx, t.oc0};
 	if (panel) /* (V is 16: the tile is panel g[1]) */
-		wi[0] = g[1], wi[1] = ic, wi[2] = ky, wi[3] = kx, wi[4] = pe_i32(b, 0);
+		wi[0] = t.g[1], wi[1] = t.ic, wi[2] = t.ky, wi[3] = t.kx, wi[4] = pe_i32(b, 0);
 	PExpr *wv = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi, (uint32_t)V)));
 	int op = pb_depth(b);
 	PExpr *q = unrolled(c, "u", RX);
-	PExpr *ix = pe_add(b, pe_mul(b, pe_add(b, ox0, q), pe_i32(b, st[1])), pe_mul(b, kx, pe_i32(b, dil[1])));
-	PExpr *xi[4] = {g[0], pe_add(b, gbase, ic), iy, ix};
+	PExpr *ix = pe_add(b, pe_mul(b, pe_add(b, t.ox0, q), pe_i32(b, st[1])),
+	                   pe_mul(b, t.kx, pe_i32(b, dil[1])));
+	PExpr *xi[4] = {t.g[0], pe_add(b, t.gbase, t.ic), t.iy, ix};
 	PExpr *xv = pe_broadcast(b, (uint8_t)V, as_type(c, kk, pe_load(b, src, xi, 1)));
 	PExpr *acci[2] = {q, pe_i32(b, 0)};
-	pb_store(b, acc, acci, (uint32_t)V, lower_mac(c->b, pe_load(b, acc, acci, (uint32_t)V), xv, wv));
+	pb_store(b, t.acc, acci, (uint32_t)V, lower_mac(b, pe_load(b, t.acc, acci, (uint32_t)V), xv, wv));
 	pb_close_to(b, op);
-	pb_close_to(b, rop); /* kx, ky, ic */
+	pb_close_to(b, t.rop); /* kx, ky, ic */
 
 	op = pb_depth(b);
 	q = unrolled(c, "u", RX);
 	/* (a shifted tile's columns left of its own start are another's) */
 	if (shifted)
-		pb_if(b, pe_bin(b, OP_GE, pe_add(b, ox0, q), start));
+		pb_if(b, pe_bin(b, OP_GE, pe_add(b, t.ox0, q), t.start));
 	PExpr *l = unrolled(c, "u", V);
 	PExpr *li[2] = {q, l};
-	PExpr *oi[4] = {g[0], pe_add(b, oc0, l), g[2], pe_add(b, ox0, q)};
-	bool ok = lower_store_through(c, pe_load(b, acc, li, 1), oi, 1);
+	PExpr *oi[4] = {t.g[0], pe_add(b, t.oc0, l), t.g[2], pe_add(b, t.ox0, q)};
+	bool ok = lower_store_through(c, pe_load(b, t.acc, li, 1), oi, 1);
 	pb_close_to(b, op);
-	pb_close_to(b, close);
+	pb_close_to(b, t.close);
 	return ok ? 1 : -1;
 }
 
@@ -625,24 +676,7 @@ tile_conv2d_packed_cpu(GroupCx *c, const ConvAttrs *ca)
 	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
 
 	/* Stage 1: the input with its padding written out as zeros. */
-	PVar *src = x;
-	if (pad[0] || pad[1] || pad[2] || pad[3]) {
-		int64_t pdims[5] = {N, CB, HP, WP, 4};
-		src = pb_alloc(b, "xp", type_tensor(c->m, xt->dt, 5, pdims), global);
-		PExpr *pi[5];
-		int close = pb_depth(b);
-		lower_open_nest(c, pdims, 4, pi, false);
-		PExpr *y = pe_sub(b, pi[2], pe_i32(b, pad[0])), *xx = pe_sub(b, pi[3], pe_i32(b, pad[1]));
-		PExpr *inside = lower_inside(b, y, xx, 0, H, 0, W);
-		/* Clamped, the load stays in bounds where select drops it. */
-		PExpr *cy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, y, pe_i32(b, 0)), pe_i32(b, H - 1));
-		PExpr *cx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, xx, pe_i32(b, 0)), pe_i32(b, W - 1));
-		PExpr *xi[5] = {pi[0], pi[1], cy, cx, pe_i32(b, 0)};
-		PExpr *val = pe_load(b, x, xi, 4);
-		pi[4] = pe_i32(b, 0);
-		pb_store(b, src, pi, 4, pe_select(b, inside, val, pe_like(b, val, 0)));
-		pb_close_to(b, close);
-	}
+	PVar *src = padded_input(c, x, xt, pad, 4, global);
 
 	/* Stage 2: the convolution, a tile of 4 output texels x RX columns. */
 	int64_t grid[4] = {N, O / 16, OH, OW / RX};
