@@ -3,13 +3,15 @@
 #
 #   bash tests/run.sh [BUILD_DIR]...        (default: build)
 #
-# Lints the man pages once, then for each build directory runs the unit
+# Lints the man pages once, then runs, for every build directory, the unit
 # tests ($BUILD/tests/unit/*) and every bats file under tests/ with
-# IRPIPE_BIN=$BUILD/bin, bats files in parallel (IRPIPE_JOBS, default: the
-# number of CPUs, at most 4), printing each file's result line and its
-# failures as soon as that file ends (so in the order they end); the list
-# of failures comes again at the end.  Sanitizer reports (AddressSanitizer and
-# LeakSanitizer write them to files here) count as failures.  The last line
+# IRPIPE_BIN=$BUILD/bin: all builds' files in one pool of IRPIPE_JOBS
+# workers (default: the number of CPUs, at most 4), the slowest first,
+# printing each file's result line (labelled [BUILD] when there are several
+# builds) and its failures as soon as that file ends (so in the order they
+# end); the list of failures comes again at the end.  Sanitizer reports
+# (AddressSanitizer and LeakSanitizer write them to files here) count as
+# failures.  The last line
 # is always "N passed, N failed" (", N skipped" is added when tests were
 # skipped).  Exit status 0 when nothing failed, else 1.
 
@@ -96,74 +98,112 @@ parse_tap() {
 		[ "$plan" -ge 0 ] || detail+=$(sed 's/^/#   /' "$out")$'\n'
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
-	local msg="$p passed"
+	local msg="$p passed" name=$file
 	[ $s -eq 0 ] || msg+=", $s skipped"
+	[ -z "$many" ] || name+=" [$label]"
 	if [ $f -eq 0 ]; then
-		printf 'ok      %s (%s)\n' "$file" "$msg"
+		printf 'ok      %s (%s)\n' "$name" "$msg"
 	else
-		printf 'FAIL    %s (%s, %d failed)\n' "$file" "$msg" "$f"
+		printf 'FAIL    %s (%s, %d failed)\n' "$name" "$msg" "$f"
 	fi
 	printf '%s' "$detail"
 }
 
+# --- every build's unit tests and bats files, in one pool ---------------------
+# One queue for all builds (make check: the normal one and the sanitizer
+# one), so that no pass waits for the other's slowest file, with the files
+# that take longest first (a 2-core machine spends most of its time in a
+# few of them, several times longer under the sanitizers): the pool then
+# ends with short files instead of one long file running alone.  The order
+# changes how long the whole takes, never what runs; a file missing from
+# this list simply starts later.
+slow_first="run_ocl codegen alter_layout onnx_models run_ocl_exec run_ocl_cache
+	plan_devices onnx alter_onnx roundtrip fold random onnx_conformance parse
+	fuzz flatten_texture"
+
+if [ ${#bats_files[@]} -gt 0 ] && ! command -v bats >/dev/null 2>&1; then
+	result fail "bats not found (sh scripts/deps.sh installs it)"
+	bats_files=()
+fi
+
+# A job is a line "BUILD unit|bats PATH".  Later builds first: make check
+# names the sanitizer build last, and it is the slower one.  The unit
+# tests, seconds each, go first.
+jobs_list=$tmp/jobs
+builds=()
 for build in "$@"; do
 	case $build in /*) bin=$build/bin ;; *) bin=$root/$build/bin ;; esac
-	label=$build
-	echo "== $build"
 	if [ ! -d "$bin" ] && [ ! -d "$build/tests/unit" ]; then
 		result fail "$build: nothing built ($build/bin is missing: no tools/ir-*.c yet?)"
 		continue
 	fi
-	logs=$tmp/$build/san
-	mkdir -p "$logs"
+	builds=("$build" "${builds[@]}")
+	mkdir -p "$tmp/$build/san" "$tmp/$build/out"
+done
+{
+	for build in "${builds[@]}"; do
+		for t in "$build"/tests/unit/*; do
+			case $t in *.o|*.d) continue ;; esac
+			[ -f "$t" ] && [ -x "$t" ] && echo "$build unit $t"
+		done
+	done
+	for s in $slow_first; do
+		[ -f "tests/$s.bats" ] || continue
+		for build in "${builds[@]}"; do echo "$build bats tests/$s.bats"; done
+	done
+	for f in "${bats_files[@]}"; do
+		case " $(echo $slow_first) " in *" $(basename "$f" .bats) "*) continue ;; esac
+		for build in "${builds[@]}"; do echo "$build bats $f"; done
+	done
+} >"$jobs_list"
+
+# run_job BUILD TYPE PATH, in a worker: the job's output to
+# $tmp/BUILD/out/NAME, its exit status to NAME.rc, then the job's line,
+# NUL-ended, to the pipe (far shorter than PIPE_BUF: the lines of jobs
+# ending together never mix).
+run_job() {
+	local build=$1 type=$2 path=$3 o bin
+	o=$tmp/$build/out/$(printf %s "$path" | tr / _)
+	case $build in /*) bin=$build/bin ;; *) bin=$root/$build/bin ;; esac
 	export IRPIPE_BIN=$bin
-	export ASAN_OPTIONS="detect_leaks=1:exitcode=86:check_initialization_order=1:strict_string_checks=1:log_path=$logs/asan"
+	export ASAN_OPTIONS="detect_leaks=1:exitcode=86:check_initialization_order=1:strict_string_checks=1:log_path=$tmp/$build/san/asan"
 	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87"
 	export LSAN_OPTIONS="exitcode=86"
-
-	# --- unit tests ----------------------------------------------------------
-	for t in "$build"/tests/unit/*; do
-		case $t in *.o|*.d) continue ;; esac
-		[ -f "$t" ] && [ -x "$t" ] || continue
-		name=${t#"$build"/}
-		if timeout "${IRPIPE_UNIT_TIMEOUT:-600}" "$t" >"$tmp/unit.out" 2>&1; then
-			result ok "$name [$label]"
-		else
-			echo "# exit status $?" >>"$tmp/unit.out"
-			result fail "$name [$label]" "$tmp/unit.out"
-		fi
-	done
-
-	# --- bats, files in parallel, each reported as soon as it ends --------------
-	# (a build's pass takes an hour on a loaded machine: nothing waits for
-	# the slowest file).  Each worker writes its file's name, NUL-ended, to
-	# the pipe once its TAP output and status are on disk; a name is far
-	# shorter than PIPE_BUF, so names of files ending together never mix.
-	if [ ${#bats_files[@]} -gt 0 ]; then
-		if ! command -v bats >/dev/null 2>&1; then
-			result fail "bats not found (sh scripts/deps.sh installs it)"
-		else
-			out=$tmp/$build/tap
-			mkdir -p "$out"
-			reported=0
-			while IFS= read -r -d '' file; do
-				o=$out/$(printf %s "$file" | tr / _)
-				parse_tap "$label" "$file" "$o" "$(cat "$o.rc" 2>/dev/null || echo 99)"
-				reported=$((reported + 1))
-			done < <(printf '%s\0' "${bats_files[@]}" |
-				xargs -0 -P "$jobs" -n 1 sh -c '
-					o=$1/$(printf %s "$2" | tr / _)
-					bats --tap "$2" >"$o" 2>&1 </dev/null
-					echo $? >"$o.rc"
-					printf "%s\0" "$2"' sh "$out")
-			if [ "$reported" -ne ${#bats_files[@]} ]; then
-				result fail "$build: $((${#bats_files[@]} - reported)) bats files did not report"
-			fi
-		fi
+	if [ "$type" = unit ]; then
+		timeout "${IRPIPE_UNIT_TIMEOUT:-600}" "$path" >"$o" 2>&1 </dev/null
+	else
+		bats --tap "$path" >"$o" 2>&1 </dev/null
 	fi
+	echo $? >"$o.rc"
+	printf '%s %s %s\0' "$build" "$type" "$path"
+}
+export -f run_job
+export tmp root
 
-	# --- sanitizer reports written to files -----------------------------------
-	for r in "$logs"/*; do
+# each line labelled with its build when there are several
+[ ${#builds[@]} -gt 1 ] && many=1 || many=
+
+queued=$(wc -l <"$jobs_list") reported=0
+while IFS=' ' read -r -d '' build type path; do
+	o=$tmp/$build/out/$(printf %s "$path" | tr / _)
+	rc=$(cat "$o.rc" 2>/dev/null || echo 99)
+	reported=$((reported + 1))
+	if [ "$type" = bats ]; then
+		parse_tap "$build" "$path" "$o" "$rc"
+	elif [ "$rc" -eq 0 ]; then
+		result ok "${path#"$build"/} [$build]"
+	else
+		echo "# exit status $rc" >>"$o"
+		result fail "${path#"$build"/} [$build]" "$o"
+	fi
+done < <(xargs -L 1 -P "$jobs" bash -c 'run_job "$@"' run_job <"$jobs_list")
+if [ "$reported" -ne "$queued" ]; then
+	result fail "$((queued - reported)) of $queued test jobs did not report"
+fi
+
+# --- sanitizer reports written to files -----------------------------------------
+for build in "${builds[@]}"; do
+	for r in "$tmp/$build/san"/*; do
 		[ -s "$r" ] || continue
 		result fail "sanitizer report from a run under $build" "$r"
 	done
