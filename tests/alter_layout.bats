@@ -14,7 +14,7 @@ setup() {
 }
 
 need_numpy() {
-	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	have_python numpy || skip "python3-numpy is not installed"
 }
 
 @test "alter-layout: goldens, and a second run changes nothing" {
@@ -79,7 +79,7 @@ need_numpy() {
 		echo "$output"
 		[ "$status" -eq 0 ]
 		# equal to torch, altered, lowered to texture code and flattened
-		"$PY" -c 'import torch' 2>/dev/null || skip "python3-torch is not installed"
+		have_python torch || skip "python3-torch is not installed"
 		run "$PY" "$A/torch_check.py" --bin "$IRPIPE_BIN" "$BATS_TEST_TMPDIR/$m.ir" \
 			"ir-alter-layout | ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture"
 		echo "$output"

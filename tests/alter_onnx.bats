@@ -10,7 +10,7 @@
 setup() {
 	load test_helper
 	PY=/usr/bin/python3
-	"$PY" -c 'import torch, torchvision, onnx, numpy' 2>/dev/null ||
+	have_python torch torchvision onnx numpy ||
 		skip "python3-torch, python3-torchvision and python3-onnx are needed"
 	command -v ir-import-onnx > /dev/null || skip "ir-import-onnx is not built"
 }

@@ -30,7 +30,7 @@ temporaries() {
 }
 
 need_onnx() {
-	$PY -c 'import onnx, numpy' 2>/dev/null || skip "python3-onnx is not installed"
+	have_python onnx numpy || skip "python3-onnx is not installed"
 }
 
 # --- all or nothing ---------------------------------------------------------------

@@ -15,7 +15,7 @@ setup() {
 }
 
 need_numpy() {
-	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	have_python numpy || skip "python3-numpy is not installed"
 }
 
 @test "golden: chains fold into the last binding; placement, if arms, refused kernels, unused values" {

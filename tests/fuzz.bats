@@ -51,7 +51,7 @@ survives() {
 # make check as tests/unit/fuzz_smoke_test.
 
 @test "fuzz: mutants of the test files through every tool" {
-	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	have_python numpy || skip "python3-numpy is not installed"
 	run /usr/bin/python3 "$BATS_TEST_DIRNAME/fuzz/mutate.py" --seed 1 --count 40 --jobs 2 \
 		--bin "$IRPIPE_BIN" --out "$BATS_TEST_TMPDIR/mutants"
 	echo "$output"
@@ -59,7 +59,7 @@ survives() {
 }
 
 @test "fuzz: a tool that crashes on a mutant fails the campaign, with the seed" {
-	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	have_python numpy || skip "python3-numpy is not installed"
 	mkdir "$BATS_TEST_TMPDIR/bin"
 	for t in "$IRPIPE_BIN"/ir-*; do
 		[ "${t##*/}" = ir-lower ] || ln -s "$t" "$BATS_TEST_TMPDIR/bin/"
@@ -74,7 +74,7 @@ survives() {
 }
 
 @test "fuzz: check.py --corpus writes every stage of the random models, memory-planned and OpenCL C included, for make fuzz's seeds" {
-	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	have_python numpy || skip "python3-numpy is not installed"
 	local c=$BATS_TEST_TMPDIR/c s k
 	run /usr/bin/python3 "$BATS_TEST_DIRNAME/gen/check.py" --seed 3 --count 2 --jobs 2 \
 		--bin "$IRPIPE_BIN" --corpus "$c"

@@ -8,7 +8,7 @@ setup() {
 	load test_helper
 	PY=/usr/bin/python3
 	C=$BATS_TEST_DIRNAME/onnx/cases.py
-	$PY -c 'import onnx, numpy' 2>/dev/null || skip "python3-onnx is not installed"
+	have_python onnx numpy || skip "python3-onnx is not installed"
 	cd "$BATS_TEST_TMPDIR" || return 1
 }
 

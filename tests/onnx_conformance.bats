@@ -10,7 +10,7 @@
 setup() {
 	load test_helper
 	PY=/usr/bin/python3
-	"$PY" -c 'import numpy, onnx' 2>/dev/null || skip "python3-onnx is not installed"
+	have_python numpy onnx || skip "python3-onnx is not installed"
 	[ -d /usr/share/libonnx-testdata/data/node ] || skip "libonnx-testdata is not installed"
 }
 

@@ -15,8 +15,9 @@
 # on its work-group loops.
 
 setup_file() {
+	load test_helper
 	PY=/usr/bin/python3
-	"$PY" -c 'import torch, torchvision, onnx' 2>/dev/null || return 0
+	have_python torch torchvision onnx || return 0
 	for m in resnet18 mobilenet_v2; do
 		mkdir -p "$BATS_FILE_TMPDIR/$m"
 		"$PY" "$BATS_TEST_DIRNAME/onnx/models.py" export $m 64 "$BATS_FILE_TMPDIR/$m" 2>/dev/null
@@ -31,7 +32,7 @@ setup_file() {
 setup() {
 	load test_helper
 	PY=/usr/bin/python3
-	"$PY" -c 'import torch, torchvision, onnx' 2>/dev/null ||
+	have_python torch torchvision onnx ||
 		skip "python3-torch, python3-torchvision or python3-onnx is not installed"
 	# ASan's leak checker cannot tell POCL's lasting allocations from ours
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0

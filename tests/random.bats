@@ -13,7 +13,7 @@ setup() {
 }
 
 need_numpy() {
-	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	have_python numpy || skip "python3-numpy is not installed"
 }
 
 @test "random: models through parse, plan, lower, plan equal the graph level" {

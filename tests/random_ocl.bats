@@ -11,7 +11,7 @@ setup() {
 	PY=/usr/bin/python3
 	G="$BATS_TEST_DIRNAME/gen"
 	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
-	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	have_python numpy || skip "python3-numpy is not installed"
 	export TMPDIR=$BATS_TEST_TMPDIR    # the folders of failed models
 	export ASAN_OPTIONS=detect_leaks=0
 }

@@ -10,7 +10,7 @@ setup() {
 }
 
 need_numpy() {
-	"$PY" -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
+	have_python numpy || skip "python3-numpy is not installed"
 }
 
 # model NAME [-o OUT]: inputs, then the full pipeline, then the oracle.
