@@ -252,6 +252,10 @@ PY
 	[[ "$stderr" == *"--device:2:"*"error"*"textur"* ]]
 	run -1 --separate-stderr ir-import-onnx --device 'fn @f() {' two_outputs/model.onnx
 	assert_output ''
+	# a device may not take the function's name
+	run -1 --separate-stderr ir-import-onnx --device '@main = cpu(0)' two_outputs/model.onnx
+	assert_output ''
+	assert_equal "$stderr" "two_outputs/model.onnx: error: a --device declaration is named @main, the name of the module's function"
 }
 
 @test "onnx: --device takes a bare device, named after its kind; a bad one says what --device takes" {

@@ -2,9 +2,8 @@
  * ir-import-onnx(1)).
  *
  * The shared command line (tools/driver.c) with a Tool.load of its own:
- * the input is a model, not IR text.  The importer (lib/onnx/) writes the
- * module as text; load parses and verifies that text with the library, as
- * any tool reads its input, and the driver prints it canonically.
+ * the input is a model, not IR text.  The importer (lib/onnx/) builds the
+ * module and verifies it; the driver prints it canonically.
  * Nothing is written unless everything succeeded: the .npy files of the
  * constants are staged (written to temporaries) by load and committed by
  * the driver (Tool.commit) just before the module.
@@ -39,6 +38,7 @@ typedef struct {
 	OnnxShape *shapes;        /* --shape (names malloc'd) */
 	size_t nshapes;
 	bool stats;
+	OnnxModule *om;           /* the import: it outlives its module */
 	OutGroup data;
 } State;
 
@@ -247,20 +247,6 @@ check_devices(char **dev, size_t n)
 
 /* ------------------------------------------------------------ the import */
 
-/* The module of the model the importer made, read back through the
- * parser and verifier; NULL after reporting. */
-static Module *
-parse_module(Ctx *ctx, const OnnxModule *om, const char *name)
-{
-	size_t tl;
-	const char *text = onnx_module_text(om, &tl);
-	uint16_t f = src_add(ctx, "<ir-import-onnx>", memcpy(xmalloc(tl + 1), text, tl + 1), tl);
-	Module *m = ir_parse(ctx, f, 0, tl);
-	if (!m)
-		fprintf(stderr, "%s: error: internal: the module made of it does not verify\n", name);
-	return m;
-}
-
 /* The data goes to --data-dir, else to the folder of -o. */
 static bool
 stage_data(State *s, const OnnxModule *om, const char *output)
@@ -278,11 +264,12 @@ stage_data(State *s, const OnnxModule *om, const char *output)
 	return false;
 }
 
-/* Tool.load: the model imported, its module parsed and verified, its
+/* Tool.load: the model imported, its module built and verified, its
  * .npy files staged. */
 static Module *
 load(Ctx *ctx, const char *input, const char *output, void *st)
 {
+	(void)ctx;  /* the module has the importer's, its messages the model's name */
 	State *s = st;
 	s->devices_owned = true;
 	if (!check_devices(s->devices, s->ndevices))
@@ -298,20 +285,14 @@ load(Ctx *ctx, const char *input, const char *output, void *st)
 		.shapes = s->shapes, .nshapes = s->nshapes, .stats = s->stats ? stderr : NULL,
 		.inline_max = INLINE_MAX, .mapped = mapped,
 	};
-	OnnxModule *om = onnx_import(buf, len, &o);
+	s->om = onnx_import(buf, len, &o);
 	if (mapped)
 		munmap(buf, len);
 	else
 		free(buf);
-	if (!om)
+	if (!s->om || !stage_data(s, s->om, output))
 		return NULL;
-	Module *m = parse_module(ctx, om, name);
-	if (m && !stage_data(s, om, output)) {
-		module_free(m);
-		m = NULL;
-	}
-	onnx_module_free(om);
-	return m;
+	return onnx_module_take(s->om);
 }
 
 /* Tool.commit: the data, just before the module that names it. */
@@ -347,6 +328,7 @@ main(int argc, char **argv)
 	};
 	State s = {0};
 	int rc = driver_main(&tool, argc, argv, &s);
+	onnx_module_free(s.om);
 	for (size_t i = 0; i < s.nshapes; i++)
 		free((char *)s.shapes[i].name);
 	for (size_t i = 0; s.devices_owned && i < s.ndevices; i++)

@@ -1,5 +1,6 @@
-/* onnx_emit.c: writing @main's bindings: values, their IR names, the
- * constants (inline when small, else a .npy file), and error messages
+/* onnx_emit.c: building @main's bindings (lib/gbuild.h): values, their IR
+ * names, the constants (inline when small, else a .npy file), attributes,
+ * and error messages
  * (through lib/diag, as "MODEL: error: ...": a model has no lines). */
 #include <math.h>
 #include <stdarg.h>
@@ -198,49 +199,87 @@ inlinable(Imp *im, const Tensor *t)
 	return true;
 }
 
-const char *
-onnx_ref(Imp *im, Val *v)
+/* The IR's type of a value of the import. */
+const Type *
+onnx_type(Imp *im, ElemKind k, uint32_t rank, const int64_t *dims)
 {
-	if (v->ir)
-		return v->ir;
-	char ty[1024], e[64];
-	const char *nm = onnx_take_name(im, v->hint);
+	return type_tensor(im->m, (DType){.kind = k, .lanes = 1}, rank, dims);
+}
+
+/* Names v: "%name" for --stats, the name itself in the module's arena. */
+static const char *
+name_val(Imp *im, Val *v, const char *hint)
+{
+	const char *nm = onnx_take_name(im, hint);
 	size_t len = strlen(nm) + 2;
 	v->ir = xmalloc(len);
 	snprintf(v->ir, len, "%%%s", nm);
 	ptrvec_push(&im->strs, v->ir);
+	return module_name(im->m, nm, strlen(nm));
+}
+
+/* The inline data of t, each element as its shortest text reads back
+ * (elem_text), so the module holds what the parser would. */
+static ConstData *
+inline_data(Imp *im, const Tensor *t, const Type *ty)
+{
+	ConstData *cd = gb_const_data(im->m, ty);
+	char e[64];
+	for (int64_t i = 0; i < t->numel; i++) {
+		elem_text(t, i, e, sizeof e);
+		if (elem_is_float(t->kind))
+			cd->u.f[i] = strtod(e, NULL);
+		else
+			cd->u.i[i] = tensor_get_int(t, i);
+	}
+	return cd;
+}
+
+Value *
+onnx_ref(Imp *im, Val *v)
+{
+	if (v->node)
+		return v->node;
+	const char *nm = name_val(im, v, v->hint);
+	const Type *ty = onnx_type(im, v->kind, v->rank, v->dims);
 	if (!v->k) {
 		/* a value no node made: the caller reported it */
-		fprintf(im->out, "  %s = undefined\n", v->ir);
-		return v->ir;
+		v->node = gb_undefined(&im->b, nm, ty);
+		return v->node;
 	}
-	onnx_type_str(v->kind, v->rank, v->dims, ty, sizeof ty);
 	if (inlinable(im, v->k)) {
-		fprintf(im->out, "  %s: %s = const %s ", v->ir, ty, ty);
-		if (v->rank == 0) {
-			elem_text(v->k, 0, e, sizeof e);
-			fprintf(im->out, "%s\n", e);
-			return v->ir;
-		}
-		for (int64_t i = 0; i < v->k->numel; i++) {
-			elem_text(v->k, i, e, sizeof e);
-			fprintf(im->out, "%s%s", i ? ", " : "[", e);
-		}
-		fprintf(im->out, "]\n");
-		return v->ir;
+		v->node = gb_const(&im->b, nm, ty, inline_data(im, v->k, ty));
+		return v->node;
 	}
 	DataFile *f = &VEC_PUSH(im->files, im->nfiles, im->capfiles);
-	len = strlen(nm) + 5;
+	size_t len = strlen(nm) + 5;
 	f->file = xmalloc(len);
 	snprintf(f->file, len, "%s.npy", nm);
 	f->t = v->k;
-	fprintf(im->out, "  %s: %s = const %s file=\"%s\"\n", v->ir, ty, ty, f->file);
-	return v->ir;
+	v->node = gb_const(&im->b, nm, ty, gb_const_file(im->m, ty, f->file));
+	return v->node;
 }
 
 Val *
-onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
-          const char *fmt, ...)
+onnx_param(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims)
+{
+	Val *v = onnx_val_new(im, hint, k, rank, dims);
+	v->node = gb_param(&im->b, name_val(im, v, hint), onnx_type(im, k, rank, dims));
+	return v;
+}
+
+/* A node the builder could not type as the import did: the module would
+ * not verify (reported at the end, see onnx_import). */
+static Value *
+mistyped(Imp *im, const char *name, const Type *ty)
+{
+	im->mistyped++;
+	return gb_undefined(&im->b, name, ty);
+}
+
+Val *
+onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims, OpId id,
+          uint32_t nargs, Value *const *args, AttrMap *attrs)
 {
 	char ty[1024];
 	for (uint32_t i = 0; i < rank && !im->too_large; i++)
@@ -250,16 +289,99 @@ onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *d
 			im->too_large = true;
 		}
 	Val *v = onnx_val_new(im, hint, k, rank, dims);
-	const char *nm = onnx_take_name(im, hint);
-	size_t len = strlen(nm) + 2;
-	v->ir = xmalloc(len);
-	snprintf(v->ir, len, "%%%s", nm);
-	ptrvec_push(&im->strs, v->ir);
-	fprintf(im->out, "  %s: %s = ", v->ir, onnx_type_str(k, rank, dims, ty, sizeof ty));
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(im->out, fmt, ap);
-	va_end(ap);
-	fputc('\n', im->out);
+	const char *nm = name_val(im, v, hint);
+	const Type *want = onnx_type(im, k, rank, dims);
+	bool typed = !im->too_large;
+	for (uint32_t i = 0; i < nargs; i++)
+		typed = typed && args[i] && (args[i]->type || args[i]->kind == VK_LIT) &&
+		        !(args[i]->flags & VF_ERROR);
+	if (!typed) {
+		/* (a node that failed, or an operand that did: nothing to type) */
+		v->node = im->too_large ? gb_undefined(&im->b, nm, want) : mistyped(im, nm, want);
+		return v;
+	}
+	v->node = gb_op(&im->b, nm, id, nargs, args, attrs);
+	if (v->node->type != want) {
+		/* the type rule disagrees with the import's shapes */
+		v->node->form = B_TUPLE;
+		v->node->nargs = 0;
+		v->node->type = want;
+		v->node->flags |= VF_ERROR;
+		im->mistyped++;
+	}
 	return v;
+}
+
+Val *
+onnx_emit1(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims, OpId id,
+           Val *x, AttrMap *attrs)
+{
+	Value *a = onnx_ref(im, x);
+	return onnx_emit(im, hint, k, rank, dims, id, 1, &a, attrs);
+}
+
+Val *
+onnx_emit2(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims, OpId id,
+           Val *x, Val *y, AttrMap *attrs)
+{
+	Value *a[2];
+	a[0] = onnx_ref(im, x);
+	a[1] = onnx_ref(im, y);
+	return onnx_emit(im, hint, k, rank, dims, id, 2, a, attrs);
+}
+
+Val *
+onnx_proj(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
+          Value *tuple, uint32_t index)
+{
+	Val *v = onnx_val_new(im, hint, k, rank, dims);
+	const char *nm = name_val(im, v, hint);
+	const Type *want = onnx_type(im, k, rank, dims);
+	Value *p = tuple->type && !(tuple->flags & VF_ERROR) ? gb_proj(&im->b, nm, tuple, index)
+	                                                     : NULL;
+	v->node = p && p->type == want ? p : mistyped(im, nm, want);
+	return v;
+}
+
+Value *
+onnx_tuple(Imp *im, const char *hint, uint32_t n, Value *const *fields)
+{
+	const char *nm = onnx_take_name(im, hint);
+	return gb_tuple(&im->b, module_name(im->m, nm, strlen(nm)), n, fields);
+}
+
+/* ------------------------------------------------------------ attributes */
+
+Attr
+onnx_num(double d)
+{
+	/* as the text "%.17g" reads: an integer unless it has a point, an
+	 * exponent or is not finite */
+	char buf[40];
+	snprintf(buf, sizeof buf, "%.17g", d);
+	if (strpbrk(buf, ".eEinN"))
+		return gb_float(d);
+	return gb_int((int64_t)d);
+}
+
+Value *
+onnx_lit(Imp *im, double d)
+{
+	char buf[40];
+	snprintf(buf, sizeof buf, "%.17g", d);
+	if (strpbrk(buf, ".eEinN"))
+		return gb_lit_float(&im->b, d);
+	return gb_lit_int(&im->b, (int64_t)d);
+}
+
+Attr
+onnx_ints(Imp *im, const int64_t *v, size_t n)
+{
+	return gb_ints(im->m, v, (uint32_t)n);
+}
+
+AttrMap *
+onnx_attrs(Imp *im, uint32_t n, const GAttr *kv)
+{
+	return gb_attrs(im->m, n, kv);
 }

@@ -2,7 +2,8 @@
  *
  *   onnx_read.c    protobuf in (protoc-c's bindings), tensors, attributes
  *   onnx_fold.c    arithmetic on tensors known at import (shape folding)
- *   onnx_emit.c    values, IR names, bindings, constants, .npy files
+ *   onnx_emit.c    values, IR names, bindings (built by lib/gbuild.h),
+ *                  constants, .npy files, attributes, messages
  *   onnx_ops.c     the operator table; elementwise and shape operators
  *   onnx_nn.c      convolution, pooling, matrix products, normalization
  *   onnx_import.c  the graph: inputs, nodes in order, outputs, --stats
@@ -10,10 +11,11 @@
  * Every ONNX value becomes a Val.  A Val whose data is known at import
  * (an initializer, a Constant, or anything computed only from those, as
  * the shape arithmetic torch.onnx emits) carries it as a Tensor and is
- * written into the module only where an operator that is not folded uses
- * it, as a constant.  Every other Val is a binding of @main, written when
- * its node is mapped; it is written with its type, so the parser that
- * reads the module back checks the importer's shape arithmetic.
+ * built into the module only where an operator that is not folded uses
+ * it, as a constant.  Every other Val is a binding of @main, built when
+ * its node is mapped, by OpId, through the operator's type rule, which
+ * must give the type the importer computed: the rules check the
+ * importer's shape arithmetic.
  */
 #ifndef ONNX_IMPL_H
 #define ONNX_IMPL_H
@@ -23,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gbuild.h"
 #include "ir.h"
 #include "map.h"
 #include "onnx.pb-c.h"
@@ -40,6 +43,7 @@ typedef struct Val {
 	int64_t dims[MAX_RANK];
 	Tensor *k;               /* the data, when known at import */
 	char *ir;                /* "%name" once written into the module */
+	Value *node;             /* its node in the module, once written */
 	size_t live_until;       /* the last node that reads it, by any name it
 	                          * is bound to (SIZE_MAX: a graph output); after
 	                          * it, data never written is freed */
@@ -83,10 +87,13 @@ typedef struct Imp {
 	PtrVec strs;             /* strings the maps hold, to free */
 	DataFile *files;
 	size_t nfiles, capfiles;
-	char *body;              /* @main's bindings */
-	size_t bodylen;
-	FILE *out;               /* writes body */
+	Module *m;               /* the module built */
+	Ctx *mctx;               /* m's: what the builder reports is captured,
+	                          * never shown (see mistyped) */
+	GBuild b;                /* builds @main */
 	bool too_large;          /* onnx_emit made a type the IR cannot hold (reported) */
+	unsigned mistyped;       /* bindings whose type rule disagreed with the
+	                          * import's shapes: an internal error */
 	Val **absorbed;          /* per node: the value of a node another one folded
 	                          * into itself (a BatchNormalization into the Conv
 	                          * before it), or NULL */
@@ -168,15 +175,39 @@ const char *onnx_type_str(ElemKind k, uint32_t rank, const int64_t *dims, char *
 Val *onnx_val_new(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims);
 /* A Val known at import; takes t. */
 Val *onnx_val_known(Imp *im, const char *hint, Tensor *t);
-/* The IR operand for v ("%name"), writing its constant first if it is one
- * not written yet. */
-const char *onnx_ref(Imp *im, Val *v);
-/* Binds a new value of the given type: `%name: TYPE = RHS` where RHS is
- * fmt's expansion.  Operands in fmt come from onnx_ref() (evaluated before).
- * A dimension beyond the IR's 2^40 is reported, naming the node, and sets
+/* The IR's type of a value of the import. */
+const Type *onnx_type(Imp *im, ElemKind k, uint32_t rank, const int64_t *dims);
+/* The module's node for v, building its constant first if it is one not
+ * built yet. */
+Value *onnx_ref(Imp *im, Val *v);
+/* A parameter of @main. */
+Val *onnx_param(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims);
+/* Binds a new value of the given type to the operator call id(args)
+ * {attrs} (lib/gbuild.h), whose type rule must give that type (else the
+ * import fails as an internal error: the module would not verify).  A
+ * dimension beyond the IR's 2^40 is reported, naming the node, and sets
  * im->too_large, which fails the node (the value is still returned). */
-Val *onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
-               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+Val *onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims, OpId id,
+               uint32_t nargs, Value *const *args, AttrMap *attrs);
+/* The same of one or two operands, from their Vals. */
+Val *onnx_emit1(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims, OpId id,
+                Val *x, AttrMap *attrs);
+Val *onnx_emit2(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims, OpId id,
+                Val *x, Val *y, AttrMap *attrs);
+/* Field index of the tuple node, of the given type. */
+Val *onnx_proj(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
+               Value *tuple, uint32_t index);
+/* A tuple of fields, named after hint. */
+Value *onnx_tuple(Imp *im, const char *hint, uint32_t n, Value *const *fields);
+/* A number as an attribute or a literal operand, as its text "%.17g"
+ * would be read: an integer unless it has a point or an exponent. */
+Attr onnx_num(double d);
+Value *onnx_lit(Imp *im, double d);
+Attr onnx_ints(Imp *im, const int64_t *v, size_t n);
+AttrMap *onnx_attrs(Imp *im, uint32_t n, const GAttr *kv);
+/* An attribute map of its entries: ATTRS(im, {"axis", gb_int(1)}, ...). */
+#define ATTRS(im, ...) \
+	onnx_attrs((im), sizeof (GAttr[]){__VA_ARGS__} / sizeof (GAttr), (GAttr[]){__VA_ARGS__})
 /* A fresh IR name made from hint (sanitized to [A-Za-z0-9_], unique). */
 char *onnx_take_name(Imp *im, const char *hint);
 /* The name the current node's output i gives, sanitized (NULL: none). */

@@ -15,8 +15,6 @@
 
 struct OnnxModule {
 	Imp im;
-	char *text;
-	size_t len;
 };
 
 /* ------------------------------------------------------------ names */
@@ -199,13 +197,7 @@ graph_input(Imp *im, const Onnx__ValueInfoProto *vi)
 	}
 	if (onnx_shape_numel(rank, dims) > MAX_NUMEL)
 		return onnx_fail(im, "input '%s' has more than 2^48 elements", name);
-	Val *v = onnx_val_new(im, name, k, rank, dims);
-	const char *nm = onnx_take_name(im, name);
-	size_t len = strlen(nm) + 2;
-	v->ir = xmalloc(len);
-	snprintf(v->ir, len, "%%%s", nm);
-	ptrvec_push(&im->strs, v->ir);
-	return v;
+	return onnx_param(im, name, k, rank, dims);
 }
 
 /* ------------------------------------------------------------ nodes */
@@ -412,10 +404,10 @@ bind_initializers(Imp *im)
 	return true;
 }
 
-/* The parameters, into params: the inputs that no initializer gives a
- * value; and every --shape names one of them. */
+/* The parameters: the inputs that no initializer gives a value; and
+ * every --shape names one of them. */
 static bool
-bind_inputs(Imp *im, PtrVec *params)
+bind_inputs(Imp *im)
 {
 	Onnx__GraphProto *g = im->model->graph;
 	FILE *st = im->o->stats;
@@ -430,7 +422,6 @@ bind_inputs(Imp *im, PtrVec *params)
 			return false;
 		bind(e, v);
 		v->onnx = e->name;
-		ptrvec_push(params, v);
 		if (st) {
 			char ty[1024];
 			fprintf(st, "input '%s' -> %s: %s\n", e->name, v->ir,
@@ -462,12 +453,12 @@ map_nodes(Imp *im)
 
 /* @main's result: the graph's output, or a tuple of its outputs. */
 static bool
-write_result(Imp *im)
+build_result(Imp *im)
 {
 	Onnx__GraphProto *g = im->model->graph;
 	if (g->n_output == 0)
 		return onnx_fail(im, "the graph has no output"), false;
-	const char **res = xcalloc(g->n_output + 1, sizeof *res);
+	Value **res = xcalloc(g->n_output + 1, sizeof *res);
 	for (size_t i = 0; i < g->n_output; i++) {
 		const char *nm = shown_name(g->output[i]->name);
 		Name *e = onnx_name_get(im, nm);
@@ -477,17 +468,10 @@ write_result(Imp *im)
 		}
 		res[i] = onnx_ref(im, e->val);
 		if (im->o->stats)
-			fprintf(im->o->stats, "output '%s' -> %s\n", nm, res[i]);
+			fprintf(im->o->stats, "output '%s' -> %s\n", nm, e->val->ir);
 	}
-	if (g->n_output > 1) {
-		const char *t = onnx_take_name(im, "outputs");
-		fprintf(im->out, "  %%%s = (", t);
-		for (size_t i = 0; i < g->n_output; i++)
-			fprintf(im->out, i ? ", %s" : "%s", res[i]);
-		fprintf(im->out, ")\n  return %%%s\n}\n", t);
-	} else {
-		fprintf(im->out, "  return %s\n}\n", res[0]);
-	}
+	gb_return(&im->b, g->n_output > 1 ? onnx_tuple(im, "outputs", (uint32_t)g->n_output, res)
+	                                  : res[0]);
 	free(res);
 	return true;
 }
@@ -508,10 +492,10 @@ print_constant_stats(Imp *im, FILE *st)
 	        inl - im->nfiles, im->nfiles, (unsigned long long)bytes);
 }
 
-/* The devices and @main's header go before its body, now that the
- * parameters are known. */
-static void
-write_header(Imp *im, const PtrVec *params)
+/* The module: the --device declarations (checked by the tool), or the
+ * default device, and an empty @main to build; false after reporting. */
+static bool
+start_module(Imp *im)
 {
 	const OnnxOpts *o = im->o;
 	char *head;
@@ -523,36 +507,46 @@ write_header(Imp *im, const PtrVec *params)
 		fprintf(h, "%s\n", o->devices[i]);
 	if (!o->ndevices)
 		fprintf(h, "device @cpu = cpu(0)\n");
-	fprintf(h, "\nfn @main(");
-	for (size_t i = 0; i < params->n; i++) {
-		const Val *v = params->v[i];
-		char ty[1024];
-		fprintf(h, "%s%s: %s", i ? ", " : "", v->ir,
-		        onnx_type_str(v->kind, v->rank, v->dims, ty, sizeof ty));
-	}
-	fprintf(h, ") {\n");
-	fwrite(im->body, 1, im->bodylen, h);
-	fclose(h);
-	free(im->body);
-	im->body = head;
-	im->bodylen = hl;
+	if (fclose(h) != 0)
+		die_oom();
+	im->mctx = ctx_new(im->path);
+	im->mctx->capture = true;
+	uint16_t f = src_add(im->mctx, "--device", head, hl);
+	im->m = ir_parse(im->mctx, f, 0, hl);
+	if (!im->m)
+		im->m = module_new(im->mctx);   /* (the tool checked them) */
+	if (!gb_func(&im->b, im->m, "main"))
+		return onnx_fail(im, "a --device declaration is named @main, the name of the "
+		                 "module's function"), false;
+	return true;
+}
+
+/* The module built verifies (else an internal error: the import's shapes
+ * and the type rules disagree). */
+static bool
+check_module(Imp *im)
+{
+	if (!im->mistyped && !im->b.bad && verify_module(im->m, true))
+		return true;
+	onnx_fail(im, "internal: the module made of it does not verify");
+	for (size_t i = 0; i < im->mctx->ncaptured; i++)
+		note_at(im->diag, (Loc){0}, "%s", im->mctx->captured[i].msg);
+	if (im->mistyped)
+		note_at(im->diag, (Loc){0}, "%u bindings have another type than the import computed",
+		        im->mistyped);
+	return false;
 }
 
 static bool
 run(Imp *im, const uint8_t *buf, size_t len)
 {
-	PtrVec params = {0};
-	bool ok = read_model(im, buf, len) && bind_initializers(im) &&
-	          bind_inputs(im, &params) && map_nodes(im) && write_result(im);
-	if (fclose(im->out) != 0)
-		die_oom();
-	im->out = NULL;
+	if (!read_model(im, buf, len) || !start_module(im))
+		return false;
+	bool ok = bind_initializers(im) && bind_inputs(im) && map_nodes(im) && build_result(im);
+	gb_done(&im->b);
 	if (ok && im->o->stats)
 		print_constant_stats(im, im->o->stats);
-	if (ok)
-		write_header(im, &params);
-	ptrvec_free(&params);
-	return ok;
+	return ok && check_module(im);
 }
 
 OnnxModule *
@@ -565,28 +559,21 @@ onnx_import(const uint8_t *buf, size_t len, const OnnxOpts *o)
 	/* its messages have no line: they are "MODEL: error: ..." */
 	im->diag = ctx_new(im->path);
 	im->diag->max_errors = 0;   /* an import stops at its first error anyway */
-	im->out = open_memstream(&im->body, &im->bodylen);
-	if (!im->out)
-		die_oom();
 	bool ok = run(im, buf, len);
 	im->src = NULL; /* the caller's: the Tensors hold copies */
-	if (im->out)
-		fclose(im->out);
-	im->out = NULL;
 	if (!ok) {
 		onnx_module_free(om);
 		return NULL;
 	}
-	om->text = im->body;
-	om->len = im->bodylen;
 	return om;
 }
 
-const char *
-onnx_module_text(const OnnxModule *om, size_t *len)
+Module *
+onnx_module_take(OnnxModule *om)
 {
-	*len = om->len;
-	return om->text;
+	Module *m = om->im.m;
+	om->im.m = NULL;
+	return m;
 }
 
 bool
@@ -636,7 +623,8 @@ onnx_module_free(OnnxModule *om)
 	free(im->absorbed);
 	free(im->payloads);
 	ctx_free(im->diag);
-	free(im->body);
+	module_free(im->m);
+	ctx_free(im->mctx);
 	if (im->model)
 		onnx__model_proto__free_unpacked(im->model, NULL);
 	free(om);

@@ -1,10 +1,10 @@
 /* onnx_import.h: an ONNX model in, one module of the IR out (see
  * ir-import-onnx(1)).
  *
- * The import happens in memory: onnx_import gives the module's text and the
- * list of .npy files it names, and writes nothing, so a failed import
- * leaves no file behind; the tool writes the data once the module has
- * parsed and verified.  This header does not expose protobuf-c: only
+ * The import happens in memory: onnx_import builds the module (lib/gbuild.h),
+ * verified, and the list of .npy files it names, and writes nothing, so a
+ * failed import leaves no file behind; the tool writes the data with the
+ * module.  This header does not expose protobuf-c: only
  * lib/onnx/ sees the generated bindings.
  */
 #ifndef ONNX_IMPORT_H
@@ -46,8 +46,9 @@ typedef struct OnnxModule OnnxModule;
 /* The module of the model in buf, or NULL after reporting on stderr
  * ("PATH: error: ..."). */
 OnnxModule *onnx_import(const uint8_t *buf, size_t len, const OnnxOpts *o);
-/* Its text (NUL-terminated, len bytes). */
-const char *onnx_module_text(const OnnxModule *om, size_t *len);
+/* Its module, verified, which the caller then owns and frees (module_free)
+ * before om: its Ctx is om's. */
+Module *onnx_module_take(OnnxModule *om);
 /* Writes every .npy file the module names into dir (NULL: the current
  * folder), staged in g (outfile.h) to be committed with the module: none
  * replaces a file until all are written, and a symlink in dir is replaced,

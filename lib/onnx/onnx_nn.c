@@ -298,23 +298,21 @@ MAP_FN(onnx_map_conv)
 		if (bn->output[0] && *bn->output[0])
 			hint = bn->output[0];
 	}
-	const char *xr = onnx_ref(im, x), *wr = onnx_ref(im, w);
 	/* channels must be positive: a weight of 0 output channels (an empty
 	 * result) goes without it */
-	char ch[40] = "";
-	if (O > 0)
-		snprintf(ch, sizeof ch, "channels=%lld, ", (long long)O);
-	Val *y = onnx_emit(im, b ? "conv" : hint, x->kind, 4, dims,
-	                   "nn.conv2d(%s, %s) {%sdilation=[%lld, %lld], groups=%lld, "
-	                   "kernel_size=[%lld, %lld], padding=[%lld, %lld, %lld, %lld], "
-	                   "strides=[%lld, %lld]}",
-	                   xr, wr, ch, (long long)dl[0], (long long)dl[1], (long long)g,
-	                   (long long)k[0], (long long)k[1], (long long)pad[0], (long long)pad[1],
-	                   (long long)pad[2], (long long)pad[3], (long long)st[0], (long long)st[1]);
-	if (b) {
-		const char *br = onnx_ref(im, b);
-		y = onnx_emit(im, hint, x->kind, 4, dims, "nn.bias_add(%s, %s) {axis=1}", y->ir, br);
-	}
+	GAttr ca[6] = {
+		{"channels", gb_int(O)},
+		{"dilation", onnx_ints(im, dl, 2)},
+		{"groups", gb_int(g)},
+		{"kernel_size", onnx_ints(im, k, 2)},
+		{"padding", onnx_ints(im, pad, 4)},
+		{"strides", onnx_ints(im, st, 2)},
+	};
+	AttrMap *am = O > 0 ? onnx_attrs(im, 6, ca) : onnx_attrs(im, 5, ca + 1);
+	Val *y = onnx_emit2(im, b ? "conv" : hint, x->kind, 4, dims, O_CONV2D, x, w, am);
+	if (b)
+		y = onnx_emit2(im, hint, x->kind, 4, dims, O_BIAS_ADD, y, b,
+		               ATTRS(im, {"axis", gb_int(1)}));
 	if (bn)
 		im->absorbed[bn_index] = y;
 	out[0] = y;
@@ -353,9 +351,8 @@ MAP_FN(onnx_map_gemm)
 			return false;
 	}
 	int64_t dims[2] = {a->dims[0], b->dims[0]};
-	const char *ar = onnx_ref(im, a), *br = onnx_ref(im, b);
-	Val *y = onnx_emit(im, (c && beta != 0) || alpha != 1.0 ? "dense" : hint, a->kind, 2, dims,
-	                   "nn.dense(%s, %s) {units=%lld}", ar, br, (long long)dims[1]);
+	Val *y = onnx_emit2(im, (c && beta != 0) || alpha != 1.0 ? "dense" : hint, a->kind, 2, dims,
+	                    O_DENSE, a, b, ATTRS(im, {"units", gb_int(dims[1])}));
 	if (alpha != 1.0)
 		y = onnx_op_binary(im, BIN_MUL, y, scalar(im, a->kind, alpha), c && beta != 0 ? "dense" : hint);
 	if (y && c && beta != 0) {
@@ -405,9 +402,8 @@ MAP_FN(onnx_map_matmul)
 		rr = a->rank;
 		memcpy(rd, a->dims, rr * sizeof *rd);
 		rd[rr - 1] = N;
-		const char *ar = onnx_ref(im, a), *wr = onnx_ref(im, wt);
-		y = onnx_emit(im, hint, a->kind, rr, rd, "nn.dense(%s, %s) {units=%lld}", ar, wr,
-		              (long long)N);
+		y = onnx_emit2(im, hint, a->kind, rr, rd, O_DENSE, a, wt,
+		               ATTRS(im, {"units", gb_int(N)}));
 	} else {
 		/* batches: both flattened to [B,M,K] and [B,K,N]; a batch of 1
 		 * broadcasts */
@@ -423,9 +419,8 @@ MAP_FN(onnx_map_matmul)
 		Val *x = onnx_op_reshape(im, a, 3, a3, "a3d"), *z = x ? onnx_op_reshape(im, b, 3, b3, "b3d") : NULL;
 		if (!z)
 			return false;
-		const char *ar = onnx_ref(im, x), *zr = onnx_ref(im, z);
-		y = onnx_emit(im, "bmm", a->kind, 3, y3, "nn.batch_matmul(%s, %s) {transpose_b=false}", ar,
-		              zr);
+		y = onnx_emit2(im, "bmm", a->kind, 3, y3, O_BATCH_MATMUL, x, z,
+		               ATTRS(im, {"transpose_b", gb_bool(false)}));
 		rr = br + 2;
 		memcpy(rd, bd, br * sizeof *rd);
 		rd[br] = M, rd[br + 1] = N;
@@ -469,18 +464,19 @@ pool(Imp *im, const Onnx__NodeProto *n, Val **in, Val **out, size_t nout, bool a
 	                   window_out(x->dims[3], k[1], dl[1], st[1], pad[1], pad[3], ceil_mode)};
 	if (dims[2] < 1 || dims[3] < 1)
 		return onnx_fail(im, "the window is larger than the padded input"), false;
-	const char *xr = onnx_ref(im, x);
-	char extra[64] = "";
-	if (avg)
-		snprintf(extra, sizeof extra, ", count_include_pad=%s",
-		         onnx_attr_int(n, "count_include_pad", 0) ? "true" : "false");
-	out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, 4, dims,
-	                   "%s(%s) {ceil_mode=%s%s, dilation=[%lld, %lld], padding=[%lld, %lld, %lld, "
-	                   "%lld], pool_size=[%lld, %lld], strides=[%lld, %lld]}",
-	                   avg ? "nn.avg_pool2d" : "nn.max_pool2d", xr, ceil_mode ? "true" : "false",
-	                   extra, (long long)dl[0], (long long)dl[1], (long long)pad[0],
-	                   (long long)pad[1], (long long)pad[2], (long long)pad[3], (long long)k[0],
-	                   (long long)k[1], (long long)st[0], (long long)st[1]);
+	GAttr pa[6] = {
+		{"ceil_mode", gb_bool(ceil_mode)},
+		{"count_include_pad", gb_bool(onnx_attr_int(n, "count_include_pad", 0) != 0)},
+		{"dilation", onnx_ints(im, dl, 2)},
+		{"padding", onnx_ints(im, pad, 4)},
+		{"pool_size", onnx_ints(im, k, 2)},
+		{"strides", onnx_ints(im, st, 2)},
+	};
+	if (!avg)
+		pa[1] = pa[0];   /* max_pool2d has no count_include_pad */
+	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 4, dims,
+	                    avg ? O_AVG_POOL2D : O_MAX_POOL2D, x,
+	                    onnx_attrs(im, 5 + avg, pa + !avg));
 	return true;
 }
 
@@ -508,17 +504,17 @@ MAP_FN(onnx_map_global_avgpool)
 	memcpy(dims, x->dims, x->rank * sizeof *dims);
 	for (uint32_t i = 2; i < x->rank; i++)
 		dims[i] = 1;
-	const char *xr = onnx_ref(im, x);
 	if (x->rank == 4) {
-		out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, 4, dims, "nn.global_avg_pool2d(%s)", xr);
+		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 4, dims, O_GLOBAL_AVG_POOL2D, x,
+		                    NULL);
 		return true;
 	}
-	char axes[1024];
-	size_t o = 0;
+	int64_t axes[MAX_RANK];
 	for (uint32_t i = 2; i < x->rank; i++)
-		o += (size_t)snprintf(axes + o, sizeof axes - o, i > 2 ? ", %u" : "%u", i);
-	out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, dims,
-	                   "mean(%s) {axis=[%s], keepdims=true}", xr, axes);
+		axes[i - 2] = i;
+	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, x->rank, dims, O_MEAN, x,
+	                    ATTRS(im, {"axis", onnx_ints(im, axes, x->rank - 2)},
+	                          {"keepdims", gb_bool(true)}));
 	return true;
 }
 
@@ -534,9 +530,8 @@ softmax(Imp *im, const Onnx__NodeProto *n, Val *x, const char *hint)
 	if (axis < 0)
 		return NULL;
 	if (im->opset >= 13 || axis == (int64_t)x->rank - 1) {
-		const char *xr = onnx_ref(im, x);
-		return onnx_emit(im, hint, x->kind, x->rank, x->dims, "nn.softmax(%s) {axis=%lld}", xr,
-		                 (long long)axis);
+		return onnx_emit1(im, hint, x->kind, x->rank, x->dims, O_SOFTMAX, x,
+		                  ATTRS(im, {"axis", gb_int(axis)}));
 	}
 	/* before opset 13: over the axes from `axis` on, flattened */
 	int64_t d2[2] = {onnx_shape_numel((uint32_t)axis, x->dims),
@@ -544,8 +539,7 @@ softmax(Imp *im, const Onnx__NodeProto *n, Val *x, const char *hint)
 	Val *f = onnx_op_reshape(im, x, 2, d2, "flat");
 	if (!f)
 		return NULL;
-	const char *fr = onnx_ref(im, f);
-	Val *s = onnx_emit(im, hint, x->kind, 2, d2, "nn.softmax(%s) {axis=1}", fr);
+	Val *s = onnx_emit1(im, hint, x->kind, 2, d2, O_SOFTMAX, f, ATTRS(im, {"axis", gb_int(1)}));
 	return onnx_op_reshape(im, s, x->rank, x->dims, hint);
 }
 
@@ -577,8 +571,8 @@ MAP_FN(onnx_map_reduce)
 	bool sq = l2 || strcmp(t, "ReduceSumSquare") == 0, lse = strcmp(t, "ReduceLogSumExp") == 0;
 	bool lg = lse || strcmp(t, "ReduceLogSum") == 0;
 	bool sum_of = l1 || sq || lg;
-	const char *irop = sum || sum_of ? "sum" : mean ? "mean"
-	                 : strcmp(t, "ReduceMax") == 0 ? "max" : "min";
+	OpId irop = sum || sum_of ? O_SUM : mean ? O_MEAN : strcmp(t, "ReduceMax") == 0 ? O_MAX
+	          : O_MIN;
 	int64_t axes[MAX_RANK];
 	size_t na = 0;
 	bool given;
@@ -610,12 +604,11 @@ MAP_FN(onnx_map_reduce)
 	}
 	int64_t dims[MAX_RANK];
 	uint32_t r = 0;
-	char list[1024];
-	size_t o = 0, cnt = 0;
-	list[0] = 0;
+	int64_t list[MAX_RANK];
+	size_t cnt = 0;
 	for (uint32_t i = 0; i < x->rank; i++) {
 		if (red[i])
-			o += (size_t)snprintf(list + o, sizeof list - o, cnt++ ? ", %u" : "%u", i);
+			list[cnt++] = i;
 		if (!red[i] || keep)
 			dims[r++] = red[i] ? 1 : x->dims[i];
 	}
@@ -628,9 +621,8 @@ MAP_FN(onnx_map_reduce)
 	       : lse ? onnx_op_unary(im, UN_EXP, x, h) : x;
 	if (!s)
 		return false;
-	const char *xr = onnx_ref(im, s);
-	Val *y = onnx_emit(im, h, x->kind, r, dims, "%s(%s) {axis=[%s], keepdims=%s}", irop, xr, list,
-	                   keep ? "true" : "false");
+	Val *y = onnx_emit1(im, h, x->kind, r, dims, irop, s,
+	                    ATTRS(im, {"axis", onnx_ints(im, list, cnt)}, {"keepdims", gb_bool(keep)}));
 	if (y && l2)
 		y = onnx_op_unary(im, UN_SQRT, y, h);
 	else if (y && lg)

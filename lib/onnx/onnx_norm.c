@@ -53,34 +53,31 @@ onnx_map_layernorm(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val 
 			return onnx_fail(im, "its %s does not broadcast to the normalized axes %lld..%u of "
 			                 "its input", i ? "B" : "Scale", (long long)axis, x->rank - 1), false;
 	}
-	char axes[1024];
-	size_t o = 0;
-	axes[0] = 0;
-	for (uint32_t i = (uint32_t)axis; i < x->rank && o < sizeof axes; i++)
-		o += (size_t)snprintf(axes + o, sizeof axes - o, i > (uint32_t)axis ? ", %u" : "%u", i);
+	int64_t axes[MAX_RANK];
+	size_t na = 0;
+	for (uint32_t i = (uint32_t)axis; i < x->rank; i++)
+		axes[na++] = i;
 	int64_t sd[MAX_RANK];
 	for (uint32_t i = 0; i < x->rank; i++)
 		sd[i] = i < (uint32_t)axis ? x->dims[i] : 1;
 	const char *h = onnx_out_hint(im, 0);
-	const char *xr = onnx_ref(im, x);
-	Val *mean = onnx_emit(im, nout > 1 && onnx_out_hint(im, 1) ? onnx_out_hint(im, 1) : "mean", x->kind,
-	                      x->rank, sd, "mean(%s) {axis=[%s], keepdims=true}", xr, axes);
+	Val *mean = onnx_emit1(im, nout > 1 && onnx_out_hint(im, 1) ? onnx_out_hint(im, 1) : "mean",
+	                       x->kind, x->rank, sd, O_MEAN, x,
+	                       ATTRS(im, {"axis", onnx_ints(im, axes, na)}, {"keepdims", gb_bool(true)}));
 	Val *d = mean ? onnx_op_binary(im, BIN_SUB, x, mean, "centered") : NULL;
 	Val *sq = d ? onnx_op_binary(im, BIN_MUL, d, d, "squared") : NULL;
 	if (!sq)
 		return false;
-	const char *sr = onnx_ref(im, sq);
-	Val *var = onnx_emit(im, "variance", x->kind, x->rank, sd, "mean(%s) {axis=[%s], keepdims=true}",
-	                     sr, axes);
+	Val *var = onnx_emit1(im, "variance", x->kind, x->rank, sd, O_MEAN, sq,
+	                      ATTRS(im, {"axis", onnx_ints(im, axes, na)}, {"keepdims", gb_bool(true)}));
 	if (!var)
 		return false;
-	const char *vr = onnx_ref(im, var);
-	Val *ve = onnx_emit(im, "variance", x->kind, x->rank, sd, "add(%s, %.17g)", vr, eps);
+	Value *va[2] = {onnx_ref(im, var), onnx_lit(im, eps)};
+	Val *ve = onnx_emit(im, "variance", x->kind, x->rank, sd, O_ADD, 2, va, NULL);
 	if (!ve)
 		return false;
-	const char *er = onnx_ref(im, ve);
-	Val *inv = onnx_emit(im, nout > 2 && onnx_out_hint(im, 2) ? onnx_out_hint(im, 2) : "inv_std", x->kind,
-	                     x->rank, sd, "rsqrt(%s)", er);
+	Val *inv = onnx_emit1(im, nout > 2 && onnx_out_hint(im, 2) ? onnx_out_hint(im, 2) : "inv_std",
+	                      x->kind, x->rank, sd, O_RSQRT, ve, NULL);
 	Val *y = inv ? onnx_op_binary(im, BIN_MUL, d, inv, "normalized") : NULL;
 	if (y)
 		y = onnx_op_binary(im, BIN_MUL, y, scale, bias ? "scaled" : h);

@@ -48,18 +48,6 @@ dims_eq(uint32_t ra, const int64_t *a, uint32_t rb, const int64_t *b)
 	return ra == rb && (ra == 0 || memcmp(a, b, ra * sizeof *a) == 0);
 }
 
-/* "[1, 2, 3]" into buf. */
-static const char *
-list_str(const int64_t *v, size_t n, char *buf, size_t bufn)
-{
-	size_t o = (size_t)snprintf(buf, bufn, "[");
-	for (size_t i = 0; i < n && o < bufn; i++)
-		o += (size_t)snprintf(buf + o, bufn - o, i ? ", %lld" : "%lld", (long long)v[i]);
-	if (o < bufn)
-		snprintf(buf + o, bufn - o, "]");
-	return buf;
-}
-
 /* The binary operators the IR has (the others are folded only), and the
  * unary ones: by OpId, the registry's (lib/ops). */
 static const OpId bin_ir[] = {
@@ -75,13 +63,6 @@ static const OpId un_ir[] = {
 	[UN_NOT] = O_LOGICAL_NOT, [UN_ERF] = O_ERF,
 	[UN_RECIP] = O__COUNT, [UN_ABS] = O__COUNT, [UN_FLOOR] = O__COUNT, [UN_CEIL] = O__COUNT,
 };
-
-/* The IR's name of operator id. */
-static const char *
-ir_name(OpId id)
-{
-	return op_def(id)->name;
-}
 
 Val *
 onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
@@ -127,8 +108,7 @@ onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 		return onnx_fail(im, "arithmetic on bool tensors");
 	if (a->kind != ET_BOOL && (op == BIN_AND || op == BIN_OR))
 		return onnx_fail(im, "needs bool operands, not %s", elem_name(a->kind));
-	const char *x = onnx_ref(im, a), *y = onnx_ref(im, b);
-	return onnx_emit(im, hint, rk, r, dims, "%s(%s, %s)", ir_name(bin_ir[op]), x, y);
+	return onnx_emit2(im, hint, rk, r, dims, bin_ir[op], a, b, NULL);
 }
 
 Val *
@@ -144,16 +124,18 @@ onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 		return onnx_fail(im, "needs a floating-point operand, not %s", elem_name(a->kind));
 	if (a->kind == ET_BOOL && op != UN_NOT)
 		return onnx_fail(im, "arithmetic on bool tensors");
-	const char *x = onnx_ref(im, a);
-	if (op == UN_RECIP)
-		return onnx_emit(im, hint, a->kind, a->rank, a->dims, "divide(1, %s)", x);
+	Value *x = onnx_ref(im, a);
+	if (op == UN_RECIP) {
+		Value *args[2] = {gb_lit_int(&im->b, 1), x};
+		return onnx_emit(im, hint, a->kind, a->rank, a->dims, O_DIVIDE, 2, args, NULL);
+	}
 	if (op == UN_ABS) {
-		Val *ng = onnx_emit(im, hint, a->kind, a->rank, a->dims, "negative(%s)", x);
-		return onnx_emit(im, hint, a->kind, a->rank, a->dims, "maximum(%s, %s)", x, ng->ir);
+		Val *ng = onnx_emit1(im, hint, a->kind, a->rank, a->dims, O_NEGATIVE, a, NULL);
+		return onnx_emit2(im, hint, a->kind, a->rank, a->dims, O_MAXIMUM, a, ng, NULL);
 	}
 	if (un_ir[op] == O__COUNT)
 		return onnx_fail(im, "is supported only on values known at import");
-	return onnx_emit(im, hint, a->kind, a->rank, a->dims, "%s(%s)", ir_name(un_ir[op]), x);
+	return onnx_emit1(im, hint, a->kind, a->rank, a->dims, un_ir[op], a, NULL);
 }
 
 Val *
@@ -184,10 +166,8 @@ onnx_op_reshape(Imp *im, Val *a, uint32_t rank, const int64_t *dims, const char 
 		ns[i] = -1;
 		inferred = true;
 	}
-	char l[1400];
-	const char *x = onnx_ref(im, a);
-	return onnx_emit(im, hint, a->kind, rank, dims, "reshape(%s) {newshape=%s}", x,
-	                 list_str(ns, rank, l, sizeof l));
+	return onnx_emit1(im, hint, a->kind, rank, dims, O_RESHAPE, a,
+	                  ATTRS(im, {"newshape", onnx_ints(im, ns, rank)}));
 }
 
 Val *
@@ -205,10 +185,8 @@ onnx_op_transpose(Imp *im, Val *a, const int64_t *perm, const char *hint)
 		Tensor *t = onnx_fold_transpose(a->k, perm);
 		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
-	char l[1400];
-	const char *x = onnx_ref(im, a);
-	return onnx_emit(im, hint, a->kind, a->rank, dims, "transpose(%s) {axes=%s}", x,
-	                 list_str(perm, a->rank, l, sizeof l));
+	return onnx_emit1(im, hint, a->kind, a->rank, dims, O_TRANSPOSE, a,
+	                  ATTRS(im, {"axes", onnx_ints(im, perm, a->rank)}));
 }
 
 /* The parts of a along axis at the increasing cut points cuts[0..ncut),
@@ -218,14 +196,15 @@ static bool
 emit_split(Imp *im, Val *a, int64_t axis, const int64_t *cuts, size_t ncut, const bool *want,
            Val **res, const char *const *hints)
 {
-	char l[4096], h[96];
-	if (ncut * 22 + 4 > sizeof l)
+	char h[96];
+	if (ncut > 186)   /* (the limit of the text the importer once wrote) */
 		return onnx_fail(im, "splits into too many parts"), false;
-	const char *x = onnx_ref(im, a);
+	Value *x = onnx_ref(im, a);
 	snprintf(h, sizeof h, "%s_parts", hints[0]);
-	const char *t = onnx_take_name(im, h);
-	fprintf(im->out, "  %%%s = split(%s) {axis=%lld, indices_or_sections=%s}\n", t, x,
-	        (long long)axis, list_str(cuts, ncut, l, sizeof l));
+	const char *tn = onnx_take_name(im, h);
+	Value *t = gb_op1(&im->b, module_name(im->m, tn, strlen(tn)), O_SPLIT, x,
+	                  ATTRS(im, {"axis", gb_int(axis)},
+	                        {"indices_or_sections", onnx_ints(im, cuts, ncut)}));
 	for (size_t i = 0; i <= ncut; i++) {
 		if (!want[i])
 			continue;
@@ -233,7 +212,7 @@ emit_split(Imp *im, Val *a, int64_t axis, const int64_t *cuts, size_t ncut, cons
 		memcpy(dims, a->dims, a->rank * sizeof *dims);
 		int64_t lo = i ? cuts[i - 1] : 0, hi = i < ncut ? cuts[i] : a->dims[axis];
 		dims[axis] = hi - lo;
-		res[i] = onnx_emit(im, hints[i], a->kind, a->rank, dims, "%%%s.%zu", t, i);
+		res[i] = onnx_proj(im, hints[i], a->kind, a->rank, dims, t, (uint32_t)i);
 	}
 	return true;
 }
@@ -245,7 +224,6 @@ strided_slice(Imp *im, Val *a, size_t n, const int64_t *axes, const int64_t *sta
               const int64_t *step, const int64_t *count, const char *hint)
 {
 	int64_t dims[MAX_RANK], end[MAX_RANK];
-	char la[1400], lb[1400], le[1400], ls[1400];
 	memcpy(dims, a->dims, a->rank * sizeof *dims);
 	for (size_t i = 0; i < n; i++) {
 		if (count[i] == 0)
@@ -258,11 +236,10 @@ strided_slice(Imp *im, Val *a, size_t n, const int64_t *axes, const int64_t *sta
 		if (end[i] < 0)
 			end[i] = -d - 1;
 	}
-	const char *x = onnx_ref(im, a);
-	return onnx_emit(im, hint, a->kind, a->rank, dims,
-	                 "strided_slice(%s) {axes=%s, begin=%s, end=%s, strides=%s}", x,
-	                 list_str(axes, n, la, sizeof la), list_str(start, n, lb, sizeof lb),
-	                 list_str(end, n, le, sizeof le), list_str(step, n, ls, sizeof ls));
+	return onnx_emit1(im, hint, a->kind, a->rank, dims, O_STRIDED_SLICE, a,
+	                  ATTRS(im, {"axes", onnx_ints(im, axes, n)},
+	                        {"begin", onnx_ints(im, start, n)}, {"end", onnx_ints(im, end, n)},
+	                        {"strides", onnx_ints(im, step, n)}));
 }
 
 Val *
@@ -290,10 +267,7 @@ onnx_op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, i
 			end = -(d + 1);
 		memcpy(dims, a->dims, a->rank * sizeof *dims);
 		dims[axis] = count;
-		const char *x = onnx_ref(im, a);
-		return onnx_emit(im, hint, a->kind, a->rank, dims,
-		                 "strided_slice(%s) {axes=[%lld], begin=[%lld], end=[%lld], strides=[%lld]}",
-		                 x, (long long)axis, (long long)start, (long long)end, (long long)step);
+		return strided_slice(im, a, 1, &axis, &start, &step, &count, hint);
 	}
 	/* a slice of steps of 1 is the middle part of a split */
 	int64_t cuts[2];
@@ -407,9 +381,8 @@ MAP(map_clip)
 	}
 	if (lo > hi)
 		return onnx_fail(im, "min %g is above max %g", lo, hi), false;
-	const char *r = onnx_ref(im, x);
-	out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, x->dims,
-	                   "clip(%s) {a_max=%.17g, a_min=%.17g}", r, hi, lo);
+	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, x->rank, x->dims, O_CLIP, x,
+	                    ATTRS(im, {"a_max", onnx_num(hi)}, {"a_min", onnx_num(lo)}));
 	return true;
 }
 
@@ -435,12 +408,12 @@ MAP(map_hard_sigmoid)
 		}
 		return (out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t)) != NULL;
 	}
-	const char *r = onnx_ref(im, x);
 	if (swish)
-		out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, x->dims, "hard_swish(%s)", r);
+		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, x->rank, x->dims, O_HARD_SWISH, x,
+		                    NULL);
 	else
-		out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, x->dims,
-		                   "hard_sigmoid(%s) {alpha=%.17g, beta=%.17g}", r, alpha, beta);
+		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, x->rank, x->dims, O_HARD_SIGMOID,
+		                    x, ATTRS(im, {"alpha", onnx_num(alpha)}, {"beta", onnx_num(beta)}));
 	return out[0] != NULL;
 }
 
@@ -465,9 +438,8 @@ MAP(map_cast)
 		Tensor *t = onnx_fold_cast(x->k, k);
 		return (out[0] = t ? onnx_val_known(im, onnx_out_hint(im, 0), t) : NULL) != NULL;
 	}
-	const char *r = onnx_ref(im, x);
-	out[0] = onnx_emit(im, onnx_out_hint(im, 0), k, x->rank, x->dims, "cast(%s) {dtype=\"%s\"}", r,
-	                   elem_name(k));
+	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), k, x->rank, x->dims, O_CAST, x,
+	                    ATTRS(im, {"dtype", gb_str(im->m, elem_name(k))}));
 	return true;
 }
 
@@ -591,8 +563,10 @@ MAP(map_where)
 		return onnx_fail(im, "shapes do not broadcast"), false;
 	if (in[0]->kind != ET_BOOL || in[1]->kind != in[2]->kind)
 		return onnx_fail(im, "needs a bool condition and x and y of one element type"), false;
-	const char *c = onnx_ref(im, in[0]), *x = onnx_ref(im, in[1]), *y = onnx_ref(im, in[2]);
-	out[0] = onnx_emit(im, onnx_out_hint(im, 0), in[1]->kind, r, dims, "where(%s, %s, %s)", c, x, y);
+	Value *cxy[3];
+	for (int i = 0; i < 3; i++)
+		cxy[i] = onnx_ref(im, in[i]);
+	out[0] = onnx_emit(im, onnx_out_hint(im, 0), in[1]->kind, r, dims, O_WHERE, 3, cxy, NULL);
 	return out[0] != NULL;
 }
 
@@ -873,19 +847,15 @@ MAP(map_concat)
 	if (nin == 1)
 		return out[0] = f, true;
 	/* the operands first (constants among them are written here) */
-	const char **refs = xmalloc(nin * sizeof *refs);
+	Value **refs = xmalloc(nin * sizeof *refs);
 	for (size_t i = 0; i < nin; i++)
 		refs[i] = onnx_ref(im, in[i]);
 	char h[96];
 	snprintf(h, sizeof h, "%s_in", onnx_out_hint(im, 0));
-	const char *t = onnx_take_name(im, h);
-	fprintf(im->out, "  %%%s = (", t);
-	for (size_t i = 0; i < nin; i++)
-		fprintf(im->out, i ? ", %s" : "%s", refs[i]);
-	fprintf(im->out, ")\n");
+	Value *t = onnx_tuple(im, h, (uint32_t)nin, refs);
 	free(refs);
-	out[0] = onnx_emit(im, onnx_out_hint(im, 0), f->kind, f->rank, dims, "concatenate(%%%s) {axis=%lld}",
-	                   t, (long long)axis);
+	out[0] = onnx_emit(im, onnx_out_hint(im, 0), f->kind, f->rank, dims, O_CONCATENATE, 1, &t,
+	                   ATTRS(im, {"axis", gb_int(axis)}));
 	return true;
 }
 
@@ -1135,25 +1105,17 @@ MAP(map_pad)
 		w[2 * a] = pads[i];
 		w[2 * a + 1] = pads[k + i];
 	}
-	char list[1400];
-	size_t o = 0;
-	for (uint32_t i = 0; i < x->rank; i++) {
+	for (uint32_t i = 0; i < x->rank; i++)
 		dims[i] = x->dims[i] + w[2 * i] + w[2 * i + 1];
-		o += (size_t)snprintf(list + o, o < sizeof list ? sizeof list - o : 0,
-		                      i ? ", %lld, %lld" : "%lld, %lld", (long long)w[2 * i],
-		                      (long long)w[2 * i + 1]);
-	}
-	if (o >= sizeof list)
-		return onnx_fail(im, "too many axes"), false;
 	if (x->kind == ET_BOOL)
 		return onnx_fail(im, "padding bool tensors is not supported"), false;
-	const char *xr = onnx_ref(im, x);
+	Attr width = onnx_ints(im, w, 2 * (size_t)x->rank);
 	if (!strcmp(mode, "constant"))
-		out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, dims,
-		                   "nn.pad(%s) {pad_value=%.17g, pad_width=[%s]}", xr, value, list);
+		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, x->rank, dims, O_PAD, x,
+		                    ATTRS(im, {"pad_value", onnx_num(value)}, {"pad_width", width}));
 	else
-		out[0] = onnx_emit(im, onnx_out_hint(im, 0), x->kind, x->rank, dims,
-		                   "nn.pad(%s) {pad_mode=\"%s\", pad_width=[%s]}", xr, mode, list);
+		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, x->rank, dims, O_PAD, x,
+		                    ATTRS(im, {"pad_mode", gb_str(im->m, mode)}, {"pad_width", width}));
 	return out[0] != NULL;
 }
 
@@ -1176,15 +1138,14 @@ MAP(map_argreduce)
 	for (uint32_t i = 0; i < x->rank; i++)
 		if (i != a || keep)
 			dims[r++] = i == a ? 1 : x->dims[i];
-	const char *xr = onnx_ref(im, x);
-	Val *i32 = onnx_emit(im, onnx_out_hint(im, 0), ET_I32, r, dims,
-	                     "%s(%s) {axis=[%lld], keepdims=%s, select_last_index=%s}",
-	                     strcmp(n->op_type, "ArgMax") == 0 ? "argmax" : "argmin", xr, (long long)a,
-	                     keep ? "true" : "false", last ? "true" : "false");
+	Val *i32 = onnx_emit1(im, onnx_out_hint(im, 0), ET_I32, r, dims,
+	                      strcmp(n->op_type, "ArgMax") == 0 ? O_ARGMAX : O_ARGMIN, x,
+	                      ATTRS(im, {"axis", onnx_ints(im, &a, 1)}, {"keepdims", gb_bool(keep)},
+	                            {"select_last_index", gb_bool(last)}));
 	if (!i32)
 		return false;
-	const char *ir = onnx_ref(im, i32);
-	out[0] = onnx_emit(im, onnx_out_hint(im, 0), ET_I64, r, dims, "cast(%s) {dtype=\"i64\"}", ir);
+	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), ET_I64, r, dims, O_CAST, i32,
+	                    ATTRS(im, {"dtype", gb_str(im->m, "i64")}));
 	return out[0] != NULL;
 }
 
