@@ -4,13 +4,17 @@
  * for a flatten or a channel shuffle); the IR's shapes are static, so the
  * importer evaluates such nodes itself when every input is known.  The
  * same kernels fold arithmetic on weights (a BatchNormalization into the
- * convolution before it).  Integers are computed exactly in 64 bits,
- * floats in double and rounded once to the element type.
+ * convolution before it).  What the IR has an operator for is computed by
+ * its reference kernel (lib/ref, ref_eval), so a value folded at import is
+ * the one ir-run would compute; the rest (Mod, Pow of integers or mixed
+ * types, Abs, Floor, Ceil, Reciprocal, gather, slices, expand) is here, integers
+ * exactly in 64 bits, floats in double rounded once to the element type.
  */
 #include <math.h>
 #include <string.h>
 
 #include "onnx_impl.h"
+#include "ref/ref_ops.h"
 
 int64_t
 onnx_shape_numel(uint32_t rank, const int64_t *dims)
@@ -29,6 +33,24 @@ onnx_fold_new(ElemKind k, uint32_t rank, const int64_t *dims)
 	if (!tensor_bytes(k, rank, dims, &bytes) || bytes > FOLD_MAX_BYTES)
 		return NULL;
 	return tensor_new(k, rank, dims);
+}
+
+/* op(args) {attrs} by its reference kernel into a new tensor of kind k
+ * and shape dims; NULL when it would be too large, or after reporting
+ * what the kernel refused. */
+static Tensor *
+ref_fold(Imp *im, OpId op, const AttrMap *attrs, const Tensor *const *args, uint32_t nargs,
+         ElemKind k, uint32_t rank, const int64_t *dims)
+{
+	Tensor *t = onnx_fold_new(k, rank, dims);
+	char err[256];
+	if (t && !ref_eval(op_def(op), attrs, (Tensor *const *)args, nargs,
+	                   onnx_type(im, k, rank, dims), &t, 1, err, sizeof err)) {
+		onnx_fail(im, "cannot fold: %s", err);
+		tensor_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 bool
@@ -75,73 +97,49 @@ is_int(const Tensor *t)
 	return !elem_is_float(t->kind);
 }
 
+/* What ref_eval does not compute as ONNX does here: Mod (the IR has
+ * none), and Pow of integers or of an exponent of another element type. */
 static double
 bin_f(BinOp op, double x, double y)
 {
-	switch (op) {
-	case BIN_ADD: return x + y;
-	case BIN_SUB: return x - y;
-	case BIN_MUL: return x * y;
-	case BIN_DIV: return x / y;
-	case BIN_POW: return pow(x, y);
-	case BIN_MAX: return x > y || isnan(x) ? x : y;
-	case BIN_MIN: return x < y || isnan(x) ? x : y;
-	case BIN_EQ: return x == y;
-	case BIN_LT: return x < y;
-	case BIN_GT: return x > y;
-	case BIN_AND: return x != 0 && y != 0;
-	case BIN_OR: return x != 0 || y != 0;
-	case BIN_MOD: return fmod(x, y);
-	}
-	return 0;
+	return op == BIN_POW ? pow(x, y) : fmod(x, y);
 }
 
-/* Integer arithmetic as ONNX's runtimes do it: division truncates, and
- * wraps like unsigned (no undefined overflow). */
+/* Integer arithmetic as ONNX's runtimes do it: wraps like unsigned (no
+ * undefined overflow). */
 static int64_t
 bin_i(BinOp op, int64_t x, int64_t y)
 {
-	uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
-	switch (op) {
-	case BIN_ADD: return (int64_t)(ux + uy);
-	case BIN_SUB: return (int64_t)(ux - uy);
-	case BIN_MUL: return (int64_t)(ux * uy);
-	case BIN_DIV:
-		if (y == 0)
-			return 0;
-		if (y == -1)
-			return (int64_t)(0 - ux);
-		return x / y;
-	case BIN_MOD: {
+	if (op == BIN_MOD) {
 		if (y == 0 || y == -1)
 			return 0;
 		int64_t m = x % y;  /* ONNX Mod (fmod=0): the sign of the divisor */
 		return m != 0 && ((m < 0) != (y < 0)) ? m + y : m;
 	}
-	case BIN_POW: {
-		int64_t r = 1;
-		for (int64_t i = 0; i < y && i < 64; i++)
-			r = (int64_t)((uint64_t)r * ux);
-		return y < 0 ? 0 : r;
-	}
-	case BIN_MAX: return x > y ? x : y;
-	case BIN_MIN: return x < y ? x : y;
-	case BIN_EQ: return x == y;
-	case BIN_LT: return x < y;
-	case BIN_GT: return x > y;
-	case BIN_AND: return x && y;
-	case BIN_OR: return x || y;
-	}
-	return 0;
+	uint64_t ux = (uint64_t)x;
+	int64_t r = 1;
+	for (int64_t i = 0; i < y && i < 64; i++)
+		r = (int64_t)((uint64_t)r * ux);
+	return y < 0 ? 0 : r;
 }
 
 Tensor *
-onnx_fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind)
+onnx_fold_binary(Imp *im, BinOp op, const Tensor *a, const Tensor *b, ElemKind kind)
 {
 	uint32_t r;
 	int64_t dims[MAX_RANK], idx[MAX_RANK] = {0};
 	if (!onnx_bcast_shape(a->rank, a->dims, b->rank, b->dims, &r, dims))
 		return NULL;
+	static const OpId ir[] = {
+		[BIN_ADD] = O_ADD, [BIN_SUB] = O_SUBTRACT, [BIN_MUL] = O_MULTIPLY,
+		[BIN_DIV] = O_DIVIDE, [BIN_POW] = O_POWER, [BIN_MAX] = O_MAXIMUM,
+		[BIN_MIN] = O_MINIMUM, [BIN_EQ] = O_EQUAL, [BIN_LT] = O_LESS, [BIN_GT] = O_GREATER,
+		[BIN_AND] = O_LOGICAL_AND, [BIN_OR] = O_LOGICAL_OR, [BIN_MOD] = O__COUNT,
+	};
+	/* (an integer Pow stays here: ONNX's, 0 for a negative exponent, is
+	 * not the IR's power) */
+	if (ir[op] != O__COUNT && a->kind == b->kind && !(op == BIN_POW && is_int(a)))
+		return ref_fold(im, ir[op], NULL, (const Tensor *[]){a, b}, 2, kind, r, dims);
 	Tensor *t = onnx_fold_new(kind, r, dims);
 	if (!t)
 		return NULL;
@@ -158,12 +156,25 @@ onnx_fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind)
 }
 
 Tensor *
-onnx_fold_unary(UnOp op, const Tensor *a)
+onnx_fold_unary(Imp *im, UnOp op, const Tensor *a)
 {
+	static const OpId ir[] = {
+		[UN_NEG] = O_NEGATIVE, [UN_RELU] = O_RELU, [UN_SIGMOID] = O_SIGMOID,
+		[UN_TANH] = O_TANH, [UN_EXP] = O_EXP, [UN_LOG] = O_LOG, [UN_SQRT] = O_SQRT,
+		[UN_NOT] = O_LOGICAL_NOT, [UN_ERF] = O_ERF, [UN_RECIP] = O__COUNT,
+		[UN_ABS] = O__COUNT, [UN_FLOOR] = O__COUNT, [UN_CEIL] = O__COUNT,
+	};
+	bool ints = is_int(a);
+	/* the kernels take floats, and integers for negative and nn.relu, bools
+	 * for logical_not; the rest is computed here as it always was */
+	bool by_ref = ir[op] != O__COUNT &&
+	              (op == UN_NOT ? a->kind == ET_BOOL
+	               : !ints || (a->kind != ET_BOOL && (op == UN_NEG || op == UN_RELU)));
+	if (by_ref)
+		return ref_fold(im, ir[op], NULL, &a, 1, a->kind, a->rank, a->dims);
 	Tensor *t = onnx_fold_new(a->kind, a->rank, a->dims);
 	if (!t)
 		return NULL;
-	bool ints = is_int(a);
 	for (int64_t i = 0; i < a->numel; i++) {
 		if (ints && (op == UN_NEG || op == UN_ABS || op == UN_RELU || op == UN_NOT ||
 		             op == UN_FLOOR || op == UN_CEIL)) {
@@ -197,41 +208,21 @@ onnx_fold_unary(UnOp op, const Tensor *a)
 }
 
 Tensor *
-onnx_fold_where(const Tensor *c, const Tensor *a, const Tensor *b)
+onnx_fold_where(Imp *im, const Tensor *c, const Tensor *a, const Tensor *b)
 {
 	uint32_t r1, r;
-	int64_t d1[MAX_RANK], dims[MAX_RANK], idx[MAX_RANK] = {0};
+	int64_t d1[MAX_RANK], dims[MAX_RANK];
 	if (!onnx_bcast_shape(c->rank, c->dims, a->rank, a->dims, &r1, d1) ||
 	    !onnx_bcast_shape(r1, d1, b->rank, b->dims, &r, dims))
 		return NULL;
-	Tensor *t = onnx_fold_new(a->kind, r, dims);
-	if (!t)
-		return NULL;
-	for (int64_t i = 0; i < t->numel; i++) {
-		const Tensor *s = tensor_get_int(c, bcast_index(c, r, idx)) ? a : b;
-		int64_t is = bcast_index(s, r, idx);
-		if (is_int(s))
-			tensor_set_int(t, i, tensor_get_int(s, is));
-		else
-			tensor_set(t, i, tensor_get(s, is));
-		next_index(idx, r, dims);
-	}
-	return t;
+	return ref_fold(im, O_WHERE, NULL, (const Tensor *[]){c, a, b}, 3, a->kind, r, dims);
 }
 
 Tensor *
-onnx_fold_cast(const Tensor *a, ElemKind k)
+onnx_fold_cast(Imp *im, const Tensor *a, ElemKind k)
 {
-	Tensor *t = onnx_fold_new(k, a->rank, a->dims);
-	if (!t)
-		return NULL;
-	for (int64_t i = 0; i < a->numel; i++) {
-		if (is_int(a) && !elem_is_float(k))
-			tensor_set_int(t, i, tensor_get_int(a, i));
-		else
-			tensor_set(t, i, tensor_get(a, i));
-	}
-	return t;
+	AttrMap *am = ATTRS(im, {"dtype", gb_str(im->m, elem_name(k))});
+	return ref_fold(im, O_CAST, am, &a, 1, k, a->rank, a->dims);
 }
 
 Tensor *
@@ -273,18 +264,13 @@ copy_walk(Tensor *t, const Tensor *a, int64_t base, const int64_t *step)
 }
 
 Tensor *
-onnx_fold_transpose(const Tensor *a, const int64_t *perm)
+onnx_fold_transpose(Imp *im, const Tensor *a, const int64_t *perm)
 {
-	int64_t dims[MAX_RANK], stride[MAX_RANK], step[MAX_RANK];
-	strides_of(a, stride);
-	for (uint32_t i = 0; i < a->rank; i++) {
+	int64_t dims[MAX_RANK];
+	for (uint32_t i = 0; i < a->rank; i++)
 		dims[i] = a->dims[perm[i]];
-		step[i] = stride[perm[i]];
-	}
-	Tensor *t = onnx_fold_new(a->kind, a->rank, dims);
-	if (t)
-		copy_walk(t, a, 0, step);
-	return t;
+	return ref_fold(im, O_TRANSPOSE, ATTRS(im, {"axes", onnx_ints(im, perm, a->rank)}), &a, 1,
+	                a->kind, a->rank, dims);
 }
 
 Tensor *
@@ -337,7 +323,7 @@ onnx_fold_slice(const Tensor *a, const int64_t *start, const int64_t *step, cons
 }
 
 Tensor *
-onnx_fold_concat(const Tensor *const *parts, size_t n, int64_t axis)
+onnx_fold_concat(Imp *im, const Tensor *const *parts, size_t n, int64_t axis)
 {
 	int64_t dims[MAX_RANK];
 	const Tensor *f = parts[0];
@@ -345,22 +331,8 @@ onnx_fold_concat(const Tensor *const *parts, size_t n, int64_t axis)
 	dims[axis] = 0;
 	for (size_t i = 0; i < n; i++)
 		dims[axis] += parts[i]->dims[axis];
-	Tensor *t = onnx_fold_new(f->kind, f->rank, dims);
-	if (!t)
-		return NULL;
-	int64_t outer = onnx_shape_numel((uint32_t)axis, f->dims);
-	size_t es = elem_size(f->kind);
-	char *o = t->data;
-	for (int64_t i = 0; i < outer; i++)
-		for (size_t p = 0; p < n; p++) {
-			const Tensor *x = parts[p];
-			size_t blk = (size_t)onnx_shape_numel(x->rank - (uint32_t)axis, x->dims + axis) * es;
-			if (!blk)
-				continue;   /* o may be NULL: an empty result has no data */
-			memcpy(o, (const char *)x->data + (size_t)i * blk, blk);
-			o += blk;
-		}
-	return t;
+	return ref_fold(im, O_CONCATENATE, ATTRS(im, {"axis", gb_int(axis)}), parts, (uint32_t)n,
+	                f->kind, f->rank, dims);
 }
 
 Tensor *

@@ -151,19 +151,19 @@ Tensor *onnx_fold_new(ElemKind k, uint32_t rank, const int64_t *dims);
 
 /* Elementwise with broadcasting; the result has kind `kind` (bool for the
  * comparisons).  NULL if the shapes do not broadcast. */
-Tensor *onnx_fold_binary(BinOp op, const Tensor *a, const Tensor *b, ElemKind kind);
-Tensor *onnx_fold_unary(UnOp op, const Tensor *a);
-Tensor *onnx_fold_where(const Tensor *c, const Tensor *a, const Tensor *b);
-Tensor *onnx_fold_cast(const Tensor *a, ElemKind k);
+Tensor *onnx_fold_binary(Imp *im, BinOp op, const Tensor *a, const Tensor *b, ElemKind kind);
+Tensor *onnx_fold_unary(Imp *im, UnOp op, const Tensor *a);
+Tensor *onnx_fold_where(Imp *im, const Tensor *c, const Tensor *a, const Tensor *b);
+Tensor *onnx_fold_cast(Imp *im, const Tensor *a, ElemKind k);
 Tensor *onnx_fold_reshape(const Tensor *a, uint32_t rank, const int64_t *dims);
-Tensor *onnx_fold_transpose(const Tensor *a, const int64_t *perm);
+Tensor *onnx_fold_transpose(Imp *im, const Tensor *a, const int64_t *perm);
 /* Elements of a along axis at idx (already in range), as numpy.take. */
 Tensor *onnx_fold_gather(const Tensor *a, int64_t axis, const Tensor *idx);
 /* a[start:end:step] along each axis (normalized: starts in range, counts
  * given). */
 Tensor *onnx_fold_slice(const Tensor *a, const int64_t *start, const int64_t *step,
                         const int64_t *count);
-Tensor *onnx_fold_concat(const Tensor *const *parts, size_t n, int64_t axis);
+Tensor *onnx_fold_concat(Imp *im, const Tensor *const *parts, size_t n, int64_t axis);
 Tensor *onnx_fold_expand(const Tensor *a, uint32_t rank, const int64_t *dims);
 
 /* ------------------------------------------------------------ onnx_emit.c */

@@ -90,7 +90,7 @@ onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 				if (tensor_get_int(b->k, i) == 0)
 					return onnx_fail(im, "integer %s by zero (element %lld of the divisor)",
 					                 op == BIN_DIV ? "division" : "modulo", (long long)i);
-		Tensor *t = onnx_fold_binary(op, a->k, b->k, rk);
+		Tensor *t = onnx_fold_binary(im, op, a->k, b->k, rk);
 		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
 	if (bin_ir[op] == O__COUNT)
@@ -99,7 +99,7 @@ onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 		/* Pow's exponent may have another type: cast it */
 		if (!b->k)
 			return onnx_fail(im, "an exponent of another element type must be known at import");
-		Tensor *t = onnx_fold_cast(b->k, a->kind);
+		Tensor *t = onnx_fold_cast(im, b->k, a->kind);
 		if (!t)
 			return onnx_fail(im, "cannot fold: too large");
 		b = onnx_val_known(im, b->hint, t);
@@ -115,7 +115,7 @@ Val *
 onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 {
 	if (a->k) {
-		Tensor *t = onnx_fold_unary(op, a->k);
+		Tensor *t = onnx_fold_unary(im, op, a->k);
 		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
 	bool fl = elem_is_float(a->kind);
@@ -182,7 +182,7 @@ onnx_op_transpose(Imp *im, Val *a, const int64_t *perm, const char *hint)
 	if (ident)
 		return a;
 	if (a->k) {
-		Tensor *t = onnx_fold_transpose(a->k, perm);
+		Tensor *t = onnx_fold_transpose(im, a->k, perm);
 		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
 	return onnx_emit1(im, hint, a->kind, a->rank, dims, O_TRANSPOSE, a,
@@ -435,7 +435,7 @@ MAP(map_cast)
 	if (x->kind == k)
 		return out[0] = x, true;
 	if (x->k) {
-		Tensor *t = onnx_fold_cast(x->k, k);
+		Tensor *t = onnx_fold_cast(im, x->k, k);
 		return (out[0] = t ? onnx_val_known(im, onnx_out_hint(im, 0), t) : NULL) != NULL;
 	}
 	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), k, x->rank, x->dims, O_CAST, x,
@@ -549,7 +549,7 @@ MAP(map_where)
 {
 	(void)n, (void)nin, (void)nout;
 	if (in[0]->k && in[1]->k && in[2]->k) {
-		Tensor *t = onnx_fold_where(in[0]->k, in[1]->k, in[2]->k);
+		Tensor *t = onnx_fold_where(im, in[0]->k, in[1]->k, in[2]->k);
 		if (!t)
 			return onnx_fail(im, "shapes do not broadcast"), false;
 		out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t);
@@ -840,7 +840,7 @@ MAP(map_concat)
 		const Tensor **ts = xmalloc(nin * sizeof *ts);
 		for (size_t i = 0; i < nin; i++)
 			ts[i] = in[i]->k;
-		Tensor *t = onnx_fold_concat(ts, nin, axis);
+		Tensor *t = onnx_fold_concat(im, ts, nin, axis);
 		free(ts);
 		return (out[0] = t ? onnx_val_known(im, onnx_out_hint(im, 0), t) : NULL) != NULL;
 	}
