@@ -277,9 +277,9 @@ mistyped(Imp *im, const char *name, const Type *ty)
 	return gb_undefined(&im->b, name, ty);
 }
 
-Val *
-onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims, OpId id,
-          uint32_t nargs, Value *const *args, AttrMap *attrs)
+/* Reports a dimension beyond the IR's 2^40 (once), setting im->too_large. */
+static void
+check_dims(Imp *im, ElemKind k, uint32_t rank, const int64_t *dims)
 {
 	char ty[1024];
 	for (uint32_t i = 0; i < rank && !im->too_large; i++)
@@ -288,24 +288,51 @@ onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *d
 			          onnx_type_str(k, rank, dims, ty, sizeof ty));
 			im->too_large = true;
 		}
-	Val *v = onnx_val_new(im, hint, k, rank, dims);
-	const char *nm = name_val(im, v, hint);
-	const Type *want = onnx_type(im, k, rank, dims);
-	bool typed = !im->too_large;
+}
+
+/* Every operand was built and typed (a literal is typed by its operator). */
+static bool
+operands_typed(uint32_t nargs, Value *const *args)
+{
 	for (uint32_t i = 0; i < nargs; i++)
-		typed = typed && args[i] && (args[i]->type || args[i]->kind == VK_LIT) &&
-		        !(args[i]->flags & VF_ERROR);
-	if (!typed) {
+		if (!args[i] || !(args[i]->type || args[i]->kind == VK_LIT) ||
+		    (args[i]->flags & VF_ERROR))
+			return false;
+	return true;
+}
+
+Val *
+onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims, OpId id,
+          uint32_t nargs, Value *const *args, AttrMap *attrs)
+{
+	if (dims)
+		check_dims(im, k, rank, dims);
+	Val *v = onnx_val_new(im, hint, k, dims ? rank : 0, dims);
+	const char *nm = name_val(im, v, hint);
+	const Type *want = dims ? onnx_type(im, k, rank, dims) : NULL;
+	if (im->too_large || !operands_typed(nargs, args)) {
 		/* (a node that failed, or an operand that did: nothing to type) */
+		want = want ? want : onnx_type(im, k, 0, NULL);
 		v->node = im->too_large ? gb_undefined(&im->b, nm, want) : mistyped(im, nm, want);
 		return v;
 	}
 	v->node = gb_op(&im->b, nm, id, nargs, args, attrs);
-	if (v->node->type != want) {
-		/* the type rule disagrees with the import's shapes */
+	const Type *got = v->node->type;
+	if (!want && got && got->kind == TY_TENSOR) {
+		/* the value is what the operator's rule says it is */
+		v->kind = got->dt.kind;
+		v->rank = got->n;
+		memcpy(v->dims, got->dims, got->n * sizeof *v->dims);
+		check_dims(im, v->kind, v->rank, v->dims);
+		return v;
+	}
+	if (!want)
+		want = onnx_type(im, k, 0, NULL);   /* (refused: a placeholder) */
+	if (got != want) {
+		/* the type rule disagrees with the import's shapes, or refused */
 		v->node->form = B_TUPLE;
 		v->node->nargs = 0;
-		v->node->type = want;
+		v->node->type = want ? want : onnx_type(im, k, 0, NULL);
 		v->node->flags |= VF_ERROR;
 		im->mistyped++;
 	}
@@ -331,15 +358,20 @@ onnx_emit2(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *
 }
 
 Val *
-onnx_proj(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
-          Value *tuple, uint32_t index)
+onnx_proj(Imp *im, const char *hint, Value *tuple, uint32_t index)
 {
-	Val *v = onnx_val_new(im, hint, k, rank, dims);
+	Val *v = onnx_val_new(im, hint, ET_F32, 0, NULL);
 	const char *nm = name_val(im, v, hint);
-	const Type *want = onnx_type(im, k, rank, dims);
 	Value *p = tuple->type && !(tuple->flags & VF_ERROR) ? gb_proj(&im->b, nm, tuple, index)
 	                                                     : NULL;
-	v->node = p && p->type == want ? p : mistyped(im, nm, want);
+	if (!p || !p->type || p->type->kind != TY_TENSOR) {
+		v->node = mistyped(im, nm, onnx_type(im, ET_F32, 0, NULL));
+		return v;
+	}
+	v->node = p;
+	v->kind = p->type->dt.kind;
+	v->rank = p->type->n;
+	memcpy(v->dims, p->type->dims, v->rank * sizeof *v->dims);
 	return v;
 }
 

@@ -182,9 +182,10 @@ const Type *onnx_type(Imp *im, ElemKind k, uint32_t rank, const int64_t *dims);
 Value *onnx_ref(Imp *im, Val *v);
 /* A parameter of @main. */
 Val *onnx_param(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims);
-/* Binds a new value of the given type to the operator call id(args)
- * {attrs} (lib/gbuild.h), whose type rule must give that type (else the
- * import fails as an internal error: the module would not verify).  A
+/* Binds a new value to the operator call id(args) {attrs} (lib/gbuild.h).
+ * Its type is the operator's rule's: with dims NULL the value takes it (k
+ * and rank unused), else the rule must give k[dims] (the importer needed
+ * the shape before: else the import fails as an internal error).  A
  * dimension beyond the IR's 2^40 is reported, naming the node, and sets
  * im->too_large, which fails the node (the value is still returned). */
 Val *onnx_emit(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims, OpId id,
@@ -194,9 +195,8 @@ Val *onnx_emit1(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int6
                 Val *x, AttrMap *attrs);
 Val *onnx_emit2(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims, OpId id,
                 Val *x, Val *y, AttrMap *attrs);
-/* Field index of the tuple node, of the given type. */
-Val *onnx_proj(Imp *im, const char *hint, ElemKind k, uint32_t rank, const int64_t *dims,
-               Value *tuple, uint32_t index);
+/* Field index of the tuple node, typed as the tuple's field. */
+Val *onnx_proj(Imp *im, const char *hint, Value *tuple, uint32_t index);
 /* A tuple of fields, named after hint. */
 Value *onnx_tuple(Imp *im, const char *hint, uint32_t n, Value *const *fields);
 /* A number as an attribute or a literal operand, as its text "%.17g"

@@ -500,19 +500,15 @@ MAP_FN(onnx_map_global_avgpool)
 		return onnx_fail(im, "needs an input of rank 3 or more"), false;
 	if (x->kind == ET_BOOL)
 		return onnx_fail(im, "pooling of bool tensors is not supported"), false;
-	int64_t dims[MAX_RANK];
-	memcpy(dims, x->dims, x->rank * sizeof *dims);
-	for (uint32_t i = 2; i < x->rank; i++)
-		dims[i] = 1;
 	if (x->rank == 4) {
-		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 4, dims, O_GLOBAL_AVG_POOL2D, x,
+		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 0, NULL, O_GLOBAL_AVG_POOL2D, x,
 		                    NULL);
 		return true;
 	}
 	int64_t axes[MAX_RANK];
 	for (uint32_t i = 2; i < x->rank; i++)
 		axes[i - 2] = i;
-	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, x->rank, dims, O_MEAN, x,
+	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 0, NULL, O_MEAN, x,
 	                    ATTRS(im, {"axis", onnx_ints(im, axes, x->rank - 2)},
 	                          {"keepdims", gb_bool(true)}));
 	return true;
@@ -602,16 +598,11 @@ MAP_FN(onnx_map_reduce)
 			return false;
 		red[a] = true;
 	}
-	int64_t dims[MAX_RANK];
-	uint32_t r = 0;
 	int64_t list[MAX_RANK];
 	size_t cnt = 0;
-	for (uint32_t i = 0; i < x->rank; i++) {
+	for (uint32_t i = 0; i < x->rank; i++)
 		if (red[i])
 			list[cnt++] = i;
-		if (!red[i] || keep)
-			dims[r++] = red[i] ? 1 : x->dims[i];
-	}
 	if (!elem_is_float(x->kind) && (mean || l2 || lg))
 		return onnx_fail(im, "%s needs a floating-point input", t), false;
 	if (x->kind == ET_BOOL)
@@ -621,7 +612,7 @@ MAP_FN(onnx_map_reduce)
 	       : lse ? onnx_op_unary(im, UN_EXP, x, h) : x;
 	if (!s)
 		return false;
-	Val *y = onnx_emit1(im, h, x->kind, r, dims, irop, s,
+	Val *y = onnx_emit1(im, h, x->kind, 0, NULL, irop, s,
 	                    ATTRS(im, {"axis", onnx_ints(im, list, cnt)}, {"keepdims", gb_bool(keep)}));
 	if (y && l2)
 		y = onnx_op_unary(im, UN_SQRT, y, h);

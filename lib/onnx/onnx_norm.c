@@ -57,27 +57,24 @@ onnx_map_layernorm(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val 
 	size_t na = 0;
 	for (uint32_t i = (uint32_t)axis; i < x->rank; i++)
 		axes[na++] = i;
-	int64_t sd[MAX_RANK];
-	for (uint32_t i = 0; i < x->rank; i++)
-		sd[i] = i < (uint32_t)axis ? x->dims[i] : 1;
 	const char *h = onnx_out_hint(im, 0);
 	Val *mean = onnx_emit1(im, nout > 1 && onnx_out_hint(im, 1) ? onnx_out_hint(im, 1) : "mean",
-	                       x->kind, x->rank, sd, O_MEAN, x,
+	                       x->kind, 0, NULL, O_MEAN, x,
 	                       ATTRS(im, {"axis", onnx_ints(im, axes, na)}, {"keepdims", gb_bool(true)}));
 	Val *d = mean ? onnx_op_binary(im, BIN_SUB, x, mean, "centered") : NULL;
 	Val *sq = d ? onnx_op_binary(im, BIN_MUL, d, d, "squared") : NULL;
 	if (!sq)
 		return false;
-	Val *var = onnx_emit1(im, "variance", x->kind, x->rank, sd, O_MEAN, sq,
+	Val *var = onnx_emit1(im, "variance", x->kind, 0, NULL, O_MEAN, sq,
 	                      ATTRS(im, {"axis", onnx_ints(im, axes, na)}, {"keepdims", gb_bool(true)}));
 	if (!var)
 		return false;
 	Value *va[2] = {onnx_ref(im, var), onnx_lit(im, eps)};
-	Val *ve = onnx_emit(im, "variance", x->kind, x->rank, sd, O_ADD, 2, va, NULL);
+	Val *ve = onnx_emit(im, "variance", x->kind, 0, NULL, O_ADD, 2, va, NULL);
 	if (!ve)
 		return false;
 	Val *inv = onnx_emit1(im, nout > 2 && onnx_out_hint(im, 2) ? onnx_out_hint(im, 2) : "inv_std",
-	                      x->kind, x->rank, sd, O_RSQRT, ve, NULL);
+	                      x->kind, 0, NULL, O_RSQRT, ve, NULL);
 	Val *y = inv ? onnx_op_binary(im, BIN_MUL, d, inv, "normalized") : NULL;
 	if (y)
 		y = onnx_op_binary(im, BIN_MUL, y, scale, bias ? "scaled" : h);

@@ -208,11 +208,7 @@ emit_split(Imp *im, Val *a, int64_t axis, const int64_t *cuts, size_t ncut, cons
 	for (size_t i = 0; i <= ncut; i++) {
 		if (!want[i])
 			continue;
-		int64_t dims[MAX_RANK];
-		memcpy(dims, a->dims, a->rank * sizeof *dims);
-		int64_t lo = i ? cuts[i - 1] : 0, hi = i < ncut ? cuts[i] : a->dims[axis];
-		dims[axis] = hi - lo;
-		res[i] = onnx_proj(im, hints[i], a->kind, a->rank, dims, t, (uint32_t)i);
+		res[i] = onnx_proj(im, hints[i], t, (uint32_t)i);
 	}
 	return true;
 }
@@ -223,20 +219,18 @@ static Val *
 strided_slice(Imp *im, Val *a, size_t n, const int64_t *axes, const int64_t *start,
               const int64_t *step, const int64_t *count, const char *hint)
 {
-	int64_t dims[MAX_RANK], end[MAX_RANK];
-	memcpy(dims, a->dims, a->rank * sizeof *dims);
+	int64_t end[MAX_RANK];
 	for (size_t i = 0; i < n; i++) {
 		if (count[i] == 0)
 			return onnx_fail(im, "an empty slice of a computed value is not supported");
 		int64_t d = a->dims[axes[i]];
-		dims[axes[i]] = count[i];
 		/* one past the last element taken; going backward past the
 		 * first, an end that clamps to before it */
 		end[i] = start[i] + count[i] * step[i];
 		if (end[i] < 0)
 			end[i] = -d - 1;
 	}
-	return onnx_emit1(im, hint, a->kind, a->rank, dims, O_STRIDED_SLICE, a,
+	return onnx_emit1(im, hint, a->kind, 0, NULL, O_STRIDED_SLICE, a,
 	                  ATTRS(im, {"axes", onnx_ints(im, axes, n)},
 	                        {"begin", onnx_ints(im, start, n)}, {"end", onnx_ints(im, end, n)},
 	                        {"strides", onnx_ints(im, step, n)}));
@@ -1092,7 +1086,7 @@ MAP(map_pad)
 	size_t k = na ? na : x->rank;
 	if (np != 2 * k)
 		return onnx_fail(im, "has %zu pads for %zu axes", np, k), false;
-	int64_t w[2 * MAX_RANK] = {0}, dims[MAX_RANK];
+	int64_t w[2 * MAX_RANK] = {0};
 	for (size_t i = 0; i < k; i++) {
 		int64_t a = na ? onnx_norm_axis(im, axes[i], x->rank, "axis") : (int64_t)i;
 		if (a < 0)
@@ -1105,16 +1099,14 @@ MAP(map_pad)
 		w[2 * a] = pads[i];
 		w[2 * a + 1] = pads[k + i];
 	}
-	for (uint32_t i = 0; i < x->rank; i++)
-		dims[i] = x->dims[i] + w[2 * i] + w[2 * i + 1];
 	if (x->kind == ET_BOOL)
 		return onnx_fail(im, "padding bool tensors is not supported"), false;
 	Attr width = onnx_ints(im, w, 2 * (size_t)x->rank);
 	if (!strcmp(mode, "constant"))
-		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, x->rank, dims, O_PAD, x,
+		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 0, NULL, O_PAD, x,
 		                    ATTRS(im, {"pad_value", onnx_num(value)}, {"pad_width", width}));
 	else
-		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, x->rank, dims, O_PAD, x,
+		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 0, NULL, O_PAD, x,
 		                    ATTRS(im, {"pad_mode", gb_str(im->m, mode)}, {"pad_width", width}));
 	return out[0] != NULL;
 }
@@ -1133,18 +1125,13 @@ MAP(map_argreduce)
 	bool keep = onnx_attr_int(n, "keepdims", 1) != 0, last = onnx_attr_int(n, "select_last_index", 0) != 0;
 	if (x->dims[a] == 0)
 		return onnx_fail(im, "an index over an empty axis is not supported"), false;
-	int64_t dims[MAX_RANK];
-	uint32_t r = 0;
-	for (uint32_t i = 0; i < x->rank; i++)
-		if (i != a || keep)
-			dims[r++] = i == a ? 1 : x->dims[i];
-	Val *i32 = onnx_emit1(im, onnx_out_hint(im, 0), ET_I32, r, dims,
+	Val *i32 = onnx_emit1(im, onnx_out_hint(im, 0), ET_I32, 0, NULL,
 	                      strcmp(n->op_type, "ArgMax") == 0 ? O_ARGMAX : O_ARGMIN, x,
 	                      ATTRS(im, {"axis", onnx_ints(im, &a, 1)}, {"keepdims", gb_bool(keep)},
 	                            {"select_last_index", gb_bool(last)}));
 	if (!i32)
 		return false;
-	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), ET_I64, r, dims, O_CAST, i32,
+	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), ET_I64, 0, NULL, O_CAST, i32,
 	                    ATTRS(im, {"dtype", gb_str(im->m, "i64")}));
 	return out[0] != NULL;
 }
