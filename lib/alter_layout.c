@@ -47,8 +47,8 @@
 
 #include "alter_layout.h"
 #include "diag.h"
+#include "gbuild.h"
 #include "layout.h"
-#include "nameset.h"
 #include "ops/attrs.h"
 #include "ops/ops.h"
 #include "plan_devices.h"
@@ -87,7 +87,7 @@ typedef struct {
 	Func *f;
 	Info *info;
 	uint32_t n;
-	NameSet names;
+	GBuild gb;           /* f's: new bindings and their names */
 	Value *param_tail;   /* the last binding inserted for a parameter */
 	const char *opname;  /* of the binding being rewritten, as written */
 	bool ok;
@@ -103,164 +103,64 @@ info(Alter *A, const Value *v)
 	return v && v->kind != VK_LIT && v->scratch < A->n ? &A->info[v->scratch] : NULL;
 }
 
-static Attr
-attr_str(Module *m, const char *s)
-{
-	Attr a;
-	memset(&a, 0, sizeof a);
-	a.kind = AT_STR;
-	a.n = (uint32_t)strlen(s);
-	a.u.s = arena_strndup(m->arena, s, a.n);
-	return a;
-}
-
-static Attr
-attr_ints(Module *m, const int64_t *v, uint32_t n)
-{
-	Attr a;
-	memset(&a, 0, sizeof a);
-	a.kind = AT_LIST;
-	a.n = n;
-	a.u.list = arena_alloc(m->arena, (n ? n : 1) * sizeof *a.u.list);
-	for (uint32_t i = 0; i < n; i++) {
-		a.u.list[i].kind = AT_INT;
-		a.u.list[i].u.i = v[i];
-	}
-	return a;
-}
-
-/* A copy of old with key set to *val (NULL: removed), sorted as parsed
- * maps are. */
-static AttrMap *
-attrs_set(Module *m, const AttrMap *old, const char *key, const Attr *val)
-{
-	Sym k = sym_intern_cstr(m, key);
-	uint32_t n0 = old ? old->n : 0;
-	AttrMap *am = arena_alloc(m->arena, sizeof *am);
-	am->e = arena_alloc(m->arena, (n0 + 1) * sizeof *am->e);
-	bool done = false;
-	for (uint32_t i = 0; i < n0; i++) {
-		const AttrEntry *e = &old->e[i];
-		int c = strcmp(e->key, k);
-		if (!done && c >= 0) {
-			done = true;
-			if (val) {
-				am->e[am->n].key = k;
-				am->e[am->n].loc = c == 0 ? e->loc : (Loc){0};
-				am->e[am->n].val = *val;
-				am->n++;
-			}
-			if (c == 0)
-				continue;
-		}
-		am->e[am->n++] = *e;
-	}
-	if (!done && val) {
-		am->e[am->n].key = k;
-		am->e[am->n].val = *val;
-		am->n++;
-	}
-	return am;
-}
-
 static void
 set_int(Module *m, Value *v, const char *key, int64_t i)
 {
-	Attr a;
-	memset(&a, 0, sizeof a);
-	a.kind = AT_INT;
-	a.u.i = i;
-	v->u.op = module_opcall(m, v->u.op->op, attrs_set(m, v->u.op->attrs, key, &a));
+	Attr a = gb_int(i);
+	gb_set_attr(m, v, key, &a);
 }
 
 static void
 set_str(Module *m, Value *v, const char *key, const char *s)
 {
-	Attr a = attr_str(m, s);
-	v->u.op = module_opcall(m, v->u.op->op, attrs_set(m, v->u.op->attrs, key, &a));
+	Attr a = gb_str(m, s);
+	gb_set_attr(m, v, key, &a);
+}
+
+/* Reports that v, changed or made by the pass, has no type. */
+static bool
+untyped(Alter *A, Value *v)
+{
+	error_at(A->m->ctx, v->loc, "ir-alter-layout: internal error: '%%%s' does not type "
+	         "after its layout changed", v->name);
+	A->ok = false;
+	return false;
 }
 
 /* Types v again after its operands or attributes changed. */
 static bool
 retype(Alter *A, Value *v)
 {
-	v->flags &= (uint16_t)~VF_TYPED;
-	const Type *t = op_infer(A->m, v);
-	if (!t) {
-		error_at(A->m->ctx, v->loc, "ir-alter-layout: internal error: '%%%s' does not type "
-		         "after its layout changed", v->name);
-		A->ok = false;
-		return false;
-	}
-	v->type = t;
-	return true;
+	return gb_retype(A->m, v) || untyped(A, v);
 }
 
-/* A fresh local name: base_suffix, or base_suffix_N. */
-static const char *
-fresh_name(Alter *A, const char *base, const char *suffix)
-{
-	size_t n = strlen(base) + strlen(suffix) + 24;
-	char *buf = xmalloc(n);
-	snprintf(buf, n, "%s_%s", base, suffix);
-	for (unsigned i = 1; nameset_has(&A->names, buf); i++)
-		snprintf(buf, n, "%s_%s_%u", base, suffix, i);
-	const char *s = module_name(A->m, buf, strlen(buf));
-	free(buf);
-	nameset_add(&A->names, s);
-	return s;
-}
-
-/* Puts nv after the definition of def (after what was put there before),
- * so that it dominates every use of def. */
-static void
-insert_after(Alter *A, Value *def, Value *nv)
-{
-	Info *I = info(A, def);
-	if (def->kind == VK_PARAM) {
-		Block *b = &A->f->body;
-		Value *after = A->param_tail;
-		nv->next = after ? after->next : b->first;
-		if (after)
-			after->next = nv;
-		else
-			b->first = nv;
-		if (b->last == after)
-			b->last = nv;
-		A->param_tail = nv;
-		return;
-	}
-	Value *after = I->tail ? I->tail : def;
-	nv->next = after->next;
-	after->next = nv;
-	if (I->blk->last == after)
-		I->blk->last = nv;
-	I->tail = nv;
-}
-
-/* A new binding `name = op(arg) {attrs} on @dev` after def, where dev is
- * def's device as planned: so planning the result places every original
- * binding as it would have before (a use on another device reads a copy,
- * as it did), and a second run decides as the first. */
+/* A new binding `name = op(arg) {attrs} on @dev` after the definition of
+ * def (after what was put there before, so that it dominates every use of
+ * def), where dev is def's device as planned: so planning the result
+ * places every original binding as it would have before (a use on
+ * another device reads a copy, as it did), and a second run decides as
+ * the first.  Named after def, with the suffix. */
 static Value *
 new_op(Alter *A, Value *def, Value *arg, OpId id, AttrMap *attrs, const char *suffix)
 {
-	const Device *dev = info(A, def)->dev;
-	Value *v = value_new(A->m, VK_BIND, 1);
-	v->form = B_OP;
-	v->u.op = module_opcall(A->m, op_def(id), attrs);
-	v->args[0] = arg;
-	v->name = fresh_name(A, def->name, suffix);
-	v->loc = def->loc;
-	v->flags = VF_NEW | (def->flags & VF_LOC);
-	if (dev) {
-		v->vd = vdev_get(A->m, dev->name, NULL);
-		v->flags |= VF_ON;
-	}
+	Info *I = info(A, def);
+	GBuild *b = &A->gb;
+	b->loc = def->loc;
+	b->flags = VF_NEW | (def->flags & VF_LOC);
+	b->on = I->dev ? vdev_get(A->m, I->dev->name, NULL) : NULL;
+	if (def->kind == VK_PARAM)
+		gb_at(b, &A->f->body, A->param_tail);
+	else
+		gb_at(b, I->blk, I->tail ? I->tail : def);
+	Value *v = gb_op1(b, gb_name(b, def->name, suffix), id, arg, attrs);
 	v->scratch = UINT32_MAX;
-	insert_after(A, def, v);
+	if (def->kind == VK_PARAM)
+		A->param_tail = v;
+	else
+		I->tail = v;
 	A->nadded++;
-	retype(A, v);
+	if (!v->type)
+		untyped(A, v);
 	return v;
 }
 
@@ -268,18 +168,16 @@ static Value *
 new_transform(Alter *A, Value *def, Value *arg, const char *src, const char *dst,
               const char *suffix)
 {
-	Attr s = attr_str(A->m, src), d = attr_str(A->m, dst);
-	AttrMap *am = attrs_set(A->m, NULL, "dst_layout", &d);
-	am = attrs_set(A->m, am, "src_layout", &s);
-	return new_op(A, def, arg, O_LAYOUT_TRANSFORM, am, suffix);
+	GAttr kv[2] = {{"src_layout", gb_str(A->m, src)}, {"dst_layout", gb_str(A->m, dst)}};
+	return new_op(A, def, arg, O_LAYOUT_TRANSFORM, gb_attrs(A->m, 2, kv), suffix);
 }
 
 static Value *
 new_reshape(Alter *A, Value *def, Value *arg, const int64_t *dims, uint32_t n,
             const char *suffix)
 {
-	Attr s = attr_ints(A->m, dims, n);
-	return new_op(A, def, arg, O_RESHAPE, attrs_set(A->m, NULL, "newshape", &s), suffix);
+	GAttr kv = {"newshape", gb_ints(A->m, dims, n)};
+	return new_op(A, def, arg, O_RESHAPE, gb_attrs(A->m, 1, &kv), suffix);
 }
 
 /* `nn.pad` of arg (of the given rank) by pad[i] zeros after the end of
@@ -291,8 +189,8 @@ new_pad(Alter *A, Value *def, Value *arg, const int64_t *pad, uint32_t rank,
 	int64_t pw[2 * 8] = {0};
 	for (uint32_t i = 0; i < rank; i++)
 		pw[2 * i + 1] = pad[i];
-	Attr a = attr_ints(A->m, pw, 2 * rank);
-	return new_op(A, def, arg, O_PAD, attrs_set(A->m, NULL, "pad_width", &a), suffix);
+	GAttr kv = {"pad_width", gb_ints(A->m, pw, 2 * rank)};
+	return new_op(A, def, arg, O_PAD, gb_attrs(A->m, 1, &kv), suffix);
 }
 
 /* `strided_slice` of the first n elements of axis 1 of arg. */
@@ -300,11 +198,9 @@ static Value *
 new_cut(Alter *A, Value *def, Value *arg, int64_t n, const char *suffix)
 {
 	int64_t one = 1, zero = 0;
-	Attr ax = attr_ints(A->m, &one, 1), b = attr_ints(A->m, &zero, 1), e = attr_ints(A->m, &n, 1);
-	AttrMap *am = attrs_set(A->m, NULL, "axes", &ax);
-	am = attrs_set(A->m, am, "begin", &b);
-	am = attrs_set(A->m, am, "end", &e);
-	return new_op(A, def, arg, O_STRIDED_SLICE, am, suffix);
+	GAttr kv[3] = {{"axes", gb_ints(A->m, &one, 1)}, {"begin", gb_ints(A->m, &zero, 1)},
+	               {"end", gb_ints(A->m, &n, 1)}};
+	return new_op(A, def, arg, O_STRIDED_SLICE, gb_attrs(A->m, 3, kv), suffix);
 }
 
 /* ---------------------------------------------------------- padding */
@@ -630,11 +526,8 @@ alter_conv(Alter *A, Value *v, const Device *dev)
 	if (po)
 		set_str(A->m, v, "kernel_layout", "OIHW4o");
 	set_str(A->m, v, "out_layout", po ? "NCHW4c" : "NCHW");
-	if (attr_get(v->u.op->attrs, "channels")) {
-		/* the padded output channels */
-		Attr ch = {.kind = AT_INT, .u.i = po ? round4(O) : O};
-		v->u.op = module_opcall(A->m, v->u.op->op, attrs_set(A->m, v->u.op->attrs, "channels", &ch));
-	}
+	if (attr_get(v->u.op->attrs, "channels"))
+		set_int(A->m, v, "channels", po ? round4(O) : O);  /* the padded output channels */
 	if (!retype(A, v))
 		return;
 	if (po)
@@ -896,7 +789,7 @@ alter_bias(Alter *A, Value *v, const Device *dev)
 		b = bi->bias;
 	}
 	v->args[1] = b;
-	v->u.op = module_opcall(A->m, op_def(O_ADD), NULL);
+	gb_set_op(A->m, v, O_ADD, NULL);
 	if (!retype(A, v))
 		return;
 	packed_as(A, v, dev, d, ", as add");
@@ -928,10 +821,9 @@ alter_reduce(Alter *A, Value *v, const Device *dev)
 	for (int i = 2; i < 4; i++)
 		if (ra.red[i])
 			ax[n++] = i;
-	Attr l = attr_ints(A->m, ax, n);
-	AttrMap *am = attrs_set(A->m, v->u.op->attrs, "axis", &l);
-	am = attrs_set(A->m, am, "exclude", NULL);
-	v->u.op = module_opcall(A->m, v->u.op->op, am);
+	Attr l = gb_ints(A->m, ax, n);
+	gb_set_attr(A->m, v, "axis", &l);
+	gb_set_attr(A->m, v, "exclude", NULL);
 	bool d = dirty(A, v->args[0]);
 	v->args[0] = packed_form(A, v->args[0]);
 	if (!retype(A, v))
@@ -1128,9 +1020,8 @@ alter_split(Alter *A, Value *v, const Device *dev)
 		}
 		for (uint32_t i = 0; i < ios->n; i++)
 			idx[i] = ios->u.list[i].u.i / 4;
-		Attr l = attr_ints(A->m, idx, ios->n);
-		v->u.op = module_opcall(A->m, v->u.op->op,
-		                        attrs_set(A->m, v->u.op->attrs, "indices_or_sections", &l));
+		Attr l = gb_ints(A->m, idx, ios->n);
+		gb_set_attr(A->m, v, "indices_or_sections", &l);
 	}
 	if (!retype(A, v))
 		return;
@@ -1420,7 +1311,7 @@ alter_func(Alter *A, Func *f, Func *cf)
 {
 	A->f = f;
 	A->param_tail = NULL;
-	memset(&A->names, 0, sizeof A->names);
+	gb_start(&A->gb, A->m, f);
 	/* program order, with each binding's block */
 	PtrVec order = {0}, blks = {0}, ends = {0};
 	for (uint32_t i = 0; i < f->nparams; i++) {
@@ -1444,7 +1335,6 @@ alter_func(Alter *A, Func *f, Func *cf)
 	for (uint32_t i = 0; i < A->n; i++) {
 		Value *v = order.v[i];
 		v->scratch = i;
-		nameset_add(&A->names, v->name);
 		A->info[i].cur = v;
 		A->info[i].orig = v->type;
 		A->info[i].blk = blks.v[i];
@@ -1482,7 +1372,7 @@ alter_func(Alter *A, Func *f, Func *cf)
 	free(A->info);
 	A->info = NULL;
 	A->n = 0;
-	nameset_free(&A->names);
+	gb_done(&A->gb);
 	ptrvec_free(&order);
 	ptrvec_free(&blks);
 	ptrvec_free(&ends);
