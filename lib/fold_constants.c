@@ -33,7 +33,7 @@
 
 #include "diag.h"
 #include "fold_constants.h"
-#include "nameset.h"
+#include "gbuild.h"
 #include "ops/ops.h"
 #include "ref/interp.h"
 #include "ref/ref_ops.h"
@@ -61,8 +61,7 @@ typedef struct {
 	PtrVec pending_t;     /* their tensors */
 	PtrVec owned;         /* tensors of the weights made in HWIO */
 	Block **blockof;      /* by Value.scratch: the block a binding is in */
-	NameSet names;        /* f's names, once a new one is needed */
-	bool have_names;
+	GBuild gb;            /* f's: new bindings and their names */
 	PtrVec folded_now;    /* every binding folded in f */
 	OutGroup *group;      /* where the files of the folded constants go */
 	/* --stats */
@@ -230,14 +229,15 @@ const_tensor(Fold *fd, Value *c, Tensor **lit)
 	return t;
 }
 
-/* The file name of v's folded data: FUNC.NAME.npy, stable and unique in
- * the module (function names and local names have no '/'). */
+/* The file name of the folded data of the binding named name:
+ * FUNC.NAME.npy, stable and unique in the module (function names and
+ * local names have no '/'). */
 static char *
-file_name(const Fold *fd, const Value *v)
+file_name(const Fold *fd, const char *name)
 {
-	size_t n = strlen(fd->f->name) + strlen(v->name) + 8;
+	size_t n = strlen(fd->f->name) + strlen(name) + 8;
 	char *s = xmalloc(n);
-	snprintf(s, n, "%s.%s.npy", fd->f->name, v->name);
+	snprintf(s, n, "%s.%s.npy", fd->f->name, name);
 	return s;
 }
 
@@ -275,46 +275,47 @@ eval_call(Fold *fd, Value *v, const PtrVec *ts)
 	return v->u.index < tt->n ? tensor_copy(outs[v->u.index]) : NULL;
 }
 
-/* Gives the constant binding v the data of t: inline when small, else a
- * file written at the end (fd->pending), once v is known to stay, so an
- * intermediate result folded further leaves no file. */
-static void
-set_data(Fold *fd, Value *v, Tensor *t)
+/* The data of t, of type ty, for the constant binding named name: inline
+ * when small, else the file it goes to (see set_data). */
+static ConstData *
+const_data(Fold *fd, const char *name, const Type *ty, const Tensor *t)
 {
-	Module *m = fd->m;
-	ConstData *cd = arena_alloc(m->arena, sizeof *cd);
-	if ((uint64_t)t->numel <= fd->inline_max) {
-		cd->count = (uint32_t)t->numel;
-		if (elem_is_float(t->kind)) {
-			cd->u.f = arena_alloc(m->arena, (size_t)t->numel * sizeof *cd->u.f + 1);
-			for (int64_t i = 0; i < t->numel; i++)
-				cd->u.f[i] = tensor_get(t, i);
-		} else {
-			cd->u.i = arena_alloc(m->arena, (size_t)t->numel * sizeof *cd->u.i + 1);
-			for (int64_t i = 0; i < t->numel; i++)
-				cd->u.i[i] = tensor_get_int(t, i);
-		}
-		v->flags &= (uint16_t)~VF_CONST_FILE;
-		fd->inlined++;
-	} else {
-		char *name = file_name(fd, v);
-		cd->path = module_name(m, name, strlen(name));
-		free(name);
-		v->flags |= VF_CONST_FILE;
+	if ((uint64_t)t->numel > fd->inline_max) {
+		char *file = file_name(fd, name);
+		ConstData *cd = gb_const_file(fd->m, ty, file);
+		free(file);
+		return cd;
+	}
+	ConstData *cd = gb_const_data(fd->m, ty);
+	if (elem_is_float(t->kind))
+		for (int64_t i = 0; i < t->numel; i++)
+			cd->u.f[i] = tensor_get(t, i);
+	else
+		for (int64_t i = 0; i < t->numel; i++)
+			cd->u.i[i] = tensor_get_int(t, i);
+	return cd;
+}
+
+/* Makes v the constant cd of t: a file is written at the end
+ * (fd->pending), once v is known to stay, so an intermediate result
+ * folded further leaves no file. */
+static void
+set_data(Fold *fd, Value *v, ConstData *cd, Tensor *t)
+{
+	gb_make_const(v, cd);
+	if (cd->path) {
 		ptrvec_push(&fd->pending, v);
 		ptrvec_push(&fd->pending_t, t);
+	} else {
+		fd->inlined++;
 	}
-	v->form = B_CONST;
-	v->nargs = 0;
-	v->u.cdata = cd;
-	v->flags |= VF_TYPED;
 }
 
 /* Turns v into a constant holding t, which it keeps for later folds. */
 static void
 make_const(Fold *fd, Value *v, Tensor *t)
 {
-	set_data(fd, v, t);
+	set_data(fd, v, const_data(fd, v->name, v->type, t), t);
 	fd->tensors[v->scratch] = t;
 	ptrvec_push(&fd->folded_now, v);
 }
@@ -402,23 +403,11 @@ inline_exponent(Fold *fd, Value *v)
 	if (!t)
 		return false;
 	ElemKind k = (ElemKind)c->type->dt.kind;
-	Value *l = value_new(fd->m, VK_LIT, 0);
-	l->loc = e->loc;
-	l->type = type_tensor(fd->m, c->type->dt, 0, NULL);
-	if (elem_is_float(k)) {
-		double d = tensor_get(t, 0);
-		if (!isfinite(d))
-			return true;
-		l->flags = VF_LIT_FLOAT;
-		l->u.f = d;
-	} else if (k == ET_BOOL) {
+	double d = elem_is_float(k) ? tensor_get(t, 0) : 0;
+	if (k == ET_BOOL || !isfinite(d))
 		return true;
-	} else {
-		l->u.i = tensor_get_int(t, 0);
-		if (k == ET_U64 && l->u.i < 0)
-			l->flags = VF_LIT_U64;
-	}
-	v->args[1] = l;
+	fd->gb.loc = e->loc;
+	v->args[1] = gb_lit_typed(&fd->gb, k, d, elem_is_float(k) ? 0 : tensor_get_int(t, 0));
 	drop_uses(fd, 1, &e);
 	return true;
 }
@@ -431,66 +420,6 @@ str_attr(const Value *v, const char *key, const char *dflt)
 {
 	const Attr *a = v->u.op->attrs ? attr_get(v->u.op->attrs, key) : NULL;
 	return a && a->kind == AT_STR ? a->u.s : dflt;
-}
-
-/* attrs with the string attribute key set to val (the map stays sorted). */
-static AttrMap *
-with_str(Module *m, const AttrMap *old, const char *keyname, const char *val)
-{
-	Sym key = sym_intern_cstr(m, keyname);
-	uint32_t n = old ? old->n : 0;
-	AttrMap *am = arena_alloc(m->arena, sizeof *am);
-	am->e = arena_alloc(m->arena, (n + 1) * sizeof *am->e);
-	AttrEntry hw = {.key = key};
-	hw.val.kind = AT_STR;
-	hw.val.n = (uint32_t)strlen(val);
-	hw.val.u.s = module_name(m, val, strlen(val));
-	bool put = false;
-	for (uint32_t i = 0; i < n; i++) {
-		int c = strcmp(old->e[i].key, key);
-		if (c == 0) {
-			hw.loc = old->e[i].loc;
-			hw.val.loc = old->e[i].val.loc;
-			am->e[am->n++] = hw;
-			put = true;
-			continue;
-		}
-		if (c > 0 && !put) {
-			am->e[am->n++] = hw;
-			put = true;
-		}
-		am->e[am->n++] = old->e[i];
-	}
-	if (!put)
-		am->e[am->n++] = hw;
-	return am;
-}
-
-/* A name for a copy of w, new in f: W_SUFFIX, else W_SUFFIX_1, ... */
-static const char *
-copy_name(Fold *fd, const Value *w, const char *suffix)
-{
-	if (!fd->have_names) {
-		memset(&fd->names, 0, sizeof fd->names);
-		fd->have_names = true;
-		Func *f = fd->f;
-		for (uint32_t i = 0; i < f->nparams; i++)
-			nameset_add(&fd->names, f->params[i]->name);
-		FuncWalk wk;
-		Block *blk;
-		fwalk_start(&wk, f);
-		for (Value *v; (v = fwalk_next_binding(&wk, &blk));)
-			nameset_add(&fd->names, v->name);
-	}
-	size_t n = strlen(w->name) + strlen(suffix) + 32;
-	char *s = xmalloc(n);
-	snprintf(s, n, "%s_%s", w->name, suffix);
-	for (uint32_t k = 1; nameset_has(&fd->names, s); k++)
-		snprintf(s, n, "%s_%s_%u", w->name, suffix, (unsigned)k);
-	const char *name = module_name(fd->m, s, strlen(s));
-	free(s);
-	nameset_add(&fd->names, name);
-	return name;
 }
 
 /* t (OIHW) as HWIO. */
@@ -649,33 +578,30 @@ weight_layouts(Fold *fd)
 			}
 			Tensor *h = P ? to_panels(t, P) : CP ? to_oihw_panels(t, CP) : to_hwio(t);
 			ptrvec_push(&fd->owned, h);
-			nv = value_new(m, VK_BIND, 0);
-			if (P) {
-				char suffix[32];
+			char suffix[32] = "hwio";
+			if (P)
 				snprintf(suffix, sizeof suffix, "nc%lldn", (long long)P);
-				nv->name = copy_name(fd, w, suffix);
-				fd->packed++;
-			} else {
-				nv->name = copy_name(fd, w, CP ? "oihw16o" : "hwio");
-				fd->hwio++;
-			}
-			nv->type = type_tensor(m, wt->dt, h->rank, h->dims);
+			else if (CP)
+				strcpy(suffix, "oihw16o");
+			fd->packed += P != 0;
+			fd->hwio += P == 0;
+			/* W_SUFFIX (else W_SUFFIX_1, ...), just after W, where W is */
+			GBuild *b = &fd->gb;
+			gb_at(b, fd->blockof[w->scratch], w);
+			b->loc = w->loc;
+			b->flags = w->flags & (VF_ON | VF_LOC);
+			const char *name = gb_name(b, w->name, suffix);
+			const Type *ht = type_tensor(m, wt->dt, h->rank, h->dims);
+			ConstData *cd = const_data(fd, name, ht, h);
+			nv = gb_const(b, name, ht, cd);
 			nv->vd = w->vd;
-			nv->loc = w->loc;
-			nv->flags = w->flags & (VF_ON | VF_LOC);
-			set_data(fd, nv, h);
-			fd->inlined -= !(nv->flags & VF_CONST_FILE); /* counted apart */
-			Block *wb = fd->blockof[w->scratch];
-			nv->next = w->next;
-			w->next = nv;
-			if (wb->last == w)
-				wb->last = nv;
+			set_data(fd, nv, cd, h);
+			fd->inlined -= !cd->path; /* counted apart */
 			made[w->scratch] = nv;
 		}
 		v->args[1] = nv;
-		v->u.op = module_opcall(m, v->u.op->op,
-		                        P ? with_str(m, v->u.op->attrs, "weight_layout", layout)
-		                          : with_str(m, v->u.op->attrs, "kernel_layout", CP ? "OIHW16o" : "HWIO"));
+		Attr la = gb_str(m, P ? layout : CP ? "OIHW16o" : "HWIO");
+		gb_set_attr(m, v, P ? "weight_layout" : "kernel_layout", &la);
 		drop_uses(fd, 1, &w);
 	}
 	free(made);
@@ -687,6 +613,7 @@ fold_func(Fold *fd, Func *f)
 {
 	fd->f = f;
 	fd->blocks.n = 0;
+	gb_start(&fd->gb, fd->m, f);
 	number_and_count(fd);
 	bool ok = true;
 	PtrVec cs = {0}, ts = {0}, lits = {0};
@@ -772,9 +699,7 @@ fold_func(Fold *fd, Func *f)
 	for (size_t i = 0; i < fd->owned.n; i++)
 		tensor_free(fd->owned.v[i]);
 	fd->owned.n = 0;
-	if (fd->have_names)
-		nameset_free(&fd->names);
-	fd->have_names = false;
+	gb_done(&fd->gb);
 	free(fd->blockof);
 	free(fd->tensors);
 	free(fd->uses);
