@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gbuild.h"
 #include "ir.h"
 #include "walk.h"
 
@@ -229,16 +230,6 @@ binding(Clone *c, const Value *v)
 }
 
 static void
-append(Block *b, Value *v)
-{
-	if (b->last)
-		b->last->next = v;
-	else
-		b->first = v;
-	b->last = v;
-}
-
-static void
 func_body(Clone *c, const Func *f, Func *r)
 {
 	r->nparams = f->nparams;
@@ -246,13 +237,15 @@ func_body(Clone *c, const Func *f, Func *r)
 	for (uint32_t i = 0; i < f->nparams; i++)
 		r->params[i] = value_shell(c, f->params[i]);
 	remember(c, &f->body, &r->body);
+	GBuild b = {.m = c->n, .f = r};
 	FuncWalk w;
 	WalkStep s;
 	fwalk_start(&w, f);
 	while (fwalk_next(&w, &s)) {
 		Block *to = copy_of(c, s.blk);
 		if (s.ev == W_BIND) {
-			append(to, binding(c, s.v));
+			gb_at_end(&b, to);
+			gb_add(&b, binding(c, s.v));
 		} else {
 			to->yield = operand(c, s.blk->yield);
 			to->yloc = s.blk->yloc;
@@ -437,14 +430,26 @@ prim_body(Clone *c, const Prim *p, Prim *r)
 
 /* -------------------------------------------------------------- globals */
 
-#define APPEND(list, last, x)           \
-	do {                              \
-		if (last)                 \
+/* Appends x to a list of nodes linked by next (x a copy: its next was
+ * the original's). */
+#define APPEND(list, last, x)             \
+	do {                                \
+		(x)->next = NULL;           \
+		if (last)                   \
 			(last)->next = (x); \
-		else                      \
+		else                        \
 			(list) = (x);       \
 		(last) = (x);               \
 	} while (0)
+
+/* The name and attributes of a copied device or pool r, of the copy's. */
+static void
+declared(Clone *c, void *r, int kind, Sym *name, AttrMap *am)
+{
+	*name = sym(c, *name);
+	*am = attrs(c, am);
+	sym_set_global(*name, kind, r);
+}
 
 static void
 globals(Clone *c)
@@ -454,19 +459,13 @@ globals(Clone *c)
 	for (const Device *d = m->devices; d; d = d->next) {
 		Device *r = arena_alloc(n->arena, sizeof *r);
 		*r = *d;
-		r->name = sym(c, d->name);
-		r->attrs = attrs(c, &d->attrs);
-		r->next = NULL;
-		sym_set_global(r->name, GK_DEVICE, r);
+		declared(c, r, GK_DEVICE, &r->name, &r->attrs);
 		APPEND(n->devices, n->devices_last, r);
 	}
 	for (const Pool *p = m->pools; p; p = p->next) {
 		Pool *r = arena_alloc(n->arena, sizeof *r);
 		*r = *p;
-		r->name = sym(c, p->name);
-		r->attrs = attrs(c, &p->attrs);
-		r->next = NULL;
-		sym_set_global(r->name, GK_POOL, r);
+		declared(c, r, GK_POOL, &r->name, &r->attrs);
 		APPEND(n->pools, n->pools_last, r);
 	}
 	/* functions and prims before any body: a call may come first */
@@ -495,7 +494,6 @@ globals(Clone *c)
 		*r = *p;
 		r->dev = sym(c, p->dev);
 		r->first = r->last = NULL;
-		r->next = NULL;
 		for (const ProgLine *l = p->first; l; l = l->next) {
 			ProgLine *nl = arena_alloc(n->arena, sizeof *nl);
 			nl->s = arena_strndup(n->arena, l->s, l->n);
