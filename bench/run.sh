@@ -6,8 +6,9 @@
 #      beside mlir-opt parsing and printing the same program in the arith
 #      dialect (Debian's mlir-15-tools).
 #   2. ir-plan-devices on annotated chains and random DAGs, beside ir-parse
-#      alone on the same inputs; and with --minimize-copies (time and bytes
-#      copied beside plain planning's).
+#      alone on the same inputs; and with --minimize-copies (CPU time and
+#      bytes copied beside plain planning's, and beside BENCH_BASELINE_BIN's
+#      when given: bench/minimize.sh).
 #   3. ir-lower on residual networks of 1k-100k operators, beside ir-parse;
 #      ir-flatten-texture on prims of 10k-100k texel statements, likewise.
 #   4. the reference interpreter on conv2d and dense: the lowered prims
@@ -139,23 +140,7 @@ done
 echo "target: planning at most 1.5x the time of parsing, growing linearly"
 
 echo
-echo "== ir-plan-devices --minimize-copies vs ir-parse and plain planning (median of $RUNS; bytes copied)"
-printf '%6s %9s %9s %9s %9s %8s %12s %12s\n' shape bindings "parse s" "plan s" "min s" "min/parse" "plan bytes" "min bytes"
-for shape in chain dag; do
-	for n in $SIZES; do
-		set -- $(measure "$BIN/ir-parse" "$WORK/$shape$n.ir")
-		pt=$1
-		set -- $(measure "$BIN/ir-plan-devices" "$WORK/$shape$n.ir")
-		ut=$1
-		set -- $(measure "$BIN/ir-plan-devices" --minimize-copies "$WORK/$shape$n.ir")
-		mt=$1
-		ub=$("$BIN/ir-plan-devices" --stats "$WORK/$shape$n.ir" 2>&1 > /dev/null | sed -n 's/^bytes copied: //p')
-		mb=$("$BIN/ir-plan-devices" --minimize-copies --stats "$WORK/$shape$n.ir" 2>&1 > /dev/null | sed -n 's/^bytes copied: //p')
-		awk -v s="$shape" -v n="$n" -v pt="$pt" -v ut="$ut" -v mt="$mt" -v ub="$ub" -v mb="$mb" 'BEGIN {
-			printf "%6s %9d %9.3f %9.3f %9.3f %7.2fx %12d %12d\n", s, n, pt, ut, mt, (pt > 0 ? mt / pt : 0), ub, mb }'
-	done
-done
-echo "target (issue 26): --minimize-copies at most 2x the time of parsing, bytes never above plain planning's"
+IRPIPE_BIN=$BIN BENCH_DIR=$WORK BENCH_SIZES=$SIZES BENCH_RUNS=$RUNS sh bench/minimize.sh
 
 echo
 echo "== ir-lower vs ir-parse on the same input (median of $RUNS)"
