@@ -441,30 +441,13 @@ to_hwio(const Tensor *t)
 	return r;
 }
 
-/* t (OIHW) in panels of P output channels, [O/P,I,H,W,P] (OIHW<P>o). */
+/* t, read as [N,K] (N its first axis, K the rest), packed in panels of P
+ * units, [N/P,K,P], as a tensor of the given rank and dims. */
 static Tensor *
-to_oihw_panels(const Tensor *t, int64_t P)
+panels_of(const Tensor *t, int64_t P, uint32_t rank, const int64_t *dims)
 {
-	int64_t O = t->dims[0], I = t->dims[1], KH = t->dims[2], KW = t->dims[3];
-	int64_t dims[5] = {O / P, I, KH, KW, P}, inner = I * KH * KW;
-	Tensor *r = tensor_new(t->kind, 5, dims);
-	size_t es = elem_size(t->kind);
-	const char *src = t->data;
-	char *dst = r->data;
-	for (int64_t o = 0; o < O; o++)
-		for (int64_t k = 0; k < inner; k++)
-			memcpy(dst + (size_t)(((o / P) * inner + k) * P + o % P) * es,
-			       src + (size_t)(o * inner + k) * es, es);
-	return r;
-}
-
-/* t ([N,K]) packed in panels of P units: [N/P,K,P]. */
-static Tensor *
-to_panels(const Tensor *t, int64_t P)
-{
-	int64_t N = t->dims[0], K = t->dims[1];
-	int64_t dims[3] = {N / P, K, P};
-	Tensor *r = tensor_new(t->kind, 3, dims);
+	int64_t N = t->dims[0], K = N ? t->numel / N : 0;
+	Tensor *r = tensor_new(t->kind, rank, dims);
 	size_t es = elem_size(t->kind);
 	const char *src = t->data;
 	char *dst = r->data;
@@ -472,6 +455,22 @@ to_panels(const Tensor *t, int64_t P)
 		for (int64_t k = 0; k < K; k++)
 			memcpy(dst + (size_t)(((n / P) * K + k) * P + n % P) * es, src + (size_t)(n * K + k) * es, es);
 	return r;
+}
+
+/* t ([N,K]) packed in panels of P units: [N/P,K,P]. */
+static Tensor *
+to_panels(const Tensor *t, int64_t P)
+{
+	int64_t dims[3] = {t->dims[0] / P, t->dims[1], P};
+	return panels_of(t, P, 3, dims);
+}
+
+/* t (OIHW) in panels of P output channels, [O/P,I,H,W,P] (OIHW<P>o). */
+static Tensor *
+to_oihw_panels(const Tensor *t, int64_t P)
+{
+	int64_t dims[5] = {t->dims[0] / P, t->dims[1], t->dims[2], t->dims[3], P};
+	return panels_of(t, P, 5, dims);
 }
 
 /* Does every declared device run the cpu tiles (no gpu or accel)? */

@@ -132,6 +132,12 @@ IR
 	assert_output --regexp 'let %ox[0-9]+: i32 = min\(%ox[0-9]+, 47\)'
 	assert_output --regexp 'alloc %acc[0-9]+: f32\[7,8\] @cpu:local'
 	assert_output --regexp 'if %ox[0-9]+ \+ %u[0-9]+ >= %ox[0-9]+ \{'
+	# NCHW into NCHW4c: 4 weight texels gathered into 16 lanes, stored a texel at a time
+	assert_output --regexp '%wg[0-9]+\[12:4\] = %p1\[%o[0-9]+ \+ 3, %r[0-9]+, %r[0-9]+, %r[0-9]+, 0:4\]'
+	assert_output --regexp '%out\[%i[0-9]+, %o[0-9]+ \+ 3, %i[0-9]+, %ox[0-9]+ \+ %u[0-9]+, 0:4\] = '
+	# 40 channels: 3 tiles of 16, the last from channel 24 storing from 32
+	assert_output --regexp 'let %oc[0-9]+: i32 = min\(%oc[0-9]+, 24\)'
+	assert_output --regexp 'if %oc[0-9]+ \+ %u[0-9]+ >= %oc[0-9]+ \{'
 }
 @test "lower: grouped and depthwise conv2d on a cpu: a row of outputs per item, the input window read once into registers (issue 23)" {
 	golden --from=ir-plan-devices ir-lower depthwise_cpu
