@@ -14,7 +14,7 @@
 
 #include "diag.h"
 #include "ir.h"
-#include "plan_memory.h"
+#include "memplan/check.h"
 #include "nameset.h"
 #include "ops/ops.h"
 #include "suggest.h"
@@ -1116,6 +1116,6 @@ verify_module(Module *m, bool check_names)
 	ptrvec_free(&vf.defs);
 	/* A memory plan is checked on a module that is otherwise sound. */
 	if (vf.ok && !vf.poisoned && m->ctx->nerrors == errors_before && m->places)
-		plan_memory_check(m);
+		memplan_check(m);
 	return vf.ok && m->ctx->nerrors == errors_before;
 }

@@ -14,6 +14,7 @@
 #include "texture/flatten_texture.h"
 #include "lower/lower.h"
 #include "plan_devices.h"
+#include "memplan/check.h"
 #include "plan_memory.h"
 
 #include "fuzz_common.h"
@@ -35,12 +36,12 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
 	if (!plan_memory(m, &po))
 		goto out;
 	fuzz_check(ir_verify(m), "the planned module verifies");
-	fuzz_check(plan_memory_check(m), "the plan keeps its promises");
+	fuzz_check(memplan_check(m), "the plan keeps its promises");
 	char *q1 = fuzz_canonical(m, &n1, "the memory-planned module");
 	Ctx *c2;
 	Module *m2 = fuzz_parse_text(&c2, q1, n1);
 	fuzz_check(plan_memory(m2, &po), "planning the planned module succeeds");
-	fuzz_check(ir_verify(m2) && plan_memory_check(m2), "the module planned twice verifies");
+	fuzz_check(ir_verify(m2) && memplan_check(m2), "the module planned twice verifies");
 	if (po.algo != MP_HILL_CLIMB && po.algo != MP_BEST) {
 		char *q2 = fuzz_print(m2, &n2, false);
 		fuzz_check(n1 == n2 && memcmp(q1, q2, n1) == 0, "memory planning is idempotent");
