@@ -24,40 +24,6 @@ use(PVar *v)
 		v->scratch |= ARG_USED;
 }
 
-void
-pexpr_children(PExpr *e, PtrVec *st)
-{
-	switch (e->kind) {
-	case E_LOAD:
-		for (uint32_t i = e->n; i-- > 0;)
-			ptrvec_push(st, e->u.load.idx[i].e);
-		break;
-	case E_TEX_LOAD:
-		ptrvec_push(st, e->u.tex.y);
-		ptrvec_push(st, e->u.tex.x);
-		break;
-	case E_SELECT:
-		ptrvec_push(st, e->u.ops.c);
-		/* fall through */
-	case E_BIN:
-		ptrvec_push(st, e->u.ops.b);
-		/* fall through */
-	case E_UN:
-		ptrvec_push(st, e->u.ops.a);
-		break;
-	case E_CAST:
-	case E_BROADCAST:
-		ptrvec_push(st, e->u.cast.a);
-		break;
-	case E_CALL:
-		for (uint32_t i = e->n; i-- > 0;)
-			ptrvec_push(st, e->u.call.args[i]);
-		break;
-	default:
-		break;
-	}
-}
-
 static void
 use_expr(PExpr *root, PtrVec *st)
 {
@@ -74,7 +40,7 @@ use_expr(PExpr *root, PtrVec *st)
 			use(e->u.load.buf);
 		else if (e->kind == E_TEX_LOAD)
 			use(e->u.tex.buf);
-		pexpr_children(e, st);
+		pexpr_push_operands(e, st);
 	}
 }
 

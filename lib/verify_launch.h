@@ -4,8 +4,6 @@
 
 #include "ir.h"
 
-/* Pushes e's operands on st, the first operand on top. */
-void pexpr_children(PExpr *e, PtrVec *st);
 /* Kernel k (S_KERNEL with a launch) of prim p; reports and returns false. */
 bool verify_launch(Module *m, const Prim *p, PStmt *k);
 /* One program per declared device at most. */

@@ -124,3 +124,53 @@ pwalk_next_stmt(PrimWalk *w)
 			return s.s;
 	return NULL;
 }
+
+uint32_t
+pexpr_noperands(const PExpr *e)
+{
+	switch (e->kind) {
+	case E_LOAD:
+	case E_CALL:
+		return e->n;
+	case E_TEX_LOAD:
+	case E_BIN:
+		return 2;
+	case E_SELECT:
+		return 3;
+	case E_UN:
+	case E_CAST:
+	case E_BROADCAST:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+PExpr *
+pexpr_operand(const PExpr *e, uint32_t i)
+{
+	switch (e->kind) {
+	case E_LOAD:
+		return e->u.load.idx[i].e;
+	case E_CALL:
+		return e->u.call.args[i];
+	case E_TEX_LOAD:
+		return i == 0 ? e->u.tex.x : e->u.tex.y;
+	case E_BIN:
+	case E_UN:
+	case E_SELECT:
+		return i == 0 ? e->u.ops.a : i == 1 ? e->u.ops.b : e->u.ops.c;
+	case E_CAST:
+	case E_BROADCAST:
+		return e->u.cast.a;
+	default:
+		return NULL;
+	}
+}
+
+void
+pexpr_push_operands(const PExpr *e, PtrVec *st)
+{
+	for (uint32_t i = pexpr_noperands(e); i-- > 0;)
+		ptrvec_push(st, pexpr_operand(e, i));
+}

@@ -105,4 +105,16 @@ PStmt *pwalk_next_stmt(PrimWalk *w);
 /* Ends a walk early. */
 void pwalk_free(PrimWalk *w);
 
+/* The operands of a loop-level expression, first to last: a load's
+ * indices, a texture load's x and y, a unary's, binary's or select's
+ * a (b, c), a cast's or broadcast's operand, a call's arguments; none
+ * for literals and variables.  The code generator and the checks of
+ * its launches walk them. */
+uint32_t pexpr_noperands(const PExpr *e);
+/* Operand i, 0 <= i < pexpr_noperands(e). */
+PExpr *pexpr_operand(const PExpr *e, uint32_t i);
+/* Pushes e's operands on st, the first on top, for a walk with an
+ * explicit stack. */
+void pexpr_push_operands(const PExpr *e, PtrVec *st);
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "ocl/ocl_impl.h"
 #include "tensor/tensor.h"
+#include "walk.h"
 
 /* C precedence levels: higher binds tighter. */
 enum { P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,
@@ -59,43 +60,6 @@ put(Str *b, const Text *t, int min)
 		str_puts(b, ")");
 	} else {
 		str_puts(b, t->s);
-	}
-}
-
-static uint32_t
-children(PExpr *e, PExpr **out)
-{
-	switch (e->kind) {
-	case E_LOAD:
-		for (uint32_t i = 0; i < e->n; i++)
-			out[i] = e->u.load.idx[i].e;
-		return e->n;
-	case E_TEX_LOAD:
-		out[0] = e->u.tex.x;
-		out[1] = e->u.tex.y;
-		return 2;
-	case E_BIN:
-		out[0] = e->u.ops.a;
-		out[1] = e->u.ops.b;
-		return 2;
-	case E_UN:
-		out[0] = e->u.ops.a;
-		return 1;
-	case E_SELECT:
-		out[0] = e->u.ops.a;
-		out[1] = e->u.ops.b;
-		out[2] = e->u.ops.c;
-		return 3;
-	case E_CAST:
-	case E_BROADCAST:
-		out[0] = e->u.cast.a;
-		return 1;
-	case E_CALL:
-		for (uint32_t i = 0; i < e->n && i < 3; i++)
-			out[i] = e->u.call.args[i];
-		return e->n < 3 ? e->n : 3;
-	default:
-		return 0;
 	}
 }
 
@@ -518,17 +482,14 @@ expr_text(Gen *g, PExpr *root)
 	while (st.n) {
 		PExpr *e = st.v[--st.n];
 		ptrvec_push(&post, e);
-		PExpr *c[IR_MAX_RANK];
-		uint32_t n = children(e, c);
-		for (uint32_t i = 0; i < n; i++)
-			ptrvec_push(&st, c[i]);
+		for (uint32_t i = 0, n = pexpr_noperands(e); i < n; i++)
+			ptrvec_push(&st, pexpr_operand(e, i));
 	}
 	Text *vals = NULL;
 	size_t nv = 0, cap = 0;
 	for (size_t i = post.n; i-- > 0;) {
 		PExpr *e = post.v[i];
-		PExpr *c[IR_MAX_RANK];
-		uint32_t n = children(e, c);
+		uint32_t n = pexpr_noperands(e);
 		/* a leaf's operands are none: not vals + 0 while vals is NULL
 		 * (undefined: clang's sanitizer stops there, make fuzz) */
 		Text t = node(g, e, n ? vals + nv - n : NULL);

@@ -153,7 +153,7 @@ scan_expr(Gen *g, PExpr *root, PtrVec *st)
 		} else if (e->kind == E_TEX_LOAD) {
 			mark(e->u.tex.buf, OV_READ | OV_TEX_ACCESS);
 		}
-		pexpr_children(e, st);
+		pexpr_push_operands(e, st);
 	}
 }
 
