@@ -276,6 +276,155 @@ ocl_f16_helpers(const Gen *g, Str *b)
 	str_puts(b, "\n");
 }
 
+/* A load: an element or a vector of a buffer, or of an array of rows. */
+static void
+load_text(Str *b, PExpr *e, Text *c, int *prec)
+{
+	char ty[16];
+	PVar *buf = e->u.load.buf;
+	uint32_t lanes = e->n ? e->u.load.idx[e->n - 1].lanes : 0;
+	Str name = {0}, lin = {0};
+	ocl_local_name(&name, buf->name);
+	linear_from(&lin, buf, c, lanes > 1 && (buf->scratch & OV_VECARR) ? e->n - 1 : e->n);
+	if (buf->scratch & OV_VECARR) {
+		/* an array of rows: a whole row, a part of one, or one
+		 * element through a pointer to the elements */
+		int64_t part = lanes > 1 ? ocl_row_part(buf, e->u.load.idx, e->n) : -1;
+		if (part >= 0)
+			str_printf(b, "vload%u(%lld, (%s *)&%s[%s])", lanes, (long long)part,
+			           ocl_buf_type(buf, ty), name.s, lin.s);
+		else if (lanes > 1)
+			str_printf(b, "%s[%s]", name.s, lin.s);
+		else
+			str_printf(b, "((%s *)%s)[%s]", ocl_buf_type(buf, ty), name.s, lin.s);
+	} else if (ocl_half_mem(buf)) {
+		if (lanes > 1)
+			str_printf(b, "vload_half%u(0, %s + %s)", lanes, name.s, lin.s);
+		else
+			str_printf(b, "vload_half(0, %s + %s)", name.s, lin.s);
+	} else if (lanes > 1) {
+		str_printf(b, "vload%u(0, %s + %s)", lanes, name.s, lin.s);
+	} else if (buf->type->dt.kind == ET_BOOL) {
+		str_printf(b, "(bool)%s[%s]", name.s, lin.s);
+		*prec = P_UNARY;
+	} else {
+		str_printf(b, "%s[%s]", name.s, lin.s);
+	}
+	str_free(&name);
+	str_free(&lin);
+}
+
+/* A binary operation; a float remainder is fmod. */
+static void
+bin_text(Str *b, PExpr *e, Text *c, int *prec)
+{
+	int p = binop_prec(e->op);
+	bool fl = elem_is_float((ElemKind)e->u.ops.a->dt.kind);
+	if (e->op == OP_MOD && fl) {
+		str_puts(b, "fmod(");
+		put(b, &c[0], 0);
+		str_puts(b, ", ");
+		put(b, &c[1], 0);
+		str_puts(b, ")");
+		return;
+	}
+	put(b, &c[0], p);
+	str_puts(b, binop_text(e->op));
+	put(b, &c[1], p + 1);
+	*prec = p;
+}
+
+/* A conversion, as the interpreter converts. */
+static void
+cast_text(Str *b, PExpr *e, Text *c, int *prec)
+{
+	char ty[16];
+	DType from = e->u.cast.a->dt, to = e->dt;
+	bool same = from.kind == to.kind ||
+	            ((from.kind == ET_F16 || from.kind == ET_F32) &&
+	             (to.kind == ET_F16 || to.kind == ET_F32));
+	if (same) {
+		str_puts(b, c[0].s);
+		*prec = c[0].prec;
+	} else if (to.kind == ET_BOOL) {
+		put(b, &c[0], P_EQ + 1);
+		str_puts(b, " != 0");
+		*prec = P_EQ;
+	} else if (from.kind == ET_BOOL && to.lanes > 1) {
+		/* OpenCL has no C casts between vector types, and a bool
+		 * vector is 0/1 lanes from memory (uchar) but 0/-1 from a
+		 * comparison: the absolute value as int is 0/1 in both */
+		str_printf(b, "convert_%s(abs(convert_int%u(%s)))", ocl_ctype(to, ty),
+		           (unsigned)to.lanes, c[0].s);
+	} else if (from.kind == ET_BOOL) {
+		str_printf(b, "(%s)", ocl_ctype(to, ty));
+		put(b, &c[0], P_UNARY);
+		*prec = P_UNARY;
+	} else if (elem_is_float(from.kind) && !elem_is_float(to.kind)) {
+		/* float to integer truncates and saturates (NaN gives 0), as
+		 * the interpreter does; without _sat OpenCL leaves values out
+		 * of range undefined (POCL wraps -1.5 to u64 0xff...) */
+		str_printf(b, "convert_%s_sat(%s)", ocl_ctype(to, ty), c[0].s);
+	} else {
+		str_printf(b, "convert_%s(%s)", ocl_ctype(to, ty), c[0].s);
+	}
+}
+
+/* An intrinsic: lane() as a component or through a pointer, sigmoid
+ * spelled out, the rest by their OpenCL names. */
+static void
+call_text(Gen *g, Str *b, PExpr *e, Text *c, int *prec)
+{
+	char ty[16];
+	IntrinId fn = (IntrinId)e->op;
+	bool fl = elem_is_float((ElemKind)e->dt.kind);
+	if (fn == I_LANE) {
+		PExpr *k = e->u.call.args[1];
+		if (k->kind == E_INT && k->u.i >= 0 && k->u.i < 16) {
+			put(b, &c[0], P_PRIMARY);
+			str_printf(b, ".s%c", hexlane[k->u.i]);
+		} else {
+			/* a lane chosen at run time: through a pointer to a
+			 * named vector (a temporary unless it is one) */
+			int k0 = e->u.call.args[0]->kind;
+			char *t = k0 == E_VAR || k0 == E_TEX_LOAD ? NULL
+			          : hoist(g, e->u.call.args[0]->dt, c[0].s);
+			str_printf(b, "((const %s *)&%s)[%s]", ocl_ctype(e->dt, ty), t ? t : c[0].s,
+			           c[1].s);
+			free(t);
+		}
+		return;
+	}
+	if (fn == I_SIGMOID) {
+		const char *one = e->dt.kind == ET_F64 ? "1.0" : "1.0f";
+		str_printf(b, "%s / (%s + exp(-", one, one);
+		put(b, &c[0], P_UNARY);
+		str_puts(b, "))");
+		*prec = P_MUL;
+		return;
+	}
+	const char *name = fn < I__COUNT ? intrin_def(fn)->opencl : NULL;
+	if (!fl) {
+		name = fn == I_MIN ? "min" : fn == I_MAX ? "max" : fn == I_ABS ? "abs" : NULL;
+	}
+	if (!name) {
+		OCL_ERR(g, e->loc, "'%s' has no OpenCL C spelling for %s", e->u.call.fn,
+		        ocl_ctype(e->dt, ty));
+		name = "irp_unsupported";
+	}
+	if (fn == I_ABS && !fl)   /* abs of a signed integer is unsigned */
+		str_printf(b, "convert_%s(", ocl_ctype(e->dt, ty));
+	str_printf(b, "%s(", name);
+	for (uint32_t i = 0; i < e->n && i < 3; i++) {
+		if (i)
+			str_puts(b, ", ");
+		str_puts(b, c[i].s);
+	}
+	str_puts(b, fn == I_ABS && !fl ? "))" : ")");
+}
+
+/* e's text from its operands' texts c (in order), rounded to f16 where
+ * the interpreter rounds. */
 static Text
 node(Gen *g, PExpr *e, Text *c)
 {
@@ -301,63 +450,18 @@ node(Gen *g, PExpr *e, Text *c)
 	case E_VAR:
 		ocl_local_name(&b, e->u.var->name);
 		break;
-	case E_LOAD: {
-		PVar *buf = e->u.load.buf;
-		uint32_t lanes = e->n ? e->u.load.idx[e->n - 1].lanes : 0;
-		Str name = {0}, lin = {0};
-		ocl_local_name(&name, buf->name);
-		linear_from(&lin, buf, c, lanes > 1 && (buf->scratch & OV_VECARR) ? e->n - 1 : e->n);
-		if (buf->scratch & OV_VECARR) {
-			/* an array of rows: a whole row, a part of one, or one
-			 * element through a pointer to the elements */
-			int64_t part = lanes > 1 ? ocl_row_part(buf, e->u.load.idx, e->n) : -1;
-			if (part >= 0)
-				str_printf(&b, "vload%u(%lld, (%s *)&%s[%s])", lanes, (long long)part,
-				           ocl_buf_type(buf, ty), name.s, lin.s);
-			else if (lanes > 1)
-				str_printf(&b, "%s[%s]", name.s, lin.s);
-			else
-				str_printf(&b, "((%s *)%s)[%s]", ocl_buf_type(buf, ty), name.s, lin.s);
-		} else if (ocl_half_mem(buf)) {
-			if (lanes > 1)
-				str_printf(&b, "vload_half%u(0, %s + %s)", lanes, name.s, lin.s);
-			else
-				str_printf(&b, "vload_half(0, %s + %s)", name.s, lin.s);
-		} else if (lanes > 1) {
-			str_printf(&b, "vload%u(0, %s + %s)", lanes, name.s, lin.s);
-		} else if (buf->type->dt.kind == ET_BOOL) {
-			str_printf(&b, "(bool)%s[%s]", name.s, lin.s);
-			prec = P_UNARY;
-		} else {
-			str_printf(&b, "%s[%s]", name.s, lin.s);
-		}
-		str_free(&name);
-		str_free(&lin);
+	case E_LOAD:
+		load_text(&b, e, c, &prec);
 		break;
-	}
 	case E_TEX_LOAD: {
 		char *t = texel_read(g, e, &c[0], &c[1]);
 		str_puts(&b, t);
 		free(t);
 		break;
 	}
-	case E_BIN: {
-		int p = binop_prec(e->op);
-		bool fl = elem_is_float((ElemKind)e->u.ops.a->dt.kind);
-		if (e->op == OP_MOD && fl) {
-			str_puts(&b, "fmod(");
-			put(&b, &c[0], 0);
-			str_puts(&b, ", ");
-			put(&b, &c[1], 0);
-			str_puts(&b, ")");
-			break;
-		}
-		put(&b, &c[0], p);
-		str_puts(&b, binop_text(e->op));
-		put(&b, &c[1], p + 1);
-		prec = p;
+	case E_BIN:
+		bin_text(&b, e, c, &prec);
 		break;
-	}
 	case E_UN:
 		str_puts(&b, e->op == OP_NEG ? "-" : "!");
 		put(&b, &c[0], P_UNARY);
@@ -371,90 +475,16 @@ node(Gen *g, PExpr *e, Text *c)
 		put(&b, &c[2], P_COND);
 		prec = P_COND;
 		break;
-	case E_CAST: {
-		DType from = e->u.cast.a->dt, to = e->dt;
-		bool same = from.kind == to.kind ||
-		            ((from.kind == ET_F16 || from.kind == ET_F32) &&
-		             (to.kind == ET_F16 || to.kind == ET_F32));
-		if (same) {
-			str_puts(&b, c[0].s);
-			prec = c[0].prec;
-		} else if (to.kind == ET_BOOL) {
-			put(&b, &c[0], P_EQ + 1);
-			str_puts(&b, " != 0");
-			prec = P_EQ;
-		} else if (from.kind == ET_BOOL && to.lanes > 1) {
-			/* OpenCL has no C casts between vector types, and a bool
-			 * vector is 0/1 lanes from memory (uchar) but 0/-1 from a
-			 * comparison: the absolute value as int is 0/1 in both */
-			str_printf(&b, "convert_%s(abs(convert_int%u(%s)))", ocl_ctype(to, ty),
-			           (unsigned)to.lanes, c[0].s);
-		} else if (from.kind == ET_BOOL) {
-			str_printf(&b, "(%s)", ocl_ctype(to, ty));
-			put(&b, &c[0], P_UNARY);
-			prec = P_UNARY;
-		} else if (elem_is_float(from.kind) && !elem_is_float(to.kind)) {
-			/* float to integer truncates and saturates (NaN gives 0), as
-			 * the interpreter does; without _sat OpenCL leaves values out
-			 * of range undefined (POCL wraps -1.5 to u64 0xff...) */
-			str_printf(&b, "convert_%s_sat(%s)", ocl_ctype(to, ty), c[0].s);
-		} else {
-			str_printf(&b, "convert_%s(%s)", ocl_ctype(to, ty), c[0].s);
-		}
+	case E_CAST:
+		cast_text(&b, e, c, &prec);
 		break;
-	}
 	case E_BROADCAST:
 		str_printf(&b, "(%s)(%s)", ocl_ctype(e->dt, ty), c[0].s);
 		prec = P_UNARY;
 		break;
-	case E_CALL: {
-		IntrinId fn = (IntrinId)e->op;
-		bool fl = elem_is_float((ElemKind)e->dt.kind);
-		if (fn == I_LANE) {
-			PExpr *k = e->u.call.args[1];
-			if (k->kind == E_INT && k->u.i >= 0 && k->u.i < 16) {
-				put(&b, &c[0], P_PRIMARY);
-				str_printf(&b, ".s%c", hexlane[k->u.i]);
-			} else {
-				/* a lane chosen at run time: through a pointer to a
-				 * named vector (a temporary unless it is one) */
-				int k0 = e->u.call.args[0]->kind;
-				char *t = k0 == E_VAR || k0 == E_TEX_LOAD ? NULL
-				          : hoist(g, e->u.call.args[0]->dt, c[0].s);
-				str_printf(&b, "((const %s *)&%s)[%s]", ocl_ctype(e->dt, ty), t ? t : c[0].s,
-				           c[1].s);
-				free(t);
-			}
-			break;
-		}
-		if (fn == I_SIGMOID) {
-			const char *one = e->dt.kind == ET_F64 ? "1.0" : "1.0f";
-			str_printf(&b, "%s / (%s + exp(-", one, one);
-			put(&b, &c[0], P_UNARY);
-			str_puts(&b, "))");
-			prec = P_MUL;
-			break;
-		}
-		const char *name = fn < I__COUNT ? intrin_def(fn)->opencl : NULL;
-		if (!fl) {
-			name = fn == I_MIN ? "min" : fn == I_MAX ? "max" : fn == I_ABS ? "abs" : NULL;
-		}
-		if (!name) {
-			OCL_ERR(g, e->loc, "'%s' has no OpenCL C spelling for %s", e->u.call.fn,
-			        ocl_ctype(e->dt, ty));
-			name = "irp_unsupported";
-		}
-		if (fn == I_ABS && !fl)   /* abs of a signed integer is unsigned */
-			str_printf(&b, "convert_%s(", ocl_ctype(e->dt, ty));
-		str_printf(&b, "%s(", name);
-		for (uint32_t i = 0; i < e->n && i < 3; i++) {
-			if (i)
-				str_puts(&b, ", ");
-			str_puts(&b, c[i].s);
-		}
-		str_puts(&b, fn == I_ABS && !fl ? "))" : ")");
+	case E_CALL:
+		call_text(g, &b, e, c, &prec);
 		break;
-	}
 	}
 	if (e->dt.kind == ET_F64)
 		g->uses_f64 = true;
