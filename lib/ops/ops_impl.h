@@ -26,8 +26,6 @@
 
 /* The element type's name ("f32"). */
 const char *dtype_text(DType d, char *buf8);
-/* "[1, 2, 3]" into buf, truncated to size bytes. */
-const char *ints_text(const int64_t *v, uint32_t n, char *buf, size_t size);
 
 /* Element-type checks; each reports "op: ..." at the binding. */
 bool check_not_bool(OpCx *c, const Shape *t);     /* arithmetic on bool: refused */

@@ -37,6 +37,9 @@ void shape_set(Shape *s, DType dt, uint32_t rank, const int64_t *dims);
 void shape_of_type(Shape *s, const Type *t);
 /* "f32[2,3]", as type_text spells the tensor type of that shape. */
 const char *shape_text(const Shape *s, char *buf, size_t n);
+/* "[1, 2, 3]" (dims, a list attribute's integers) into buf, truncated to
+ * size bytes. */
+const char *ints_text(const int64_t *v, uint32_t n, char *buf, size_t size);
 
 /* The result shape of one call of c's operator (c->id) on the nargs
  * operand shapes args, its attributes c->attrs, into *out; false after

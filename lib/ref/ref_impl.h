@@ -37,8 +37,6 @@ typedef bool RefKernel(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **o
 /* "op: message" into c->err; returns false. */
 bool ref_fail(RefCx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* "[1, 2, 3]" into buf. */
-const char *ref_dims_text(const int64_t *dims, uint32_t n, char *buf, size_t size);
 /* The operator's axis (bias_add, softmax, concatenate, split),
  * normalized against rank: the shape rule checked it. */
 static inline uint32_t

@@ -83,9 +83,9 @@ check_outs(RefCx *c, const Type *result, Tensor **outs, uint32_t nouts)
 			char a[256], b[256];
 			return ref_fail(c, "output tensor %u is %s%s, but the result type says %s%s",
 			                (unsigned)i, elem_name(o->kind),
-			                ref_dims_text(o->dims, o->rank, a, sizeof a),
+			                ints_text(o->dims, o->rank, a, sizeof a),
 			                elem_name((ElemKind)t->dt.kind),
-			                ref_dims_text(t->dims, t->n, b, sizeof b));
+			                ints_text(t->dims, t->n, b, sizeof b));
 		}
 	}
 	return true;
@@ -112,8 +112,8 @@ out_is(RefCx *c, const Tensor *out, const Shape *s)
 		return true;
 	char a[256], b[256];
 	return ref_fail(c, "the operands give a result of shape %s, but the output tensor has "
-	                "shape %s", ref_dims_text(s->dims, s->rank, a, sizeof a),
-	                ref_dims_text(out->dims, out->rank, b, sizeof b));
+	                "shape %s", ints_text(s->dims, s->rank, a, sizeof a),
+	                ints_text(out->dims, out->rank, b, sizeof b));
 }
 
 /* The operator's shape rule (ops/shape.h) on the operands: it checks them
@@ -178,18 +178,6 @@ ref_fail(RefCx *c, const char *fmt, ...)
 	va_end(ap);
 	op_error(c, "%s", buf);
 	return false;
-}
-
-const char *
-ref_dims_text(const int64_t *dims, uint32_t n, char *buf, size_t size)
-{
-	size_t len = (size_t)snprintf(buf, size, "[");
-	for (uint32_t i = 0; i < n && len < size; i++)
-		len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "",
-		                        (long long)dims[i]);
-	if (len < size)
-		snprintf(buf + len, size - len, "]");
-	return buf;
 }
 
 int64_t
