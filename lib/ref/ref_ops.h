@@ -53,8 +53,9 @@
  * operand is a rank-0 tensor of its inferred type; concatenate's one tuple
  * operand arrives as its fields, one per arg.  Returns false with
  * "op: message" in err (errsz bytes) when the operands, attributes or
- * outputs do not fit the operator, or on an integer division by zero;
- * outs are then partly written. */
+ * outputs do not fit the operator (its shape rule, ops/shape.h, decides,
+ * in the type rule's words), or on an integer division by zero; outs are
+ * then partly written. */
 bool ref_eval(const OpDef *op, const AttrMap *attrs, Tensor *const *args, uint32_t nargs,
               const Type *result, Tensor **outs, uint32_t nouts, char *err, size_t errsz);
 
