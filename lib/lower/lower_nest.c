@@ -177,9 +177,7 @@ lower_open_nest(GroupCx *c, const int64_t *dims, uint32_t n, PExpr **idx, bool i
 	LowerSched *s = c->sched;
 	PBuild *b = c->b;
 	lower_kernel(c);
-	int64_t total = 1;
-	for (uint32_t d = 0; d < n; d++)
-		total *= dims[d];
+	int64_t total = dims_numel(n, dims);
 	bool gpu = s->dev && s->dev->kind != DK_CPU;
 	if (!gpu) {
 		/* Loops over the axes longer than 1: the outer ones as one
