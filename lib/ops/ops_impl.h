@@ -1,10 +1,11 @@
-/* ops_impl.h: private to lib/ops*.c, the operator type rules.
+/* ops_impl.h: private to lib/ops, the operator registry and shape rules.
  *
  * ops.c holds the registry and the common checks (arity, literal operands,
  * attribute names); ops_attr.c the attribute readers (attrs.h) and message
  * helpers; ops_decode.c the decoders of the operator families (attrs.h);
  * ops_elemwise.c, ops_logic.c, ops_nn.c and ops_shape.c the shape rules
- * (shape.h), which ops.c's op_infer turns into type rules.
+ * (shape.h); shape.c calls them (op_shape) and makes op_infer's type rules
+ * of them (op_type).
  *
  * A rule reads its attributes first, then checks shapes.  Every reader
  * reports its own error (at the attribute's location) and clears cx->ok, so
