@@ -137,24 +137,14 @@ gb_param(GBuild *b, const char *name, const Type *ty)
 	return v;
 }
 
-/* The type a literal has where only its type matters (a tuple field, a
- * result): the verifier's default for it. */
-static const Type *
-lit_type(Module *m, Value *a)
-{
-	if (a->type)
-		return a->type;
-	ElemKind k = (a->flags & VF_LIT_BOOL) ? ET_BOOL : (a->flags & VF_LIT_FLOAT) ? ET_F32
-	           : (a->flags & VF_LIT_U64) ? ET_U64
-	           : (a->u.i >= INT32_MIN && a->u.i <= INT32_MAX) ? ET_I32 : ET_I64;
-	a->type = type_scalar(m, k);
-	return a->type;
-}
-
+/* An operand's type; a literal's, where only its type matters (a tuple
+ * field, a result), is its default one, as the verifier gives it. */
 static const Type *
 operand_type(Module *m, Value *a)
 {
-	return a->kind == VK_LIT ? lit_type(m, a) : a->type;
+	if (a->kind == VK_LIT && !a->type)
+		a->type = lit_default_type(m, a);
+	return a->type;
 }
 
 void

@@ -325,6 +325,10 @@ struct Value {
 Value *value_new(Module *m, ValueKind kind, uint32_t nargs);
 /* The number an integer literal operand stands for, as a double. */
 double lit_int_double(const Value *lit);
+/* The type of a literal operand where no operator types it (a call's
+ * argument, a tuple field, a result): bool[], f32[], u64[] as written,
+ * else i32[] if its value fits, i64[] if not. */
+const Type *lit_default_type(Module *m, const Value *lit);
 /* The OpCall for op with attrs (shared when attrs is NULL). */
 const OpCall *module_opcall(Module *m, const OpDef *op, AttrMap *attrs);
 /* Makes v a device_copy from src to dst. */

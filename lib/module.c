@@ -411,6 +411,15 @@ lit_int_double(const Value *lit)
 	return (lit->flags & VF_LIT_U64) ? (double)(uint64_t)lit->u.i : (double)lit->u.i;
 }
 
+const Type *
+lit_default_type(Module *m, const Value *lit)
+{
+	ElemKind k = (lit->flags & VF_LIT_BOOL) ? ET_BOOL : (lit->flags & VF_LIT_FLOAT) ? ET_F32
+	           : (lit->flags & VF_LIT_U64) ? ET_U64
+	           : (lit->u.i >= INT32_MIN && lit->u.i <= INT32_MAX) ? ET_I32 : ET_I64;
+	return type_scalar(m, k);
+}
+
 const char *
 global_kind_name(int kind)
 {

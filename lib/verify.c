@@ -157,12 +157,8 @@ operand_ok(Verifier *vf, Value *user, Value *a)
 static const Type *
 literal_type(Verifier *vf, Value *a)
 {
-	if (a->type)
-		return a->type;
-	ElemKind k = (a->flags & VF_LIT_BOOL) ? ET_BOOL : (a->flags & VF_LIT_FLOAT) ? ET_F32
-	           : (a->flags & VF_LIT_U64) ? ET_U64
-	           : (a->u.i >= INT32_MIN && a->u.i <= INT32_MAX) ? ET_I32 : ET_I64;
-	a->type = type_scalar(vf->m, k);
+	if (!a->type)
+		a->type = lit_default_type(vf->m, a);
 	return a->type;
 }
 
