@@ -1,10 +1,10 @@
 /* ir-alter-layout: NCHW operators on texture devices into the packed
- * NCHW4c / OIHW4o forms (see ir-alter-layout(1) and lib/alter_layout.c). */
+ * NCHW4c / OIHW4o forms (see ir-alter-layout(1) and lib/rewrite/alter_layout.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "alter_layout.h"
+#include "rewrite/alter_layout.h"
 #include "driver.h"
 
 enum { OPT_LAYOUT = 1000, OPT_STATS };

@@ -1,6 +1,6 @@
 /* ir-fold-constants: compute at compile time every graph-level binding
  * whose operands are all constants (see ir-fold-constants(1) and
- * lib/fold_constants.c). */
+ * lib/rewrite/fold_constants.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include "diag.h"
 #include "driver.h"
-#include "fold_constants.h"
+#include "rewrite/fold_constants.h"
 
 enum { OPT_DATA_DIR = 1000, OPT_MAX_BYTES, OPT_INLINE_MAX, OPT_NO_WEIGHT_LAYOUTS, OPT_STATS,
        OPT_OUTSIDE };

@@ -1,11 +1,11 @@
 /* ir-plan-devices: place every value on a virtual device (see
- * ir-plan-devices(1) and lib/plan_devices.c). */
+ * ir-plan-devices(1) and lib/plan/plan_devices.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "driver.h"
-#include "plan_devices.h"
+#include "plan/plan_devices.h"
 
 enum { OPT_DEFAULT = 1000, OPT_STATS, OPT_MINIMIZE };
 

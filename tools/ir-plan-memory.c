@@ -1,11 +1,11 @@
 /* ir-plan-memory: give every buffer of @main a pool and an offset, or an
- * image (see ir-plan-memory(1) and lib/plan_memory.c). */
+ * image (see ir-plan-memory(1) and lib/memplan/plan_memory.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "driver.h"
-#include "plan_memory.h"
+#include "memplan/plan_memory.h"
 
 enum { OPT_ALGO = 1000, OPT_IO, OPT_STATS };
 

@@ -6,8 +6,8 @@
  * again to them, and plan (the pass plans a copy to find devices, so a
  * module it accepts is one ir-plan-devices accepts).
  */
-#include "alter_layout.h"
-#include "plan_devices.h"
+#include "rewrite/alter_layout.h"
+#include "plan/plan_devices.h"
 
 #include "fuzz_common.h"
 

@@ -12,8 +12,8 @@
 #include "texture/flatten_texture.h"
 #include "lower/lower.h"
 #include "ocl/ocl.h"
-#include "plan_devices.h"
-#include "plan_memory.h"
+#include "plan/plan_devices.h"
+#include "memplan/plan_memory.h"
 
 #include "fuzz_common.h"
 

@@ -22,7 +22,7 @@
 #include "texture/flatten_texture.h"
 #include "ir.h"
 #include "lower/lower.h"
-#include "plan_devices.h"
+#include "plan/plan_devices.h"
 
 #ifndef FUZZ_ENTRY
 #define FUZZ_ENTRY LLVMFuzzerTestOneInput

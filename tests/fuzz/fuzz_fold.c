@@ -8,7 +8,7 @@
  * the pass accepts must verify, re-parse to the same bytes and fold
  * again to them.
  */
-#include "fold_constants.h"
+#include "rewrite/fold_constants.h"
 
 #include "fuzz_common.h"
 

@@ -15,8 +15,8 @@
  */
 #include "texture/flatten_texture.h"
 #include "lower/lower.h"
-#include "plan_devices.h"
-#include "plan_memory.h"
+#include "plan/plan_devices.h"
+#include "memplan/plan_memory.h"
 #include "ref/interp.h"
 #include "walk.h"
 

@@ -10,7 +10,7 @@
  */
 #include "texture/flatten_texture.h"
 #include "lower/lower.h"
-#include "plan_devices.h"
+#include "plan/plan_devices.h"
 
 #include "fuzz_common.h"
 

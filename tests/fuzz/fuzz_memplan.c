@@ -13,9 +13,9 @@
  */
 #include "texture/flatten_texture.h"
 #include "lower/lower.h"
-#include "plan_devices.h"
 #include "memplan/check.h"
-#include "plan_memory.h"
+#include "memplan/plan_memory.h"
+#include "plan/plan_devices.h"
 
 #include "fuzz_common.h"
 

@@ -10,7 +10,7 @@
  * promise.
  */
 #include "onnx/onnx_import.h"
-#include "plan_devices.h"
+#include "plan/plan_devices.h"
 
 #include "fuzz_common.h"
 

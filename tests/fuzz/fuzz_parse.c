@@ -7,7 +7,7 @@
  * and planning is idempotent.  A broken promise aborts, so libFuzzer
  * keeps the input.
  */
-#include "plan_devices.h"
+#include "plan/plan_devices.h"
 
 #include "fuzz_common.h"
 

@@ -6,7 +6,7 @@
  * same bytes, plan again to the same bytes, and plan the same with
  * locations printed and read back (locations change no placement).
  */
-#include "plan_devices.h"
+#include "plan/plan_devices.h"
 
 #include "fuzz_common.h"
 

@@ -8,7 +8,7 @@
 #include "diag.h"
 #include "ir.h"
 #include "lower/lower.h"
-#include "plan_devices.h"
+#include "plan/plan_devices.h"
 
 #include "check.h"
 

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy_cut.h"
+#include "plan/copy_cut.h"
 #include "ir.h"
-#include "maxflow.h"
+#include "plan/maxflow.h"
 
 #define NONE UINT32_MAX
 #define INF (UINT64_MAX / 4)

@@ -32,11 +32,11 @@
 #include <string.h>
 
 #include "diag.h"
-#include "fold_constants.h"
 #include "gbuild.h"
 #include "ops/ops.h"
 #include "ref/interp.h"
 #include "ref/ref_ops.h"
+#include "rewrite/fold_constants.h"
 #include "target.h"
 #include "tensor/npy.h"
 #include "tensor/tensor.h"

@@ -10,7 +10,7 @@
 
 #include "diag.h"
 #include "memplan/bufs.h"
-#include "plan_memory.h"
+#include "memplan/plan_memory.h"
 
 /* ------------------------------------------------------------ pools */
 

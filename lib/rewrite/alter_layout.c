@@ -45,13 +45,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alter_layout.h"
+#include "rewrite/alter_layout.h"
 #include "diag.h"
 #include "gbuild.h"
 #include "layout.h"
 #include "ops/attrs.h"
 #include "ops/ops.h"
-#include "plan_devices.h"
+#include "plan/plan_devices.h"
 #include "walk.h"
 
 /* Bindings this pass made (for the dead-transform sweep), and bindings it

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "ir.h"
-#include "maxflow.h"
+#include "plan/maxflow.h"
 
 struct MfNode {
 	int64_t tr;      /* residual from s (> 0) or to t (< 0) */

@@ -27,12 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy_cut.h"
+#include "plan/copy_cut.h"
 #include "diag.h"
 #include "ir.h"
 #include "map.h"
 #include "nameset.h"
-#include "plan_devices.h"
+#include "plan/plan_devices.h"
 #include "walk.h"
 
 /* The planner's own Value flags (see VF_PASS_A); settle and rewrite clear
