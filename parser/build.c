@@ -909,17 +909,51 @@ b_param(Parser *p, Slice name, Loc nloc, const Type *ty, Loc tyloc, const VDev *
 	return v;
 }
 
+/* The n parameters on the scratch stack above mark, popped into an
+ * array in the arena (a slot more: never of size 0). */
+static void *
+take_params(Parser *p, uint32_t mark, uint32_t *n)
+{
+	*n = scratch_count(p, mark);
+	void **v = arena_alloc(p->m->arena, *n * sizeof *v + 1);
+	scratch_copy(p, mark, v);
+	scratch_pop(p, mark);
+	return v;
+}
+
+/* Whether a definition (what: "function definition") is at the top
+ * level; else its body is skipped, so its lines cause no cascade. */
+static bool
+definition_at_top(Parser *p, Loc at, const char *what)
+{
+	if (at_top_level(p, at, what))
+		return true;
+	push_cx(p, CX_SKIP, at);
+	return false;
+}
+
+/* A function's or a prim's body opens (kind CX_FN or CX_PRIM): its
+ * header's line counts as the definition's (def_begin), its n
+ * parameters are in scope, and a trailing loc(...) goes to *loc. */
+static Cx *
+open_definition(Parser *p, int kind, void *const *params, uint32_t n, Loc *loc, Loc at)
+{
+	Cx *c = push_cx(p, kind, at);
+	def_begin(p);
+	names_open(p, kind == CX_PRIM);
+	for (uint32_t i = 0; i < n; i++)
+		define(p, params[i], obj_loc(p->names, params[i]));
+	line_target(p, loc);
+	return c;
+}
+
 void
 b_fn(Parser *p, Slice name, Loc nloc, uint32_t mark, TypeOn ret, Loc at)
 {
-	uint32_t n = scratch_count(p, mark);
 	Func *f = arena_alloc(p->m->arena, sizeof *f);
 	f->name = intern(p, name);
 	f->loc = at;
-	f->nparams = n;
-	f->params = arena_alloc(p->m->arena, n * sizeof *f->params + 1);
-	scratch_copy(p, mark, f->params);
-	scratch_pop(p, mark);
+	f->params = take_params(p, mark, &f->nparams);
 	f->ret_type = ret.ty;
 	if (ret.ty)
 		f->flags |= VF_TYPED;
@@ -927,10 +961,8 @@ b_fn(Parser *p, Slice name, Loc nloc, uint32_t mark, TypeOn ret, Loc at)
 		f->ret_vd = ret.vd;
 		f->flags |= VF_ON;
 	}
-	if (!at_top_level(p, at, "function definition")) {
-		push_cx(p, CX_SKIP, at); /* its body is not read: no cascade */
+	if (!definition_at_top(p, at, "function definition"))
 		return;
-	}
 	if (define_global(p, f->name, GK_FUNC, f, nloc)) {
 		if (p->m->funcs_last)
 			p->m->funcs_last->next = f;
@@ -939,14 +971,9 @@ b_fn(Parser *p, Slice name, Loc nloc, uint32_t mark, TypeOn ret, Loc at)
 		p->m->funcs_last = f;
 	}
 	/* Open the body even after an error, so its lines are still checked. */
-	Cx *c = push_cx(p, CX_FN, at);
+	Cx *c = open_definition(p, CX_FN, (void *const *)f->params, f->nparams, &f->loc, at);
 	c->fn = f;
-	def_begin(p);
 	c->blk = &f->body;
-	names_open(p, false);
-	for (uint32_t i = 0; i < n; i++)
-		define(p, f->params[i], f->params[i]->loc);
-	line_target(p, &f->loc);
 }
 
 static void
@@ -1494,20 +1521,14 @@ b_pparam_buffer(Parser *p, Slice name, Loc nloc, const Type *ty, Loc tyloc, cons
 void
 b_prim(Parser *p, Slice name, Loc nloc, uint32_t mark, AttrMap *attrs, Loc at)
 {
-	uint32_t n = scratch_count(p, mark);
 	Prim *pr = arena_alloc(p->m->arena, sizeof *pr);
 	pr->name = intern(p, name);
 	pr->loc = at;
-	pr->nparams = n;
-	pr->params = arena_alloc(p->m->arena, n * sizeof *pr->params + 1);
-	scratch_copy(p, mark, pr->params);
-	scratch_pop(p, mark);
+	pr->params = take_params(p, mark, &pr->nparams);
 	if (attrs)
 		pr->attrs = *attrs;
-	if (!at_top_level(p, at, "prim definition")) {
-		push_cx(p, CX_SKIP, at);
+	if (!definition_at_top(p, at, "prim definition"))
 		return;
-	}
 	if (define_global(p, pr->name, GK_PRIM, pr, nloc)) {
 		if (p->m->prims_last)
 			p->m->prims_last->next = pr;
@@ -1515,14 +1536,9 @@ b_prim(Parser *p, Slice name, Loc nloc, uint32_t mark, AttrMap *attrs, Loc at)
 			p->m->prims = pr;
 		p->m->prims_last = pr;
 	}
-	Cx *c = push_cx(p, CX_PRIM, at);
+	Cx *c = open_definition(p, CX_PRIM, (void *const *)pr->params, pr->nparams, &pr->loc, at);
 	c->prim = pr;
-	def_begin(p);
 	c->pblk = &pr->body;
-	names_open(p, true);
-	for (uint32_t i = 0; i < n; i++)
-		define(p, pr->params[i], pr->params[i]->loc);
-	line_target(p, &pr->loc);
 }
 
 ForSpec
