@@ -415,6 +415,20 @@ conv_nchw(GroupCx *c, const ConvAttrs *ca, ConvNchw *cv)
 	                 .OH = ot->dims[2], .OW = ot->dims[3], .kk = (ElemKind)ot->dt.kind};
 }
 
+/* A tile's first index base, let-bound as name; shifted (the last tile
+ * moved back to end at the axis's end), min(start, last) with start,
+ * base let-bound too, in *start (else NULL). */
+static PExpr *
+tile_start(PBuild *b, const char *name, PExpr *base, int64_t last, bool shifted, PExpr **start)
+{
+	*start = NULL;
+	if (shifted) {
+		*start = pb_let(b, name, base);
+		base = pe_call2(b, I_MIN, *start, pe_i32(b, last));
+	}
+	return pb_let(b, name, base);
+}
+
 /* The loops of a tile of RC output channels x RX output columns.
  * conv_open_grid opens the grid (image, channel tile, row, column tile)
  * in g, to close back to close, and lets the tile's first channel oc0
@@ -440,20 +454,8 @@ conv_open_grid(GroupCx *c, const ConvNchw *cv, int64_t RC, int64_t RX, bool shif
 	int64_t grid[4] = {cv->N, (cv->O + RC - 1) / RC, cv->OH, (cv->OW + RX - 1) / RX};
 	t->close = pb_depth(b);
 	lower_open_nest(c, grid, 4, t->g, false);
-	PExpr *oc0 = pe_mul(b, t->g[1], pe_i32(b, RC));
-	t->cstart = NULL;
-	if (cshifted) { /* the last tile ends at O */
-		t->cstart = pb_let(b, "oc", oc0);
-		oc0 = pe_call2(b, I_MIN, t->cstart, pe_i32(b, cv->O - RC));
-	}
-	t->oc0 = pb_let(b, "oc", oc0);
-	PExpr *ox0 = pe_mul(b, t->g[3], pe_i32(b, RX));
-	t->start = NULL;
-	if (shifted) { /* the last tile ends at OW */
-		t->start = pb_let(b, "ox", ox0);
-		ox0 = pe_call2(b, I_MIN, t->start, pe_i32(b, cv->OW - RX));
-	}
-	t->ox0 = pb_let(b, "ox", ox0);
+	t->oc0 = tile_start(b, "oc", pe_mul(b, t->g[1], pe_i32(b, RC)), cv->O - RC, cshifted, &t->cstart);
+	t->ox0 = tile_start(b, "ox", pe_mul(b, t->g[3], pe_i32(b, RX)), cv->OW - RX, shifted, &t->start);
 	PExpr *first = pe_mul(b, pe_div(b, t->oc0, pe_i32(b, cv->O / groups)), pe_i32(b, cv->I));
 	t->gbase = groups == 1 ? pe_i32(b, 0) : pb_let(b, "g", first);
 }
