@@ -631,6 +631,9 @@ Prim *module_prim(const Module *m, Sym name);
 /* The effective default and host devices, per DESIGN.md. NULL if none. */
 Device *module_default_device(const Module *m);
 Device *module_host_device(const Module *m);
+/* The device of prim p's first placed buffer (parameters, then its
+ * top-level allocs); NULL if none is placed. */
+Device *prim_placed_device(const Module *m, const Prim *p);
 
 /* ------------------------------------------------------- the big three */
 

@@ -502,6 +502,18 @@ module_default_device(const Module *m)
 }
 
 Device *
+prim_placed_device(const Module *m, const Prim *p)
+{
+	for (uint32_t i = 0; i < p->nparams; i++)
+		if (p->params[i]->kind == PV_BUFFER && p->params[i]->vd)
+			return module_device(m, p->params[i]->vd->dev);
+	for (const PStmt *s = p->body.first; s; s = s->next)
+		if (s->kind == S_ALLOC && s->u.alloc.buf->vd)
+			return module_device(m, s->u.alloc.buf->vd->dev);
+	return NULL;
+}
+
+Device *
 module_host_device(const Module *m)
 {
 	if (m->host_dev)

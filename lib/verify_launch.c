@@ -85,19 +85,6 @@ mark_uses(PStmt *k)
 	ptrvec_free(&ex);
 }
 
-/* The device of the prim: that of its first placed buffer. */
-static const Device *
-prim_device(const Module *m, const Prim *p)
-{
-	for (uint32_t i = 0; i < p->nparams; i++)
-		if (p->params[i]->kind == PV_BUFFER && p->params[i]->vd)
-			return module_device(m, p->params[i]->vd->dev);
-	for (const PStmt *s = p->body.first; s; s = s->next)
-		if (s->kind == S_ALLOC && s->u.alloc.buf->vd)
-			return module_device(m, s->u.alloc.buf->vd->dev);
-	return NULL;
-}
-
 static const char axes[] = "xyz";
 
 bool
@@ -121,7 +108,7 @@ verify_launch(Module *m, const Prim *p, PStmt *k)
 		}
 		items *= l->local[i];
 	}
-	const Device *d = prim_device(m, p);
+	const Device *d = prim_placed_device(m, p);
 	if (d && items > d->max_work_group_size) {
 		error_at(ctx, l->loc, "launch of '@%s': a work group of %lld items exceeds "
 		         "max_work_group_size %lld of '@%s'", k->u.kernel.name, (long long)items,

@@ -38,13 +38,8 @@ ocl_require_lowered(Module *m, const char *todo)
 const Device *
 ocl_prim_device(Module *m, const Prim *p)
 {
-	for (uint32_t i = 0; i < p->nparams; i++)
-		if (p->params[i]->kind == PV_BUFFER && p->params[i]->vd)
-			return module_device(m, p->params[i]->vd->dev);
-	for (const PStmt *s = p->body.first; s; s = s->next)
-		if (s->kind == S_ALLOC && s->u.alloc.buf->vd)
-			return module_device(m, s->u.alloc.buf->vd->dev);
-	return module_default_device(m);
+	const Device *d = prim_placed_device(m, p);
+	return d ? d : module_default_device(m);
 }
 
 static void

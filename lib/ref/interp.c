@@ -305,13 +305,7 @@ eval_const_data(Interp *in, const InterpOpts *o, const Value *v, const char *wha
 		Tensor *t = new_tensor(in, v->type, what, v->loc);
 		if (!t)
 			return NULL;
-		bool fl = elem_is_float(t->kind);
-		for (uint32_t i = 0; i < cd->count && i < t->numel; i++) {
-			if (fl)
-				tensor_set(t, i, cd->u.f[i]);
-			else
-				tensor_set_int(t, i, cd->u.i[i]);
-		}
+		tensor_set_inline(t, cd);
 		return val_tensor(in, v->type, t);
 	}
 	if (!o->any_data_path && !interp_path_inside(cd->path)) {

@@ -201,13 +201,7 @@ const_tensor(Fold *fd, Value *c, Tensor **lit)
 	Tensor *t = NULL;
 	if (!(c->flags & VF_CONST_FILE)) {
 		t = tensor_like_type(c->type);
-		bool fl = elem_is_float(t->kind);
-		for (uint32_t i = 0; i < cd->count && i < t->numel; i++) {
-			if (fl)
-				tensor_set(t, i, cd->u.f[i]);
-			else
-				tensor_set_int(t, i, cd->u.i[i]);
-		}
+		tensor_set_inline(t, cd);
 	} else if (!fd->o->any_data_path && !interp_path_inside(cd->path)) {
 		error_at(fd->m->ctx, c->loc, INTERP_OUTSIDE_MSG, c->name, cd->path);
 	} else {

@@ -273,6 +273,18 @@ tensor_set_literal(Tensor *t, int64_t i, const Value *lit)
 		tensor_set_int(t, i, lit->u.i);
 }
 
+void
+tensor_set_inline(Tensor *t, const ConstData *cd)
+{
+	bool fl = elem_is_float(t->kind);
+	for (uint32_t i = 0; i < cd->count && i < t->numel; i++) {
+		if (fl)
+			tensor_set(t, i, cd->u.f[i]);
+		else
+			tensor_set_int(t, i, cd->u.i[i]);
+	}
+}
+
 int64_t
 tensor_get_int(const Tensor *t, int64_t i)
 {

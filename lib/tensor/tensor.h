@@ -96,6 +96,9 @@ void tensor_set_int(Tensor *t, int64_t i, int64_t v);
  * integers exactly (a u64 above INT64_MAX too); in a float element through
  * a double, as lowering writes the literal. */
 void tensor_set_literal(Tensor *t, int64_t i, const Value *lit);
+/* An inline constant's elements (a const without file=), as many as both
+ * hold. */
+void tensor_set_inline(Tensor *t, const ConstData *cd);
 
 /* v converted to integer kind k as tensor_set does (truncation toward
  * zero, saturation, NaN -> 0), returned sign- or zero-extended like
