@@ -90,6 +90,16 @@ run_both() {
 	# and --repeat runs: each run's copies ordered on both queues
 	ir-run --repeat 5 $args -o "$BATS_TEST_TMPDIR/r.npy" "$BATS_TEST_TMPDIR/copy_devices.ocl.ir"
 	"$PY" "$H" same "$BATS_TEST_TMPDIR/r.npy" "$BATS_TEST_TMPDIR/o.ref.npy"
+	# a copy into memory of its own waits for nothing on the target's
+	# queue (%b, @cpu's first buffer); into memory an earlier value held,
+	# for the target's earlier commands (%d takes %a's image, %f %b's buffer)
+	run -0 --separate-stderr ir-run --stats --repeat 3 $args -o "$BATS_TEST_TMPDIR/r.npy" \
+		"$BATS_TEST_TMPDIR/copy_devices.ocl.ir"
+	grep -qx "ir-run: copies between devices of one context: 3, 2 of them after the target's earlier commands (into memory that held an earlier value)" <<< "$stderr"
+	"$PY" "$H" same "$BATS_TEST_TMPDIR/r.npy" "$BATS_TEST_TMPDIR/o.ref.npy"
+	# through the host (--host-copies) there is no such copy to count
+	run -0 --separate-stderr ir-run --stats --host-copies $args "$BATS_TEST_TMPDIR/copy_devices.ocl.ir"
+	! grep -q "copies between devices of one context" <<< "$stderr"
 }
 
 @test "run_ocl_exec: an if on a condition a kernel computed, with tuples; --check passes" {

@@ -21,6 +21,10 @@ typedef struct {
 	uint32_t first, last;     /* the steps that use it */
 	bool fixed;
 	bool konst;               /* a constant's form (counted in --stats' constants line) */
+	/* its memory holds another value earlier in each run (made by
+	 * exec_make): a copy into it from another device's queue must wait
+	 * for the target's earlier commands */
+	bool follows;
 	Obj o;                    /* made */
 } XObj;
 

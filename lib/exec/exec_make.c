@@ -75,7 +75,7 @@ lifetime_buffer_obj(const XObj *ob)
  * lifetimes it holds, sorted and disjoint. */
 typedef struct {
 	XObj *holder;             /* its largest object, which made it */
-	uint32_t (*span)[2];
+	uint32_t (*span)[3];      /* first step, last step, object */
 	size_t n, cap;
 } XBuffer;
 
@@ -95,7 +95,7 @@ span_slot(const XBuffer *buf, uint32_t a, uint32_t b)
 }
 
 static void
-span_insert(XBuffer *buf, size_t at, uint32_t a, uint32_t b)
+span_insert(XBuffer *buf, size_t at, uint32_t a, uint32_t b, uint32_t obj)
 {
 	if (buf->n == buf->cap) {
 		buf->cap = buf->cap ? 2 * buf->cap : 4;
@@ -104,6 +104,7 @@ span_insert(XBuffer *buf, size_t at, uint32_t a, uint32_t b)
 	memmove(&buf->span[at + 1], &buf->span[at], (buf->n - at) * sizeof *buf->span);
 	buf->span[at][0] = a;
 	buf->span[at][1] = b;
+	buf->span[at][2] = obj;
 	buf->n++;
 }
 
@@ -159,7 +160,7 @@ make_buffers(Exec *x)
 		}
 		if (fit) {
 			share(ob, fit->holder);
-			span_insert(fit, at, ob->first, ob->last);
+			span_insert(fit, at, ob->first, ob->last, ord[i].obj);
 			continue;
 		}
 		ok = rt_obj_new(x->rt, ob->dev, ob->name, ob->loc, ob->ty, ob->scope, NULL, &ob->o);
@@ -168,11 +169,15 @@ make_buffers(Exec *x)
 			x->buffers++;
 			XBuffer *nbuf = &VEC_PUSH(bufs, nb, capb);
 			*nbuf = (XBuffer){ob, NULL, 0, 0};
-			span_insert(nbuf, 0, ob->first, ob->last);
+			span_insert(nbuf, 0, ob->first, ob->last, ord[i].obj);
 		}
 	}
-	for (size_t j = 0; j < nb; j++)
+	/* a value after the first in its buffer follows another one there */
+	for (size_t j = 0; j < nb; j++) {
+		for (size_t k = 1; k < bufs[j].n; k++)
+			x->objs[bufs[j].span[k][2]].follows = true;
 		free(bufs[j].span);
+	}
 	free(bufs);
 	free(ord);
 	return ok;
@@ -205,6 +210,7 @@ make_images(Exec *x)
 		}
 		if (free_one) {
 			share(ob, free_one->holder);
+			ob->follows = true;
 			free_one->busy = ob->last;
 			continue;
 		}

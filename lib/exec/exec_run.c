@@ -61,8 +61,11 @@ exec_step(Exec *x, const XStep *s)
 	case XS_COPY:
 		return rt_copy_obj(rt, s->dev, a, b, s->bytes);
 	case XS_XCOPY: {
-		if (!s->host)  /* devices of one platform (exec_plan.c) */
-			return rt_copy_across(rt, s->dev, s->dev2, a, b, s->bytes);
+		if (!s->host) {  /* devices of one platform (exec_plan.c) */
+			const XObj *to = &x->objs[s->b];
+			return rt_copy_across(rt, s->dev, s->dev2, a, b, s->bytes,
+			                      to->fixed || to->follows);
+		}
 		cl_event ev = NULL;
 		if (!rt_read(rt, s->dev, a, s->host->data, s->bytes, &ev))
 			return false;
@@ -162,6 +165,18 @@ exec_stats(const Exec *x, FILE *f)
 	        "%u between devices, %u uploads, %u reads back, %u ifs), %u made once\n",
 	        x->nsteps - once - n[XS_JUMP], n[XS_LAUNCH], n[XS_COPY], n[XS_XCOPY], n[XS_WRITE],
 	        n[XS_READ] + n[XS_HOST], n[XS_BRANCH], once);
+	uint32_t across = 0, waiting = 0;
+	for (size_t i = 0; i < x->nsteps; i++) {
+		const XStep *s = &x->steps[i];
+		if (s->kind == XS_XCOPY && !s->host && !s->once) {
+			across++;
+			waiting += x->objs[s->b].fixed || x->objs[s->b].follows;
+		}
+	}
+	if (across)
+		fprintf(f, "ir-run: copies between devices of one context: %u, %u of them after the "
+		        "target's earlier commands (into memory that held an earlier value)\n", across,
+		        waiting);
 	fprintf(f, "ir-run: plan memory: %zu objects: %u buffers in %u of %llu bytes, %u images "
 	        "in %u of %llu bytes, %u kept (constants, memory-plan places); %u kernels\n",
 	        x->nobjs, buffers, x->buffers, (unsigned long long)x->buffer_bytes, images, x->images,

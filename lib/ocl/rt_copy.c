@@ -209,26 +209,32 @@ rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes
 
 /* A copy between devices of one context (rt_device.c gives a platform's
  * devices one): a command on from's queue, so that it follows what made
- * src there and precedes whatever later reuses src's memory, made to
- * wait for everything enqueued on to's queue so far (which may still read
- * what dst's memory held), and to's queue waits for it.  Neither host
- * memory nor the host's attention. */
+ * src there and precedes whatever later reuses src's memory, and to's
+ * queue waits for it.  Where dst's memory held an earlier value
+ * (after_target), the copy also waits for everything enqueued on to's
+ * queue so far, which may still read it; into memory of its own it waits
+ * for nothing there, so that neither device idles for the other's
+ * unrelated work.  Neither host memory nor the host's attention. */
 bool
 rt_copy_across(OclRt *rt, RtDev *from, RtDev *to, const Obj *src, const Obj *dst,
-               uint64_t bytes)
+               uint64_t bytes, bool after_target)
 {
 	cl_event before = NULL, done = NULL;
-	cl_int e = clEnqueueMarkerWithWaitList(to->q, 0, NULL, &before);
-	if (e != CL_SUCCESS) {
-		CLERR(rt, dst->loc, e, "cannot order a copy of '%%%s' to @%s", dst->name,
-		      to->decl->name);
-		return false;
+	if (after_target) {
+		cl_int e = clEnqueueMarkerWithWaitList(to->q, 0, NULL, &before);
+		if (e != CL_SUCCESS) {
+			CLERR(rt, dst->loc, e, "cannot order a copy of '%%%s' to @%s", dst->name,
+			      to->decl->name);
+			return false;
+		}
+		clFlush(to->q);
 	}
-	clFlush(to->q);
-	bool ok = copy_obj(rt, from, src, dst, bytes, 1, &before, &done);
-	clReleaseEvent(before);
+	bool ok = copy_obj(rt, from, src, dst, bytes, before ? 1 : 0, before ? &before : NULL,
+	                   &done);
+	if (before)
+		clReleaseEvent(before);
 	if (ok && done) {
-		e = clEnqueueBarrierWithWaitList(to->q, 1, &done, NULL);
+		cl_int e = clEnqueueBarrierWithWaitList(to->q, 1, &done, NULL);
 		if (e != CL_SUCCESS) {
 			CLERR(rt, dst->loc, e, "cannot order a copy of '%%%s' to @%s", dst->name,
 			      to->decl->name);

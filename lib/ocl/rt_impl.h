@@ -253,7 +253,7 @@ bool rt_write(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t by
 bool rt_read(OclRt *rt, RtDev *rd, const Obj *src, void *dst, uint64_t bytes, cl_event *ev);
 bool rt_copy_obj(OclRt *rt, RtDev *rd, const Obj *src, const Obj *dst, uint64_t bytes);
 bool rt_copy_across(OclRt *rt, RtDev *from, RtDev *to, const Obj *src, const Obj *dst,
-                    uint64_t bytes);
+                    uint64_t bytes, bool after_target);
 /* Writes src to dst on rd once event ready of device from (another
  * context, whose events rd's queue cannot wait for) completes: through a
  * user event of rd's, completed by a callback, so the host never blocks

@@ -110,7 +110,7 @@ fill(OclRt *rt, RtDev *rd, DevVal *d, const Obj *o)
 	/* another device of rd's platform: a copy command between them */
 	for (uint32_t i = 0; i < d->nres; i++)
 		if (d->res[i].dev->ctx == rd->ctx)
-			return rt_copy_across(rt, d->res[i].dev, rd, &d->res[i].o, o, bytes);
+			return rt_copy_across(rt, d->res[i].dev, rd, &d->res[i].o, o, bytes, true);
 	if (!start_host(rt, d))
 		return false;
 	return rt_write_after(rt, rd, o, d->t->data, bytes, d->host_dev, d->host_ready);
