@@ -364,11 +364,25 @@ import_fails() {
 	[[ "$stderr" == *"note: op types: Relu 1 yes, com.microsoft:FusedGemm 1 no"* ]]
 }
 
-@test "onnx: an opset outside 7 to 17 is an error" {
+@test "onnx: an opset outside 6 to 17 is an error" {
 	make_case old_opset
 	run -1 --separate-stderr ir-import-onnx old_opset/model.onnx
 	assert_output ''
-	[[ "$stderr" == *"opset 6 is not supported (7 to 17 are)"* ]]
+	[[ "$stderr" == *"opset 5 is not supported (6 to 17 are)"* ]]
+}
+
+@test "onnx: opset 6's forms: broadcast=1 with and without axis, Gemm's broadcast, BatchNormalization and Dropout with is_test=1, equal numpy" {
+	imported legacy_broadcast_opset6
+	imported legacy_broadcast_opset6 --lower
+	# broadcast=0 takes equal shapes only; training modes are refused
+	make_case legacy_no_broadcast
+	run -1 --separate-stderr ir-import-onnx legacy_no_broadcast/model.onnx
+	assert_output ''
+	[[ "$stderr" == *"shapes f32[2,3] and f32[3] differ, and broadcast is 0 (opset 6)"* ]]
+	make_case legacy_bn_training
+	run -1 --separate-stderr ir-import-onnx legacy_bn_training/model.onnx
+	assert_output ''
+	[[ "$stderr" == *"is_test=0 (training, opset 6) is not supported"* ]]
 }
 
 @test "onnx: input that is not an ONNX model is an error, never a crash" {

@@ -228,6 +228,9 @@ typedef struct OpMap {
 } OpMap;
 
 /* The mapping of op in the default domain at opset, or NULL. */
+/* Opset 6's attributes the import cannot follow (training modes);
+ * false after reporting. */
+bool onnx_legacy_ok(Imp *im, const Onnx__NodeProto *n);
 const OpMap *onnx_op_lookup(const char *op, int64_t opset);
 
 /* Shared by the two operator files. */

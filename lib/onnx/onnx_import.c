@@ -10,7 +10,7 @@
 
 /* Opsets of the default domain we read: the operators' versions between
  * them are handled where they differ. */
-#define OPSET_MIN 7
+#define OPSET_MIN 6
 #define OPSET_MAX 17
 
 struct OnnxModule {
@@ -250,6 +250,8 @@ map_node(Imp *im, size_t idx)
 		                 is_default_domain(n->domain) ? "" : ":", n->op_type ? n->op_type : ""),
 		       false;
 	im->op = m;
+	if (im->opset < 7 && !onnx_legacy_ok(im, n))
+		return false;
 	if (n->n_input > 4096 || n->n_output > 65536)
 		return onnx_fail(im, "too many inputs or outputs"), false;
 	Val **in = xcalloc(n->n_input + 1, sizeof *in);

@@ -166,8 +166,9 @@ foldable_bn(Imp *im, const Onnx__NodeProto *conv, Val *w, Val **p, size_t *index
 	if (!bn || !bn->op_type || strcmp(bn->op_type, "BatchNormalization") != 0 ||
 	    (bn->domain && *bn->domain && strcmp(bn->domain, "ai.onnx") != 0) ||
 	    bn->n_input < 5 || !bn->input[0] || strcmp(bn->input[0], conv->output[0]) != 0 ||
-	    onnx_attr_int(bn, "training_mode", 0))
-		return NULL;
+	    onnx_attr_int(bn, "training_mode", 0) ||
+	    (im->opset < 7 && (!onnx_attr_int(bn, "is_test", 0) || onnx_attr_int(bn, "spatial", 1) != 1)))
+		return NULL;  /* (opset 6's training form is refused where it is mapped) */
 	for (size_t i = 1; i < bn->n_output; i++)
 		if (bn->output[i] && *bn->output[i])
 			return NULL;

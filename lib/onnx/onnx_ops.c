@@ -283,11 +283,60 @@ onnx_op_slice_axis(Imp *im, Val *a, int64_t axis, int64_t start, int64_t step, i
 
 /* ------------------------------------------------------------ elementwise */
 
+/* Opset 6's binary operators broadcast only when broadcast=1: B's shape
+ * then lies within A's, from axis (given) or at its end (numpy's rule);
+ * else the shapes are equal.  B gains trailing ones to broadcast by
+ * numpy's rule. */
+static bool
+legacy_broadcast(Imp *im, const Onnx__NodeProto *n, Val **in)
+{
+	Val *a = in[0], *b = in[1];
+	char x[1024], y[1024];
+	if (!onnx_attr_int(n, "broadcast", 0)) {
+		if (a->rank == b->rank && memcmp(a->dims, b->dims, a->rank * sizeof *a->dims) == 0)
+			return true;
+		return onnx_fail(im, "shapes %s and %s differ, and broadcast is 0 (opset %lld)",
+		                 onnx_type_str(a->kind, a->rank, a->dims, x, sizeof x),
+		                 onnx_type_str(b->kind, b->rank, b->dims, y, sizeof y),
+		                 (long long)im->opset), false;
+	}
+	const Onnx__AttributeProto *ax = onnx_attr(n, "axis");
+	if (!ax)
+		return true;
+	int64_t axis = ax->i < 0 ? ax->i + a->rank : ax->i;
+	if (axis < 0 || axis + (int64_t)b->rank > (int64_t)a->rank)
+		return onnx_fail(im, "axis %lld does not place %s within %s", (long long)ax->i,
+		                 onnx_type_str(b->kind, b->rank, b->dims, y, sizeof y),
+		                 onnx_type_str(a->kind, a->rank, a->dims, x, sizeof x)), false;
+	uint32_t r = a->rank - (uint32_t)axis;
+	int64_t d[MAX_RANK];
+	for (uint32_t i = 0; i < r; i++)
+		d[i] = i < b->rank ? b->dims[i] : 1;
+	return (in[1] = onnx_op_reshape(im, b, r, d, "b_aligned")) != NULL;
+}
+
+/* The attributes by which opset 6's forms differ from opset 7's, where
+ * the import cannot follow them: training modes. */
+bool
+onnx_legacy_ok(Imp *im, const Onnx__NodeProto *n)
+{
+	const char *op = n->op_type;
+	if ((strcmp(op, "BatchNormalization") == 0 || strcmp(op, "Dropout") == 0) &&
+	    !onnx_attr_int(n, "is_test", 0))
+		return onnx_fail(im, "is_test=0 (training, opset %lld) is not supported",
+		                 (long long)im->opset), false;
+	if (strcmp(op, "BatchNormalization") == 0 && onnx_attr_int(n, "spatial", 1) != 1)
+		return onnx_fail(im, "spatial=0 is not supported"), false;
+	return true;
+}
+
 MAP(map_binary)
 {
 	(void)nout;
 	if (nin < 1 || !in[0])
 		return onnx_fail(im, "needs an input"), false;
+	if (im->opset < 7 && nin == 2 && in[1] && !legacy_broadcast(im, n, in))
+		return false;
 	BinOp op = (BinOp)im->op->arg;
 	if (op == BIN_MOD && onnx_attr_int(n, "fmod", 0) && !elem_is_float(in[0]->kind))
 		return onnx_fail(im, "integer Mod with fmod=1 is not supported"), false;
@@ -1140,12 +1189,12 @@ MAP(map_argreduce)
 
 static const OpMap ops[] = {
 	{"Abs", 6, 1, map_unary, UN_ABS},
-	{"Add", 7, 2, map_binary, BIN_ADD},
-	{"And", 7, 2, map_binary, BIN_AND},
+	{"Add", 6, 2, map_binary, BIN_ADD},
+	{"And", 6, 2, map_binary, BIN_AND},
 	{"ArgMax", 1, 1, map_argreduce, 0},
 	{"ArgMin", 1, 1, map_argreduce, 0},
-	{"AveragePool", 7, 1, onnx_map_avgpool, 0},
-	{"BatchNormalization", 7, 5, onnx_map_batchnorm, 0},
+	{"AveragePool", 6, 1, onnx_map_avgpool, 0},
+	{"BatchNormalization", 6, 5, onnx_map_batchnorm, 0},
 	{"Cast", 6, 1, map_cast, 0},
 	{"CastLike", 15, 2, map_cast, 0},
 	{"Ceil", 6, 1, map_unary, UN_CEIL},
@@ -1154,9 +1203,9 @@ static const OpMap ops[] = {
 	{"Constant", 1, 0, map_constant, 0},
 	{"ConstantOfShape", 9, 1, map_constant_of_shape, 0},
 	{"Conv", 1, 2, onnx_map_conv, 0},
-	{"Div", 7, 2, map_binary, BIN_DIV},
-	{"Dropout", 7, 1, map_identity, 0},
-	{"Equal", 7, 2, map_binary, BIN_EQ},
+	{"Div", 6, 2, map_binary, BIN_DIV},
+	{"Dropout", 6, 1, map_identity, 0},
+	{"Equal", 6, 2, map_binary, BIN_EQ},
 	{"Einsum", 12, 1, onnx_map_einsum, 0},
 	{"Erf", 9, 1, map_unary, UN_ERF},
 	{"Exp", 6, 1, map_unary, UN_EXP},
@@ -1164,27 +1213,27 @@ static const OpMap ops[] = {
 	{"Flatten", 1, 1, map_flatten, 0},
 	{"Floor", 6, 1, map_unary, UN_FLOOR},
 	{"Gather", 1, 2, map_gather, 0},
-	{"Gemm", 7, 2, onnx_map_gemm, 0},
+	{"Gemm", 6, 2, onnx_map_gemm, 0},
 	{"GlobalAveragePool", 1, 1, onnx_map_global_avgpool, 0},
-	{"Greater", 7, 2, map_binary, BIN_GT},
+	{"Greater", 6, 2, map_binary, BIN_GT},
 	{"HardSigmoid", 6, 1, map_hard_sigmoid, 0},
 	{"HardSwish", 14, 1, map_hard_sigmoid, 0},
 	{"Identity", 1, 1, map_identity, 0},
 	{"LayerNormalization", 17, 1, onnx_map_layernorm, 0},
-	{"Less", 7, 2, map_binary, BIN_LT},
+	{"Less", 6, 2, map_binary, BIN_LT},
 	{"Log", 6, 1, map_unary, UN_LOG},
 	{"LogSoftmax", 1, 1, onnx_map_logsoftmax, 0},
 	{"MatMul", 1, 2, onnx_map_matmul, 0},
 	{"Max", 8, 1, map_binary, BIN_MAX},
-	{"MaxPool", 8, 1, onnx_map_maxpool, 0},
+	{"MaxPool", 6, 1, onnx_map_maxpool, 0},
 	{"Min", 8, 1, map_binary, BIN_MIN},
 	{"Mod", 10, 2, map_binary, BIN_MOD},
-	{"Mul", 7, 2, map_binary, BIN_MUL},
+	{"Mul", 6, 2, map_binary, BIN_MUL},
 	{"Neg", 6, 1, map_unary, UN_NEG},
 	{"Not", 1, 1, map_unary, UN_NOT},
-	{"Or", 7, 2, map_binary, BIN_OR},
+	{"Or", 6, 2, map_binary, BIN_OR},
 	{"Pad", 2, 1, map_pad, 0},
-	{"Pow", 7, 2, map_binary, BIN_POW},
+	{"Pow", 6, 2, map_binary, BIN_POW},
 	{"Range", 11, 3, map_range, 0},
 	{"Reciprocal", 6, 1, map_unary, UN_RECIP},
 	{"ReduceL1", 1, 1, onnx_map_reduce, 0},
@@ -1207,7 +1256,7 @@ static const OpMap ops[] = {
 	{"Split", 2, 1, map_split, 0},
 	{"Sqrt", 6, 1, map_unary, UN_SQRT},
 	{"Squeeze", 1, 1, map_squeeze, 0},
-	{"Sub", 7, 2, map_binary, BIN_SUB},
+	{"Sub", 6, 2, map_binary, BIN_SUB},
 	{"Sum", 8, 1, map_binary, BIN_ADD},
 	{"Tanh", 6, 1, map_unary, UN_TANH},
 	{"Transpose", 1, 1, map_transpose, 0},

@@ -704,6 +704,51 @@ def slice_attributes_opset9():
     return (nodes, [vi('x', [4, 6])], [vi('y', [2, 2])], [], {'x': x}, [x[2:, 1:3]])
 
 
+@case(opset=6)
+def legacy_broadcast_opset6():
+    # opset 6: broadcast=1 with axis aligns B's dims from axis; without
+    # axis at the end; broadcast=0 needs equal shapes; BatchNormalization
+    # and Dropout in test mode (is_test=1), Gemm with broadcast
+    x = f32(rng(33).standard_normal((2, 3, 4)))
+    b = f32(rng(34).standard_normal((3,)))
+    c = f32(rng(35).standard_normal((4,)))
+    s, t = f32(rng(36).uniform(0.5, 1.5, (3,))), f32(rng(37).standard_normal((3,)))
+    m, v = f32(rng(38).standard_normal((3,))), f32(rng(39).uniform(0.5, 1.5, (3,)))
+    w = f32(rng(40).standard_normal((5, 12)))
+    nodes = [h.make_node('Add', ['x', 'b'], ['a'], broadcast=1, axis=1),
+             h.make_node('Mul', ['a', 'c'], ['p'], broadcast=1),
+             h.make_node('Sub', ['p', 'x'], ['q']),
+             h.make_node('Unsqueeze', ['q'], ['q4'], axes=[3]),
+             h.make_node('BatchNormalization', ['q4', 's', 't', 'm', 'v'], ['n'],
+                         is_test=1, epsilon=1e-5),
+             h.make_node('Dropout', ['n'], ['d'], is_test=1, ratio=0.5),
+             h.make_node('Flatten', ['d'], ['f']),
+             h.make_node('Gemm', ['f', 'w', 'gb'], ['y'], transB=1, broadcast=1)]
+    a = x + b.reshape(3, 1)
+    q = a * c - x
+    n = (q - m.reshape(3, 1)) / np.sqrt(v.reshape(3, 1) + 1e-5) * s.reshape(3, 1) + t.reshape(3, 1)
+    gb = f32(rng(41).standard_normal((5,)))
+    y = n.reshape(2, 12) @ w.T + gb
+    return (nodes, [vi('x', [2, 3, 4])], [vi('y', [2, 5])],
+            [init('b', b), init('c', c), init('s', s), init('t', t), init('m', m),
+             init('v', v), init('w', w), init('gb', gb)], {'x': x}, [y])
+
+
+@case(opset=6)
+def legacy_no_broadcast():
+    nodes = [h.make_node('Add', ['x', 'b'], ['y'])]
+    return (nodes, [vi('x', [2, 3])], [vi('y', [2, 3])], [init('b', f32(np.ones((3,))))],
+            {}, None)
+
+
+@case(opset=6)
+def legacy_bn_training():
+    nodes = [h.make_node('BatchNormalization', ['x', 's', 't', 'm', 'v'], ['y'])]
+    one = f32(np.ones((3,)))
+    return (nodes, [vi('x', [2, 3, 2, 2])], [vi('y', [2, 3, 2, 2])],
+            [init('s', one), init('t', one), init('m', one), init('v', one)], {}, None)
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
@@ -723,7 +768,7 @@ def dynamic_input():
             [np.maximum(x, 0)])
 
 
-@case(opset=6)
+@case(opset=5)
 def old_opset():
     nodes = [h.make_node('Relu', ['x'], ['y'])]
     return (nodes, [vi('x', [2])], [vi('y', [2])], [], {}, None)
