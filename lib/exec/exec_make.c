@@ -2,8 +2,9 @@
  *
  * Memory: buffers with a lifetime share whole buffers of their device
  * (make_buffers: largest first, each into a buffer whose other holders'
- * lifetimes it does not meet); images with a lifetime share an image of their size and element type
- * whose earlier holders are done (in step order); fixed objects (a
+ * lifetimes it does not meet); images with a lifetime share an image of
+ * their size and element type whose earlier holders are done (in step
+ * order); fixed objects (a
  * constant's forms) get memory of their own, and a memory plan's places
  * were made by rt_plan_obj already.  Values on one device are ordered by
  * its in-order queue, so memory is rewritten only after every earlier
@@ -32,27 +33,6 @@ typedef struct {
 	const XObj *holder;
 	uint32_t busy;
 } XImage;
-
-/* The objects with a lifetime that pick(ob) takes, in the order they
- * are first used (ties: made first). */
-static uint32_t *
-by_first_use(const Exec *x, bool (*pick)(const XObj *), uint32_t *np)
-{
-	uint32_t *ord = xcalloc(x->nobjs + 1, sizeof *ord);
-	uint32_t n = 0;
-	for (size_t i = 0; i < x->nobjs; i++)
-		if (pick(&x->objs[i]))
-			ord[n++] = (uint32_t)i;
-	/* insertion by first step (objects come nearly in that order) */
-	for (uint32_t i = 1; i < n; i++)
-		for (uint32_t j = i; j > 0 && after(x, ord[j - 1], ord[j]); j--) {
-			uint32_t t = ord[j];
-			ord[j] = ord[j - 1];
-			ord[j - 1] = t;
-		}
-	*np = n;
-	return ord;
-}
 
 /* ob takes holder's memory, which it never uses at the same time */
 static void
@@ -183,19 +163,25 @@ make_buffers(Exec *x)
 	return ok;
 }
 
-static bool
-lifetime_image_obj(const XObj *ob)
-{
-	return !ob->fixed && !ob->o.mem && ob->o.image && ob->first != UINT32_MAX;
-}
-
 /* Images with a lifetime, in the order they are first used: each takes
  * a free image of its device, size and element type, else a new one. */
 static bool
 make_images(Exec *x)
 {
-	uint32_t n;
-	uint32_t *ord = by_first_use(x, lifetime_image_obj, &n);
+	uint32_t *ord = xcalloc(x->nobjs + 1, sizeof *ord);
+	uint32_t n = 0;
+	for (size_t i = 0; i < x->nobjs; i++) {
+		const XObj *ob = &x->objs[i];
+		if (!ob->fixed && !ob->o.mem && ob->o.image && ob->first != UINT32_MAX)
+			ord[n++] = (uint32_t)i;
+	}
+	/* insertion by first step (objects come nearly in that order) */
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i; j > 0 && after(x, ord[j - 1], ord[j]); j--) {
+			uint32_t t = ord[j];
+			ord[j] = ord[j - 1];
+			ord[j - 1] = t;
+		}
 	XImage *im = NULL;
 	size_t nim = 0, capim = 0;
 	bool ok = true;
