@@ -12,7 +12,9 @@
 # for the texture gpu ir-alter-layout packs them, and every convolution's
 # weight and activations are images (the shared-memory matrix products
 # too).  resnet18 there runs on OpenCL (POCL): the interpreter takes 20 s
-# on its work-group loops.
+# on its work-group loops.  torch.nn.TransformerEncoder (d_model 64, 8
+# heads, sequence 16, 2 layers, batch 2) with either GELU, with and
+# without a padding mask, at opsets 13 and 17, on a cpu on OpenCL.
 
 setup_file() {
 	load test_helper
@@ -26,6 +28,16 @@ setup_file() {
 	for m in mobilenet_v3_small convnext_tiny; do
 		mkdir -p "$BATS_FILE_TMPDIR/$m"
 		"$PY" "$BATS_TEST_DIRNAME/onnx/models.py" export $m 32 "$BATS_FILE_TMPDIR/$m" 17 2>/dev/null
+	done
+	local gelu mask opset
+	for gelu in erf tanh; do
+		for mask in nomask mask; do
+			opset=13
+			[ "$gelu$mask" = erfmask ] || [ "$gelu$mask" = tanhnomask ] && opset=17
+			mkdir -p "$BATS_FILE_TMPDIR/encoder-$gelu-$mask"
+			"$PY" "$BATS_TEST_DIRNAME/onnx/models.py" encoder 64 16 2 2 $gelu $mask \
+				"$BATS_FILE_TMPDIR/encoder-$gelu-$mask" $opset 2>/dev/null
+		done
 	done
 }
 
@@ -88,3 +100,25 @@ model() {
 	grep -q LayerNormalization "$BATS_FILE_TMPDIR/convnext_tiny/convnext_tiny.onnx"
 	model convnext_tiny cpu ocl
 }
+
+# encoder GELU MASK: the exported encoder, on a cpu, on OpenCL, against torch
+encoder() {
+	local d=$BATS_FILE_TMPDIR/encoder-$1-$2 o=$BATS_TEST_TMPDIR
+	run -0 ir-import-onnx -o "$o/m.ir" --data-dir "$d" "$d/encoder.onnx"
+	ir-plan-devices "$o/m.ir" | ir-lower | ir-plan-devices | ir-codegen-ocl > "$o/low.ir"
+	local pm=
+	[ "$2" = nomask ] || pm="--input pm=$d/pm.npy"
+	run -0 --separate-stderr ir-run --data-dir "$d" --input x="$d/x.npy" $pm -o "$o/y.npy" "$o/low.ir"
+	run "$PY" "$BATS_TEST_DIRNAME/onnx/models.py" same "$o/y.npy" "$d/y.npy" 1e-3 1e-4
+	echo "# encoder, GELU $1, $2: $output" >&3
+	[ "$status" -eq 0 ]
+}
+
+@test "onnx models: TransformerEncoder with erf GELU, no mask, opset 13, on OpenCL, equals torch" { encoder erf nomask; }
+@test "onnx models: TransformerEncoder with tanh GELU, no mask, opset 17, on OpenCL, equals torch" { encoder tanh nomask; }
+# the padding mask is a bool input torch reshapes and Expands before Where
+@test "onnx models: TransformerEncoder with erf GELU and a padding mask, opset 17, on OpenCL, equals torch" {
+	grep -q Expand "$BATS_FILE_TMPDIR/encoder-erf-mask/encoder.onnx"
+	encoder erf mask
+}
+@test "onnx models: TransformerEncoder with tanh GELU and a padding mask, opset 13, on OpenCL, equals torch" { encoder tanh mask; }

@@ -1081,7 +1081,8 @@ MAP(map_expand)
 	}
 	if (dims_eq(x->rank, x->dims, ro, dims))
 		return out[0] = x, true;
-	/* x + zeros, the zeros only as large as the axes x broadcasts along */
+	/* x + zeros (x or false for bool, as a padding mask torch expands),
+	 * the zeros only as large as the axes x broadcasts along */
 	int64_t zd[MAX_RANK];
 	for (uint32_t i = 0; i < ro; i++) {
 		int64_t xd = i < ro - x->rank ? 1 : x->dims[i - (ro - x->rank)];
@@ -1091,7 +1092,8 @@ MAP(map_expand)
 	if (!z)
 		return onnx_fail(im, "too large to compute at import"), false;
 	Val *zv = onnx_val_known(im, "zeros", z);
-	return (out[0] = onnx_op_binary(im, BIN_ADD, x, zv, onnx_out_hint(im, 0))) != NULL;
+	BinOp op = x->kind == ET_BOOL ? BIN_OR : BIN_ADD;
+	return (out[0] = onnx_op_binary(im, op, x, zv, onnx_out_hint(im, 0))) != NULL;
 }
 
 /* ------------------------------------------------------ pad, argmax */

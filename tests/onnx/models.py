@@ -9,6 +9,15 @@
         a random input (seed 1) as DIR/x.npy and torch's output for it
         as DIR/y.npy.  Nothing is downloaded: the weights are random.
 
+    /usr/bin/python3 tests/onnx/models.py encoder D SEQ LAYERS BATCH GELU MASK DIR [OPSET]
+        torch.nn.TransformerEncoder: LAYERS layers of d_model D, 8 heads,
+        feed-forward 4*D, batch_first, GELU erf (torch's 'gelu') or tanh
+        (approximate='tanh'), random weights (seed 0), in eval mode,
+        exported (OPSET, default 13) as DIR/encoder.onnx for a BATCHxSEQxD
+        input named x; with MASK 'mask' also a src_key_padding_mask named
+        pm (the last quarter of every sequence padded) as DIR/pm.npy, with
+        'nomask' none; x (seed 1) as DIR/x.npy, torch's output as DIR/y.npy.
+
     /usr/bin/python3 tests/onnx/models.py same GOT WANT RTOL ATOL
         exit 0 if the .npy files have one shape and element type and
         |got - want| <= ATOL * max|want| + RTOL * |want| everywhere:
@@ -51,6 +60,51 @@ def export(name, size, out, opset=13):
     np.save("%s/y.npy" % out, y.numpy())
 
 
+def encoder(d, seq, layers, batch, gelu, mask):
+    """The encoder (wrapped to take the padding mask as its second input
+    when MASK), its inputs and its output."""
+    import torch
+    torch.manual_seed(0)
+    act = "gelu"
+    if gelu == "tanh":
+        def act(x):
+            return torch.nn.functional.gelu(x, approximate="tanh")
+    layer = torch.nn.TransformerEncoderLayer(d, 8, dim_feedforward=4 * d, dropout=0.0,
+                                             activation=act, batch_first=True)
+    enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False).eval()
+
+    class Masked(torch.nn.Module):
+        def __init__(self, enc):
+            super().__init__()
+            self.enc = enc
+
+        def forward(self, x, pm):
+            return self.enc(x, src_key_padding_mask=pm)
+
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(batch, seq, d, generator=g)
+    if not mask:
+        return enc, (x,)
+    pm = torch.zeros(batch, seq, dtype=torch.bool)
+    pm[:, seq - seq // 4:] = True
+    return Masked(enc).eval(), (x, pm)
+
+
+def export_encoder(d, seq, layers, batch, gelu, mask, out, opset=13):
+    import torch
+    model, args = encoder(d, seq, layers, batch, gelu, mask)
+    with torch.no_grad():
+        y = model(*args)
+    # outside no_grad: torch's fused fast path (aten::_transformer_encoder_layer_fwd)
+    # has no ONNX form and is taken only without gradients
+    torch.onnx.export(model, args, "%s/encoder.onnx" % out, opset_version=opset,
+                      input_names=["x", "pm"][:len(args)], output_names=["y"])
+    np.save("%s/x.npy" % out, args[0].numpy())
+    if mask:
+        np.save("%s/pm.npy" % out, args[1].numpy())
+    np.save("%s/y.npy" % out, y.numpy())
+
+
 def same(got, want, rtol, atol):
     a, b = np.load(got), np.load(want)
     if a.shape != b.shape or a.dtype != b.dtype:
@@ -88,6 +142,11 @@ def torch_time(name, size, runs, threads=0, cpu=False):
 def main(argv):
     if len(argv) in (5, 6) and argv[1] == "export":
         export(argv[2], int(argv[3]), argv[4], int(argv[5]) if len(argv) == 6 else 13)
+        return 0
+    if len(argv) in (9, 10) and argv[1] == "encoder" and argv[6] in ("erf", "tanh") \
+            and argv[7] in ("mask", "nomask"):
+        export_encoder(*[int(a) for a in argv[2:6]], argv[6], argv[7] == "mask", argv[8],
+                       int(argv[9]) if len(argv) == 10 else 13)
         return 0
     if len(argv) == 6 and argv[1] == "same":
         return same(argv[2], argv[3], float(argv[4]), float(argv[5]))
