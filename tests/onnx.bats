@@ -108,6 +108,20 @@ make_case() {
 	grep -q '= hard_swish(%x)$' erf_hard_sigmoid_hard_swish/m.ir
 }
 
+@test "onnx: LeakyRelu, PRelu, ThresholdedRelu, Shrink, Elu, Selu, Celu, Softplus, Softsign, Sinh, Cosh, Sign, IsInf, IsNaN, Mean, GlobalMaxPool, LessOrEqual, GreaterOrEqual, Xor are compositions of the IR's operators" {
+	imported activations_composed
+	imported activations_composed --lower
+	grep -q '= less_equal(%x, %y)$' activations_composed/m.ir
+	grep -q '= logical_xor(%p, %q)$' activations_composed/m.ir
+	run grep -c '= where(' activations_composed/m.ir
+	[ "$output" -ge 10 ]
+}
+
+@test "onnx: opset 1's models import (Softplus, Softsign, Not)" {
+	imported opset1_softplus_not
+	imported opset1_softplus_not --lower
+}
+
 @test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
 	imported layer_normalization
 	imported layer_normalization --lower

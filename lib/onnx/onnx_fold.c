@@ -135,6 +135,7 @@ onnx_fold_binary(Imp *im, BinOp op, const Tensor *a, const Tensor *b, ElemKind k
 		[BIN_DIV] = O_DIVIDE, [BIN_POW] = O_POWER, [BIN_MAX] = O_MAXIMUM,
 		[BIN_MIN] = O_MINIMUM, [BIN_EQ] = O_EQUAL, [BIN_LT] = O_LESS, [BIN_GT] = O_GREATER,
 		[BIN_AND] = O_LOGICAL_AND, [BIN_OR] = O_LOGICAL_OR, [BIN_MOD] = O__COUNT,
+		[BIN_LE] = O_LESS_EQUAL, [BIN_GE] = O_GREATER_EQUAL, [BIN_XOR] = O_LOGICAL_XOR,
 	};
 	/* (an integer Pow stays here: ONNX's, 0 for a negative exponent, is
 	 * not the IR's power) */

@@ -130,6 +130,7 @@ long onnx_attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, si
 typedef enum {
 	BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_POW, BIN_MAX, BIN_MIN,
 	BIN_EQ, BIN_LT, BIN_GT, BIN_AND, BIN_OR, BIN_MOD,
+	BIN_LE, BIN_GE, BIN_XOR,
 } BinOp;
 
 typedef enum {
@@ -236,6 +237,12 @@ const OpMap *onnx_op_lookup(const char *op, int64_t opset);
 /* Shared by the two operator files. */
 Val *onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint);
 Val *onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint);
+/* where(c, a, b), broadcasting the three (folded when all are known). */
+Val *onnx_op_where(Imp *im, Val *c, Val *a, Val *b, const char *hint);
+/* a as element type k (folded when known). */
+Val *onnx_op_cast(Imp *im, Val *a, ElemKind k, const char *hint);
+/* A scalar of kind k known at import (v converted as tensor_set does). */
+Val *onnx_scalar(Imp *im, ElemKind k, double v);
 Val *onnx_op_reshape(Imp *im, Val *a, uint32_t rank, const int64_t *dims, const char *hint);
 Val *onnx_op_transpose(Imp *im, Val *a, const int64_t *perm, const char *hint);
 /* a[start:start+count*step:step] along axis. */
@@ -263,6 +270,10 @@ bool onnx_map_reduce(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, siz
 bool onnx_map_layernorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_einsum.c */
 bool onnx_map_einsum(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+/* onnx_activation.c */
+bool onnx_map_activation(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_mean(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_global_maxpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_scatter.c */
 bool onnx_map_scatternd(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 

@@ -10,7 +10,7 @@
 
 /* Opsets of the default domain we read: the operators' versions between
  * them are handled where they differ. */
-#define OPSET_MIN 6
+#define OPSET_MIN 1
 #define OPSET_MAX 17
 
 struct OnnxModule {

@@ -55,6 +55,7 @@ static const OpId bin_ir[] = {
 	[BIN_DIV] = O_DIVIDE, [BIN_POW] = O_POWER, [BIN_MAX] = O_MAXIMUM,
 	[BIN_MIN] = O_MINIMUM, [BIN_EQ] = O_EQUAL, [BIN_LT] = O_LESS, [BIN_GT] = O_GREATER,
 	[BIN_AND] = O_LOGICAL_AND, [BIN_OR] = O_LOGICAL_OR, [BIN_MOD] = O__COUNT,
+	[BIN_LE] = O_LESS_EQUAL, [BIN_GE] = O_GREATER_EQUAL, [BIN_XOR] = O_LOGICAL_XOR,
 };
 
 static const OpId un_ir[] = {
@@ -67,7 +68,9 @@ static const OpId un_ir[] = {
 Val *
 onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 {
-	bool cmp = op == BIN_EQ || op == BIN_LT || op == BIN_GT || op == BIN_AND || op == BIN_OR;
+	bool logic = op == BIN_AND || op == BIN_OR || op == BIN_XOR;
+	bool cmp = logic || op == BIN_EQ || op == BIN_LT || op == BIN_GT || op == BIN_LE ||
+	           op == BIN_GE;
 	ElemKind rk = cmp ? ET_BOOL : a->kind;
 	uint32_t r;
 	int64_t dims[MAX_RANK];
@@ -106,7 +109,7 @@ onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 	}
 	if (a->kind == ET_BOOL && !cmp)
 		return onnx_fail(im, "arithmetic on bool tensors");
-	if (a->kind != ET_BOOL && (op == BIN_AND || op == BIN_OR))
+	if (a->kind != ET_BOOL && logic)
 		return onnx_fail(im, "needs bool operands, not %s", elem_name(a->kind));
 	return onnx_emit2(im, hint, rk, r, dims, bin_ir[op], a, b, NULL);
 }
@@ -474,16 +477,28 @@ MAP(map_cast)
 		return onnx_fail(im, "casts to %s, which the IR does not have",
 		                 onnx_type_name(to < 0 || to > INT32_MAX ? 0 : (int32_t)to)), false;
 	}
-	Val *x = in[0];
+	return (out[0] = onnx_op_cast(im, in[0], k, onnx_out_hint(im, 0))) != NULL;
+}
+
+Val *
+onnx_op_cast(Imp *im, Val *x, ElemKind k, const char *hint)
+{
 	if (x->kind == k)
-		return out[0] = x, true;
+		return x;
 	if (x->k) {
 		Tensor *t = onnx_fold_cast(im, x->k, k);
-		return (out[0] = t ? onnx_val_known(im, onnx_out_hint(im, 0), t) : NULL) != NULL;
+		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
 	}
-	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), k, x->rank, x->dims, O_CAST, x,
-	                    ATTRS(im, {"dtype", gb_str(im->m, elem_name(k))}));
-	return true;
+	return onnx_emit1(im, hint, k, x->rank, x->dims, O_CAST, x,
+	                  ATTRS(im, {"dtype", gb_str(im->m, elem_name(k))}));
+}
+
+Val *
+onnx_scalar(Imp *im, ElemKind k, double v)
+{
+	Tensor *t = tensor_new(k, 0, NULL);
+	tensor_set(t, 0, v);
+	return onnx_val_known(im, "k", t);
 }
 
 /* ------------------------------------------------------------ constants */
@@ -588,29 +603,29 @@ MAP(map_range)
 	return true;
 }
 
-MAP(map_where)
+Val *
+onnx_op_where(Imp *im, Val *c, Val *a, Val *b, const char *hint)
 {
-	(void)n, (void)nin, (void)nout;
-	if (in[0]->k && in[1]->k && in[2]->k) {
-		Tensor *t = onnx_fold_where(im, in[0]->k, in[1]->k, in[2]->k);
-		if (!t)
-			return onnx_fail(im, "shapes do not broadcast"), false;
-		out[0] = onnx_val_known(im, onnx_out_hint(im, 0), t);
-		return true;
+	if (c->k && a->k && b->k) {
+		Tensor *t = onnx_fold_where(im, c->k, a->k, b->k);
+		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "shapes do not broadcast");
 	}
 	/* the registry's where: the three broadcast together */
 	uint32_t r1, r;
 	int64_t d1[MAX_RANK], dims[MAX_RANK];
-	if (!onnx_bcast_shape(in[0]->rank, in[0]->dims, in[1]->rank, in[1]->dims, &r1, d1) ||
-	    !onnx_bcast_shape(r1, d1, in[2]->rank, in[2]->dims, &r, dims))
-		return onnx_fail(im, "shapes do not broadcast"), false;
-	if (in[0]->kind != ET_BOOL || in[1]->kind != in[2]->kind)
-		return onnx_fail(im, "needs a bool condition and x and y of one element type"), false;
-	Value *cxy[3];
-	for (int i = 0; i < 3; i++)
-		cxy[i] = onnx_ref(im, in[i]);
-	out[0] = onnx_emit(im, onnx_out_hint(im, 0), in[1]->kind, r, dims, O_WHERE, 3, cxy, NULL);
-	return out[0] != NULL;
+	if (!onnx_bcast_shape(c->rank, c->dims, a->rank, a->dims, &r1, d1) ||
+	    !onnx_bcast_shape(r1, d1, b->rank, b->dims, &r, dims))
+		return onnx_fail(im, "shapes do not broadcast");
+	if (c->kind != ET_BOOL || a->kind != b->kind)
+		return onnx_fail(im, "needs a bool condition and x and y of one element type");
+	Value *cxy[3] = {onnx_ref(im, c), onnx_ref(im, a), onnx_ref(im, b)};
+	return onnx_emit(im, hint, a->kind, r, dims, O_WHERE, 3, cxy, NULL);
+}
+
+MAP(map_where)
+{
+	(void)n, (void)nin, (void)nout;
+	return (out[0] = onnx_op_where(im, in[0], in[1], in[2], onnx_out_hint(im, 0))) != NULL;
 }
 
 /* ------------------------------------------------------------ shapes */
@@ -1200,15 +1215,18 @@ static const OpMap ops[] = {
 	{"Cast", 6, 1, map_cast, 0},
 	{"CastLike", 15, 2, map_cast, 0},
 	{"Ceil", 6, 1, map_unary, UN_CEIL},
+	{"Celu", 12, 1, onnx_map_activation, 0},
 	{"Clip", 6, 1, map_clip, 0},
 	{"Concat", 4, 1, map_concat, 0},
 	{"Constant", 1, 0, map_constant, 0},
 	{"ConstantOfShape", 9, 1, map_constant_of_shape, 0},
 	{"Conv", 1, 2, onnx_map_conv, 0},
+	{"Cosh", 9, 1, onnx_map_activation, 0},
 	{"Div", 6, 2, map_binary, BIN_DIV},
 	{"Dropout", 6, 1, map_identity, 0},
 	{"Equal", 6, 2, map_binary, BIN_EQ},
 	{"Einsum", 12, 1, onnx_map_einsum, 0},
+	{"Elu", 1, 1, onnx_map_activation, 0},
 	{"Erf", 9, 1, map_unary, UN_ERF},
 	{"Exp", 6, 1, map_unary, UN_EXP},
 	{"Expand", 8, 2, map_expand, 0},
@@ -1217,23 +1235,31 @@ static const OpMap ops[] = {
 	{"Gather", 1, 2, map_gather, 0},
 	{"Gemm", 6, 2, onnx_map_gemm, 0},
 	{"GlobalAveragePool", 1, 1, onnx_map_global_avgpool, 0},
+	{"GlobalMaxPool", 1, 1, onnx_map_global_maxpool, 0},
 	{"Greater", 6, 2, map_binary, BIN_GT},
+	{"GreaterOrEqual", 12, 2, map_binary, BIN_GE},
 	{"HardSigmoid", 6, 1, map_hard_sigmoid, 0},
 	{"HardSwish", 14, 1, map_hard_sigmoid, 0},
 	{"Identity", 1, 1, map_identity, 0},
+	{"IsInf", 10, 1, onnx_map_activation, 0},
+	{"IsNaN", 9, 1, onnx_map_activation, 0},
 	{"LayerNormalization", 17, 1, onnx_map_layernorm, 0},
+	{"LeakyRelu", 1, 1, onnx_map_activation, 0},
 	{"Less", 6, 2, map_binary, BIN_LT},
+	{"LessOrEqual", 12, 2, map_binary, BIN_LE},
 	{"Log", 6, 1, map_unary, UN_LOG},
 	{"LogSoftmax", 1, 1, onnx_map_logsoftmax, 0},
 	{"MatMul", 1, 2, onnx_map_matmul, 0},
 	{"Max", 8, 1, map_binary, BIN_MAX},
 	{"MaxPool", 6, 1, onnx_map_maxpool, 0},
+	{"Mean", 6, 1, onnx_map_mean, 0},
 	{"Min", 8, 1, map_binary, BIN_MIN},
 	{"Mod", 10, 2, map_binary, BIN_MOD},
 	{"Mul", 6, 2, map_binary, BIN_MUL},
 	{"Neg", 6, 1, map_unary, UN_NEG},
 	{"Not", 1, 1, map_unary, UN_NOT},
 	{"Or", 6, 2, map_binary, BIN_OR},
+	{"PRelu", 6, 2, onnx_map_activation, 0},
 	{"Pad", 2, 1, map_pad, 0},
 	{"Pow", 6, 2, map_binary, BIN_POW},
 	{"Range", 11, 3, map_range, 0},
@@ -1250,20 +1276,28 @@ static const OpMap ops[] = {
 	{"Relu", 6, 1, map_unary, UN_RELU},
 	{"Reshape", 5, 1, map_reshape, 0},
 	{"ScatterND", 11, 3, onnx_map_scatternd, 0},
+	{"Selu", 1, 1, onnx_map_activation, 0},
 	{"Shape", 1, 1, map_shape, 0},
+	{"Shrink", 9, 1, onnx_map_activation, 0},
 	{"Sigmoid", 6, 1, map_unary, UN_SIGMOID},
+	{"Sign", 9, 1, onnx_map_activation, 0},
+	{"Sinh", 9, 1, onnx_map_activation, 0},
 	{"Size", 1, 1, map_size, 0},
 	{"Slice", 1, 1, map_slice, 0},
 	{"Softmax", 1, 1, onnx_map_softmax, 0},
+	{"Softplus", 1, 1, onnx_map_activation, 0},
+	{"Softsign", 1, 1, onnx_map_activation, 0},
 	{"Split", 2, 1, map_split, 0},
 	{"Sqrt", 6, 1, map_unary, UN_SQRT},
 	{"Squeeze", 1, 1, map_squeeze, 0},
 	{"Sub", 6, 2, map_binary, BIN_SUB},
 	{"Sum", 8, 1, map_binary, BIN_ADD},
 	{"Tanh", 6, 1, map_unary, UN_TANH},
+	{"ThresholdedRelu", 10, 1, onnx_map_activation, 0},
 	{"Transpose", 1, 1, map_transpose, 0},
 	{"Unsqueeze", 1, 1, map_unsqueeze, 0},
 	{"Where", 9, 3, map_where, 0},
+	{"Xor", 1, 2, map_binary, BIN_XOR},
 };
 
 const OpMap *

@@ -749,6 +749,66 @@ def legacy_bn_training():
             [init('s', one), init('t', one), init('m', one), init('v', one)], {}, None)
 
 
+# --- operators imported as compositions of the IR's -----------------------------
+
+@case(opset=13)
+def activations_composed():
+    # LeakyRelu, PRelu, ThresholdedRelu, Shrink, Elu, Selu, Celu, Softplus,
+    # Softsign, Sinh, Cosh, Sign, IsInf, IsNaN, Mean, GlobalMaxPool,
+    # LessOrEqual, GreaterOrEqual, Xor: wheres, comparisons, exp, arithmetic
+    r = rng(31)
+    x = f32(r.standard_normal((2, 3, 4)) * 3)
+    x[0, 0, :2] = [0, 0.5]
+    s = f32(r.standard_normal((3, 1)))
+    y = f32(np.round(r.standard_normal((2, 3, 4))))
+    sp = f32([np.inf, -np.inf, np.nan, 1, -2, 0])
+    p, q = r.standard_normal((2, 3, 4)) > 0, r.standard_normal((3, 4)) > 0
+    x64 = x.astype(np.float64)
+    sel_a, sel_g = 1.67326319217681884765625, 1.05070102710723876953125
+    ops = [('LeakyRelu', ['x'], {'alpha': 0.2}, np.where(x64 < 0, 0.2 * x64, x64)),
+           ('LeakyRelu', ['x'], {}, np.where(x64 < 0, 0.01 * x64, x64)),
+           ('PRelu', ['x', 's'], {}, np.where(x64 < 0, s * x64, x64)),
+           ('ThresholdedRelu', ['x'], {'alpha': 0.5}, np.where(x64 > 0.5, x64, 0)),
+           ('Shrink', ['x'], {'lambd': 1.5, 'bias': 0.5},
+            np.where(x64 < -1.5, x64 + 0.5, np.where(x64 > 1.5, x64 - 0.5, 0))),
+           ('Elu', ['x'], {'alpha': 2.0}, np.where(x64 < 0, 2 * (np.exp(x64) - 1), x64)),
+           ('Selu', ['x'], {}, sel_g * np.where(x64 > 0, x64, sel_a * (np.exp(x64) - 1))),
+           ('Celu', ['x'], {'alpha': 2.0},
+            np.maximum(0, x64) + np.minimum(0, 2 * (np.exp(x64 / 2) - 1))),
+           ('Softplus', ['x'], {}, np.log1p(np.exp(x64))),
+           ('Softsign', ['x'], {}, x64 / (1 + np.abs(x64))),
+           ('Sinh', ['x'], {}, np.sinh(x64)),
+           ('Cosh', ['x'], {}, np.cosh(x64)),
+           ('Sign', ['y'], {}, np.sign(y)),
+           ('Mean', ['x', 'y', 's'], {}, (x64 + y + s) / 3),
+           ('GlobalMaxPool', ['x'], {}, x64.max(axis=2, keepdims=True)),
+           ('LessOrEqual', ['x', 'y'], {}, x <= y),
+           ('GreaterOrEqual', ['x', 'y'], {}, x >= y),
+           ('Xor', ['p', 'q'], {}, p ^ q),
+           ('IsInf', ['sp'], {}, np.isinf(sp)),
+           ('IsInf', ['sp'], {'detect_negative': 0}, np.isposinf(sp)),
+           ('IsInf', ['sp'], {'detect_positive': 0}, np.isneginf(sp)),
+           ('IsNaN', ['sp'], {}, np.isnan(sp))]
+    nodes = [h.make_node(op, ins, ['o%d' % i], **a) for i, (op, ins, a, _) in enumerate(ops)]
+    outs = [vi('o%d' % i, list(w.shape), T.BOOL if w.dtype == bool else T.FLOAT)
+            for i, (_, _, _, w) in enumerate(ops)]
+    return (nodes, [vi('x', [2, 3, 4]), vi('y', [2, 3, 4]), vi('p', [2, 3, 4], T.BOOL),
+                    vi('q', [3, 4], T.BOOL), vi('sp', [6])], outs, [init('s', s)],
+            {'x': x, 'y': y, 'p': p, 'q': q, 'sp': sp}, [w for (_, _, _, w) in ops])
+
+
+@case(opset=1)
+def opset1_softplus_not():
+    # opset 1's models import (their forms equal opset 6's here)
+    x = f32(rng(32).standard_normal((3, 4)))
+    g = x > 0
+    nodes = [h.make_node('Softplus', ['x'], ['a']), h.make_node('Softsign', ['x'], ['b']),
+             h.make_node('Not', ['g'], ['c'])]
+    return (nodes, [vi('x', [3, 4]), vi('g', [3, 4], T.BOOL)],
+            [vi('a', [3, 4]), vi('b', [3, 4]), vi('c', [3, 4], T.BOOL)], [], {'x': x, 'g': g},
+            [np.log1p(np.exp(x.astype(np.float64))), x / (1 + np.abs(x)), ~g])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
