@@ -378,11 +378,15 @@ import_fails() {
 	[[ "$stderr" == *"note: op types: Relu 1 yes, com.microsoft:FusedGemm 1 no"* ]]
 }
 
-@test "onnx: an opset outside 6 to 17 is an error" {
+@test "onnx: an opset outside 1 to 17 is an error, and so is an operator older than its mapping" {
+	make_case new_opset
+	run -1 --separate-stderr ir-import-onnx new_opset/model.onnx
+	assert_output ''
+	[[ "$stderr" == *"opset 18 is not supported (1 to 17 are)"* ]]
 	make_case old_opset
 	run -1 --separate-stderr ir-import-onnx old_opset/model.onnx
 	assert_output ''
-	[[ "$stderr" == *"opset 5 is not supported (6 to 17 are)"* ]]
+	[[ "$stderr" == *"error: node 0 (Relu, opset 5): operator Relu is supported from opset 6 (its older form differs)"* ]]
 }
 
 @test "onnx: opset 6's forms: broadcast=1 with and without axis, Gemm's broadcast, BatchNormalization and Dropout with is_test=1, equal numpy" {

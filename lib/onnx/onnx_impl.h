@@ -233,6 +233,8 @@ typedef struct OpMap {
  * false after reporting. */
 bool onnx_legacy_ok(Imp *im, const Onnx__NodeProto *n);
 const OpMap *onnx_op_lookup(const char *op, int64_t opset);
+/* The first opset the table maps op in, or -1 when it has no entry. */
+int onnx_op_since(const char *op);
 
 /* Shared by the two operator files. */
 Val *onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint);

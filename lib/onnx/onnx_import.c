@@ -212,6 +212,21 @@ bind(Name *e, Val *v)
 		v->live_until = until;
 }
 
+/* Reports n's operator as one the import does not map: at all, or not at
+ * the model's opset (its form there differs from the one mapped). */
+static void
+unsupported(Imp *im, const Onnx__NodeProto *n)
+{
+	bool dflt = is_default_domain(n->domain);
+	int since = dflt ? onnx_op_since(n->op_type) : -1;
+	if (since > im->opset)
+		onnx_fail(im, "operator %s is supported from opset %d (its older form differs)",
+		          n->op_type, since);
+	else
+		onnx_fail(im, "operator %s%s%s is not supported", dflt ? "" : n->domain, dflt ? "" : ":",
+		          n->op_type ? n->op_type : "");
+}
+
 /* After node idx, the data known at import that no later node reads and
  * the module does not name (a weight folded into another: transposed,
  * reshaped, a BatchNormalization absorbed) is freed, so the weights are
@@ -245,10 +260,7 @@ map_node(Imp *im, size_t idx)
 	}
 	const OpMap *m = is_default_domain(n->domain) ? onnx_op_lookup(n->op_type, im->opset) : NULL;
 	if (!m)
-		return onnx_fail(im, "operator %s%s%s is not supported",
-		                 is_default_domain(n->domain) ? "" : n->domain,
-		                 is_default_domain(n->domain) ? "" : ":", n->op_type ? n->op_type : ""),
-		       false;
+		return unsupported(im, n), false;
 	im->op = m;
 	if (im->opset < 7 && !onnx_legacy_ok(im, n))
 		return false;
@@ -371,9 +383,7 @@ read_model(Imp *im, const uint8_t *buf, size_t len)
 		if (!is_default_domain(n->domain) || !onnx_op_lookup(n->op_type, im->opset)) {
 			im->node = n;
 			im->node_index = i;
-			onnx_fail(im, "operator %s%s%s is not supported",
-			          is_default_domain(n->domain) ? "" : n->domain,
-			          is_default_domain(n->domain) ? "" : ":", n->op_type ? n->op_type : "");
+			unsupported(im, n);
 			note_at(im->diag, (Loc){0}, "%s", ops);
 			free(ops);
 			return false;

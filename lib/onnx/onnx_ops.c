@@ -1310,3 +1310,12 @@ onnx_op_lookup(const char *op, int64_t opset)
 			return opset >= ops[i].since ? &ops[i] : NULL;
 	return NULL;
 }
+
+int
+onnx_op_since(const char *op)
+{
+	for (size_t i = 0; op && i < sizeof ops / sizeof *ops; i++)
+		if (strcmp(ops[i].op, op) == 0)
+			return ops[i].since;
+	return -1;
+}

@@ -828,8 +828,15 @@ def dynamic_input():
             [np.maximum(x, 0)])
 
 
+@case(opset=18)
+def new_opset():
+    nodes = [h.make_node('Relu', ['x'], ['y'])]
+    return (nodes, [vi('x', [2])], [vi('y', [2])], [], {}, None)
+
+
 @case(opset=5)
 def old_opset():
+    # Relu's opset 1 form (consumed_inputs) is not read
     nodes = [h.make_node('Relu', ['x'], ['y'])]
     return (nodes, [vi('x', [2])], [vi('y', [2])], [], {}, None)
 
