@@ -122,6 +122,18 @@ make_case() {
 	imported opset1_softplus_not --lower
 }
 
+@test "onnx: Gather by computed indices, GatherElements, Hardmax, NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss are one-hot masks" {
+	imported gathers_onehot
+	imported gathers_onehot --lower
+	imported hardmax_opset11
+	imported hardmax_opset11 --lower
+	imported losses_onehot
+	imported losses_onehot --lower
+	# the mask: the indices compared with 0..K-1, a where and a sum
+	grep -q '= equal(' gathers_onehot/m.ir
+	grep -q '= argmax(%x) {axis=\[2\], keepdims=true' gathers_onehot/m.ir
+}
+
 @test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
 	imported layer_normalization
 	imported layer_normalization --lower
@@ -309,12 +321,12 @@ PY
 	echo old > m.ir
 	run -1 --separate-stderr ir-import-onnx -o m.ir unsupported_op/model.onnx
 	assert_output ''
-	assert_equal "${stderr_lines[0]}" "unsupported_op/model.onnx: error: node 'mix' (Hardmax, opset 13): operator Hardmax is not supported"
-	assert_equal "${stderr_lines[1]}" "unsupported_op/model.onnx: note: op types: Hardmax 1 no, Relu 2 yes"
+	assert_equal "${stderr_lines[0]}" "unsupported_op/model.onnx: error: node 'mix' (Det, opset 13): operator Det is not supported"
+	assert_equal "${stderr_lines[1]}" "unsupported_op/model.onnx: note: op types: Det 1 no, Relu 2 yes"
 	[ "$(cat m.ir)" = old ]
 	[ ! -f W.npy ]
 	run -1 --separate-stderr ir-import-onnx --stats unsupported_op/model.onnx
-	[[ "$stderr" == *"op types: Hardmax 1 no, Relu 2 yes"* ]]
+	[[ "$stderr" == *"op types: Det 1 no, Relu 2 yes"* ]]
 }
 
 # import_fails CASE MESSAGE...: each case of tests/onnx/cases.py made and

@@ -276,6 +276,13 @@ bool onnx_map_einsum(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, siz
 bool onnx_map_activation(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_mean(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_global_maxpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+/* onnx_onehot.c */
+/* Gather along axis by computed (or scattered) indices: a one-hot mask. */
+Val *onnx_gather_computed(Imp *im, Val *x, int64_t axis, Val *idx, const char *hint);
+bool onnx_map_gather_elements(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_hardmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_nll_loss(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_sce_loss(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_scatter.c */
 bool onnx_map_scatternd(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 

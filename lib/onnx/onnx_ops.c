@@ -669,8 +669,10 @@ MAP(map_gather)
 	int64_t axis = onnx_norm_axis(im, onnx_attr_int(n, "axis", 0), x->rank, "axis");
 	if (axis < 0)
 		return false;
-	if (!ix->k || elem_is_float(ix->kind))
-		return onnx_fail(im, "its indices must be integers known at import"), false;
+	if (elem_is_float(ix->kind) || ix->kind == ET_BOOL)
+		return onnx_fail(im, "its indices must be integers"), false;
+	if (!ix->k)
+		return (out[0] = onnx_gather_computed(im, x, axis, ix, onnx_out_hint(im, 0))) != NULL;
 	int64_t d = x->dims[axis];
 	for (int64_t i = 0; i < ix->k->numel; i++) {
 		int64_t k = tensor_get_int(ix->k, i);
@@ -689,12 +691,10 @@ MAP(map_gather)
 	for (int64_t i = 1; i < ix->k->numel; i++) {
 		int64_t k = tensor_get_int(ix->k, i);
 		if ((k < 0 ? k + d : k) != first + i)
-			return onnx_fail(im, "gathering other than consecutive indices from a computed "
-			                 "value is not supported"), false;
+			return (out[0] = onnx_gather_computed(im, x, axis, ix, onnx_out_hint(im, 0))) != NULL;
 	}
 	if (ix->rank > 1 || ix->k->numel == 0)
-		return onnx_fail(im, "indices of rank %u from a computed value are not supported",
-		                 ix->rank), false;
+		return (out[0] = onnx_gather_computed(im, x, axis, ix, onnx_out_hint(im, 0))) != NULL;
 	Val *s = onnx_op_slice_axis(im, x, axis, first, 1, ix->rank ? ix->k->numel : 1,
 	                            onnx_out_hint(im, 0));
 	if (!s)
@@ -1233,6 +1233,7 @@ static const OpMap ops[] = {
 	{"Flatten", 1, 1, map_flatten, 0},
 	{"Floor", 6, 1, map_unary, UN_FLOOR},
 	{"Gather", 1, 2, map_gather, 0},
+	{"GatherElements", 11, 2, onnx_map_gather_elements, 0},
 	{"Gemm", 6, 2, onnx_map_gemm, 0},
 	{"GlobalAveragePool", 1, 1, onnx_map_global_avgpool, 0},
 	{"GlobalMaxPool", 1, 1, onnx_map_global_maxpool, 0},
@@ -1240,6 +1241,7 @@ static const OpMap ops[] = {
 	{"GreaterOrEqual", 12, 2, map_binary, BIN_GE},
 	{"HardSigmoid", 6, 1, map_hard_sigmoid, 0},
 	{"HardSwish", 14, 1, map_hard_sigmoid, 0},
+	{"Hardmax", 1, 1, onnx_map_hardmax, 0},
 	{"Identity", 1, 1, map_identity, 0},
 	{"IsInf", 10, 1, onnx_map_activation, 0},
 	{"IsNaN", 9, 1, onnx_map_activation, 0},
@@ -1257,6 +1259,7 @@ static const OpMap ops[] = {
 	{"Mod", 10, 2, map_binary, BIN_MOD},
 	{"Mul", 6, 2, map_binary, BIN_MUL},
 	{"Neg", 6, 1, map_unary, UN_NEG},
+	{"NegativeLogLikelihoodLoss", 12, 2, onnx_map_nll_loss, 0},
 	{"Not", 1, 1, map_unary, UN_NOT},
 	{"Or", 6, 2, map_binary, BIN_OR},
 	{"PRelu", 6, 2, onnx_map_activation, 0},
@@ -1285,6 +1288,7 @@ static const OpMap ops[] = {
 	{"Size", 1, 1, map_size, 0},
 	{"Slice", 1, 1, map_slice, 0},
 	{"Softmax", 1, 1, onnx_map_softmax, 0},
+	{"SoftmaxCrossEntropyLoss", 12, 2, onnx_map_sce_loss, 0},
 	{"Softplus", 1, 1, onnx_map_activation, 0},
 	{"Softsign", 1, 1, onnx_map_activation, 0},
 	{"Split", 2, 1, map_split, 0},

@@ -809,12 +809,90 @@ def opset1_softplus_not():
             [np.log1p(np.exp(x.astype(np.float64))), x / (1 + np.abs(x)), ~g])
 
 
+def log_softmax_ref(x, axis):
+    x = x.astype(np.float64)
+    m = x.max(axis=axis, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
+
+
+def nll_ref(lp, t, w, ii, reduction):
+    # -lp[n, t, d...] w[t], 0 where t == ii; mean divides by the weights taken
+    c = lp.shape[1]
+    w = np.ones(c) if w is None else w.astype(np.float64)
+    keep = t != ii
+    tt = np.where(keep, t, 0)
+    got = np.take_along_axis(lp, tt[:, None], axis=1)[:, 0]
+    wt = np.where(keep, w[tt], 0)
+    loss = -got * wt
+    if reduction == 'none':
+        return loss
+    return loss.sum() if reduction == 'sum' else loss.sum() / wt.sum()
+
+
+@case(opset=13)
+def gathers_onehot():
+    # Gather by computed indices (negative ones, rank 2, axis 1), Gather by
+    # known non-consecutive indices, GatherElements (data longer than the
+    # indices on another axis), Hardmax (opset 13): one-hot masks
+    r = rng(33)
+    x = f32(r.standard_normal((4, 5, 3)))
+    i2 = np.array([[0, -1], [3, 2], [-5, 4]], dtype=np.int64)
+    ge = np.array([[[1, -4, 0], [2, 3, -1]]], dtype=np.int64)   # [1, 2, 3] into [4, 5, 3] on axis 1
+    xs = x[:1, :, :]
+    nodes = [h.make_node('Gather', ['x', 'i2'], ['g0'], axis=1),
+             h.make_node('Gather', ['x', 'kidx'], ['g1'], axis=0),
+             h.make_node('GatherElements', ['x', 'ge'], ['g2'], axis=1),
+             h.make_node('Hardmax', ['x'], ['hm'])]
+    kidx = np.array([3, 0, 3], dtype=np.int64)
+    g2 = np.take_along_axis(xs, np.where(ge < 0, ge + 5, ge), axis=1)
+    hm = (np.arange(3) == x.argmax(axis=-1)[..., None]).astype(np.float32)
+    return (nodes, [vi('x', [4, 5, 3]), vi('i2', [3, 2], T.INT64), vi('ge', [1, 2, 3], T.INT64)],
+            [vi('g0', [4, 3, 2, 3]), vi('g1', [3, 5, 3]), vi('g2', [1, 2, 3]), vi('hm', [4, 5, 3])],
+            [init('kidx', kidx)], {'x': x, 'i2': i2, 'ge': ge},
+            [np.take(x, np.where(i2 < 0, i2 + 5, i2), axis=1), x[kidx], g2, hm])
+
+
+@case(opset=11)
+def hardmax_opset11():
+    # before opset 13 over the axes from axis (1) on, flattened
+    x = f32(rng(34).standard_normal((2, 3, 4)))
+    f = x.reshape(2, 12)
+    want = (np.arange(12) == f.argmax(axis=1)[:, None]).astype(np.float32).reshape(2, 3, 4)
+    return ([h.make_node('Hardmax', ['x'], ['y'])], [vi('x', [2, 3, 4])], [vi('y', [2, 3, 4])], [],
+            {'x': x}, [want])
+
+
+@case(opset=13)
+def losses_onehot():
+    # NegativeLogLikelihoodLoss (weights, ignore_index, each reduction) and
+    # SoftmaxCrossEntropyLoss with its log_prob output
+    r = rng(35)
+    x = f32(r.standard_normal((3, 4, 2)))
+    t = np.array([[0, 3], [2, -1], [1, 1]], dtype=np.int64)
+    w = f32([0.5, 1, 2, 0.25])
+    lp = log_softmax_ref(x, 1)
+    nodes = [h.make_node('NegativeLogLikelihoodLoss', ['x', 't', 'w'], ['a'], ignore_index=-1),
+             h.make_node('NegativeLogLikelihoodLoss', ['x', 't2'], ['b'], reduction='sum'),
+             h.make_node('NegativeLogLikelihoodLoss', ['x', 't', 'w'], ['c'], reduction='none',
+                         ignore_index=-1),
+             h.make_node('SoftmaxCrossEntropyLoss', ['x', 't', 'w'], ['d', 'lp'], ignore_index=-1),
+             h.make_node('SoftmaxCrossEntropyLoss', ['x', 't2'], ['e'], reduction='none')]
+    t2 = np.where(t < 0, 2, t)
+    x64 = x.astype(np.float64)
+    return (nodes, [vi('x', [3, 4, 2]), vi('t', [3, 2], T.INT64), vi('t2', [3, 2], T.INT64)],
+            [vi('a', []), vi('b', []), vi('c', [3, 2]), vi('d', []), vi('lp', [3, 4, 2]),
+             vi('e', [3, 2])], [init('w', w)], {'x': x, 't': t, 't2': t2},
+            [nll_ref(x64, t, w, -1, 'mean'), nll_ref(x64, t2, None, None, 'sum'),
+             nll_ref(x64, t, w, -1, 'none'), nll_ref(lp, t, w, -1, 'mean'), lp,
+             nll_ref(lp, t2, None, None, 'none')])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
 def unsupported_op():
     nodes = [h.make_node('Relu', ['x'], ['r']),
-             h.make_node('Hardmax', ['r'], ['e'], name='mix'),
+             h.make_node('Det', ['r'], ['e'], name='mix'),
              h.make_node('Relu', ['e'], ['y'])]
     return (nodes, [vi('x', [2, 3])], [vi('y', [2, 3])], [init('W', f32(np.ones((40,))))],
             {}, None)
