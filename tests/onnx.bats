@@ -134,6 +134,13 @@ make_case() {
 	grep -q '= argmax(%x) {axis=\[2\], keepdims=true' gathers_onehot/m.ir
 }
 
+@test "onnx: Floor, Ceil, Round, Mod (both forms), BitShift and Pow of mixed types are compositions of the IR's operators" {
+	imported rounding_mod_shift_pow
+	imported rounding_mod_shift_pow --lower
+	# trunc is a cast to i64 and back where the value has a fraction
+	grep -q '= cast(%x) {dtype="i64"}$' rounding_mod_shift_pow/m.ir
+}
+
 @test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
 	imported layer_normalization
 	imported layer_normalization --lower

@@ -164,6 +164,7 @@ onnx_fold_unary(Imp *im, UnOp op, const Tensor *a)
 		[UN_TANH] = O_TANH, [UN_EXP] = O_EXP, [UN_LOG] = O_LOG, [UN_SQRT] = O_SQRT,
 		[UN_NOT] = O_LOGICAL_NOT, [UN_ERF] = O_ERF, [UN_RECIP] = O__COUNT,
 		[UN_ABS] = O__COUNT, [UN_FLOOR] = O__COUNT, [UN_CEIL] = O__COUNT,
+		[UN_ROUND] = O__COUNT,
 	};
 	bool ints = is_int(a);
 	/* the kernels take floats, and integers for negative and nn.relu, bools
@@ -178,7 +179,7 @@ onnx_fold_unary(Imp *im, UnOp op, const Tensor *a)
 		return NULL;
 	for (int64_t i = 0; i < a->numel; i++) {
 		if (ints && (op == UN_NEG || op == UN_ABS || op == UN_RELU || op == UN_NOT ||
-		             op == UN_FLOOR || op == UN_CEIL)) {
+		             op == UN_FLOOR || op == UN_CEIL || op == UN_ROUND)) {
 			int64_t x = tensor_get_int(a, i);
 			int64_t y = op == UN_NEG ? (int64_t)(0 - (uint64_t)x)
 			          : op == UN_ABS ? (x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
@@ -201,6 +202,7 @@ onnx_fold_unary(Imp *im, UnOp op, const Tensor *a)
 		case UN_ABS: y = fabs(x); break;
 		case UN_FLOOR: y = floor(x); break;
 		case UN_CEIL: y = ceil(x); break;
+		case UN_ROUND: y = nearbyint(x); break;   /* halves to even */
 		case UN_NOT: y = x == 0; break;
 		}
 		tensor_set(t, i, y);

@@ -135,7 +135,7 @@ typedef enum {
 
 typedef enum {
 	UN_NEG, UN_RELU, UN_SIGMOID, UN_TANH, UN_EXP, UN_LOG, UN_SQRT, UN_RECIP,
-	UN_ABS, UN_FLOOR, UN_CEIL, UN_NOT, UN_ERF,
+	UN_ABS, UN_FLOOR, UN_CEIL, UN_NOT, UN_ERF, UN_ROUND,
 } UnOp;
 
 /* NumPy broadcasting of two shapes into out; false if they do not. */
@@ -276,6 +276,11 @@ bool onnx_map_einsum(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, siz
 bool onnx_map_activation(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_mean(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_global_maxpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+/* onnx_arith.c */
+/* Floor, Ceil or Round (UN_FLOOR, UN_CEIL, UN_ROUND) of a computed value. */
+Val *onnx_op_rounding(Imp *im, UnOp op, Val *x, const char *hint);
+bool onnx_map_mod(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_bitshift(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_onehot.c */
 /* Gather along axis by computed (or scattered) indices: a one-hot mask. */
 Val *onnx_gather_computed(Imp *im, Val *x, int64_t axis, Val *idx, const char *hint);

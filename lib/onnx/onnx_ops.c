@@ -63,6 +63,7 @@ static const OpId un_ir[] = {
 	[UN_TANH] = O_TANH, [UN_EXP] = O_EXP, [UN_LOG] = O_LOG, [UN_SQRT] = O_SQRT,
 	[UN_NOT] = O_LOGICAL_NOT, [UN_ERF] = O_ERF,
 	[UN_RECIP] = O__COUNT, [UN_ABS] = O__COUNT, [UN_FLOOR] = O__COUNT, [UN_CEIL] = O__COUNT,
+	[UN_ROUND] = O__COUNT,
 };
 
 Val *
@@ -99,13 +100,18 @@ onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 	if (bin_ir[op] == O__COUNT)
 		return onnx_fail(im, "is supported only on values known at import (shape arithmetic)");
 	if (a->kind != b->kind) {
-		/* Pow's exponent may have another type: cast it */
-		if (!b->k)
-			return onnx_fail(im, "an exponent of another element type must be known at import");
-		Tensor *t = onnx_fold_cast(im, b->k, a->kind);
-		if (!t)
-			return onnx_fail(im, "cannot fold: too large");
-		b = onnx_val_known(im, b->hint, t);
+		/* Pow's exponent may have another type: an integer one is cast
+		 * to the float base's; an integer base is raised in the float
+		 * exponent's type and the result truncated back */
+		if (elem_is_float(a->kind) || !elem_is_float(b->kind)) {
+			b = onnx_op_cast(im, b, a->kind, b->hint);
+		} else {
+			Val *af = onnx_op_cast(im, a, b->kind, a->hint);
+			Val *p = af ? onnx_op_binary(im, op, af, b, hint) : NULL;
+			return p ? onnx_op_cast(im, p, a->kind, hint) : NULL;
+		}
+		if (!b)
+			return NULL;
 	}
 	if (a->kind == ET_BOOL && !cmp)
 		return onnx_fail(im, "arithmetic on bool tensors");
@@ -127,6 +133,8 @@ onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 		return onnx_fail(im, "needs a floating-point operand, not %s", elem_name(a->kind));
 	if (a->kind == ET_BOOL && op != UN_NOT)
 		return onnx_fail(im, "arithmetic on bool tensors");
+	if (op == UN_FLOOR || op == UN_CEIL || op == UN_ROUND)
+		return onnx_op_rounding(im, op, a, hint);
 	Value *x = onnx_ref(im, a);
 	if (op == UN_RECIP) {
 		Value *args[2] = {gb_lit_int(&im->b, 1), x};
@@ -341,8 +349,6 @@ MAP(map_binary)
 	if (im->opset < 7 && nin == 2 && in[1] && !legacy_broadcast(im, n, in))
 		return false;
 	BinOp op = (BinOp)im->op->arg;
-	if (op == BIN_MOD && onnx_attr_int(n, "fmod", 0) && !elem_is_float(in[0]->kind))
-		return onnx_fail(im, "integer Mod with fmod=1 is not supported"), false;
 	Val *acc = in[0];
 	if (nin == 1)
 		return out[0] = acc, true;   /* Max, Min, Sum of one */
@@ -1212,6 +1218,7 @@ static const OpMap ops[] = {
 	{"ArgMin", 1, 1, map_argreduce, 0},
 	{"AveragePool", 6, 1, onnx_map_avgpool, 0},
 	{"BatchNormalization", 6, 5, onnx_map_batchnorm, 0},
+	{"BitShift", 11, 2, onnx_map_bitshift, 0},
 	{"Cast", 6, 1, map_cast, 0},
 	{"CastLike", 15, 2, map_cast, 0},
 	{"Ceil", 6, 1, map_unary, UN_CEIL},
@@ -1256,7 +1263,7 @@ static const OpMap ops[] = {
 	{"MaxPool", 6, 1, onnx_map_maxpool, 0},
 	{"Mean", 6, 1, onnx_map_mean, 0},
 	{"Min", 8, 1, map_binary, BIN_MIN},
-	{"Mod", 10, 2, map_binary, BIN_MOD},
+	{"Mod", 10, 2, onnx_map_mod, 0},
 	{"Mul", 6, 2, map_binary, BIN_MUL},
 	{"Neg", 6, 1, map_unary, UN_NEG},
 	{"NegativeLogLikelihoodLoss", 12, 2, onnx_map_nll_loss, 0},
@@ -1278,6 +1285,7 @@ static const OpMap ops[] = {
 	{"ReduceSumSquare", 1, 1, onnx_map_reduce, 0},
 	{"Relu", 6, 1, map_unary, UN_RELU},
 	{"Reshape", 5, 1, map_reshape, 0},
+	{"Round", 11, 1, map_unary, UN_ROUND},
 	{"ScatterND", 11, 3, onnx_map_scatternd, 0},
 	{"Selu", 1, 1, onnx_map_activation, 0},
 	{"Shape", 1, 1, map_shape, 0},

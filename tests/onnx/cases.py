@@ -887,6 +887,38 @@ def losses_onehot():
              nll_ref(lp, t2, None, None, 'none')])
 
 
+@case(opset=13)
+def rounding_mod_shift_pow():
+    # Floor, Ceil, Round (halves to even; large values and infinities kept),
+    # Mod (fmod=0 takes the divisor's sign, fmod=1 the dividend's),
+    # BitShift, Pow with an exponent (or base) of another type, computed
+    x = f32([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -1.2, 3.7, 1e9, -1e9, np.inf, -np.inf])
+    a = np.array([-7, 7, -7, 7, 0, 5], dtype=np.int32)
+    b = np.array([3, -3, -3, 3, 4, 5], dtype=np.int32)
+    fa, fb = f32([-7.5, 7.5, 5.25, -0.5]), f32([2, -2, 1.5, 0.25])
+    u, s = np.array([1, 16, 255], dtype=np.uint8), np.array([1, 3, 8], dtype=np.uint8)
+    ie = np.array([2, 3, 4], dtype=np.int64)
+    xf = f32([1.5, 2, -3])
+    nodes = [h.make_node('Floor', ['x'], ['fl']), h.make_node('Ceil', ['x'], ['ce']),
+             h.make_node('Round', ['x'], ['ro']), h.make_node('Mod', ['a', 'b'], ['m0']),
+             h.make_node('Mod', ['a', 'b'], ['m1'], fmod=1),
+             h.make_node('Mod', ['fa', 'fb'], ['m2'], fmod=1),
+             h.make_node('BitShift', ['u', 's'], ['sl'], direction='LEFT'),
+             h.make_node('BitShift', ['u', 's'], ['sr'], direction='RIGHT'),
+             h.make_node('Pow', ['xf', 'ie'], ['p0']), h.make_node('Pow', ['ie', 'xf'], ['p1'])]
+    nan_ok = lambda f: np.where(np.isfinite(x), f(np.where(np.isfinite(x), x, 0)), x)
+    return (nodes, [vi('x', [12]), vi('a', [6], T.INT32), vi('b', [6], T.INT32), vi('fa', [4]),
+                    vi('fb', [4]), vi('u', [3], T.UINT8), vi('s', [3], T.UINT8),
+                    vi('ie', [3], T.INT64), vi('xf', [3])],
+            [vi('fl', [12]), vi('ce', [12]), vi('ro', [12]), vi('m0', [6], T.INT32),
+             vi('m1', [6], T.INT32), vi('m2', [4]), vi('sl', [3], T.UINT8),
+             vi('sr', [3], T.UINT8), vi('p0', [3]), vi('p1', [3], T.INT64)], [],
+            {'x': x, 'a': a, 'b': b, 'fa': fa, 'fb': fb, 'u': u, 's': s, 'ie': ie, 'xf': xf},
+            [nan_ok(np.floor), nan_ok(np.ceil), nan_ok(np.round), np.mod(a, b), np.fmod(a, b),
+             np.fmod(fa, fb), (u.astype(np.uint64) << s).astype(np.uint8), u >> s,
+             np.power(xf, ie), np.power(ie, xf).astype(np.int64)])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
