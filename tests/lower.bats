@@ -166,6 +166,32 @@ IR
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/depthwise_cpu.ir"
 	refute_output --partial 'alloc %win'
 }
+@test "lower: max and average pools on a cpu: a row of outputs per item, each tap's columns one vector (issue 23)" {
+	golden --from=ir-plan-devices ir-lower pool_cpu
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/pool_cpu.ir"
+	# stride 1: each tap a vector straight from the input, inside the row
+	assert_output --regexp '%acc[0-9]+\[0:8\] = max\(%acc[0-9]+\[0:8\], %p0\[0, %i[0-9]+, %y[0-9]+, %x[0-9]+ \+ 2:8\]\)'
+	assert_output --regexp 'let %in[0-9]+: bool = %x[0-9]+ >= 0 && %x[0-9]+ <= 3'
+	# stride 2: the row read in vectors, the taps gathered from it
+	assert_output --regexp '%row[0-9]+\[8:8\] = %p0\[%i[0-9]+, %i[0-9]+, %y[0-9]+, %x[0-9]+ \+ 8:8\]'
+	assert_output --regexp '%tap[0-9]+\[7\] = %row[0-9]+\[15\]'
+	assert_output --regexp '%acc[0-9]+\[0:8\] = %acc[0-9]+\[0:8\] \+ %tap[0-9]+\[0:8\]'
+	# the row's ends: clamped, the padding selected to -inf
+	assert_output --regexp 'select\(%cx[0-9]+ >= 0 && %cx[0-9]+ < 13, %p0\[0, %i[0-9]+, %y[0-9]+, min\(max\(%cx[0-9]+, 0\), 12\)\], -inf\)'
+	# a shifted last tile stores only its own columns; an unshifted one a vector
+	assert_output --regexp 'let %ox[0-9]+: i32 = min\(%ox[0-9]+, 2\)'
+	assert_output --regexp 'if %ox[0-9]+ \+ 7 >= %ox[0-9]+ \{'
+	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, 0:8\] = %acc[0-9]+\[0:8\]'
+	# six pools tiled; the concatenation's and the packed one an element per item
+	[ "$(grep -c '^prim' <<< "$output")" = 8 ]
+	[ "$(grep -c 'alloc %tap\|let %in[0-9]*: bool\|%out\[0, %i[0-9]*, %i[0-9]*, 0:8\]' <<< "$output")" = 6 ]
+	sed -n '/^prim @fused_concatenate_nn_max_pool2d/,/^}/p' <<< "$output" > "$BATS_TEST_TMPDIR/cat.ir"
+	grep -q 'alloc %acc[0-9]*: f32\[1\]' "$BATS_TEST_TMPDIR/cat.ir"
+	! grep -q 'alloc %row' "$BATS_TEST_TMPDIR/cat.ir"
+	sed -n '/^prim @nn_max_pool2d_4/,/^}/p' <<< "$output" | grep -q '%x[0-9]* >= 0 && %x[0-9]* < 7'
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/pool_cpu.ir"
+	refute_output --partial 'alloc %row'
+}
 @test "lower: depthwise conv2d on a texture gpu: texels of up to 4 columns per item from images, NCHW rows of scalars (issue 23)" {
 	golden --from=ir-plan-devices ir-lower depthwise_gpu
 	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/depthwise_gpu.ir"

@@ -33,7 +33,8 @@
  *                   beside each other: schedule() picks one
  *   lower_tile_base.c  what the tiles share
  *   lower_reduce.c  sums, means and pools over several work items per
- *                   result (lower_reduce_cpu.c: on a cpu)
+ *                   result (lower_reduce_cpu.c: on a cpu;
+ *                   lower_pool_cpu.c: pools of a window on a cpu)
  *   lower_ops.c     each operator's value at an index; softmax and split
  *   lower_nest.c    a group's inputs, kernels, loop nests over a device
  *   pbuild.c        statements and expressions (lib/)
@@ -774,7 +775,8 @@ schedule_tiled(GroupCx *c)
  * lowered whole; dense, batch_matmul and conv2d tiled where a tiling
  * fits (schedule_tiled); a group ending in a long sum, mean or pool over
  * several work items per result (lower_reduce.c on a gpu,
- * lower_reduce_cpu.c on a cpu); the rest an element per item. */
+ * lower_reduce_cpu.c on a cpu); a pool of a window on a cpu a row of
+ * outputs per item (lower_pool_cpu.c); the rest an element per item. */
 static bool
 schedule(Lower *L, GroupCx *c)
 {
@@ -804,7 +806,8 @@ schedule(Lower *L, GroupCx *c)
 	case O_LOGICAL_NOT: case O_WHERE: case O__COUNT:
 		break;
 	}
-	if (!L->o->no_tile && ((r = lower_reduce_gpu(c)) != 0 || (r = lower_reduce_cpu(c)) != 0))
+	if (!L->o->no_tile && ((r = lower_reduce_gpu(c)) != 0 || (r = lower_pool_cpu(c)) != 0 ||
+	                       (r = lower_reduce_cpu(c)) != 0))
 		return r > 0;
 	return schedule_elementwise(c);
 }

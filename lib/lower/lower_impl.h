@@ -214,6 +214,9 @@ void lower_reduction_finish(GroupCx *c, const Reduction *rd, PVar *ps, PExpr *s,
  * group: 1 when lowered, 0 when it does not apply, -1 after an error. */
 int lower_reduce_gpu(GroupCx *c);
 int lower_reduce_cpu(GroupCx *c);
+/* A max or average pool of a window on a cpu, a row of outputs per work
+ * item in vectors (lower_pool_cpu.c): 1, 0 or -1 as above. */
+int lower_pool_cpu(GroupCx *c);
 /* part[0] = the sum of the WG items' acc[0] (lower_reduce.c) */
 void lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG);
 
