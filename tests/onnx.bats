@@ -141,6 +141,13 @@ make_case() {
 	grep -q '= cast(%x) {dtype="i64"}$' rounding_mod_shift_pow/m.ir
 }
 
+@test "onnx: Trilu, CumSum (computed k and axis), EyeLike, DepthToSpace, SpaceToDepth and ReduceProd are compositions of the IR's operators" {
+	imported trilu_cumsum_eyelike_blocks_prod
+	imported trilu_cumsum_eyelike_blocks_prod --lower
+	# ReduceProd over 3 pads to 4 with ones
+	grep -q 'pad_value=1, pad_width=\[0, 0, 0, 0, 0, 1\]' trilu_cumsum_eyelike_blocks_prod/m.ir
+}
+
 @test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
 	imported layer_normalization
 	imported layer_normalization --lower

@@ -281,6 +281,13 @@ bool onnx_map_global_maxpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val
 Val *onnx_op_rounding(Imp *im, UnOp op, Val *x, const char *hint);
 bool onnx_map_mod(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_bitshift(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+/* onnx_layout.c */
+/* The product over the axes red[] of x (kept as 1 with keep). */
+Val *onnx_reduce_prod(Imp *im, Val *x, const bool *red, bool keep, const char *hint);
+bool onnx_map_trilu(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_cumsum(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_eyelike(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_depth_space(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_onehot.c */
 /* Gather along axis by computed (or scattered) indices: a one-hot mask. */
 Val *onnx_gather_computed(Imp *im, Val *x, int64_t axis, Val *idx, const char *hint);

@@ -609,6 +609,8 @@ MAP_FN(onnx_map_reduce)
 	if (x->kind == ET_BOOL)
 		return onnx_fail(im, "%s of bool tensors is not supported", t), false;
 	const char *h = onnx_out_hint(im, 0);
+	if (strcmp(t, "ReduceProd") == 0)
+		return (out[0] = onnx_reduce_prod(im, x, red, keep, h)) != NULL;
 	Val *s = l1 ? onnx_op_unary(im, UN_ABS, x, h) : sq ? onnx_op_binary(im, BIN_MUL, x, x, h)
 	       : lse ? onnx_op_unary(im, UN_EXP, x, h) : x;
 	if (!s)

@@ -919,6 +919,40 @@ def rounding_mod_shift_pow():
              np.power(xf, ie), np.power(ie, xf).astype(np.int64)])
 
 
+@case(opset=14)
+def trilu_cumsum_eyelike_blocks_prod():
+    # Trilu (k computed, both sides), CumSum (axis computed; exclusive,
+    # reverse), EyeLike, DepthToSpace (DCR, CRD), SpaceToDepth, ReduceProd
+    # (an axis of 3, padded to 4 with ones; integers too)
+    r = rng(36)
+    x = f32(r.standard_normal((2, 3, 4)))
+    ix = np.array([[1, -2, 3], [4, 5, -6]], dtype=np.int64)
+    k = np.array(-1, dtype=np.int64)
+    ax = np.array(1, dtype=np.int32)
+    d = f32(r.standard_normal((1, 8, 2, 3)))
+    cum = np.cumsum(x, axis=1)
+    nodes = [h.make_node('Trilu', ['x', 'k'], ['t0']), h.make_node('Trilu', ['x', 'k'], ['t1'], upper=0),
+             h.make_node('CumSum', ['x', 'ax'], ['c0']),
+             h.make_node('CumSum', ['x', 'ax'], ['c1'], exclusive=1, reverse=1),
+             h.make_node('EyeLike', ['ix'], ['e0'], k=1, dtype=T.FLOAT),
+             h.make_node('DepthToSpace', ['d'], ['s0'], blocksize=2),
+             h.make_node('DepthToSpace', ['d'], ['s1'], blocksize=2, mode='CRD'),
+             h.make_node('SpaceToDepth', ['s0'], ['s2'], blocksize=2),
+             h.make_node('ReduceProd', ['x'], ['p0'], axes=[1], keepdims=0),
+             h.make_node('ReduceProd', ['ix'], ['p1'])]
+    rev_excl = np.flip(np.cumsum(np.flip(x, 1), axis=1), 1) - x
+    dcr = d.reshape(1, 2, 2, 2, 2, 3).transpose(0, 3, 4, 1, 5, 2).reshape(1, 2, 4, 6)
+    crd = d.reshape(1, 2, 2, 2, 2, 3).transpose(0, 1, 4, 2, 5, 3).reshape(1, 2, 4, 6)
+    return (nodes, [vi('x', [2, 3, 4]), vi('ix', [2, 3], T.INT64), vi('k', [], T.INT64),
+                    vi('ax', [], T.INT32), vi('d', [1, 8, 2, 3])],
+            [vi('t0', [2, 3, 4]), vi('t1', [2, 3, 4]), vi('c0', [2, 3, 4]), vi('c1', [2, 3, 4]),
+             vi('e0', [2, 3]), vi('s0', [1, 2, 4, 6]), vi('s1', [1, 2, 4, 6]),
+             vi('s2', [1, 8, 2, 3]), vi('p0', [2, 4]), vi('p1', [1, 1], T.INT64)], [],
+            {'x': x, 'ix': ix, 'k': k, 'ax': ax, 'd': d},
+            [np.triu(x, -1), np.tril(x, -1), cum, rev_excl, np.eye(2, 3, 1, dtype=np.float32),
+             dcr, crd, d, x.prod(axis=1), ix.prod(keepdims=True)])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
