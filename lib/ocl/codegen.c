@@ -128,6 +128,7 @@ ocl_codegen(Module *m, const OclOpts *o)
 				str_puts(&text, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
 			str_puts(&text, "\n");
 			ocl_f16_helpers(&g, &text);
+			ocl_erf_helpers(&g, &text);
 			str_putn(&text, body.s, body.n);
 			Program *pg = arena_alloc(m->arena, sizeof *pg);
 			pg->dev = d->name;

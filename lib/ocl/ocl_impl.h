@@ -57,6 +57,7 @@ typedef struct {
 	bool ok;
 	bool uses_f64;
 	unsigned f16_round;   /* bit n: irp_f16 of n lanes is called (1 << 1: scalar) */
+	unsigned erf_lanes;   /* bit n: irp_erf of n float lanes is called (1 << 1: scalar) */
 	bool reads_images;
 	bool full_unroll;     /* unrolled loops written out, not #pragma unroll */
 	/* a let of a texel read: the read is the let, named let_name */
@@ -97,6 +98,8 @@ void ocl_block(Gen *g, PBlock *b);
 void ocl_indent(Gen *g, Str *b);
 /* The definitions of the f16 rounding helpers g->f16_round names, into b. */
 void ocl_f16_helpers(const Gen *g, Str *b);
+/* The definitions of the float erf helpers g->erf_lanes names, into b. */
+void ocl_erf_helpers(const Gen *g, Str *b);
 bool ocl_is_texture(const PVar *v);
 
 #define OCL_ERR(g, loc, ...) ((g)->ok = false, error_at((g)->ctx, (loc), __VA_ARGS__))
