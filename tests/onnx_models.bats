@@ -122,3 +122,18 @@ encoder() {
 	encoder erf mask
 }
 @test "onnx models: TransformerEncoder with tanh GELU and a padding mask, opset 13, on OpenCL, equals torch" { encoder tanh mask; }
+
+# torchvision zero-initializes vit's head: compared with its all-zero output
+# every result was "equal"; models.py draws such weights and refuses zeros
+@test "onnx models: models.py same refuses a reference of all zeros, and build draws weights torchvision leaves zero" {
+	local o=$BATS_TEST_TMPDIR
+	"$PY" -c 'import numpy as np; np.save("'"$o"'/z.npy", np.zeros(4, np.float32))'
+	run "$PY" "$BATS_TEST_DIRNAME/onnx/models.py" same "$o/z.npy" "$o/z.npy" 1e-3 1e-4
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"all zeros: nothing to compare against"* ]]
+	run -0 "$PY" -c 'import sys; sys.path.insert(0, "'"$BATS_TEST_DIRNAME"'/onnx")
+import models, torchvision
+assert not torchvision.models.get_model("vit_b_16", weights=None).heads.head.weight.any()
+w = models.build("vit_b_16").heads.head.weight
+assert w.any() and 0.01 < float(w.std()) < 0.03, float(w.std())'
+}
