@@ -576,3 +576,32 @@ IR
 		assert_output "$want"
 	done
 }
+
+# issue 27: attention's softmax rows (vit_b_16: 12 x 197 x 197) in vectors
+@test "lower: cpu softmax of f32 rows of 16 or more runs in vectors (16 lanes from 64, else 8), the tail one at a time; shorter rows, f16 and --no-tile keep an element at a time" {
+	cat > "$BATS_TEST_TMPDIR/m.ir" <<-'EOF2'
+	device @cpu = cpu(0)
+	fn @main(%x: f32[2,3,197], %z: f32[4,19], %s: f32[3,10], %h: f16[2,32]) -> (f32[2,3,197], f32[4,19], f32[3,10], f16[2,32]) {
+	  %a = nn.softmax(%x)
+	  %c = nn.softmax(%z)
+	  %d = nn.softmax(%s)
+	  %e = nn.softmax(%h)
+	  %t = (%a, %c, %d, %e)
+	  return %t
+	}
+	EOF2
+	ir-plan-devices "$BATS_TEST_TMPDIR/m.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
+	# 197: 12 vectors of 16 and a tail of 5; the maximum, then exp stored and summed, then divided
+	assert_output --regexp '%acc[0-9]+\[0:16\] = max\(%acc[0-9]+\[0:16\], %p0\[%i[0-9]+, %i[0-9]+, %j[0-9]+ \* 16:16\]\)'
+	assert_output --regexp 'for %j[0-9]+ in 192\.\.197 \{'
+	assert_output --regexp 'let %e[0-9]+: f32x16 = exp\(%p0\[%i[0-9]+, %i[0-9]+, %j[0-9]+ \* 16:16\] - broadcast<f32x16>\(%m[0-9]+\)\)'
+	assert_output --regexp '%out\[%i[0-9]+, %i[0-9]+, %j[0-9]+ \* 16:16\] = %out\[%i[0-9]+, %i[0-9]+, %j[0-9]+ \* 16:16\] / broadcast<f32x16>\(%s[0-9]+\)'
+	# 19: 2 vectors of 8 and a tail of 3
+	assert_output --regexp 'let %e[0-9]+: f32x8 = exp\(%p0\[%u[0-9]+, %j[0-9]+ \* 8:8\]'
+	assert_output --regexp 'for %j[0-9]+ in 16\.\.19 \{'
+	# 10 wide and f16: exp(x - max) / sum an element at a time, as before
+	[ "$(grep -c 'exp(%p0\[%i[0-9]*, %r[0-9]*\] - %m[0-9]*) / %s[0-9]*' <<< "$output")" -eq 2 ]
+	run -0 ir-lower --no-tile "$BATS_TEST_TMPDIR/p.ir"
+	refute_output --partial 'f32x'
+}

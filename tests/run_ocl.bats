@@ -241,6 +241,48 @@ for i, f, tol in ((0, "x", 1e-6), (1, "v", 1e-6), (2, "h", 1e-3)):
 PY
 }
 
+# softmax rows in vectors on a cpu (lower_softmax_cpu): rows of 197 (16
+# lanes and a tail), 19 (8 lanes and a tail) and 16, with an infinity, a
+# row of -inf (NaN throughout) and a NaN, equal the interpreter and numpy
+@test "run_ocl: cpu softmax in vectors equals the interpreter and numpy, infinities and NaN included" {
+	local d=$BATS_TEST_TMPDIR
+	"$PY" -c 'import numpy as np
+r = np.random.default_rng(0)
+x = (r.standard_normal((2, 3, 197)) * 5).astype(np.float32)
+x[0, 0, 5] = np.inf; x[0, 1, :] = -np.inf; x[1, 2, 7] = np.nan
+np.save("'"$d"'/x.npy", x)
+np.save("'"$d"'/y.npy", (r.standard_normal((5, 16)) * 30).astype(np.float32))
+np.save("'"$d"'/z.npy", r.standard_normal((4, 19)).astype(np.float32))'
+	cat > "$d/m.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[2,3,197], %y: f32[5,16], %z: f32[4,19]) -> (f32[2,3,197], f32[5,16], f32[4,19]) {
+  %a = nn.softmax(%x)
+  %b = nn.softmax(%y)
+  %c = nn.softmax(%z)
+  %t = (%a, %b, %c)
+  return %t
+}
+IR
+	compiled "$d/m.ir" "$d/c.ir"
+	grep -q 'float16' "$d/c.ir"
+	mkdir "$d/got"
+	run -0 --separate-stderr ir-run --check --input x="$d/x.npy" --input y="$d/y.npy" \
+		--input z="$d/z.npy" -o "$d/got" "$d/c.ir"
+	[[ "$stderr" == *"--check: 3 calls of prims equal the interpreter's"* ]]
+	"$PY" - "$d" <<'PY'
+import sys
+import numpy as np
+np.seterr(invalid="ignore")
+d = sys.argv[1]
+for i, f in enumerate("xyz"):
+    x = np.load("%s/%s.npy" % (d, f)).astype(np.float64)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    want = e / e.sum(-1, keepdims=True)
+    got = np.load("%s/got/%d.npy" % (d, i))
+    assert np.allclose(got, want, rtol=1e-5, atol=1e-7, equal_nan=True), (f, got, want)
+PY
+}
+
 @test "run_ocl: a value copied from texture to texture:weight is reshaped, not shared" {
 	local d=$BATS_TEST_TMPDIR
 	# the weight's layout_transform writes an image in texture (16 rows of

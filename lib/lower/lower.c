@@ -783,7 +783,7 @@ schedule(Lower *L, GroupCx *c)
 	int r;
 	switch (c->g->members[0]->u.op->op->id) {
 	case O_SOFTMAX:
-		if (!L->o->no_tile && lower_softmax_gpu(c))
+		if (!L->o->no_tile && (lower_softmax_gpu(c) || lower_softmax_cpu(c)))
 			return true;
 		return lower_softmax(c);
 	case O_SPLIT:

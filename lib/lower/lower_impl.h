@@ -151,6 +151,9 @@ int64_t lower_softmax_axis(const Value *v);
 /* softmax over several work items per row on a gpu (lower_reduce.c): 1
  * when lowered, 0 when it does not apply. */
 int lower_softmax_gpu(GroupCx *c);
+/* softmax along the last axis of f32 rows on a cpu, in vectors
+ * (lower_reduce_cpu.c): 1 if lowered, 0 if it does not apply. */
+int lower_softmax_cpu(GroupCx *c);
 bool lower_split(GroupCx *c);
 /* The attributes of a sum or mean binding: the axes of its operand it
  * reduces, keepdims. */
