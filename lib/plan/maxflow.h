@@ -31,6 +31,8 @@ typedef struct {
 	uint32_t *pos;   /* per node: the next arc to store; then its label */
 	uint32_t *queue; /* breadth-first searches */
 	uint64_t flow;   /* s -> t arcs and what both terminals feed one node */
+	uint32_t window; /* nodes a window of the first pushes spans; 0: the
+	                  * default (tests set it small) */
 } MaxFlow;
 
 /* Starts counting a network of nn nodes; s and t are given to mf_cut,

@@ -1,0 +1,168 @@
+/* maxflow_test: lib/plan/maxflow.c's cut against a plain reference on
+ * random small networks: the same maximum flow, and the same side (the
+ * nodes that cannot reach t in the residual network of a maximum flow,
+ * the largest source side of all minimum cuts).  The reference is
+ * Edmonds and Karp's augmenting paths on a capacity matrix, slow and
+ * simple.  Networks of several shapes: dense, sparse, banded (as
+ * copy_cut.c numbers them), with arcs to and from the terminals, s -> t
+ * arcs, parallel arcs, huge capacities, ties (many minimum cuts); each
+ * solved with the default effort and again with the augmenting phase cut
+ * short at every few steps, so that push-relabel finishes from wherever
+ * it stopped. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "plan/maxflow.h"
+
+#include "check.h"
+
+enum { MAXN = 40 };
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint32_t
+rnd(uint32_t n)
+{
+	rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+typedef struct {
+	uint32_t u, v;
+	uint64_t c, rc;
+} Arc;
+
+/* The reference: capacities summed into a matrix, shortest augmenting
+ * paths until none, then what reaches t backwards. */
+static uint64_t
+ref_cut(uint32_t nn, uint32_t s, uint32_t t, const Arc *arcs, uint32_t na, uint8_t *side)
+{
+	static uint64_t cap[MAXN][MAXN];
+	memset(cap, 0, sizeof cap);
+	for (uint32_t i = 0; i < na; i++)
+		if (arcs[i].u != arcs[i].v) {
+			cap[arcs[i].u][arcs[i].v] += arcs[i].c;
+			cap[arcs[i].v][arcs[i].u] += arcs[i].rc;
+		}
+	uint64_t flow = 0;
+	uint32_t q[MAXN], par[MAXN];
+	for (;;) {
+		uint8_t seen[MAXN] = {0};
+		uint32_t qh = 0, qt = 0;
+		q[qt++] = s, seen[s] = 1;
+		while (qh < qt && !seen[t]) {
+			uint32_t x = q[qh++];
+			for (uint32_t y = 0; y < nn; y++)
+				if (!seen[y] && cap[x][y]) {
+					seen[y] = 1, par[y] = x;
+					q[qt++] = y;
+				}
+		}
+		if (!seen[t])
+			break;
+		uint64_t b = UINT64_MAX;
+		for (uint32_t y = t; y != s; y = par[y])
+			if (cap[par[y]][y] < b)
+				b = cap[par[y]][y];
+		for (uint32_t y = t; y != s; y = par[y]) {
+			cap[par[y]][y] -= b;
+			cap[y][par[y]] += b;
+		}
+		flow += b;
+	}
+	/* the side: what cannot reach t */
+	uint32_t qh = 0, qt = 0;
+	memset(side, 1, nn);
+	side[t] = 0, q[qt++] = t;
+	while (qh < qt) {
+		uint32_t y = q[qh++];
+		for (uint32_t x = 0; x < nn; x++)
+			if (side[x] && cap[x][y]) {
+				side[x] = 0;
+				q[qt++] = x;
+			}
+	}
+	return flow;
+}
+
+static uint64_t
+random_cap(int shape)
+{
+	switch (shape) {
+	case 3: return (uint64_t)1 << 50;       /* huge: sums stay in range */
+	case 4: return 2 * (1 + rnd(2));        /* few values: many ties */
+	default: return rnd(4) ? 1 + rnd(100) : 0;
+	}
+}
+
+/* A random network of one of five shapes. */
+static uint32_t
+random_net(int shape, uint32_t *nn, uint32_t *s, uint32_t *t, Arc *arcs)
+{
+	uint32_t n = 2 + rnd(MAXN - 1), na = 0, m;
+	*nn = n;
+	*s = rnd(n);
+	do
+		*t = rnd(n);
+	while (*t == *s);
+	switch (shape) {
+	case 0: m = n * n / 2; break;  /* dense */
+	case 1: m = n; break;          /* sparse */
+	default: m = 3 * n; break;
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		Arc a;
+		a.u = rnd(n);
+		a.v = shape == 2 ? (a.u + 1 + rnd(4)) % n : rnd(n); /* banded */
+		a.c = random_cap(shape);
+		a.rc = rnd(3) ? 0 : random_cap(shape);
+		arcs[na++] = a;
+	}
+	/* terminals' arcs, often: one per node that has one */
+	for (uint32_t v = 0; v < n; v++)
+		if (!rnd(3))
+			arcs[na++] = (Arc){rnd(2) ? *s : v, rnd(2) ? v : *t, random_cap(shape), 0};
+	return na;
+}
+
+static void
+solve(uint32_t nn, uint32_t s, uint32_t t, const Arc *arcs, uint32_t na, uint32_t window, uint64_t *flow,
+      uint8_t *side)
+{
+	MaxFlow M = {0};
+	mf_begin(&M, nn, s, t);
+	M.window = window;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			mf_fill(&M);
+		for (uint32_t i = 0; i < na; i++)
+			mf_arc(&M, arcs[i].u, arcs[i].v, arcs[i].c, arcs[i].rc);
+	}
+	*flow = mf_cut(&M, side);
+	mf_free(&M);
+}
+
+int
+main(void)
+{
+	static Arc arcs[MAXN * MAXN];
+	uint8_t want[MAXN], got[MAXN];
+	for (int round = 0; round < 4000; round++) {
+		int shape = round % 5;
+		uint32_t nn, s, t, na = random_net(shape, &nn, &s, &t, arcs);
+		uint64_t ref = ref_cut(nn, s, t, arcs, na, want);
+		/* 0: the default window (the whole network here); then small ones */
+		uint32_t windows[] = {0, 2, 3, 8, 17};
+		for (size_t w = 0; w < sizeof windows / sizeof *windows; w++) {
+			uint64_t flow;
+			solve(nn, s, t, arcs, na, windows[w], &flow, got);
+			CHECK(flow == ref, "round %d (shape %d, %u nodes, window %u): flow %llu, want %llu", round,
+			      shape, nn, windows[w], (unsigned long long)flow, (unsigned long long)ref);
+			CHECK(!memcmp(got, want, nn), "round %d (shape %d, %u nodes, window %u): side differs", round,
+			      shape, nn, windows[w]);
+		}
+	}
+	printf("maxflow_test: %d checks, %d failures\n", checks, failures);
+	return failures != 0;
+}
