@@ -148,6 +148,11 @@ make_case() {
 	grep -q 'pad_value=1, pad_width=\[0, 0, 0, 0, 0, 1\]' trilu_cumsum_eyelike_blocks_prod/m.ir
 }
 
+@test "onnx: OneHot, ScatterElements (none, add, mul) and Tile are compositions of the IR's operators" {
+	imported onehot_scatter_tile
+	imported onehot_scatter_tile --lower
+}
+
 @test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
 	imported layer_normalization
 	imported layer_normalization --lower

@@ -288,6 +288,7 @@ bool onnx_map_trilu(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size
 bool onnx_map_cumsum(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_eyelike(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_depth_space(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_tile(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_onehot.c */
 /* Gather along axis by computed (or scattered) indices: a one-hot mask. */
 Val *onnx_gather_computed(Imp *im, Val *x, int64_t axis, Val *idx, const char *hint);
@@ -295,6 +296,8 @@ bool onnx_map_gather_elements(Imp *, const Onnx__NodeProto *, Val **, size_t, Va
 bool onnx_map_hardmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_nll_loss(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_sce_loss(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_onehot(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_scatter_elements(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_scatter.c */
 bool onnx_map_scatternd(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 

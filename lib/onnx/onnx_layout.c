@@ -235,3 +235,36 @@ onnx_reduce_prod(Imp *im, Val *x, const bool *red, bool keep, const char *h)
 	}
 	return f ? onnx_op_reshape(im, f, nk, kd, h) : NULL;
 }
+
+/* Tile with repeats known at import: x with a new axis of 1 before each,
+ * broadcast against zeros (falses) of the repeats, reshaped. */
+MAP_FN(onnx_map_tile)
+{
+	(void)n, (void)nout;
+	Val *x = in[0];
+	const char *h = onnx_out_hint(im, 0);
+	int64_t rep[MAX_RANK], xd[MAX_RANK], zd[MAX_RANK], od[MAX_RANK];
+	size_t nr;
+	if (nin < 2 || !in[1])
+		return onnx_fail(im, "needs its repeats"), false;
+	if (!onnx_known_ints(im, in[1], "its repeats", rep, MAX_RANK, &nr))
+		return false;
+	if (nr != x->rank || 2 * x->rank > MAX_RANK)
+		return onnx_fail(im, "needs one repeat per axis (rank %u, at most %d)", x->rank,
+		                 MAX_RANK / 2), false;
+	for (uint32_t i = 0; i < x->rank; i++) {
+		if (rep[i] < 0 || rep[i] > ((int64_t)1 << 40) ||
+		    (x->dims[i] && rep[i] > ((int64_t)1 << 40) / x->dims[i]))
+			return onnx_fail(im, "repeat %lld is out of range", (long long)rep[i]), false;
+		xd[2 * i] = 1, xd[2 * i + 1] = x->dims[i];
+		zd[2 * i] = rep[i], zd[2 * i + 1] = 1;
+		od[i] = rep[i] * x->dims[i];
+	}
+	Tensor *z = onnx_fold_new(x->kind, 2 * x->rank, zd);
+	if (!z)
+		return onnx_fail(im, "too large to compute at import"), false;
+	Val *xr = onnx_op_reshape(im, x, 2 * x->rank, xd, h);
+	Val *b = xr ? onnx_op_binary(im, x->kind == ET_BOOL ? BIN_OR : BIN_ADD, xr,
+	                             onnx_val_known(im, "zeros", z), h) : NULL;
+	return (out[0] = b ? onnx_op_reshape(im, b, x->rank, od, h) : NULL) != NULL;
+}

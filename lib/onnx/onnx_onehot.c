@@ -277,3 +277,106 @@ MAP_FN(onnx_map_sce_loss)
 	Val *w = nin > 2 ? in[2] : NULL;
 	return (out[0] = nll(im, n, lp, in[1], w, onnx_out_hint(im, 0))) != NULL;
 }
+
+/* ------------------------------------------------------------ one-hot, scatter */
+
+/* OneHot: values[1] where the index (negative ones from the end) is the
+ * position along the new axis, values[0] elsewhere; depth known at import. */
+MAP_FN(onnx_map_onehot)
+{
+	(void)nout;
+	Val *idx = in[0], *dep = nin > 1 ? in[1] : NULL, *vals = nin > 2 ? in[2] : NULL;
+	const char *h = onnx_out_hint(im, 0);
+	if (!dep || !vals)
+		return onnx_fail(im, "needs its indices, depth and values"), false;
+	if (!dep->k || dep->k->numel != 1)
+		return onnx_fail(im, "its depth must be one value known at import"), false;
+	double dv = tensor_get(dep->k, 0);
+	if (!(dv >= 1 && dv <= (double)((int64_t)1 << 40)))
+		return onnx_fail(im, "depth %g is out of range", dv), false;
+	if (vals->rank != 1 || vals->dims[0] != 2)
+		return onnx_fail(im, "its values must be [off, on]"), false;
+	if (idx->kind == ET_BOOL)
+		return onnx_fail(im, "its indices must be numbers"), false;
+	if (elem_is_float(idx->kind) && !(idx = onnx_op_cast(im, idx, ET_I64, h)))
+		return false;
+	int64_t axis = onnx_attr_int(n, "axis", -1);
+	if ((axis = onnx_norm_axis(im, axis, idx->rank + 1, "axis")) < 0)
+		return false;
+	Val *m = onehot(im, idx, (int64_t)dv, (uint32_t)axis, true, h);
+	Val *off = m ? onnx_op_slice_axis(im, vals, 0, 0, 1, 1, "off") : NULL;
+	Val *on = off ? onnx_op_slice_axis(im, vals, 0, 1, 1, 1, "on") : NULL;
+	off = on ? onnx_op_reshape(im, off, 0, NULL, "off") : NULL;
+	on = off ? onnx_op_reshape(im, on, 0, NULL, "on") : NULL;
+	return (out[0] = on ? onnx_op_where(im, m, on, off, h) : NULL) != NULL;
+}
+
+/* ScatterElements (and opset 9's Scatter): along axis, the updates at
+ * their indices' positions: the mask (indices [.., U, ..] against 0..K-1
+ * in a new axis after it) picks each update, summed (or multiplied) over
+ * U; positions no index hits keep the data.  Reduction none, add, mul
+ * (max and min are refused). */
+MAP_FN(onnx_map_scatter_elements)
+{
+	(void)nin, (void)nout;
+	Val *x = in[0], *idx = in[1], *u = in[2];
+	const char *h = onnx_out_hint(im, 0);
+	if (!index_kind_ok(im, idx) || !data_kind_ok(im, x))
+		return false;
+	if (idx->rank != x->rank || u->rank != x->rank || u->kind != x->kind ||
+	    memcmp(idx->dims, u->dims, idx->rank * sizeof *idx->dims) || x->rank == 0)
+		return onnx_fail(im, "its indices and updates need one shape, of the data's rank"), false;
+	int64_t a = onnx_norm_axis(im, onnx_attr_int(n, "axis", 0), x->rank, "axis");
+	if (a < 0)
+		return false;
+	char red[8];
+	onnx_attr_str(n, "reduction", "none", red, sizeof red);
+	bool add = !strcmp(red, "add"), mul = !strcmp(red, "mul");
+	if (!add && !mul && strcmp(red, "none"))
+		return onnx_fail(im, "reduction '%s' is not supported (none, add, mul are)", red), false;
+	int64_t pads[2 * MAX_RANK] = {0};
+	bool padded = false;
+	for (uint32_t i = 0; i < x->rank; i++) {
+		if (i == a)
+			continue;
+		if (idx->dims[i] > x->dims[i])
+			return onnx_fail(im, "its indices are longer than the data on axis %u", i), false;
+		pads[2 * i + 1] = x->dims[i] - idx->dims[i];
+		padded = padded || pads[2 * i + 1];
+	}
+	if (idx->rank + 1 > MAX_RANK)
+		return onnx_fail(im, "rank %u leaves no room for the mask's axis", idx->rank), false;
+	int64_t ud[MAX_RANK];
+	insert_one(u->rank, u->dims, (uint32_t)a + 1, ud);
+	Val *m = onehot(im, idx, x->dims[a], (uint32_t)a + 1, true, h);
+	Val *ue = m ? onnx_op_reshape(im, u, u->rank + 1, ud, h) : NULL;
+	Val *fill = onnx_scalar(im, x->kind, mul ? 1 : 0);
+	Val *s = ue ? onnx_op_where(im, m, ue, fill, h) : NULL;
+	Val *v = NULL;
+	if (s && mul) {
+		bool r[MAX_RANK] = {false};
+		r[a] = true;
+		v = onnx_reduce_prod(im, s, r, false, h);
+	} else if (s) {
+		v = onnx_emit1(im, h, x->kind, 0, NULL, O_SUM, s,
+		               ATTRS(im, {"axis", onnx_ints(im, &a, 1)}, {"keepdims", gb_bool(false)}));
+	}
+	/* where some index hits: any of the mask over U */
+	Val *mf = v ? onnx_op_cast(im, m, ET_I32, h) : NULL;
+	Val *cnt = mf ? onnx_emit1(im, h, ET_I32, 0, NULL, O_MAX, mf,
+	                           ATTRS(im, {"axis", onnx_ints(im, &a, 1)},
+	                                 {"keepdims", gb_bool(false)})) : NULL;
+	if (cnt && padded) {
+		Attr w = onnx_ints(im, pads, 2 * (size_t)x->rank);
+		v = onnx_emit1(im, h, x->kind, 0, NULL, O_PAD, v,
+		               ATTRS(im, {"pad_value", onnx_num(mul ? 1 : 0)}, {"pad_width", w}));
+		cnt = v ? onnx_emit1(im, h, ET_I32, 0, NULL, O_PAD, cnt,
+		                     ATTRS(im, {"pad_value", onnx_num(0)}, {"pad_width", w})) : NULL;
+	}
+	Val *hit = cnt ? onnx_op_binary(im, BIN_GT, cnt, onnx_scalar(im, ET_I32, 0), h) : NULL;
+	if (!hit)
+		return false;
+	if (add || mul)
+		return (out[0] = onnx_op_binary(im, add ? BIN_ADD : BIN_MUL, x, v, h)) != NULL;
+	return (out[0] = onnx_op_where(im, hit, v, x, h)) != NULL;
+}

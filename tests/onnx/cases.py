@@ -953,6 +953,40 @@ def trilu_cumsum_eyelike_blocks_prod():
              dcr, crd, d, x.prod(axis=1), ix.prod(keepdims=True)])
 
 
+@case(opset=16)
+def onehot_scatter_tile():
+    # OneHot (negative indices, axis 1), ScatterElements (none on data
+    # longer than the indices on the other axis, add with a duplicate, mul),
+    # Tile (repeats known at import)
+    r = rng(37)
+    idx = np.array([[1, -1], [0, 2]], dtype=np.int64)
+    vals = f32([-2, 5])
+    oh = np.where(np.arange(3)[None, :, None] == np.where(idx < 0, idx + 3, idx)[:, None, :], 5, -2)
+    data = f32(r.standard_normal((3, 4)))
+    si = np.array([[1, 0, 2], [0, 2, -3]], dtype=np.int64)     # [2, 3] into [3, 4] on axis 0
+    su = f32(r.standard_normal((2, 3)))
+    none_, add, mul = data.copy(), data.copy(), data.copy()
+    for i in range(2):
+        for j in range(3):
+            k = si[i, j] % 3
+            none_[k, j] = su[i, j]
+            add[k, j] += su[i, j]
+            mul[k, j] *= su[i, j]
+    x = f32(r.standard_normal((2, 3)))
+    nodes = [h.make_node('OneHot', ['idx', 'depth', 'vals'], ['o'], axis=1),
+             h.make_node('ScatterElements', ['data', 'si', 'su'], ['s0']),
+             h.make_node('ScatterElements', ['data', 'si', 'su'], ['s1'], reduction='add'),
+             h.make_node('ScatterElements', ['data', 'si', 'su'], ['s2'], reduction='mul'),
+             h.make_node('Tile', ['x', 'rep'], ['t'])]
+    return (nodes, [vi('idx', [2, 2], T.INT64), vi('vals', [2]), vi('data', [3, 4]),
+                    vi('si', [2, 3], T.INT64), vi('su', [2, 3]), vi('x', [2, 3])],
+            [vi('o', [2, 3, 2]), vi('s0', [3, 4]), vi('s1', [3, 4]), vi('s2', [3, 4]),
+             vi('t', [6, 6])],
+            [init('depth', f32(3)), init('rep', np.array([3, 2], dtype=np.int64))],
+            {'idx': idx, 'vals': vals, 'data': data, 'si': si, 'su': su, 'x': x},
+            [oh, none_, add, mul, np.tile(x, (3, 2))])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
