@@ -62,7 +62,7 @@ DEPFLAGS = -MMD -MP
 
 ALL_CFLAGS = $(IR_CPPFLAGS) $(CPPFLAGS) $(IR_CFLAGS) $(CFLAGS) $(DEPFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
-ALL_LDLIBS = $(LDLIBS) $(OPENCL_LIBS) -lm
+ALL_LDLIBS = $(LDLIBS) $(OPENCL_LIBS) -lm -lpthread
 
 # Show commands briefly; V=1 shows them in full.
 ifeq ($(V),1)

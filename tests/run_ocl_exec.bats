@@ -170,6 +170,37 @@ run_both() {
 	[ -s "$d/peak4" ] && cmp "$d/peak4" "$d/peak16"
 }
 
+@test "run_ocl_exec: a large copy through host memory goes in pieces, each written as it arrives" {
+	# 16 MiB and 4 KiB: two pieces of 8 MiB and one of 4 KiB each way
+	local d=$BATS_TEST_TMPDIR n=4195328
+	cat > "$d/big.ir" <<-EOF
+	device @cpu = cpu(0)
+	device @gpu = gpu(0)
+	host @cpu
+	fn @main(%x: f32[$n] on @cpu) -> f32[$n] on @cpu {
+	  %a: f32[$n] on @cpu = exp(%x)
+	  %b = device_copy(%a, @cpu -> @gpu)
+	  %c: f32[$n] on @gpu = nn.relu(%b)
+	  %d = device_copy(%c, @gpu -> @cpu)
+	  %e: f32[$n] on @cpu = add(%d, %x)
+	  return %e
+	}
+	EOF
+	compiled "$d/big.ir" "$d/big.ocl.ir"
+	args=$("$PY" "$H" inputs "$d/big.ir" "$d")
+	run -0 --separate-stderr ir-run --profile --host-copies $args -o "$d/o.npy" "$d/big.ocl.ir"
+	[ "$(calls_of "$stderr" "copy buffer->host" @cpu)" = 4 ]   # and the result
+	[ "$(calls_of "$stderr" "copy host->buffer" @gpu)" = 3 ]
+	[ "$(calls_of "$stderr" "copy buffer->host" @gpu)" = 3 ]
+	[ "$(calls_of "$stderr" "copy host->buffer" @cpu)" = 4 ]   # and the input
+	ir-run --interp $args -o "$d/r.npy" "$d/big.ocl.ir"
+	"$PY" "$H" same "$d/o.npy" "$d/r.npy"
+	# staged in pinned memory (POCL gives it)
+	run -0 --separate-stderr ir-run --stats --host-copies $args -o "$d/o2.npy" "$d/big.ocl.ir"
+	grep -Fx "ir-run: copies between devices through host memory: 2 in 6 pieces, 2 of them staged in pinned host memory" <<< "$stderr"
+	cmp "$d/o.npy" "$d/o2.npy"
+}
+
 @test "run_ocl_exec: --host-copies with --peer-copies is a usage error" {
 	run -2 --separate-stderr ir-run --host-copies --peer-copies "$FX/copy_devices.ir"
 	[ "${stderr_lines[0]}" = "ir-run: --host-copies and --peer-copies contradict each other; give one" ]

@@ -73,7 +73,13 @@ typedef struct {
 	RtDev *dev;               /* its queue (XCOPY: the source's) */
 	RtDev *dev2;              /* XCOPY: the target */
 	uint32_t a, b;            /* objects */
-	Tensor *host, *host2;     /* WRITE: from; READ: into; XCOPY: staging; HOST: from, into */
+	Tensor *host, *host2;     /* WRITE: from; READ: into; HOST: from, into */
+	/* XCOPY through the host: staging memory (exec_make: pinned where
+	 * the source's platform gives it, stage_mem its buffer, else
+	 * malloc'd); via_host says the copy takes that path */
+	bool via_host;
+	unsigned char *stage;
+	cl_mem stage_mem;
 	uint64_t bytes;
 	uint32_t target;          /* BRANCH, JUMP: the step to go on at */
 	const PStmt *k;           /* LAUNCH, of the call_lowered call */

@@ -265,6 +265,11 @@ exec_make(Exec *x)
 	}
 	for (size_t i = 0; i < x->nobjs; i++)
 		x->objs[i].dev->consts.kept += x->objs[i].fixed && x->objs[i].konst;
+	for (size_t i = 0; i < x->nsteps; i++) {
+		XStep *s = &x->steps[i];
+		if (s->via_host && !(s->stage = rt_pinned_new(s->dev, s->bytes, &s->stage_mem)))
+			s->stage = xmalloc(s->bytes ? s->bytes : 1);
+	}
 	for (size_t i = 0; i < x->nsteps; i++)
 		if (x->steps[i].once && !exec_step(x, &x->steps[i]))
 			return false;
@@ -277,9 +282,15 @@ exec_make(Exec *x)
 void
 exec_unmake(Exec *x)
 {
-	for (size_t i = 0; i < x->nsteps; i++)
-		if (x->steps[i].kern)
-			clReleaseKernel(x->steps[i].kern);
+	for (size_t i = 0; i < x->nsteps; i++) {
+		XStep *s = &x->steps[i];
+		if (s->kern)
+			clReleaseKernel(s->kern);
+		if (s->stage_mem)
+			rt_pinned_free(s->dev, s->stage_mem, s->stage);
+		else
+			free(s->stage);
+	}
 	/* last made, first released: NVIDIA's OpenCL on the H100
 	 * crashed releasing sub-buffers (a memory plan's places) in the order
 	 * they were made, not in the reverse order */

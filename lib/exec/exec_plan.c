@@ -206,10 +206,7 @@ fill(Exec *x, uint32_t di, RtDev *rd, uint32_t o)
 	s->a = d->res[0].obj;
 	s->b = o;
 	s->bytes = d->bytes;
-	if (d->res[0].dev->ctx != rd->ctx) {
-		s->host = tensor_like_type(d->ty);
-		ptrvec_push(&x->owned, s->host);
-	}
+	s->via_host = d->res[0].dev->ctx != rd->ctx;
 	use(x, s->a);
 	use(x, s->b);
 }

@@ -32,6 +32,51 @@ launch(Exec *x, const XStep *s)
 	return ok;
 }
 
+/* Pieces of a copy through the host: each piece read back from the
+ * source and written to the target as soon as it arrives (a callback,
+ * rt_write_after), so that the source's link to the host and the
+ * target's carry the copy at the same time.  Buffers only (a piece of an
+ * image is a region of rows; images are small next to what this is
+ * for).  The size: large enough that a piece's commands and callback
+ * cost little beside its transfer at tens of GB/s. */
+enum { XCOPY_PIECE = 8u << 20 };
+
+static uint64_t
+xcopy_piece(const XStep *s, const Obj *a, const Obj *b)
+{
+	if (!a->image && !b->image && s->bytes >= 2 * (uint64_t)XCOPY_PIECE)
+		return XCOPY_PIECE;
+	return s->bytes;
+}
+
+static uint32_t
+xcopy_pieces(const XStep *s, const Obj *a, const Obj *b)
+{
+	uint64_t piece = xcopy_piece(s, a, b);
+	return piece ? (uint32_t)((s->bytes + piece - 1) / piece) : 0;
+}
+
+static bool
+xcopy_via_host(OclRt *rt, const XStep *s, const Obj *a, const Obj *b)
+{
+	uint64_t piece = xcopy_piece(s, a, b);
+	for (uint64_t off = 0; off < s->bytes; off += piece) {
+		uint64_t n = s->bytes - off < piece ? s->bytes - off : piece;
+		Obj from = *a, to = *b;   /* the piece, as objects of their own */
+		from.off += off;
+		to.off += off;
+		cl_event ev = NULL;
+		if (!rt_read(rt, s->dev, &from, s->stage + off, n, &ev))
+			return false;
+		bool ok = rt_write_after(rt, s->dev2, &to, s->stage + off, n, s->dev, ev);
+		if (ev)
+			clReleaseEvent(ev);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 bool
 exec_step(Exec *x, const XStep *s)
 {
@@ -60,20 +105,13 @@ exec_step(Exec *x, const XStep *s)
 		return rt_read(rt, s->dev, a, s->host->data, s->bytes, NULL);
 	case XS_COPY:
 		return rt_copy_obj(rt, s->dev, a, b, s->bytes);
-	case XS_XCOPY: {
-		if (!s->host) {  /* devices of one platform (exec_plan.c) */
+	case XS_XCOPY:
+		if (!s->via_host) {  /* devices of one platform (exec_plan.c) */
 			const XObj *to = &x->objs[s->b];
 			return rt_copy_across(rt, s->dev, s->dev2, a, b, s->bytes,
 			                      to->fixed || to->follows);
 		}
-		cl_event ev = NULL;
-		if (!rt_read(rt, s->dev, a, s->host->data, s->bytes, &ev))
-			return false;
-		bool ok = rt_write_after(rt, s->dev2, b, s->host->data, s->bytes, s->dev, ev);
-		if (ev)
-			clReleaseEvent(ev);
-		return ok;
-	}
+		return xcopy_via_host(rt, s, a, b);
 	case XS_HOST:
 		if (s->bytes)
 			memcpy(s->host2->data, s->host->data, s->bytes);
@@ -168,7 +206,7 @@ exec_stats(const Exec *x, FILE *f)
 	uint32_t across = 0, waiting = 0;
 	for (size_t i = 0; i < x->nsteps; i++) {
 		const XStep *s = &x->steps[i];
-		if (s->kind == XS_XCOPY && !s->host && !s->once) {
+		if (s->kind == XS_XCOPY && !s->via_host && !s->once) {
 			across++;
 			waiting += x->objs[s->b].fixed || x->objs[s->b].follows;
 		}
@@ -177,6 +215,18 @@ exec_stats(const Exec *x, FILE *f)
 		fprintf(f, "ir-run: copies between devices of one context: %u, %u of them after the "
 		        "target's earlier commands (into memory that held an earlier value)\n", across,
 		        waiting);
+	uint32_t via = 0, pieces = 0, pinned = 0;
+	for (size_t i = 0; i < x->nsteps; i++) {
+		const XStep *s = &x->steps[i];
+		if (s->kind == XS_XCOPY && s->via_host && !s->once) {
+			via++;
+			pieces += xcopy_pieces(s, &x->objs[s->a].o, &x->objs[s->b].o);
+			pinned += s->stage_mem != NULL;
+		}
+	}
+	if (via)
+		fprintf(f, "ir-run: copies between devices through host memory: %u in %u pieces, %u of "
+		        "them staged in pinned host memory\n", via, pieces, pinned);
 	fprintf(f, "ir-run: plan memory: %zu objects: %u buffers in %u of %llu bytes, %u images "
 	        "in %u of %llu bytes, %u kept (constants, memory-plan places); %u kernels\n",
 	        x->nobjs, buffers, x->buffers, (unsigned long long)x->buffer_bytes, images, x->images,

@@ -247,15 +247,6 @@ rt_copy_across(OclRt *rt, RtDev *from, RtDev *to, const Obj *src, const Obj *dst
 	return ok;
 }
 
-static void CL_CALLBACK
-bridge_done(cl_event ev, cl_int status, void *ud)
-{
-	(void)ev;
-	cl_event user = ud;
-	clSetUserEventStatus(user, status < 0 ? status : CL_COMPLETE);
-	clReleaseEvent(user);
-}
-
 bool
 rt_write_after(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t bytes,
                RtDev *from, cl_event ready)
@@ -269,10 +260,7 @@ rt_write_after(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t b
 		      rd->decl->name);
 		return false;
 	}
-	clRetainEvent(user);      /* the callback's */
-	e = clSetEventCallback(ready, CL_COMPLETE, bridge_done, user);
-	if (e != CL_SUCCESS) {
-		clReleaseEvent(user);
+	if (!rt_bridge_after(rt, ready, user)) {
 		clSetUserEventStatus(user, CL_COMPLETE);
 		clReleaseEvent(user);
 		e = clWaitForEvents(1, &ready);
@@ -286,4 +274,33 @@ rt_write_after(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t b
 	bool ok = rt_write(rt, rd, dst, src, bytes, 1, &user, NULL);
 	clReleaseEvent(user);
 	return ok;
+}
+
+void *
+rt_pinned_new(RtDev *rd, uint64_t bytes, cl_mem *mem)
+{
+	cl_int e;
+	*mem = NULL;
+	if (!bytes)
+		return NULL;
+	cl_mem m = clCreateBuffer(rd->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL,
+	                          &e);
+	if (!m)
+		return NULL;
+	void *p = clEnqueueMapBuffer(rd->q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+	                             NULL, NULL, &e);
+	if (!p) {
+		clReleaseMemObject(m);
+		return NULL;
+	}
+	*mem = m;
+	return p;
+}
+
+void
+rt_pinned_free(RtDev *rd, cl_mem mem, void *p)
+{
+	clEnqueueUnmapMemObject(rd->q, mem, p, 0, NULL, NULL);
+	clFinish(rd->q);
+	clReleaseMemObject(mem);
 }

@@ -129,6 +129,7 @@ struct OclRt {
 	bool planned;             /* the executor (lib/exec/) planned @main */
 	uint64_t checked_calls, checked_elems;   /* --check: compared and equal */
 	struct RtProgress *progress;              /* a step under way (rt_progress.c) */
+	struct RtBridge *bridge;  /* rt_bridge.c's thread, once a copy needed it */
 };
 
 /* A memory object of a prim being run: a parameter or a prim-level
@@ -256,10 +257,23 @@ bool rt_copy_across(OclRt *rt, RtDev *from, RtDev *to, const Obj *src, const Obj
                     uint64_t bytes, bool after_target);
 /* Writes src to dst on rd once event ready of device from (another
  * context, whose events rd's queue cannot wait for) completes: through a
- * user event of rd's, completed by a callback, so the host never blocks
- * (if the callback cannot be set, it waits). */
+ * user event of rd's, completed by rt_bridge.c's thread, so the host
+ * never blocks (if no thread can be made, it waits). */
 bool rt_write_after(OclRt *rt, RtDev *rd, const Obj *dst, const void *src, uint64_t bytes,
                     RtDev *from, cl_event ready);
+/* Host memory that rd moves data to and from at full speed (pinned: a
+ * buffer of rd's context in host memory, mapped for good), its buffer
+ * in *mem; NULL when the platform will not (the caller uses malloc'd
+ * memory, which NVIDIA's OpenCL copies through a staging buffer of its
+ * own at a fraction of the speed). */
+void *rt_pinned_new(RtDev *rd, uint64_t bytes, cl_mem *mem);
+void rt_pinned_free(RtDev *rd, cl_mem mem, void *p);
+/* rt_bridge.c: user event user (another context's) completed once
+ * event ready is, by a thread of ours; false when no thread could be
+ * made.  rt_bridge_free stops the thread (before the contexts go). */
+typedef struct RtBridge RtBridge;
+bool rt_bridge_after(OclRt *rt, cl_event ready, cl_event user);
+void rt_bridge_free(OclRt *rt);
 /* What an OpenCL command did: under --profile kept for the table, under
  * --sync waited for; false (after reporting what, at loc) when it
  * failed.  ev is the caller's still. */

@@ -86,6 +86,7 @@ oclrt_free(OclRt *rt)
 {
 	if (!rt)
 		return;
+	rt_bridge_free(rt);
 	/* the run's memory objects before the contexts they belong to */
 	rt_vals_release(rt);
 	rt_consts_free(rt);
