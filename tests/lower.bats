@@ -138,6 +138,15 @@ IR
 	# 40 channels: 3 tiles of 16, the last from channel 24 storing from 32
 	assert_output --regexp 'let %oc[0-9]+: i32 = min\(%oc[0-9]+, 24\)'
 	assert_output --regexp 'if %oc[0-9]+ \+ %u[0-9]+ >= %oc[0-9]+ \{'
+	# packed (NCHW4c) at 13 columns: 2 tiles of 7 too, the second shifted
+	sed -n '/^prim @nn_conv2d_6/,/^}/p' <<< "$output" > "$BATS_TEST_TMPDIR/packed.ir"
+	grep -Eq 'let %ox[0-9]+: i32 = min\(%ox[0-9]+, 6\)' "$BATS_TEST_TMPDIR/packed.ir"
+	grep -Eq 'alloc %acc[0-9]+: f32\[7,16\]' "$BATS_TEST_TMPDIR/packed.ir"
+	[ "$(grep -Ec 'if %ox[0-9]+ \+ %u[0-9]+ >= %ox[0-9]+ \{' "$BATS_TEST_TMPDIR/packed.ir")" = 4 ]
+	# packed, 40 channels: the last tile of 4 texels shifted down to texel 6
+	sed -n '/^prim @nn_conv2d_7/,/^}/p' <<< "$output" > "$BATS_TEST_TMPDIR/packed40.ir"
+	grep -Eq 'let %o[0-9]+: i32 = min\(%o[0-9]+, 6\)' "$BATS_TEST_TMPDIR/packed40.ir"
+	grep -Eq 'if %o[0-9]+ \+ 3 >= %o[0-9]+ \{' "$BATS_TEST_TMPDIR/packed40.ir"
 }
 @test "lower: grouped and depthwise conv2d on a cpu: a row of outputs per item, the input window read once into registers (issue 23)" {
 	golden --from=ir-plan-devices ir-lower depthwise_cpu
