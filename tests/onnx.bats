@@ -153,6 +153,13 @@ make_case() {
 	imported onehot_scatter_tile --lower
 }
 
+@test "onnx: Resize (nearest, linear, cubic; scales or sizes) and Upsample are weights known at import, multiplied and summed per axis" {
+	imported resize_modes
+	imported resize_modes --lower
+	imported upsample_nearest
+	imported upsample_nearest --lower
+}
+
 @test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
 	imported layer_normalization
 	imported layer_normalization --lower

@@ -1290,6 +1290,7 @@ static const OpMap ops[] = {
 	{"ReduceSumSquare", 1, 1, onnx_map_reduce, 0},
 	{"Relu", 6, 1, map_unary, UN_RELU},
 	{"Reshape", 5, 1, map_reshape, 0},
+	{"Resize", 11, 1, onnx_map_resize, 0},
 	{"Round", 11, 1, map_unary, UN_ROUND},
 	{"Scatter", 9, 3, onnx_map_scatter_elements, 0},
 	{"ScatterElements", 11, 3, onnx_map_scatter_elements, 0},
@@ -1318,6 +1319,7 @@ static const OpMap ops[] = {
 	{"Transpose", 1, 1, map_transpose, 0},
 	{"Trilu", 14, 1, onnx_map_trilu, 0},
 	{"Unsqueeze", 1, 1, map_unsqueeze, 0},
+	{"Upsample", 9, 2, onnx_map_resize, 0},
 	{"Where", 9, 3, map_where, 0},
 	{"Xor", 1, 2, map_binary, BIN_XOR},
 };

@@ -987,6 +987,90 @@ def onehot_scatter_tile():
             [oh, none_, add, mul, np.tile(x, (3, 2))])
 
 
+def resize_1d_ref(v, out, scale, mode, coord, nearest='round_prefer_floor', a=-0.75,
+                  exclude=False):
+    # ONNX's reference, one axis: the n nearest neighbours in the input
+    # padded by its edges, weighted by the mode's coefficients
+    n_in = len(v)
+    res = []
+    for o in range(out):
+        ow = scale * n_in
+        if coord == 'align_corners':
+            x = 0 if ow == 1 else o * (n_in - 1) / (ow - 1)
+        elif coord == 'asymmetric':
+            x = o / scale
+        elif coord == 'pytorch_half_pixel':
+            x = (o + 0.5) / scale - 0.5 if ow != 1 else -0.5
+        else:
+            x = (o + 0.5) / scale - 0.5
+        xi = np.floor(x)
+        t = 1.0 if float(x).is_integer() else x - xi
+        if mode == 'nearest':
+            up = {'round_prefer_floor': t > 0.5, 'round_prefer_ceil': t >= 0.5,
+                  'floor': False, 'ceil': True}[nearest]
+            c = [0, 1] if t == 1 else [1 - up, up]
+        elif mode == 'linear':
+            c = [1 - t, t]
+        else:
+            s_ = 1 - t
+            c = [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+                 ((a + 2) * t - (a + 3)) * t * t + 1,
+                 ((a + 2) * s_ - (a + 3)) * s_ * s_ + 1,
+                 ((a * (s_ + 1) - 5 * a) * (s_ + 1) + 8 * a) * (s_ + 1) - 4 * a]
+        c = np.array(c, dtype=np.float64)
+        pw = int(np.ceil(len(c) / 2))
+        padded = np.pad(v, pw, mode='edge')
+        idx = sorted(sorted(range(len(padded)), key=lambda i: (abs(x + pw - i), i))[:len(c)])
+        idx = np.array(idx)
+        if exclude:
+            c = np.where((idx - pw < 0) | (idx - pw >= n_in), 0, c)
+            c = c / c.sum()
+        res.append(np.dot(c, padded[idx]))
+    return np.array(res)
+
+
+def resize_ref(x, outs, scales, **kw):
+    y = x.astype(np.float64)
+    for ax, (o, s) in enumerate(zip(outs, scales)):
+        if o != y.shape[ax] or s != 1:
+            y = np.apply_along_axis(resize_1d_ref, ax, y, o, s, **kw)
+    return y
+
+
+@case(opset=13)
+def resize_modes():
+    # Resize: nearest (two roundings), linear (align_corners, downsampling),
+    # cubic (exclude_outside, A -0.5), by scales and by sizes; Upsample
+    x = f32(rng(38).standard_normal((1, 2, 4, 5)))
+    sc = f32([1, 1, 1.5, 0.8])
+    kinds = [('nearest', 'half_pixel', {}, {}), ('nearest', 'asymmetric', {'nearest_mode': 'ceil'},
+                                                 {'nearest': 'ceil'}),
+             ('linear', 'align_corners', {}, {}), ('linear', 'pytorch_half_pixel', {}, {}),
+             ('cubic', 'half_pixel', {'exclude_outside': 1, 'cubic_coeff_a': -0.5},
+              {'exclude': True, 'a': -0.5})]
+    nodes, outs, wants = [], [], []
+    o_sc = [1, 2, 6, 4]
+    for i, (m, c, a, kw) in enumerate(kinds):
+        nodes.append(h.make_node('Resize', ['x', '', 'sc'], ['s%d' % i], mode=m,
+                                 coordinate_transformation_mode=c, **a))
+        outs.append(vi('s%d' % i, o_sc))
+        wants.append(resize_ref(x, o_sc, sc.astype(np.float64), mode=m, coord=c, **kw))
+    sz = np.array([1, 2, 3, 7], dtype=np.int64)
+    nodes.append(h.make_node('Resize', ['x', '', '', 'sz'], ['z'], mode='linear'))
+    outs.append(vi('z', [1, 2, 3, 7]))
+    wants.append(resize_ref(x, sz, sz / np.array(x.shape), mode='linear', coord='half_pixel'))
+    return (nodes, [vi('x', [1, 2, 4, 5])], outs, [init('sc', sc), init('sz', sz)], {'x': x},
+            wants)
+
+
+@case(opset=9)
+def upsample_nearest():
+    x = f32(rng(39).standard_normal((1, 1, 2, 3)))
+    return ([h.make_node('Upsample', ['x', 'sc'], ['y'], mode='nearest')], [vi('x', [1, 1, 2, 3])],
+            [vi('y', [1, 1, 4, 9])], [init('sc', f32([1, 1, 2, 3]))], {'x': x},
+            [x.repeat(2, axis=2).repeat(3, axis=3)])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
