@@ -160,6 +160,13 @@ make_case() {
 	imported upsample_nearest --lower
 }
 
+@test "onnx: InstanceNormalization, MeanVarianceNormalization and LRN are compositions; opset 6's Max, Min and Sum import" {
+	imported instnorm_mvn_lrn
+	imported instnorm_mvn_lrn --lower
+	imported max_sum_opset6
+	imported max_sum_opset6 --lower
+}
+
 @test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
 	imported layer_normalization
 	imported layer_normalization --lower

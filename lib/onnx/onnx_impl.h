@@ -291,6 +291,10 @@ bool onnx_map_depth_space(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **
 bool onnx_map_tile(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_resize.c */
 bool onnx_map_resize(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+/* onnx_instnorm.c */
+bool onnx_map_instnorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_mvn(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_lrn(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_onehot.c */
 /* Gather along axis by computed (or scattered) indices: a one-hot mask. */
 Val *onnx_gather_computed(Imp *im, Val *x, int64_t axis, Val *idx, const char *hint);

@@ -1071,6 +1071,40 @@ def upsample_nearest():
             [x.repeat(2, axis=2).repeat(3, axis=3)])
 
 
+@case(opset=13)
+def instnorm_mvn_lrn():
+    # InstanceNormalization, MeanVarianceNormalization (default axes), LRN
+    r = rng(40)
+    x = f32(r.standard_normal((2, 5, 3, 4)))
+    sc, b = f32(r.standard_normal(5)), f32(r.standard_normal(5))
+    x64 = x.astype(np.float64)
+    m = x64.mean(axis=(2, 3), keepdims=True)
+    v = ((x64 - m) ** 2).mean(axis=(2, 3), keepdims=True)
+    inorm = (x64 - m) / np.sqrt(v + 1e-3) * sc[:, None, None] + b[:, None, None]
+    mm = x64.mean(axis=(0, 2, 3), keepdims=True)
+    sd = np.sqrt((x64 ** 2).mean(axis=(0, 2, 3), keepdims=True) - mm ** 2)
+    mvn = (x64 - mm) / (sd + 1e-9)
+    sq = np.pad(x64 ** 2, ((0, 0), (1, 2), (0, 0), (0, 0)))
+    ssum = sum(sq[:, k:k + 5] for k in range(4))
+    lrn = x64 / (2 + 0.5 / 4 * ssum) ** 0.6
+    nodes = [h.make_node('InstanceNormalization', ['x', 'sc', 'b'], ['i'], epsilon=1e-3),
+             h.make_node('MeanVarianceNormalization', ['x'], ['m']),
+             h.make_node('LRN', ['x'], ['l'], size=4, alpha=0.5, beta=0.6, bias=2.0)]
+    return (nodes, [vi('x', [2, 5, 3, 4])], [vi(k, [2, 5, 3, 4]) for k in 'iml'],
+            [init('sc', sc), init('b', b)], {'x': x}, [inorm, mvn, lrn])
+
+
+@case(opset=6)
+def max_sum_opset6():
+    # opset 6's Max, Min and Sum: operands of one shape
+    r = rng(41)
+    a, b, c = (f32(r.standard_normal((2, 3))) for _ in range(3))
+    nodes = [h.make_node('Max', ['a', 'b', 'c'], ['x']), h.make_node('Min', ['a', 'b'], ['n']),
+             h.make_node('Sum', ['a', 'b', 'c'], ['s'])]
+    return (nodes, [vi(k, [2, 3]) for k in 'abc'], [vi(k, [2, 3]) for k in 'xns'], [],
+            {'a': a, 'b': b, 'c': c}, [np.maximum(np.maximum(a, b), c), np.minimum(a, b), a + b + c])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
