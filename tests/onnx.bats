@@ -167,6 +167,11 @@ make_case() {
 	imported max_sum_opset6 --lower
 }
 
+@test "onnx: ConvTranspose (groups, strides, dilations, pads, output_padding, output_shape, 1-D) is a convolution of the input with zeros between its elements" {
+	imported convtranspose_forms
+	imported convtranspose_forms --lower
+}
+
 @test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
 	imported layer_normalization
 	imported layer_normalization --lower

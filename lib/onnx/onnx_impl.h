@@ -295,6 +295,8 @@ bool onnx_map_resize(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, siz
 bool onnx_map_instnorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_mvn(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_lrn(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+/* onnx_convtranspose.c */
+bool onnx_map_convtranspose(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_onehot.c */
 /* Gather along axis by computed (or scattered) indices: a one-hot mask. */
 Val *onnx_gather_computed(Imp *im, Val *x, int64_t axis, Val *idx, const char *hint);

@@ -1228,6 +1228,7 @@ static const OpMap ops[] = {
 	{"Constant", 1, 0, map_constant, 0},
 	{"ConstantOfShape", 9, 1, map_constant_of_shape, 0},
 	{"Conv", 1, 2, onnx_map_conv, 0},
+	{"ConvTranspose", 1, 2, onnx_map_convtranspose, 0},
 	{"Cosh", 9, 1, onnx_map_activation, 0},
 	{"CumSum", 11, 2, onnx_map_cumsum, 0},
 	{"DepthToSpace", 1, 1, onnx_map_depth_space, 0},

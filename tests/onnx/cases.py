@@ -1105,6 +1105,54 @@ def max_sum_opset6():
             {'a': a, 'b': b, 'c': c}, [np.maximum(np.maximum(a, b), c), np.minimum(a, b), a + b + c])
 
 
+def convtranspose_ref(x, w, b, s, d, pads, op, g):
+    # the definition: each input element scatters its weights, 2-D
+    n, c, hh, ww = x.shape
+    m = w.shape[1] * g
+    kh, kw = w.shape[2:]
+    fh = s[0] * (hh - 1) + op[0] + (kh - 1) * d[0] + 1
+    fw = s[1] * (ww - 1) + op[1] + (kw - 1) * d[1] + 1
+    full = np.zeros((n, m, fh, fw))
+    cg, mg = c // g, m // g
+    for gi in range(g):
+        for ci in range(gi * cg, (gi + 1) * cg):
+            for i in range(hh):
+                for j in range(ww):
+                    for a in range(kh):
+                        for e in range(kw):
+                            full[:, gi * mg:(gi + 1) * mg, i * s[0] + a * d[0], j * s[1] + e * d[1]] += \
+                                x[:, ci, i, j, None] * w[ci, :, a, e]
+    y = full[:, :, pads[0]:fh - pads[2], pads[1]:fw - pads[3]]
+    return y + (0 if b is None else b[None, :, None, None])
+
+
+@case(opset=13)
+def convtranspose_forms():
+    # ConvTranspose: groups, strides, dilations, pads, output_padding, a
+    # bias; output_shape; a 1-D one
+    r = rng(42)
+    x = f32(r.standard_normal((2, 4, 3, 4)))
+    w = f32(r.standard_normal((4, 3, 3, 2)))
+    b = f32(r.standard_normal(6))
+    x1 = f32(r.standard_normal((1, 2, 5)))
+    w1 = f32(r.standard_normal((2, 3, 3)))
+    nodes = [h.make_node('ConvTranspose', ['x', 'w', 'b'], ['y0'], group=2, strides=[2, 3],
+                         dilations=[2, 1], pads=[1, 0, 2, 1], output_padding=[1, 2]),
+             h.make_node('ConvTranspose', ['x', 'w'], ['y1'], group=2, strides=[2, 2],
+                         output_shape=[8, 10]),
+             h.make_node('ConvTranspose', ['x1', 'w1'], ['y2'], strides=[2], pads=[1, 0])]
+    y0 = convtranspose_ref(x, w, b, (2, 3), (2, 1), (1, 0, 2, 1), (1, 2), 2)
+    # output_shape [8, 10] of a full 7 x 8: pads -1 (0 before, -1 after) and -2 (-1, -1)
+    full = convtranspose_ref(x, w, None, (2, 2), (1, 1), (0, 0, 0, 0), (0, 0), 2)
+    y1 = np.pad(full, ((0, 0), (0, 0), (0, 1), (1, 1)))
+    y2 = convtranspose_ref(x1[:, :, None, :], w1[:, :, None, :], None, (1, 2), (1, 1),
+                           (0, 1, 0, 0), (0, 0), 1)[:, :, 0, :]
+    return (nodes, [vi('x', [2, 4, 3, 4]), vi('w', [4, 3, 3, 2]), vi('x1', [1, 2, 5]),
+                    vi('w1', [2, 3, 3])],
+            [vi('y0', list(y0.shape)), vi('y1', list(y1.shape)), vi('y2', list(y2.shape))],
+            [init('b', b)], {'x': x, 'w': w, 'x1': x1, 'w1': w1}, [y0, y1, y2])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
