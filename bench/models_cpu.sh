@@ -7,7 +7,8 @@
 # with random weights (torch.manual_seed(0)) at 1x3xSIZExSIZE
 # (BENCH_CPU_SIZE, default 224) is exported by torch.onnx, imported by
 # ir-import-onnx and compiled by the fast pipeline, once per layout of
-# BENCH_CPU_LAYOUTS (default "auto NCHW4c"):
+# BENCH_CPU_LAYOUTS (default "auto none": auto packs cpus, none keeps NCHW,
+# the figures of ir-alter-layout(1)'s rule):
 #   ir-alter-layout --layout=L | ir-fold-constants | ir-plan-devices |
 #   ir-lower | ir-plan-devices | ir-flatten-texture | ir-codegen-ocl
 # Then, in ROUNDS rounds (BENCH_CPU_ROUNDS, default 5), interleaved: ir-run
@@ -35,7 +36,7 @@ SIZE=${BENCH_CPU_SIZE:-224}
 ROUNDS=${BENCH_CPU_ROUNDS:-5}
 REPS=${BENCH_CPU_REPS:-3}
 MODELS=${BENCH_CPU_MODELS:-resnet18 mobilenet_v2 squeezenet1_1 efficientnet_b0 densenet121 googlenet}
-LAYOUTS=${BENCH_CPU_LAYOUTS:-auto NCHW4c}
+LAYOUTS=${BENCH_CPU_LAYOUTS:-auto none}
 PY=/usr/bin/python3
 HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/../tests/onnx/models.py

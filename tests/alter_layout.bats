@@ -33,10 +33,10 @@ need_numpy() {
 	done
 }
 
-@test "alter-layout: --layout=auto keeps NCHW for cpu and buffer-only gpus, NCHW4c forces" {
+@test "alter-layout: --layout=auto packs for cpus, keeps NCHW for buffer-only gpus, NCHW4c forces, none keeps" {
 	printf 'device @cpu = cpu(0)\nfn @main(%%x: f32[1,8,4,4], %%w: f32[8,8,1,1]) {\n  %%c = nn.conv2d(%%x, %%w)\n  %%r = nn.relu(%%c)\n  return %%r\n}\n' > "$BATS_TEST_TMPDIR/c.ir"
-	ir-parse "$BATS_TEST_TMPDIR/c.ir" > "$BATS_TEST_TMPDIR/p.ir"
-	ir-alter-layout "$BATS_TEST_TMPDIR/c.ir" | cmp - "$BATS_TEST_TMPDIR/p.ir"
+	ir-alter-layout "$BATS_TEST_TMPDIR/c.ir" | cmp - <(ir-alter-layout --layout=NCHW4c "$BATS_TEST_TMPDIR/c.ir")
+	ir-alter-layout --layout=none "$BATS_TEST_TMPDIR/c.ir" | cmp - <(ir-parse "$BATS_TEST_TMPDIR/c.ir")
 	sed 's/cpu(0)/gpu(0)/' "$BATS_TEST_TMPDIR/c.ir" > "$BATS_TEST_TMPDIR/g.ir"
 	ir-alter-layout --layout=auto "$BATS_TEST_TMPDIR/g.ir" | grep -q -v NCHW4c
 	! ir-alter-layout "$BATS_TEST_TMPDIR/g.ir" | grep -q NCHW4c
@@ -193,47 +193,33 @@ for i in (0, 1):
 	[ "$status" -eq 0 ]
 }
 
-@test "alter-layout: --layout=auto keeps a cpu without depthwise convolutions in NCHW and says why; a buffer gpu's, that it has no textures; NCHW4c packs both" {
+@test "alter-layout: --layout=auto packs a cpu (faster there on whole models) and says so once with the figures; keeps a buffer gpu's, saying it has no textures; NCHW4c packs both" {
 	cd "$BATS_TEST_TMPDIR"
 	for dev in cpu gpu; do
 		cat > $dev.ir <<EOF2
 device @d = $dev(0)
-fn @main(%x: f32[1,8,6,6], %w: f32[8,8,3,3]) -> f32[1,8,6,6] {
+fn @main(%x: f32[1,8,6,6], %w: f32[8,8,3,3], %g: f32[8,4,3,3]) -> f32[1,8,6,6] {
   %c = nn.conv2d(%x, %w) {padding=[1,1,1,1]}
   %r = nn.relu(%c)
-  return %r
+  %p = nn.conv2d(%r, %g) {padding=[1,1,1,1], groups=2}
+  return %p
 }
 EOF2
 	done
 	run -0 --separate-stderr ir-alter-layout --stats cpu.ir
-	[[ "$stderr" == *"%c: nn.conv2d on @d: kept NCHW: @d is a cpu without depthwise convolutions, where NCHW runs faster"* ]]
-	ir-parse cpu.ir | diff - <(printf '%s\n' "$output")
+	[ "$(grep -c 'is a cpu' <<< "$stderr")" = 1 ]
+	[[ "$stderr" == *"ir-alter-layout: @d is a cpu: packed, where whole models ran as fast or faster (resnet18 37.3 / 37.8 ms, densenet121 91 / 80 in NCHW / NCHW4c)"* ]]
+	[[ "$stderr" == *"%c: nn.conv2d on @d: packed"* ]]
+	[[ "$stderr" == *"%p: nn.conv2d on @d: packed"* ]]
+	[[ "$stderr" == *" 0 kept;"* ]]
+	grep -q 'data_layout="NCHW4c"' <<< "$output"
 	run -0 --separate-stderr ir-alter-layout --stats gpu.ir
+	[[ "$stderr" != *"is a cpu"* ]]
 	[[ "$stderr" == *"%c: nn.conv2d on @d: kept NCHW: @d has no textures"* ]]
+	ir-parse gpu.ir | diff - <(printf '%s\n' "$output")
 	for dev in cpu gpu; do
 		run -0 --separate-stderr ir-alter-layout --layout=NCHW4c --stats $dev.ir
 		[[ "$stderr" == *"%c: nn.conv2d on @d: packed"* ]]
+		[[ "$stderr" != *"is a cpu"* ]]
 	done
-}
-
-@test "alter-layout: --layout=auto packs a cpu that runs a depthwise convolution (faster there packed), and says so; a grouped one that is not depthwise does not" {
-	cd "$BATS_TEST_TMPDIR"
-	cat > dw.ir <<'EOF'
-device @d = cpu(0)
-fn @main(%x: f32[1,8,6,6], %w: f32[8,1,3,3], %v: f32[8,8,1,1]) -> f32[1,8,6,6] {
-  %c = nn.conv2d(%x, %w) {padding=[1,1,1,1], groups=8}
-  %r = nn.relu(%c)
-  %p = nn.conv2d(%r, %v)
-  return %p
-}
-EOF
-	run -0 --separate-stderr ir-alter-layout --stats dw.ir
-	[[ "$stderr" == *"ir-alter-layout: @d is a cpu with depthwise convolutions (%c): packed, where they run faster"* ]]
-	[[ "$stderr" == *"%c: nn.conv2d on @d: packed"* ]]
-	[[ "$stderr" == *"%p: nn.conv2d on @d: packed"* ]]
-	grep -q 'layout_transform' <<< "$output"
-	sed 's/groups=8/groups=2/; s/f32\[8,1,3,3\]/f32[8,4,3,3]/' dw.ir > g2.ir
-	run -0 --separate-stderr ir-alter-layout --stats g2.ir
-	[[ "$stderr" != *"is a cpu with depthwise"* ]]
-	[[ "$stderr" == *"%c: nn.conv2d on @d: kept NCHW: @d is a cpu without depthwise convolutions"* ]]
 }
