@@ -172,6 +172,11 @@ make_case() {
 	imported convtranspose_forms --lower
 }
 
+@test "onnx: 1-D MaxPool and AveragePool are 2-D ones of height 1" {
+	imported pools_1d
+	imported pools_1d --lower
+}
+
 @test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
 	imported layer_normalization
 	imported layer_normalization --lower

@@ -183,16 +183,22 @@ foldable_bn(Imp *im, const Onnx__NodeProto *conv, Val *w, Val **p, size_t *index
 }
 
 /* Conv of rank 3 (1-D) as a 2-D one of height 1. */
+typedef bool MapFn(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+
+/* A 1-D convolution (weights: in[1] too) or pool as the 2-D one (fn) of
+ * height 1: the input [N, C, L] as [N, C, 1, L], the attributes' one
+ * value per axis as [1, v], pads [b, e] as [0, b, 0, e]. */
 static bool
-conv1d(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_t nout)
+as_2d(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_t nout,
+      bool weights, MapFn *fn)
 {
-	(void)n;
-	Val *x = in[0], *w = in[1];
+	Val *x = in[0], *w = weights ? in[1] : NULL;
 	int64_t xd[4] = {x->dims[0], x->dims[1], 1, x->dims[2]};
-	int64_t wd[4] = {w->dims[0], w->dims[1], 1, w->dims[2]};
-	Val *a[3] = {onnx_op_reshape(im, x, 4, xd, "x2d"), onnx_op_reshape(im, w, 4, wd, "w2d"),
+	int64_t wd[4] = {w ? w->dims[0] : 0, w ? w->dims[1] : 0, 1, w ? w->dims[2] : 0};
+	Val *a[3] = {onnx_op_reshape(im, x, 4, xd, "x2d"),
+	             w ? onnx_op_reshape(im, w, 4, wd, "w2d") : nin > 1 ? in[1] : NULL,
 	             nin > 2 ? in[2] : NULL};
-	if (!a[0] || !a[1])
+	if (!a[0] || (w && !a[1]))
 		return false;
 	/* the 1-D attributes become 2-D ones on a copy of the node */
 	Onnx__NodeProto c = *n;
@@ -216,7 +222,7 @@ conv1d(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_
 	}
 	c.attribute = attrs;
 	Val *y = NULL;
-	bool ok = onnx_map_conv(im, &c, a, nin, &y, nout);
+	bool ok = fn(im, &c, a, nin < 3 ? nin : 3, &y, nout);
 	free(attrs);
 	free(copies);
 	free(ints);
@@ -233,7 +239,7 @@ MAP_FN(onnx_map_conv)
 		return onnx_fail(im, "needs an input and weights"), false;
 	Val *x = in[0], *w = in[1], *b = nin > 2 ? in[2] : NULL;
 	if (x->rank == 3 && w->rank == 3)
-		return conv1d(im, n, in, nin, out, nout);
+		return as_2d(im, n, in, nin, out, nout, true, onnx_map_conv);
 	if (x->rank != 4 || w->rank != 4)
 		return onnx_fail(im, "only 1-D and 2-D convolutions are supported (input of rank %u)",
 		                 x->rank), false;
@@ -483,13 +489,15 @@ pool(Imp *im, const Onnx__NodeProto *n, Val **in, Val **out, size_t nout, bool a
 
 MAP_FN(onnx_map_maxpool)
 {
-	(void)nin;
+	if (in[0]->rank == 3 && !(nout > 1 && n->output[1] && *n->output[1]))
+		return as_2d(im, n, in, nin, out, 1, false, onnx_map_maxpool);
 	return pool(im, n, in, out, nout, false);
 }
 
 MAP_FN(onnx_map_avgpool)
 {
-	(void)nin;
+	if (in[0]->rank == 3)
+		return as_2d(im, n, in, nin, out, nout, false, onnx_map_avgpool);
 	return pool(im, n, in, out, nout, true);
 }
 

@@ -1153,6 +1153,19 @@ def convtranspose_forms():
             [init('b', b)], {'x': x, 'w': w, 'x1': x1, 'w1': w1}, [y0, y1, y2])
 
 
+@case(opset=13)
+def pools_1d():
+    # 1-D MaxPool and AveragePool (strides, pads) as 2-D ones of height 1
+    x = f32(rng(43).standard_normal((2, 3, 9)))
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1)), constant_values=-np.inf)
+    mx = np.stack([xp[:, :, i:i + 3].max(axis=2) for i in range(0, 9, 2)], axis=2)
+    av = np.stack([x[:, :, i:i + 4].mean(axis=2) for i in range(0, 6, 3)], axis=2)
+    nodes = [h.make_node('MaxPool', ['x'], ['m'], kernel_shape=[3], strides=[2], pads=[1, 1]),
+             h.make_node('AveragePool', ['x'], ['a'], kernel_shape=[4], strides=[3])]
+    return (nodes, [vi('x', [2, 3, 9])], [vi('m', [2, 3, 5]), vi('a', [2, 3, 2])], [], {'x': x},
+            [mx, av])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()
