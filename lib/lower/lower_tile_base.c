@@ -96,10 +96,17 @@ lower_matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh)
 void
 lower_matmul_rows(PBuild *b, const MatmulShape *sh, PExpr *m, PExpr **pre)
 {
-	if (sh->lead == 1)
-		pre[0] = m;
-	else if (sh->lead > 1)
+	/* leading dims of 1 index 0: [1,37,24] is [37,24], kernel for kernel */
+	uint32_t wide = 0, at = 0;
+	for (uint32_t i = 0; i < sh->lead; i++)
+		if (sh->ldims[i] != 1)
+			wide++, at = i;
+	if (wide <= 1) {
+		for (uint32_t i = 0; i < sh->lead; i++)
+			pre[i] = i == at ? m : pe_i32(b, 0);
+	} else {
 		lower_unflatten(b, m, sh->ldims, NULL, sh->lead, pre);
+	}
 }
 
 /* The leading entries of an index of x or the result: the batch, or a

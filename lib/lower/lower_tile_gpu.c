@@ -54,8 +54,11 @@
  * 1.2x faster than the element-wise tile loads and stores before.
  *
  * It applies when the sizes divide into tiles (M and N into 32, K into
- * 8; packed, M into 16 and N into 256 / TY); the other shapes keep
- * lower_tile.c's register tiles or one element per item.  The tiles shrink from 128x128 while the grid has fewer than
+ * 8; packed, M into 16 and N into 256 / TY), and ragged (the last
+ * tiles clamped) to an unpacked conv2d, dense and batch_matmul of at
+ * least 16 rows and columns: vit_b_16's 197 tokens left its dense to
+ * lower_tile.c's register tiles at 0.3 TFLOP/s on the H100 (110 ms a
+ * run, 5.4 ms ragged; bench/h100.md).  The tiles shrink from 128x128 while the grid has fewer than
  * MIN_BLOCKS work groups, so that a small product still fills the
  * device's multiprocessors (132 on an H100, two work groups each).
  */
@@ -611,7 +614,7 @@ tile_matmul_gpu(GroupCx *c, bool batched)
 	const Value *v = c->g->members[0];
 	Gemm g = {.B = sh.B, .M = sh.M, .N = sh.N, .K = sh.K, .a_kfast = !sh.ta, .b_kfast = sh.tb,
 	          .kk = (ElemKind)v->type->dt.kind, .load_a = mm_load_a, .load_b = mm_load_b,
-	          .store = mm_store, .mm = sh};
+	          .store = mm_store, .mm = sh, .ragged_ok = true};
 	if (sh.pack) { /* the units contiguous */
 		g.b_kfast = false;
 		g.load_b = mm_load_b_packed;
