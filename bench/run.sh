@@ -40,6 +40,10 @@
 #      efficientnet_b0, densenet121 and googlenet (224x224) on the cpu, one
 #      thread: ir-run on POCL in NCHW and NCHW4c beside torch and ONNX
 #      Runtime, interleaved rounds (bench/models_cpu.sh).
+#   7c'. vit_b_16 and torch.nn.TransformerEncoder (d_model 512, sequence
+#      128, 4 layers, batch 1 and 8, both GELU forms) on the cpu, one
+#      thread: ir-run on POCL beside torch, CPU time per inference,
+#      interleaved rounds (bench/transformer_cpu.sh).
 #   7d. the depthwise conv2d layers of mobilenet_v2 and efficientnet_b0 on
 #      the cpu, one thread, in NCHW and NCHW4c: the tile of
 #      lib/lower/lower_tile_dw.c against the element-per-item schedule
@@ -331,6 +335,10 @@ IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" sh bench/models_tex.sh
 # whole models on the cpu, one thread, beside torch and ONNX Runtime
 echo
 IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" sh bench/models_cpu.sh
+
+# transformers (vit_b_16, TransformerEncoder) on the cpu, one thread, beside torch
+echo
+IRPIPE_BIN="$BIN" BENCH_DIR="$WORK" sh bench/transformer_cpu.sh
 
 # depthwise conv2d layers on the cpu, one thread: tiled vs element per item
 echo

@@ -20,6 +20,11 @@
         pm (the last quarter of every sequence padded) as DIR/pm.npy, with
         'nomask' none; x (seed 1) as DIR/x.npy, torch's output as DIR/y.npy.
 
+    /usr/bin/python3 tests/onnx/models.py encoder-times D SEQ LAYERS BATCH GELU MASK RUNS THREADS
+        that encoder in torch: median wall time of RUNS inferences (after
+        one warm-up, without gradients) and the process's CPU time per
+        inference over them, in ms, on THREADS threads.
+
     /usr/bin/python3 tests/onnx/models.py same GOT WANT RTOL ATOL
         exit 0 if the .npy files have one shape and element type and
         |got - want| <= ATOL * max|want| + RTOL * |want| everywhere:
@@ -136,19 +141,21 @@ def same(got, want, rtol, atol):
     return 0 if ok.all() else 1
 
 
-def torch_time(name, size, runs, threads=0, cpu=False):
+def torch_time(name, size, runs, threads=0, cpu=False, encoder_args=None):
     import torch
     if threads > 0:
         torch.set_num_threads(threads)
-    model = build(name)
-    x = torch.randn(1, 3, size, size)
+    if encoder_args:
+        model, args = encoder(*encoder_args)
+    else:
+        model, args = build(name), (torch.randn(1, 3, size, size),)
     times = []
     with torch.no_grad():
-        model(x)
+        model(*args)
         c = time.process_time()
         for _ in range(runs):
             t = time.perf_counter()
-            model(x)
+            model(*args)
             times.append(time.perf_counter() - t)
         c = time.process_time() - c
     wall = "%.2f" % (sorted(times)[len(times) // 2] * 1e3)
@@ -163,6 +170,11 @@ def main(argv):
             and argv[7] in ("mask", "nomask"):
         export_encoder(*[int(a) for a in argv[2:6]], argv[6], argv[7] == "mask", argv[8],
                        int(argv[9]) if len(argv) == 10 else 13)
+        return 0
+    if len(argv) == 10 and argv[1] == "encoder-times" and argv[6] in ("erf", "tanh") \
+            and argv[7] in ("mask", "nomask"):
+        torch_time("encoder", 0, int(argv[8]), int(argv[9]), cpu=True,
+                   encoder_args=[int(a) for a in argv[2:6]] + [argv[6], argv[7] == "mask"])
         return 0
     if len(argv) == 6 and argv[1] == "same":
         return same(argv[2], argv[3], float(argv[4]), float(argv[5]))
