@@ -8,7 +8,6 @@
 
 setup() {
 	load test_helper
-	PY=/usr/bin/python3
 	D="$BATS_TEST_DIRNAME/ir-alter-layout"
 	A="$BATS_TEST_DIRNAME/alter"
 }

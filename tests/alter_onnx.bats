@@ -9,7 +9,6 @@
 
 setup() {
 	load test_helper
-	PY=/usr/bin/python3
 	have_python torch torchvision onnx numpy ||
 		skip "python3-torch, python3-torchvision and python3-onnx are needed"
 	command -v ir-import-onnx > /dev/null || skip "ir-import-onnx is not built"

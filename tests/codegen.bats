@@ -140,10 +140,10 @@ build_all() {
 
 @test "the loop level stays runnable: ir-run --interp gives the same results before and after codegen" {
 	local dir=$BATS_TEST_DIRNAME/ir-codegen-ocl t=$BATS_TEST_TMPDIR
-	python3 "$BATS_TEST_DIRNAME/../bench/gen.py" npy 1,3,8,8 "$t/x.npy"
-	python3 "$BATS_TEST_DIRNAME/../bench/gen.py" npy 4,3,3,3 "$t/w.npy"
-	python3 "$BATS_TEST_DIRNAME/../bench/gen.py" npy 4 "$t/b.npy"
-	python3 "$BATS_TEST_DIRNAME/../bench/gen.py" npy 10,36 "$t/wd.npy"
+	"$PY" "$BATS_TEST_DIRNAME/../bench/gen.py" npy 1,3,8,8 "$t/x.npy"
+	"$PY" "$BATS_TEST_DIRNAME/../bench/gen.py" npy 4,3,3,3 "$t/w.npy"
+	"$PY" "$BATS_TEST_DIRNAME/../bench/gen.py" npy 4 "$t/b.npy"
+	"$PY" "$BATS_TEST_DIRNAME/../bench/gen.py" npy 10,36 "$t/wd.npy"
 	ir-plan-devices "$dir/cnn_cpu.ir" | ir-lower | ir-plan-devices > "$t/low.ir"
 	set -- --interp --input "x=$t/x.npy" --input "w=$t/w.npy" --input "b=$t/b.npy" --input "wd=$t/wd.npy"
 	ir-run "$@" -o "$t/low.npy" "$t/low.ir"
@@ -182,7 +182,7 @@ fn @main(%b: bool[1,8,2,3,4], %x: f32[1,8,2,3,4]) -> (f32[1,8,2,3,4], f32[1,8,2,
   return %t
 }
 IR
-	/usr/bin/python3 -c 'import numpy as n; r=n.random.default_rng(5); n.save("b.npy", r.random((1,8,2,3,4))>0.5); n.save("x.npy", r.standard_normal((1,8,2,3,4)).astype(n.float32))'
+	"$PY" -c 'import numpy as n; r=n.random.default_rng(5); n.save("b.npy", r.random((1,8,2,3,4))>0.5); n.save("x.npy", r.standard_normal((1,8,2,3,4)).astype(n.float32))'
 	set -o pipefail
 	ir-parse m.ir | ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture | ir-codegen-ocl > ocl.ir
 	ir-codegen-ocl --emit=cl ocl.ir > m.cl
@@ -190,7 +190,7 @@ IR
 	ASAN_OPTIONS=detect_leaks=0 run -0 ir-run --no-cache --input b=b.npy --input x=x.npy -o ocl ocl.ir
 	run -0 ir-run --interp --input b=b.npy --input x=x.npy -o ref ocl.ir
 	for f in ref/*.npy; do cmp "$f" "ocl/${f#ref/}"; done
-	/usr/bin/python3 -c 'import numpy as n,glob; v=[n.load(f) for f in sorted(glob.glob("ocl/*.npy"))]; assert len(v)==2 and set(n.unique(v[0]))<={0.0,1.0} and v[0].sum()>0, v'
+	"$PY" -c 'import numpy as n,glob; v=[n.load(f) for f in sorted(glob.glob("ocl/*.npy"))]; assert len(v)==2 and set(n.unique(v[0]))<={0.0,1.0} and v[0].sum()>0, v'
 }
 
 @test "codegen: a kernel's if with an empty arm generates code (the if was read as a loop's bounds: a crash)" {

@@ -26,7 +26,7 @@ count() {
 # is its baseline less the font's ascent, at most 0.8 of its size);
 # prints the nodes whose labels spill.
 labels_inside() {
-	dot -Tsvg "$1" | /usr/bin/python3 -c '
+	dot -Tsvg "$1" | "$PY" -c '
 import sys, xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
 bad = 0

@@ -7,7 +7,6 @@
 
 setup() {
 	load test_helper
-	PY=/usr/bin/python3
 	cd "$BATS_TEST_TMPDIR" || return 1
 	# two constants folded to files main.na.npy and main.nb.npy
 	cat > two.ir <<'EOF'

@@ -9,7 +9,6 @@
 
 setup() {
 	load test_helper
-	PY=/usr/bin/python3
 	D="$BATS_TEST_DIRNAME/ir-fold-constants"
 	T=$BATS_TEST_TMPDIR
 }

@@ -52,7 +52,7 @@ survives() {
 
 @test "fuzz: mutants of the test files through every tool" {
 	have_python numpy || skip "python3-numpy is not installed"
-	run /usr/bin/python3 "$BATS_TEST_DIRNAME/fuzz/mutate.py" --seed 1 --count 40 --jobs 2 \
+	run "$PY" "$BATS_TEST_DIRNAME/fuzz/mutate.py" --seed 1 --count 40 --jobs 2 \
 		--bin "$IRPIPE_BIN" --out "$BATS_TEST_TMPDIR/mutants"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -66,7 +66,7 @@ survives() {
 	done
 	printf '#!/bin/sh\nkill -SEGV $$\n' > "$BATS_TEST_TMPDIR/bin/ir-lower"
 	chmod +x "$BATS_TEST_TMPDIR/bin/ir-lower"
-	run /usr/bin/python3 "$BATS_TEST_DIRNAME/fuzz/mutate.py" --seed 5 --count 2 --jobs 1 \
+	run "$PY" "$BATS_TEST_DIRNAME/fuzz/mutate.py" --seed 5 --count 2 --jobs 1 \
 		--bin "$BATS_TEST_TMPDIR/bin" --out "$BATS_TEST_TMPDIR/mutants"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"mutate: FAIL seed 5 "*"ir-lower"*"exit status -11"* ]]
@@ -76,7 +76,7 @@ survives() {
 @test "fuzz: check.py --corpus writes every stage of the random models, memory-planned and OpenCL C included, for make fuzz's seeds" {
 	have_python numpy || skip "python3-numpy is not installed"
 	local c=$BATS_TEST_TMPDIR/c s k
-	run /usr/bin/python3 "$BATS_TEST_DIRNAME/gen/check.py" --seed 3 --count 2 --jobs 2 \
+	run "$PY" "$BATS_TEST_DIRNAME/gen/check.py" --seed 3 --count 2 --jobs 2 \
 		--bin "$IRPIPE_BIN" --corpus "$c"
 	echo "$output"
 	[ "$status" -eq 0 ]

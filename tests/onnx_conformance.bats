@@ -9,7 +9,6 @@
 
 setup() {
 	load test_helper
-	PY=/usr/bin/python3
 	have_python numpy onnx || skip "python3-onnx is not installed"
 	[ -d /usr/share/libonnx-testdata/data/node ] || skip "libonnx-testdata is not installed"
 }

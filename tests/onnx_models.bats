@@ -18,7 +18,6 @@
 
 setup_file() {
 	load test_helper
-	PY=/usr/bin/python3
 	have_python torch torchvision onnx || return 0
 	for m in resnet18 mobilenet_v2; do
 		mkdir -p "$BATS_FILE_TMPDIR/$m"
@@ -43,7 +42,6 @@ setup_file() {
 
 setup() {
 	load test_helper
-	PY=/usr/bin/python3
 	have_python torch torchvision onnx ||
 		skip "python3-torch, python3-torchvision or python3-onnx is not installed"
 	# ASan's leak checker cannot tell POCL's lasting allocations from ours

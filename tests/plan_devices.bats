@@ -154,7 +154,7 @@ IR
 }
 
 @test "plan: a million-binding chain plans in one pass" {
-	python3 - > "$BATS_TEST_TMPDIR/big.ir" <<'PY'
+	"$PY" - > "$BATS_TEST_TMPDIR/big.ir" <<'PY'
 print("device @gpu = gpu(0)")
 print("fn @main(%x: f32[4]) {")
 print("  %0 = negative(%x)")
@@ -263,7 +263,7 @@ IR
 		ir-plan-devices --minimize-copies "$BATS_TEST_TMPDIR/m.ir" | cmp - "$BATS_TEST_TMPDIR/m.ir"
 		ir-plan-devices "$BATS_TEST_TMPDIR/m.ir" | cmp - "$BATS_TEST_TMPDIR/m.ir"
 		# a name written with `on @d` in the input is on @d in the output
-		/usr/bin/python3 - "$f" "$BATS_TEST_TMPDIR/m.ir" <<'PY'
+		"$PY" - "$f" "$BATS_TEST_TMPDIR/m.ir" <<'PY'
 import re, sys
 pat = re.compile(r"(%[A-Za-z0-9_]+)(?:: [^=,()>]*?)? on (@[A-Za-z0-9_.:-]+)")
 def placed(path):
@@ -282,7 +282,7 @@ PY
 	fewer=0 models=0
 	for s in $(seq 1 60); do
 		d="$BATS_TEST_TMPDIR/r$s"
-		/usr/bin/python3 "$BATS_TEST_DIRNAME/gen/gen.py" "$s" "$d" > /dev/null
+		"$PY" "$BATS_TEST_DIRNAME/gen/gen.py" "$s" "$d" > /dev/null
 		[ "$(grep -c '^device ' "$d/model.ir")" -ge 2 ] || continue
 		a=$(ir-plan-devices --stats "$d/model.ir" 2>&1 > /dev/null | sed -n 's/^bytes copied: //p')
 		[ -n "$a" ] || continue   # a model made to fail planning
@@ -339,7 +339,7 @@ IR
 	assert_equal "${stderr_lines[3]}" "bytes copied: 404"
 	assert_equal "${stderr_lines[-1]}" "free components between devices: 1, moved: 1, solved exactly: 1"
 	# a chain of 300 operators between the three devices: not enumerable
-	/usr/bin/python3 - > "$BATS_TEST_TMPDIR/big.ir" <<'PY'
+	"$PY" - > "$BATS_TEST_TMPDIR/big.ir" <<'PY'
 import random
 r = random.Random(5)
 print("device @cpu = cpu(0)\ndevice @gpu = gpu(0)\ndevice @npu = accel(0)\ndefault @npu")

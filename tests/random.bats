@@ -7,7 +7,6 @@
 
 setup() {
 	load test_helper
-	PY=/usr/bin/python3
 	G="$BATS_TEST_DIRNAME/gen"
 	export TMPDIR=$BATS_TEST_TMPDIR    # the folders of failed models
 }

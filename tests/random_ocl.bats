@@ -8,7 +8,6 @@
 setup() {
 	load test_helper
 	bats_require_minimum_version 1.5.0
-	PY=/usr/bin/python3
 	G="$BATS_TEST_DIRNAME/gen"
 	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
 	have_python numpy || skip "python3-numpy is not installed"

@@ -5,7 +5,6 @@
 
 setup() {
 	load test_helper
-	PY=/usr/bin/python3
 	M="$BATS_TEST_DIRNAME/ir-run"
 }
 

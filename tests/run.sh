@@ -25,7 +25,8 @@ jobs=${IRPIPE_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ "$jobs" -le 4 ] 2>/dev/null || jobs=4
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/irpipe-check.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+py_pid=
+trap '[ -z "$py_pid" ] || { kill "$py_pid"; wait "$py_pid"; } 2>/dev/null; rm -rf "$tmp"' EXIT
 
 pass=0 fail=0 skip=0
 failed=()
@@ -157,6 +158,23 @@ done
 	done
 } >"$jobs_list"
 
+# --- python3, started once ------------------------------------------------------
+# The bats files start python3 (numpy, onnx, torch) about a thousand times
+# a build; tests/helpers/pyserver.py imports those once and runs each
+# program in a fork of itself for py-client (tests/helpers/py-client.c),
+# which test_helper.bash's $PY is while IRPIPE_PYSERVER is set.  The first
+# build's client serves both builds: it is a test helper, and python3 is
+# not sanitized.  A client that finds no server runs python3 itself.
+for build in "${builds[@]}"; do
+	case $build in /*) bin=$build/bin ;; *) bin=$root/$build/bin ;; esac
+	[ -x "$bin/../tests/bin/py-client" ] && export IRPIPE_PYCLIENT=$bin/../tests/bin/py-client
+done
+if [ -n "${IRPIPE_PYCLIENT:-}" ] && [ -f tests/helpers/pyserver.py ] && [ -x /usr/bin/python3 ]; then
+	export IRPIPE_PYSERVER=$tmp/py.sock
+	/usr/bin/python3 tests/helpers/pyserver.py "$IRPIPE_PYSERVER" </dev/null >"$tmp/pyserver.log" 2>&1 &
+	py_pid=$!
+fi
+
 # run_job BUILD TYPE PATH, in a worker: the job's output to
 # $tmp/BUILD/out/NAME, its exit status to NAME.rc, then the job's line,
 # NUL-ended, to the pipe (far shorter than PIPE_BUF: the lines of jobs
@@ -199,6 +217,11 @@ while IFS=' ' read -r -d '' build type path; do
 done < <(xargs -L 1 -P "$jobs" bash -c 'run_job "$@"' run_job <"$jobs_list")
 if [ "$reported" -ne "$queued" ]; then
 	result fail "$((queued - reported)) of $queued test jobs did not report"
+fi
+
+# the python3 server's own errors (those of the programs it ran went to the tests)
+if [ -s "$tmp/pyserver.log" ]; then
+	result fail "tests/helpers/pyserver.py" "$tmp/pyserver.log"
 fi
 
 # --- sanitizer reports written to files -----------------------------------------

@@ -75,11 +75,26 @@ load_libraries bats-support bats-assert
 
 # have_python MODULE...: Debian's python3 has every MODULE.  Found, not
 # imported: tests skip without them, and importing torch before every
-# test cost 1.5 s of CPU each time.
+# test cost 1.5 s of CPU each time; asked once a bats run (the answer in
+# BATS_RUN_TMPDIR), not before every test.
 have_python() {
-	/usr/bin/python3 -c 'import sys, importlib.util as u
+	local f=$BATS_RUN_TMPDIR/irpipe-have-python-${*// /-} r
+	if [ ! -f "$f" ]; then
+		/usr/bin/python3 -c 'import sys, importlib.util as u
 sys.exit(not all(u.find_spec(m) for m in sys.argv[1:]))' "$@" 2>/dev/null
+		echo $? >"$f.$$" && mv -f "$f.$$" "$f"
+	fi
+	read -r r <"$f" && [ "$r" = 0 ]
 }
+
+# PY: python3 for the tests (Debian's: it has numpy, onnx and torch), or,
+# under tests/run.sh, py-client, which runs the same command line in the
+# server that run.sh started with those modules imported once (0.1 to 1.5
+# s of CPU a start less).
+PY=/usr/bin/python3
+if [ -n "${IRPIPE_PYSERVER:-}" ] && [ -x "${IRPIPE_PYCLIENT:-}" ]; then
+	PY=$IRPIPE_PYCLIENT
+fi
 
 IRPIPE_BIN=${IRPIPE_BIN:-$BATS_TEST_DIRNAME/../build/bin}
 IRPIPE_BIN=$(cd "$IRPIPE_BIN" && pwd)
@@ -132,12 +147,11 @@ golden() {
 }
 
 # ocl_setup: for the suites that run ir-run on OpenCL (POCL here) and
-# compare with the interpreter: PY, Debian's python3, and H, the helper
-# tests/ir-run-ocl/npyio.py that writes inputs and compares outputs, or the
+# compare with the interpreter: H, the helper tests/ir-run-ocl/npyio.py
+# (run by $PY) that writes inputs and compares outputs, or the
 # test skipped without numpy; ASan's leak checker off, since it cannot
 # tell an OpenCL driver's lasting allocations from ours.
 ocl_setup() {
-	PY=/usr/bin/python3
 	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
 	have_python numpy || skip "python3-numpy is not installed"
 	export ASAN_OPTIONS=detect_leaks=0

@@ -1,0 +1,73 @@
+#!/usr/bin/env bats
+# tests/helpers/pyserver.py and py-client, python3 for the tests under
+# tests/run.sh: a command line run through them does what python3 does
+# with it (output, exit status, stdin, arguments, working directory,
+# environment, __file__), and the client runs python3 itself when there is
+# no server.
+
+setup() {
+	load test_helper
+	client=$IRPIPE_BIN/../tests/bin/py-client
+	[ -x "$client" ] || skip "py-client is not built"
+	sock=$BATS_TEST_TMPDIR/py.sock
+	# (importing only sys: the programs here need nothing else)
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/helpers/pyserver.py" "$sock" sys 3>&- &
+	server=$!
+	for i in $(seq 300); do [ -S "$sock" ] && break; sleep 0.1; done
+	[ -S "$sock" ]
+	cd "$BATS_TEST_TMPDIR"
+	cat > script.py <<-'P'
+		import os, sys
+		print("script", sys.argv, __name__, __file__ == os.path.abspath("script.py"))
+		print("path0", sys.path[0] == os.path.dirname(os.path.abspath("script.py")))
+	P
+}
+
+teardown() {
+	[ -z "${server:-}" ] || { kill "$server"; wait "$server"; } 2>/dev/null || true
+}
+
+# both ARG...: python3 ARG... and py-client ARG... (stdin from in) print
+# the same, to stdout and to stderr, and exit with the same status
+both() {
+	local want got t=$BATS_TEST_TMPDIR
+	want=$(/usr/bin/python3 "$@" < "$t/in" 2> "$t/want.err"; echo "status $?")
+	got=$(IRPIPE_PYSERVER=$sock "$client" "$@" < "$t/in" 2> "$t/got.err"; echo "status $?")
+	assert_equal "$got" "$want"
+	diff "$t/want.err" "$t/got.err"
+}
+
+@test "pyserver: -c, - and a script print, read stdin and exit as python3 does" {
+	echo 'import sys; print("stdin", sys.argv, sys.stdin.read().split())' > in
+	both -c 'import sys; print("c", sys.argv, __name__)' a 'b c'
+	both - x y
+	both script.py 1 2
+	both -c 'import sys; sys.exit(3)'
+	both -c 'import sys; print("out"); sys.exit("a message")'
+	both -c 'raise ValueError("an exception")'
+	both -c 'import os; os.kill(os.getpid(), 9)'
+	both -c 'import atexit; atexit.register(lambda: print("at exit")); print("first")'
+	grep -q 'ValueError: an exception' <(IRPIPE_PYSERVER=$sock "$client" -c 'raise ValueError("an exception")' 2>&1)
+}
+
+@test "pyserver: the program runs in the client's directory, with its environment; output appends where the client's does" {
+	mkdir sub
+	: > in
+	(cd sub && X=1 both -c 'import os; print(os.getcwd(), os.environ["X"], "PWD" in os.environ)')
+	{
+		IRPIPE_PYSERVER=$sock "$client" -c 'print(1)'
+		IRPIPE_PYSERVER=$sock "$client" -c 'import sys; print(2, file=sys.stderr)'
+		IRPIPE_PYSERVER=$sock "$client" -c 'print(3)'
+	} > log 2>&1
+	assert_equal "$(cat log)" "$(printf '1\n2\n3')"
+}
+
+@test "pyserver: without a server the client is python3" {
+	echo 'import sys; print("stdin", sys.argv)' > in
+	kill "$server"
+	wait "$server" || true
+	server=
+	both - x
+	run -0 env -u IRPIPE_PYSERVER "$client" -c 'print("unset")'
+	assert_output unset
+}
