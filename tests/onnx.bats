@@ -176,6 +176,13 @@ make_case() {
 	imported pools_1d --lower
 }
 
+@test "onnx: Sin and Cos are the IR's sin and cos, Tan their quotient" {
+	imported sin_cos_tan
+	imported sin_cos_tan --lower
+	grep -q '= sin(%x)$' sin_cos_tan/m.ir
+	grep -q '= cos(%x)$' sin_cos_tan/m.ir
+}
+
 @test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
 	imported layer_normalization
 	imported layer_normalization --lower

@@ -283,6 +283,45 @@ for i, f in enumerate("xyz"):
 PY
 }
 
+@test "run_ocl: sin and cos (and tan as their quotient) on cpu, gpu and texture gpu equal the interpreter, which equals C's" {
+	local d=$BATS_TEST_TMPDIR dev
+	"$PY" -c 'import numpy as np
+x = np.linspace(-7, 7, 72, dtype=np.float32).reshape(1, 2, 3, 3, 4)
+x.flat[0:3] = [np.nan, np.inf, 0]
+np.save("'"$d"'/x.npy", x)'
+	cat > "$d/m.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[1,2,3,3,4]) -> (f32[1,2,3,3,4], f32[1,2,3,3,4], f32[1,2,3,3,4]) {
+  %s = sin(%x)
+  %c = cos(%x)
+  %t0 = divide(%s, %c)
+  %t = (%s, %c, %t0)
+  return %t
+}
+IR
+	mkdir "$d/want"
+	ir-run --interp --input x="$d/x.npy" -o "$d/want" "$d/m.ir"
+	"$PY" - "$d" <<'PY'
+import sys
+import numpy as np
+np.seterr(invalid="ignore")
+d = sys.argv[1]
+x = np.load(d + "/x.npy").astype(np.float64)
+for i, w in enumerate([np.sin(x), np.cos(x), np.sin(x) / np.cos(x)]):
+    got = np.load("%s/want/%d.npy" % (d, i))
+    assert np.allclose(got, w.astype(np.float32), rtol=1e-6, atol=1e-7, equal_nan=True), (i, got, w)
+PY
+	for dev in cpu gpu tex; do
+		retarget $dev "$d/m.ir" > "$d/m.$dev.ir"
+		compiled "$d/m.$dev.ir" "$d/c.$dev.ir"
+		mkdir "$d/got.$dev"
+		run -0 --separate-stderr ir-run --check --input x="$d/x.npy" -o "$d/got.$dev" "$d/c.$dev.ir"
+		"$PY" "$H" same "$d/got.$dev" "$d/want"
+	done
+	grep -q 'sin(' "$d/c.cpu.ir"
+	grep -q 'image2d_t' "$d/c.tex.ir"
+}
+
 @test "run_ocl: a value copied from texture to texture:weight is reshaped, not shared" {
 	local d=$BATS_TEST_TMPDIR
 	# the weight's layout_transform writes an image in texture (16 rows of

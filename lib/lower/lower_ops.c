@@ -43,7 +43,7 @@ lower_has_reduction(const OpDef *op)
 	case O_ADD: case O_SUBTRACT: case O_MULTIPLY: case O_DIVIDE: case O_MAXIMUM:
 	case O_MINIMUM: case O_POWER: case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG:
 	case O_SQRT: case O_RSQRT: case O_SIGMOID: case O_TANH: case O_CLIP: case O_CAST:
-	case O_ERF: case O_HARD_SIGMOID: case O_HARD_SWISH:
+	case O_ERF: case O_HARD_SIGMOID: case O_HARD_SWISH: case O_SIN: case O_COS:
 	case O_BIAS_ADD: case O_SOFTMAX: case O_RESHAPE: case O_TRANSPOSE:
 	case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_SPLIT: case O_SQUEEZE:
 	case O_EXPAND_DIMS: case O_STRIDED_SLICE: case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL:
@@ -373,6 +373,8 @@ unary(GroupCx *c, OpId code, PExpr *x, ElemKind k)
 	case O_SIGMOID: return pe_call1(b, I_SIGMOID, x);
 	case O_TANH: return pe_call1(b, I_TANH, x);
 	case O_ERF: return pe_call1(b, I_ERF, x);
+	case O_SIN: return pe_call1(b, I_SIN, x);
+	case O_COS: return pe_call1(b, I_COS, x);
 	default:                /* lower_member calls it for these only */
 		return x;
 	}
@@ -1057,7 +1059,7 @@ member_value(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 		break;
 	}
 	case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT: case O_RSQRT:
-	case O_SIGMOID: case O_TANH: case O_ERF: {
+	case O_SIGMOID: case O_TANH: case O_ERF: case O_SIN: case O_COS: {
 		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		if (!x)
 			return NULL;
@@ -1183,7 +1185,7 @@ chain_lanes_ok(GroupCx *c, int k, int stop, uint32_t lanes)
 				lanes = 1;
 			break;
 		case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT: case O_RSQRT:
-		case O_SIGMOID: case O_TANH: case O_CAST: case O_CLIP: case O_ERF:
+		case O_SIGMOID: case O_TANH: case O_CAST: case O_CLIP: case O_ERF: case O_SIN: case O_COS:
 		case O_HARD_SIGMOID: case O_HARD_SWISH:
 			break;
 		case O_BIAS_ADD:

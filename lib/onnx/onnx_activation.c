@@ -2,8 +2,8 @@
  * operator of, imported as compositions of its elementwise ones (where,
  * comparisons, exp, arithmetic with scalars), so no new IR operator is
  * needed: LeakyRelu, PRelu, ThresholdedRelu, Shrink, Elu, Selu, Celu,
- * Softplus, Softsign, Sinh, Cosh, Sign, IsInf, IsNaN; and Mean of n inputs
- * and GlobalMaxPool.  Each folds when its input is known at import (the
+ * Softplus, Softsign, Sinh, Cosh, Tan (sin / cos), Sign, IsInf, IsNaN; and
+ * Mean of n inputs and GlobalMaxPool.  Each folds when its input is known at import (the
  * parts fold). */
 #include <math.h>
 #include <string.h>
@@ -106,6 +106,8 @@ activation(Cx *c, const Onnx__NodeProto *n, Val *x, Val *slope)
 	}
 	if (!strcmp(t, "Softsign"))
 		return bin(c, BIN_DIV, x, bin(c, BIN_ADD, un(c, UN_ABS, x), num(c, 1)));
+	if (!strcmp(t, "Tan"))
+		return bin(c, BIN_DIV, un(c, UN_SIN, x), un(c, UN_COS, x));
 	if (!strcmp(t, "Sinh") || !strcmp(t, "Cosh")) {
 		Val *p = un(c, UN_EXP, x), *m = un(c, UN_EXP, un(c, UN_NEG, x));
 		Val *s = bin(c, t[0] == 'S' ? BIN_SUB : BIN_ADD, p, m);

@@ -164,7 +164,7 @@ onnx_fold_unary(Imp *im, UnOp op, const Tensor *a)
 		[UN_TANH] = O_TANH, [UN_EXP] = O_EXP, [UN_LOG] = O_LOG, [UN_SQRT] = O_SQRT,
 		[UN_NOT] = O_LOGICAL_NOT, [UN_ERF] = O_ERF, [UN_RECIP] = O__COUNT,
 		[UN_ABS] = O__COUNT, [UN_FLOOR] = O__COUNT, [UN_CEIL] = O__COUNT,
-		[UN_ROUND] = O__COUNT,
+		[UN_ROUND] = O__COUNT, [UN_SIN] = O_SIN, [UN_COS] = O_COS,
 	};
 	bool ints = is_int(a);
 	/* the kernels take floats, and integers for negative and nn.relu, bools
@@ -195,6 +195,8 @@ onnx_fold_unary(Imp *im, UnOp op, const Tensor *a)
 		case UN_SIGMOID: y = 1 / (1 + exp(-x)); break;
 		case UN_TANH: y = tanh(x); break;
 		case UN_ERF: y = erf(x); break;
+		case UN_SIN: y = sin(x); break;
+		case UN_COS: y = cos(x); break;
 		case UN_EXP: y = exp(x); break;
 		case UN_LOG: y = log(x); break;
 		case UN_SQRT: y = sqrt(x); break;

@@ -63,7 +63,7 @@ static const OpId un_ir[] = {
 	[UN_TANH] = O_TANH, [UN_EXP] = O_EXP, [UN_LOG] = O_LOG, [UN_SQRT] = O_SQRT,
 	[UN_NOT] = O_LOGICAL_NOT, [UN_ERF] = O_ERF,
 	[UN_RECIP] = O__COUNT, [UN_ABS] = O__COUNT, [UN_FLOOR] = O__COUNT, [UN_CEIL] = O__COUNT,
-	[UN_ROUND] = O__COUNT,
+	[UN_ROUND] = O__COUNT, [UN_SIN] = O_SIN, [UN_COS] = O_COS,
 };
 
 Val *
@@ -129,7 +129,7 @@ onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 	}
 	bool fl = elem_is_float(a->kind);
 	if ((op == UN_SIGMOID || op == UN_TANH || op == UN_EXP || op == UN_LOG || op == UN_SQRT ||
-	     op == UN_RECIP || op == UN_ERF) && !fl)
+	     op == UN_RECIP || op == UN_ERF || op == UN_SIN || op == UN_COS) && !fl)
 		return onnx_fail(im, "needs a floating-point operand, not %s", elem_name(a->kind));
 	if (a->kind == ET_BOOL && op != UN_NOT)
 		return onnx_fail(im, "arithmetic on bool tensors");
@@ -1229,6 +1229,7 @@ static const OpMap ops[] = {
 	{"ConstantOfShape", 9, 1, map_constant_of_shape, 0},
 	{"Conv", 1, 2, onnx_map_conv, 0},
 	{"ConvTranspose", 1, 2, onnx_map_convtranspose, 0},
+	{"Cos", 7, 1, map_unary, UN_COS},
 	{"Cosh", 9, 1, onnx_map_activation, 0},
 	{"CumSum", 11, 2, onnx_map_cumsum, 0},
 	{"DepthToSpace", 1, 1, onnx_map_depth_space, 0},
@@ -1304,6 +1305,7 @@ static const OpMap ops[] = {
 	{"Shrink", 9, 1, onnx_map_activation, 0},
 	{"Sigmoid", 6, 1, map_unary, UN_SIGMOID},
 	{"Sign", 9, 1, onnx_map_activation, 0},
+	{"Sin", 7, 1, map_unary, UN_SIN},
 	{"Sinh", 9, 1, onnx_map_activation, 0},
 	{"Size", 1, 1, map_size, 0},
 	{"Slice", 1, 1, map_slice, 0},
@@ -1317,6 +1319,7 @@ static const OpMap ops[] = {
 	{"Squeeze", 1, 1, map_squeeze, 0},
 	{"Sub", 6, 2, map_binary, BIN_SUB},
 	{"Sum", 6, 1, map_binary, BIN_ADD},
+	{"Tan", 7, 1, onnx_map_activation, 0},
 	{"Tanh", 6, 1, map_unary, UN_TANH},
 	{"ThresholdedRelu", 10, 1, onnx_map_activation, 0},
 	{"Tile", 6, 2, onnx_map_tile, 0},

@@ -212,6 +212,8 @@ intrinsic_f(IntrinId fn, double a, double b, double c)
 	case I_TANH: return tanh(a);
 	case I_SIGMOID: return 1.0 / (1.0 + exp(-a));
 	case I_ERF: return erf(a);
+	case I_SIN: return sin(a);
+	case I_COS: return cos(a);
 	case I_FLOOR: return floor(a);
 	case I_CEIL: return ceil(a);
 	case I_POW: return pow(a, b);

@@ -156,6 +156,8 @@ ref_unary(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 			case O_SIGMOID: r = 1.0 / (1.0 + exp(-v)); break;
 			case O_TANH: r = tanh(v); break;
 			case O_ERF: r = erf(v); break;
+			case O_SIN: r = sin(v); break;
+			case O_COS: r = cos(v); break;
 			case O_HARD_SIGMOID: r = h; break;
 			case O_HARD_SWISH: r = v * h; break;
 			default: break;     /* ref_unary serves only these */

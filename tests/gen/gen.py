@@ -184,6 +184,9 @@ class Gen:
         # x * sigmoid(x) and x * tanh(x) (issue 23: diamonds that fuse),
         # a stream of its own for the same reason
         self.rdiamond = random.Random(seed ^ 0xd1a23)
+        # sin and cos (issue 27) stand in for some erfs, a stream of
+        # their own for the same reason
+        self.rtrig = random.Random(seed ^ 0x51c05)
         self.seed = seed
         # legacy: the operators of before comparisons, logic, where,
         # argmax/argmin, max/min, strided_slice and nn.pad, so that a seed
@@ -552,13 +555,19 @@ class Gen:
         self.budget += numel(v.shape)
 
     def op_unary_new(self, v):
-        """erf, hard_sigmoid (alpha, beta) or hard_swish of the float v.
+        """erf, sin, cos, hard_sigmoid (alpha, beta) or hard_swish of the float v.
         The lowered hard_sigmoid rounds alpha, alpha x and alpha x + beta
         to the element type (the graph level rounds once): never exact."""
         dt, lo, hi, e = v.dt, v.lo, v.hi, v.err
         op = self.runary.choice(["erf", "hard_sigmoid", "hard_swish"])
         attrs = ""
-        if op == "erf":
+        if op == "erf" and self.rtrig.random() < 0.5:
+            op = self.rtrig.choice(["sin", "cos"])
+        if op in ("sin", "cos"):
+            # slope at most 1; the range [-1, 1] (not narrowed)
+            nlo, nhi = -1.0, 1.0
+            ne = e
+        elif op == "erf":
             nlo, nhi = math.erf(lo), math.erf(hi)
             ne = 2 / math.sqrt(math.pi) * e
         else:

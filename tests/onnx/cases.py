@@ -1166,6 +1166,17 @@ def pools_1d():
             [mx, av])
 
 
+@case(opset=7)
+def sin_cos_tan():
+    # Sin and Cos: the IR's sin and cos; Tan: their quotient
+    x = f32(rng(44).uniform(-4, 4, (3, 5)))
+    x64 = x.astype(np.float64)
+    nodes = [h.make_node('Sin', ['x'], ['s']), h.make_node('Cos', ['x'], ['c']),
+             h.make_node('Tan', ['x'], ['t'])]
+    return (nodes, [vi('x', [3, 5])], [vi(k, [3, 5]) for k in 'sct'], [], {'x': x},
+            [np.sin(x64), np.cos(x64), np.tan(x64)])
+
+
 # --- models for the error cases: no expected outputs ----------------------------
 
 @case()

@@ -364,6 +364,8 @@ test_unary(void)
 	       1 / (1 + exp(-0.25)), 1 / (1 + exp(-4.0)));
 	EXPECT("tanh", RUN("tanh", NULL, x, ET_F64, SHAPE(4)), 0, tanh(-1.5), 0, tanh(0.25), tanh(4));
 	EXPECT("erf", RUN("erf", NULL, x, ET_F64, SHAPE(4)), 1e-15, erf(-1.5), 0, erf(0.25), erf(4));
+	EXPECT("sin", RUN("sin", NULL, x, ET_F64, SHAPE(4)), 0, sin(-1.5), 0, sin(0.25), sin(4));
+	EXPECT("cos", RUN("cos", NULL, x, ET_F64, SHAPE(4)), 0, cos(-1.5), 1, cos(0.25), cos(4));
 	/* ONNX's defaults 0.2 and 0.5: -1.5 -> 0.2, 4 -> 1.3 clipped to 1 */
 	EXPECT("hard_sigmoid", RUN("hard_sigmoid", NULL, x, ET_F64, SHAPE(4)), 1e-15, 0.2, 0.5,
 	       0.55, 1);
@@ -395,6 +397,8 @@ test_unary(void)
 	EXPECT("i8 relu", RUN("nn.relu", NULL, i, ET_I8, SHAPE(3)), 0, 0, 0, 5);
 	RUN_ERR("exp", NULL, i, ET_I8, SHAPE(3), "floating-point");
 	RUN_ERR("erf", NULL, i, ET_I8, SHAPE(3), "floating-point");
+	RUN_ERR("sin", NULL, i, ET_I8, SHAPE(3), "floating-point");
+	RUN_ERR("cos", NULL, i, ET_I8, SHAPE(3), "floating-point");
 	RUN_ERR("hard_swish", NULL, i, ET_I8, SHAPE(3), "floating-point");
 	free_all(i, 1);
 	Tensor *u[1] = {mk(ET_U8, SHAPE(2), VALS(0, 3))};
