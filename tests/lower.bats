@@ -195,15 +195,23 @@ IR
 	assert_output --regexp 'let %ox[0-9]+: i32 = min\(%ox[0-9]+, 2\)'
 	assert_output --regexp 'if %ox[0-9]+ \+ 7 >= %ox[0-9]+ \{'
 	assert_output --regexp '%out\[0, %i[0-9]+, %i[0-9]+, 0:8\] = %acc[0-9]+\[0:8\]'
-	# six pools tiled; the concatenation's and the packed one an element per item
+	# seven pools tiled, the concatenation's too (its operands read in
+	# vectors); the packed one an element per item
 	[ "$(grep -c '^prim' <<< "$output")" = 8 ]
-	[ "$(grep -c 'alloc %tap\|let %in[0-9]*: bool\|%out\[0, %i[0-9]*, %i[0-9]*, 0:8\]' <<< "$output")" = 6 ]
+	[ "$(grep -c '^      alloc %tap\|let %in[0-9]*: bool\|%out\[0, %i[0-9]*, %i[0-9]*, 0:8\]' <<< "$output")" = 7 ]
 	sed -n '/^prim @fused_concatenate_nn_max_pool2d/,/^}/p' <<< "$output" > "$BATS_TEST_TMPDIR/cat.ir"
-	grep -q 'alloc %acc[0-9]*: f32\[1\]' "$BATS_TEST_TMPDIR/cat.ir"
-	! grep -q 'alloc %row' "$BATS_TEST_TMPDIR/cat.ir"
+	grep -Eq '%acc[0-9]+\[0:4\] = %p1\[0, %i[0-9]+ - 3, %y[0-9]+, %x[0-9]+ \+ 4:4\]' "$BATS_TEST_TMPDIR/cat.ir"
 	sed -n '/^prim @nn_max_pool2d_4/,/^}/p' <<< "$output" | grep -q '%x[0-9]* >= 0 && %x[0-9]* < 7'
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/pool_cpu.ir"
 	refute_output --partial 'alloc %row'
+}
+@test "lower: a concatenation along packed channel blocks reads each output texel whole from its operand; along the last axis element by element (issue 23)" {
+	golden --from=ir-plan-devices ir-lower concat_packed
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/concat_packed.ir"
+	assert_output --regexp '%acc[0-9]+\[0:4\] = %p1\[0, %i[0-9]+ - 3, %i[0-9]+, %i[0-9]+, 0:4\]'
+	assert_output --regexp 'let %v[0-9]+: f32x4 = select\(%v[0-9]+ < broadcast<f32x4>\(0.0\)'
+	refute_output --partial 'alloc %texel'
+	assert_output --regexp '%acc[0-9]+\[0\] = %p1\[0, %i[0-9]+, %i[0-9]+, %i[0-9]+ - 5\]'
 }
 @test "lower: depthwise conv2d on a texture gpu: texels of up to 4 columns per item from images, NCHW rows of scalars (issue 23)" {
 	golden --from=ir-plan-devices ir-lower depthwise_gpu

@@ -514,12 +514,12 @@ layout_transform(GroupCx *c, int k, PExpr *const *idx)
 /* The tuple's fields are inputs; each output index reads the one field
  * whose range along the axis holds it. */
 static PExpr *
-concatenate(GroupCx *c, int k, PExpr *const *idx)
+concatenate(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
 	const Value *v = c->g->members[k];
 	const Type *ot = type_of(v), *tt = type_of(v->args[0]);
 	int64_t axis = axis_of(v, ot->n);
-	PVar *tmp = accumulator(c, (DType){ot->dt.kind, 1}, pe_float(c->b, 0, kind_of(v)));
+	PVar *tmp = accumulator(c, (DType){ot->dt.kind, (uint8_t)lanes}, pe_float(c->b, 0, kind_of(v)));
 	int64_t off = 0;
 	for (uint32_t f = 0; f < tt->n; f++) {
 		int64_t size = tt->fields[f]->dims[axis];
@@ -529,7 +529,7 @@ concatenate(GroupCx *c, int k, PExpr *const *idx)
 		PExpr *in[LOWER_MAX_RANK];
 		for (uint32_t d = 0; d < ot->n; d++)
 			in[d] = d == (uint32_t)axis ? pe_sub(c->b, idx[d], pe_i32(c->b, off)) : idx[d];
-		acc_put(c, tmp, pe_load(c->b, lower_input(c, k, 0, (int)f)->buf, in, 1));
+		acc_put(c, tmp, pe_load(c->b, lower_input(c, k, 0, (int)f)->buf, in, lanes));
 		pb_close(c->b);
 		off += size;
 	}
@@ -1129,7 +1129,7 @@ member_value(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	case O_RESHAPE: case O_SQUEEZE: case O_EXPAND_DIMS: res = reshape(c, k, idx); break;
 	case O_TRANSPOSE: res = transpose(c, k, idx); break;
 	case O_LAYOUT_TRANSFORM: res = layout_transform(c, k, idx); break;
-	case O_CONCATENATE: res = concatenate(c, k, idx); break;
+	case O_CONCATENATE: res = concatenate(c, k, idx, lanes); break;
 	case O_STRIDED_SLICE: res = strided_slice(c, k, idx); break;
 	case O_PAD: res = pad(c, k, idx); break;
 	case O_SUM: case O_MEAN: case O_MAX: case O_MIN: res = reduce(c, k, idx, code, lanes); break;
@@ -1216,8 +1216,14 @@ chain_lanes_ok(GroupCx *c, int k, int stop, uint32_t lanes)
 			/* conv2d is a group's master: nothing below it. */
 			return true;
 		}
+		case O_CONCATENATE:
+			/* along another axis than the last, each run of lanes
+			 * lies in one operand */
+			if (axis_of(v, type_of(v)->n) + 1 == (int64_t)type_of(v)->n)
+				return false;
+			break;
 		case O_RESHAPE: case O_SQUEEZE: case O_EXPAND_DIMS: case O_TRANSPOSE:
-		case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_DENSE: case O_BATCH_MATMUL:
+		case O_LAYOUT_TRANSFORM: case O_DENSE: case O_BATCH_MATMUL:
 		case O_ARGMAX: case O_ARGMIN:
 		case O_SOFTMAX: case O_SPLIT: case O_STRIDED_SLICE: case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL:
 		case O_GREATER: case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR:

@@ -25,9 +25,9 @@
  * (lower_reduction_store).
  *
  * Producers fused before the pool must compute RX consecutive elements
- * as one vector (a concatenation cannot): otherwise, and for packed
- * results (NCHW4c, whose items combine texels already), an element per
- * item as before.
+ * as one vector (a concatenation along the channels can, one along the
+ * columns cannot): otherwise, and for packed results (NCHW4c, whose
+ * items combine texels already), an element per item as before.
  */
 #include <string.h>
 
@@ -216,10 +216,10 @@ lower_pool_cpu(GroupCx *c)
 	 * can compute RX consecutive elements as one vector */
 	bool vec = !none_inside &&
 	           (c->g->n == 1 || lower_chain_lanes_ok(c, c->g->n - 2, (uint32_t)t.RX));
-	/* Without vectors (a concatenation fused before the pool) the
-	 * scalar tiles of consecutive work items read with a stride, which
-	 * POCL vectorises across items as gathers: slower on squeezenet1_1
-	 * than an element per item. */
+	/* Without vectors (producers that cannot compute them) the scalar
+	 * tiles of consecutive work items read with a stride, which POCL
+	 * vectorises across items as gathers: slower on squeezenet1_1's
+	 * pools than an element per item. */
 	if (!vec)
 		return 0;
 	PBuild *b = c->b;
