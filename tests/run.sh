@@ -141,6 +141,9 @@ for build in "$@"; do
 	builds=("$build" "${builds[@]}")
 	mkdir -p "$tmp/$build/san" "$tmp/$build/out"
 done
+# IRPIPE_CHECK_SHARED: a folder for what one job learns and another of
+# the same run may use (tests/codegen.bats: the programs that built)
+mkdir -p "$tmp/shared"
 {
 	for build in "${builds[@]}"; do
 		for t in "$build"/tests/unit/*; do
@@ -183,7 +186,7 @@ run_job() {
 	local build=$1 type=$2 path=$3 o bin
 	o=$tmp/$build/out/$(printf %s "$path" | tr / _)
 	case $build in /*) bin=$build/bin ;; *) bin=$root/$build/bin ;; esac
-	export IRPIPE_BIN=$bin
+	export IRPIPE_BIN=$bin IRPIPE_CHECK_SHARED=$tmp/shared
 	export ASAN_OPTIONS="detect_leaks=1:exitcode=86:check_initialization_order=1:strict_string_checks=1:log_path=$tmp/$build/san/asan"
 	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87"
 	export LSAN_OPTIONS="exitcode=86"
