@@ -2,8 +2,8 @@
  * operator of, imported as compositions of its elementwise ones (where,
  * comparisons, exp, arithmetic with scalars), so no new IR operator is
  * needed: LeakyRelu, PRelu, ThresholdedRelu, Shrink, Elu, Selu, Celu,
- * Softplus, Softsign, Sinh, Cosh, Tan (sin / cos), Sign, IsInf, IsNaN; and
- * Mean of n inputs and GlobalMaxPool.  Each folds when its input is known at import (the
+ * Softplus, Softsign, Sinh, Cosh, Asinh, Acosh, Atanh, Tan (sin / cos),
+ * Sign, IsInf, IsNaN; and Mean of n inputs and GlobalMaxPool.  Each folds when its input is known at import (the
  * parts fold). */
 #include <math.h>
 #include <string.h>
@@ -106,6 +106,24 @@ activation(Cx *c, const Onnx__NodeProto *n, Val *x, Val *slope)
 	}
 	if (!strcmp(t, "Softsign"))
 		return bin(c, BIN_DIV, x, bin(c, BIN_ADD, un(c, UN_ABS, x), num(c, 1)));
+	if (!strcmp(t, "Asinh")) {
+		/* sign(x) log(|x| + sqrt(x^2 + 1)): on |x|, so that a negative x
+		 * does not cancel */
+		Val *a = un(c, UN_ABS, x);
+		Val *r = un(c, UN_SQRT, bin(c, BIN_ADD, bin(c, BIN_MUL, a, a), num(c, 1)));
+		Val *l = un(c, UN_LOG, bin(c, BIN_ADD, a, r));
+		return sel(c, bin(c, BIN_LT, x, num(c, 0)), un(c, UN_NEG, l), l);
+	}
+	if (!strcmp(t, "Acosh")) {
+		/* log(x + sqrt(x^2 - 1)); NaN below 1 */
+		Val *r = un(c, UN_SQRT, bin(c, BIN_SUB, bin(c, BIN_MUL, x, x), num(c, 1)));
+		return un(c, UN_LOG, bin(c, BIN_ADD, x, r));
+	}
+	if (!strcmp(t, "Atanh")) {
+		/* log((1 + x) / (1 - x)) / 2 */
+		Val *q = bin(c, BIN_DIV, bin(c, BIN_ADD, num(c, 1), x), bin(c, BIN_SUB, num(c, 1), x));
+		return bin(c, BIN_MUL, un(c, UN_LOG, q), num(c, 0.5));
+	}
 	if (!strcmp(t, "Tan"))
 		return bin(c, BIN_DIV, un(c, UN_SIN, x), un(c, UN_COS, x));
 	if (!strcmp(t, "Sinh") || !strcmp(t, "Cosh")) {

@@ -1212,10 +1212,13 @@ MAP(map_argreduce)
 
 static const OpMap ops[] = {
 	{"Abs", 6, 1, map_unary, UN_ABS},
+	{"Acosh", 9, 1, onnx_map_activation, 0},
 	{"Add", 6, 2, map_binary, BIN_ADD},
 	{"And", 6, 2, map_binary, BIN_AND},
 	{"ArgMax", 1, 1, map_argreduce, 0},
 	{"ArgMin", 1, 1, map_argreduce, 0},
+	{"Asinh", 9, 1, onnx_map_activation, 0},
+	{"Atanh", 9, 1, onnx_map_activation, 0},
 	{"AveragePool", 6, 1, onnx_map_avgpool, 0},
 	{"BatchNormalization", 6, 5, onnx_map_batchnorm, 0},
 	{"BitShift", 11, 2, onnx_map_bitshift, 0},
