@@ -3,8 +3,8 @@
  * comparisons, exp, arithmetic with scalars), so no new IR operator is
  * needed: LeakyRelu, PRelu, ThresholdedRelu, Shrink, Elu, Selu, Celu,
  * Softplus, Softsign, Sinh, Cosh, Asinh, Acosh, Atanh, Tan (sin / cos),
- * Sign, IsInf, IsNaN; and Mean of n inputs and GlobalMaxPool.  Each folds when its input is known at import (the
- * parts fold). */
+ * Sign, IsInf, IsNaN; and Mean of n inputs.  Each folds when its input
+ * is known at import (the parts fold). */
 #include <math.h>
 #include <string.h>
 
@@ -198,20 +198,4 @@ MAP_FN(onnx_map_mean)
 	if (nin > 1)
 		acc = bin(&c, BIN_DIV, acc, num(&c, (double)nin));
 	return (out[0] = acc) != NULL;
-}
-
-/* GlobalMaxPool: max over the spatial axes, kept. */
-MAP_FN(onnx_map_global_maxpool)
-{
-	(void)n, (void)nin, (void)nout;
-	Val *x = in[0];
-	if (x->rank < 3 || x->kind == ET_BOOL)
-		return onnx_fail(im, "needs a number input of rank 3 or more"), false;
-	int64_t axes[MAX_RANK];
-	for (uint32_t i = 2; i < x->rank; i++)
-		axes[i - 2] = i;
-	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 0, NULL, O_MAX, x,
-	                    ATTRS(im, {"axis", onnx_ints(im, axes, x->rank - 2)},
-	                          {"keepdims", gb_bool(true)}));
-	return out[0] != NULL;
 }

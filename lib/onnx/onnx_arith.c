@@ -12,18 +12,6 @@
 	bool fn(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_t nout)
 
 static Val *
-bin(Imp *im, BinOp op, Val *a, Val *b, const char *h)
-{
-	return a && b ? onnx_op_binary(im, op, a, b, h) : NULL;
-}
-
-static Val *
-sel(Imp *im, Val *c, Val *a, Val *b, const char *h)
-{
-	return c && a && b ? onnx_op_where(im, c, a, b, h) : NULL;
-}
-
-static Val *
 num(Imp *im, Val *like, double v)
 {
 	return onnx_scalar(im, like->kind, v);
@@ -44,9 +32,9 @@ trunc_f(Imp *im, Val *x, const char *h)
 {
 	Val *i = onnx_op_cast(im, x, ET_I64, h);
 	Val *t = i ? onnx_op_cast(im, i, x->kind, h) : NULL;
-	Val *small = bin(im, BIN_LT, onnx_op_unary(im, UN_ABS, x, h), num(im, x, integral_from(x->kind)),
+	Val *small = onnx_op_binary(im, BIN_LT, onnx_op_unary(im, UN_ABS, x, h), num(im, x, integral_from(x->kind)),
 	                 h);
-	return sel(im, small, t, x, h);
+	return onnx_op_where(im, small, t, x, h);
 }
 
 /* floor (dir -1) or ceil (dir 1) of a float: trunc, moved by one where it
@@ -55,8 +43,8 @@ static Val *
 floor_ceil(Imp *im, Val *x, int dir, const char *h)
 {
 	Val *t = trunc_f(im, x, h);
-	Val *past = bin(im, dir < 0 ? BIN_GT : BIN_LT, t, x, h);
-	return sel(im, past, bin(im, BIN_ADD, t, num(im, x, dir), h), t, h);
+	Val *past = onnx_op_binary(im, dir < 0 ? BIN_GT : BIN_LT, t, x, h);
+	return onnx_op_where(im, past, onnx_op_binary(im, BIN_ADD, t, num(im, x, dir), h), t, h);
 }
 
 Val *
@@ -68,12 +56,12 @@ onnx_op_rounding(Imp *im, UnOp op, Val *x, const char *h)
 		return floor_ceil(im, x, op == UN_FLOOR ? -1 : 1, h);
 	/* Round: to the nearest integer, halves to the even one */
 	Val *f = floor_ceil(im, x, -1, h);
-	Val *d = bin(im, BIN_SUB, x, f, h), *f1 = bin(im, BIN_ADD, f, num(im, x, 1), h);
-	Val *half = floor_ceil(im, bin(im, BIN_MUL, f, num(im, x, 0.5), h), -1, h);
-	Val *even = bin(im, BIN_EQ, bin(im, BIN_MUL, half, num(im, x, 2), h), f, h);
-	Val *tie = sel(im, even, f, f1, h);
-	Val *lo = sel(im, bin(im, BIN_LT, d, num(im, x, 0.5), h), f, tie, h);
-	return sel(im, bin(im, BIN_GT, d, num(im, x, 0.5), h), f1, lo, h);
+	Val *d = onnx_op_binary(im, BIN_SUB, x, f, h), *f1 = onnx_op_binary(im, BIN_ADD, f, num(im, x, 1), h);
+	Val *half = floor_ceil(im, onnx_op_binary(im, BIN_MUL, f, num(im, x, 0.5), h), -1, h);
+	Val *even = onnx_op_binary(im, BIN_EQ, onnx_op_binary(im, BIN_MUL, half, num(im, x, 2), h), f, h);
+	Val *tie = onnx_op_where(im, even, f, f1, h);
+	Val *lo = onnx_op_where(im, onnx_op_binary(im, BIN_LT, d, num(im, x, 0.5), h), f, tie, h);
+	return onnx_op_where(im, onnx_op_binary(im, BIN_GT, d, num(im, x, 0.5), h), f1, lo, h);
 }
 
 /* Mod: fmod=1 is C's fmod (the sign of the dividend), a - b trunc(a / b);
@@ -93,16 +81,16 @@ MAP_FN(onnx_map_mod)
 		return onnx_fail(im, "a floating-point Mod needs fmod=1"), false;
 	if (a->k && b->k && !(fm && !fl))
 		return (out[0] = onnx_op_binary(im, BIN_MOD, a, b, h)) != NULL;
-	Val *q = bin(im, BIN_DIV, a, b, h);
+	Val *q = onnx_op_binary(im, BIN_DIV, a, b, h);
 	if (fl)
 		q = q ? trunc_f(im, q, h) : NULL;
-	Val *r = bin(im, BIN_SUB, a, bin(im, BIN_MUL, b, q, h), h);
+	Val *r = onnx_op_binary(im, BIN_SUB, a, onnx_op_binary(im, BIN_MUL, b, q, h), h);
 	if (fm || !elem_is_signed(a->kind))
 		return (out[0] = r) != NULL;
 	Val *z = num(im, a, 0);
-	Val *differ = bin(im, BIN_XOR, bin(im, BIN_LT, r, z, h), bin(im, BIN_LT, b, z, h), h);
-	Val *fix = bin(im, BIN_AND, differ, onnx_op_unary(im, UN_NOT, bin(im, BIN_EQ, r, z, h), h), h);
-	return (out[0] = sel(im, fix, bin(im, BIN_ADD, r, b, h), r, h)) != NULL;
+	Val *differ = onnx_op_binary(im, BIN_XOR, onnx_op_binary(im, BIN_LT, r, z, h), onnx_op_binary(im, BIN_LT, b, z, h), h);
+	Val *fix = onnx_op_binary(im, BIN_AND, differ, onnx_op_unary(im, UN_NOT, onnx_op_binary(im, BIN_EQ, r, z, h), h), h);
+	return (out[0] = onnx_op_where(im, fix, onnx_op_binary(im, BIN_ADD, r, b, h), r, h)) != NULL;
 }
 
 /* BitShift of unsigned integers: x times or divided by 2^y (the IR's
@@ -122,11 +110,11 @@ MAP_FN(onnx_map_bitshift)
 	    x->kind == ET_BOOL)
 		return onnx_fail(im, "needs unsigned integers of one type, not %s and %s",
 		                 elem_name(x->kind), elem_name(y->kind)), false;
-	Val *p = bin(im, BIN_POW, num(im, x, 2), y, h);
+	Val *p = onnx_op_binary(im, BIN_POW, num(im, x, 2), y, h);
 	if (left)
-		return (out[0] = bin(im, BIN_MUL, x, p, h)) != NULL;
+		return (out[0] = onnx_op_binary(im, BIN_MUL, x, p, h)) != NULL;
 	Val *one = num(im, x, 1);
-	Val *q = bin(im, BIN_DIV, x, bin(im, BIN_MAX, p, one, h), h);
+	Val *q = onnx_op_binary(im, BIN_DIV, x, onnx_op_binary(im, BIN_MAX, p, one, h), h);
 	double bits = (double)elem_bits(x->kind);
-	return (out[0] = sel(im, bin(im, BIN_LT, y, num(im, x, bits), h), q, num(im, x, 0), h)) != NULL;
+	return (out[0] = onnx_op_where(im, onnx_op_binary(im, BIN_LT, y, num(im, x, bits), h), q, num(im, x, 0), h)) != NULL;
 }

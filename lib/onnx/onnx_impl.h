@@ -236,7 +236,9 @@ const OpMap *onnx_op_lookup(const char *op, int64_t opset);
 /* The first opset the table maps op in, or -1 when it has no entry. */
 int onnx_op_since(const char *op);
 
-/* Shared by the two operator files. */
+/* Shared by the operator files.  onnx_op_binary and onnx_op_where return
+ * NULL for a NULL operand (one whose building failed, reported), so that
+ * compositions nest. */
 Val *onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint);
 Val *onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint);
 /* where(c, a, b), broadcasting the three (folded when all are known). */
@@ -275,7 +277,6 @@ bool onnx_map_einsum(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, siz
 /* onnx_activation.c */
 bool onnx_map_activation(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_mean(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool onnx_map_global_maxpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_arith.c */
 /* Floor, Ceil or Round (UN_FLOOR, UN_CEIL, UN_ROUND) of a computed value. */
 Val *onnx_op_rounding(Imp *im, UnOp op, Val *x, const char *hint);

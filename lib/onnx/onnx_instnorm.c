@@ -10,12 +10,6 @@
 	bool fn(Imp *im, const Onnx__NodeProto *n, Val **in, size_t nin, Val **out, size_t nout)
 
 static Val *
-bin(Imp *im, BinOp op, Val *a, Val *b, const char *h)
-{
-	return a && b ? onnx_op_binary(im, op, a, b, h) : NULL;
-}
-
-static Val *
 mean_over(Imp *im, Val *x, const int64_t *axes, size_t na, const char *h)
 {
 	if (!x)
@@ -54,11 +48,11 @@ MAP_FN(onnx_map_instnorm)
 	Val *s = per_channel(im, in[1], x->rank, x->dims[1], "scale");
 	Val *b = s ? per_channel(im, in[2], x->rank, x->dims[1], "B") : NULL;
 	Val *m = b ? mean_over(im, x, axes, x->rank - 2, h) : NULL;
-	Val *c = bin(im, BIN_SUB, x, m, h);
-	Val *var = mean_over(im, bin(im, BIN_MUL, c, c, h), axes, x->rank - 2, h);
-	Val *sd = var ? onnx_op_unary(im, UN_SQRT, bin(im, BIN_ADD, var, onnx_scalar(im, x->kind, eps),
+	Val *c = onnx_op_binary(im, BIN_SUB, x, m, h);
+	Val *var = mean_over(im, onnx_op_binary(im, BIN_MUL, c, c, h), axes, x->rank - 2, h);
+	Val *sd = var ? onnx_op_unary(im, UN_SQRT, onnx_op_binary(im, BIN_ADD, var, onnx_scalar(im, x->kind, eps),
 	                                               h), h) : NULL;
-	Val *y = bin(im, BIN_ADD, bin(im, BIN_MUL, bin(im, BIN_DIV, c, sd, h), s, h), b, h);
+	Val *y = onnx_op_binary(im, BIN_ADD, onnx_op_binary(im, BIN_MUL, onnx_op_binary(im, BIN_DIV, c, sd, h), s, h), b, h);
 	return (out[0] = y) != NULL;
 }
 
@@ -79,11 +73,11 @@ MAP_FN(onnx_map_mvn)
 		if ((axes[i] = onnx_norm_axis(im, axes[i], x->rank, "axis")) < 0)
 			return false;
 	Val *m = mean_over(im, x, axes, (size_t)na, h);
-	Val *ex2 = mean_over(im, bin(im, BIN_MUL, x, x, h), axes, (size_t)na, h);
-	Val *var = bin(im, BIN_SUB, ex2, bin(im, BIN_MUL, m, m, h), h);
+	Val *ex2 = mean_over(im, onnx_op_binary(im, BIN_MUL, x, x, h), axes, (size_t)na, h);
+	Val *var = onnx_op_binary(im, BIN_SUB, ex2, onnx_op_binary(im, BIN_MUL, m, m, h), h);
 	Val *sd = var ? onnx_op_unary(im, UN_SQRT, var, h) : NULL;
-	Val *den = bin(im, BIN_ADD, sd, onnx_scalar(im, x->kind, 1e-9), h);
-	return (out[0] = bin(im, BIN_DIV, bin(im, BIN_SUB, x, m, h), den, h)) != NULL;
+	Val *den = onnx_op_binary(im, BIN_ADD, sd, onnx_scalar(im, x->kind, 1e-9), h);
+	return (out[0] = onnx_op_binary(im, BIN_DIV, onnx_op_binary(im, BIN_SUB, x, m, h), den, h)) != NULL;
 }
 
 /* LRN: x / (bias + alpha / size * the sum of squares over the channels
@@ -102,7 +96,7 @@ MAP_FN(onnx_map_lrn)
 		return onnx_fail(im, "size %lld is out of range", (long long)size), false;
 	double alpha = onnx_attr_float(n, "alpha", 1e-4), beta = onnx_attr_float(n, "beta", 0.75);
 	double bias = onnx_attr_float(n, "bias", 1);
-	Val *sq = bin(im, BIN_MUL, x, x, h);
+	Val *sq = onnx_op_binary(im, BIN_MUL, x, x, h);
 	int64_t w[2 * MAX_RANK] = {0};
 	w[2] = (size - 1) / 2, w[3] = size / 2;
 	Val *p = sq ? onnx_emit1(im, h, x->kind, 0, NULL, O_PAD, sq,
@@ -111,12 +105,12 @@ MAP_FN(onnx_map_lrn)
 	Val *sum = NULL;
 	for (int64_t k = 0; k < size && p; k++) {
 		Val *s = onnx_op_slice_axis(im, p, 1, k, 1, C, h);
-		sum = sum ? bin(im, BIN_ADD, sum, s, h) : s;
+		sum = sum ? onnx_op_binary(im, BIN_ADD, sum, s, h) : s;
 		if (!sum)
 			return false;
 	}
-	Val *d = bin(im, BIN_ADD, bin(im, BIN_MUL, sum, onnx_scalar(im, x->kind, alpha / (double)size),
+	Val *d = onnx_op_binary(im, BIN_ADD, onnx_op_binary(im, BIN_MUL, sum, onnx_scalar(im, x->kind, alpha / (double)size),
 	                              h), onnx_scalar(im, x->kind, bias), h);
-	Val *pw = bin(im, BIN_POW, d, onnx_scalar(im, x->kind, beta), h);
-	return (out[0] = bin(im, BIN_DIV, x, pw, h)) != NULL;
+	Val *pw = onnx_op_binary(im, BIN_POW, d, onnx_scalar(im, x->kind, beta), h);
+	return (out[0] = onnx_op_binary(im, BIN_DIV, x, pw, h)) != NULL;
 }

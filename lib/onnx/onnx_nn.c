@@ -501,15 +501,18 @@ MAP_FN(onnx_map_avgpool)
 	return pool(im, n, in, out, nout, true);
 }
 
+/* GlobalAveragePool and GlobalMaxPool: the mean (max) over the spatial
+ * axes, kept; nn.global_avg_pool2d for an average of rank 4. */
 MAP_FN(onnx_map_global_avgpool)
 {
-	(void)n, (void)nin, (void)nout;
+	(void)nin, (void)nout;
 	Val *x = in[0];
+	bool max = strcmp(n->op_type, "GlobalMaxPool") == 0;
 	if (x->rank < 3)
 		return onnx_fail(im, "needs an input of rank 3 or more"), false;
 	if (x->kind == ET_BOOL)
 		return onnx_fail(im, "pooling of bool tensors is not supported"), false;
-	if (x->rank == 4) {
+	if (x->rank == 4 && !max) {
 		out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 0, NULL, O_GLOBAL_AVG_POOL2D, x,
 		                    NULL);
 		return true;
@@ -517,7 +520,7 @@ MAP_FN(onnx_map_global_avgpool)
 	int64_t axes[MAX_RANK];
 	for (uint32_t i = 2; i < x->rank; i++)
 		axes[i - 2] = i;
-	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 0, NULL, O_MEAN, x,
+	out[0] = onnx_emit1(im, onnx_out_hint(im, 0), x->kind, 0, NULL, max ? O_MAX : O_MEAN, x,
 	                    ATTRS(im, {"axis", onnx_ints(im, axes, x->rank - 2)},
 	                          {"keepdims", gb_bool(true)}));
 	return true;

@@ -69,6 +69,8 @@ static const OpId un_ir[] = {
 Val *
 onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 {
+	if (!a || !b)
+		return NULL;    /* an operand that failed (reported) */
 	bool logic = op == BIN_AND || op == BIN_OR || op == BIN_XOR;
 	bool cmp = logic || op == BIN_EQ || op == BIN_LT || op == BIN_GT || op == BIN_LE ||
 	           op == BIN_GE;
@@ -612,6 +614,8 @@ MAP(map_range)
 Val *
 onnx_op_where(Imp *im, Val *c, Val *a, Val *b, const char *hint)
 {
+	if (!c || !a || !b)
+		return NULL;    /* an operand that failed (reported) */
 	if (c->k && a->k && b->k) {
 		Tensor *t = onnx_fold_where(im, c->k, a->k, b->k);
 		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "shapes do not broadcast");
@@ -1251,7 +1255,7 @@ static const OpMap ops[] = {
 	{"GatherElements", 11, 2, onnx_map_gather_elements, 0},
 	{"Gemm", 6, 2, onnx_map_gemm, 0},
 	{"GlobalAveragePool", 1, 1, onnx_map_global_avgpool, 0},
-	{"GlobalMaxPool", 1, 1, onnx_map_global_maxpool, 0},
+	{"GlobalMaxPool", 1, 1, onnx_map_global_avgpool, 0},
 	{"Greater", 6, 2, map_binary, BIN_GT},
 	{"GreaterOrEqual", 12, 2, map_binary, BIN_GE},
 	{"HardSigmoid", 6, 1, map_hard_sigmoid, 0},
