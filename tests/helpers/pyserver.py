@@ -13,7 +13,7 @@ environment and arguments, and runs the program as python3 would (-c CODE,
 - for the program on stdin, or a script); the client exits with its exit
 status.  Each run is a fresh fork of the server, so runs share nothing;
 the server waits for them, so their CPU time counts in its own.
-Ends when SOCKET is removed or on SIGTERM.
+Ends on SIGTERM, when SOCKET is removed or when its parent ends.
 """
 import array
 import os
@@ -154,7 +154,7 @@ def main():
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
-    ino = os.stat(path).st_ino
+    ino, parent = os.stat(path).st_ino, os.getppid()
     # SIGCHLD wakes the select below through the pipe
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -190,6 +190,8 @@ def main():
             else:
                 running[pid] = conn
         elif not ready:
+            if os.getppid() != parent:  # run.sh was killed, and left it
+                break
             try:
                 if os.stat(path).st_ino != ino:
                     break
