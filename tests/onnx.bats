@@ -176,7 +176,7 @@ make_case() {
 	imported pools_1d --lower
 }
 
-@test "onnx: Sin and Cos are the IR's sin and cos, Tan their quotient; Asinh, Acosh, Atanh compositions" {
+@test "onnx: Sin, Cos, Asin, Acos, Atan are the IR's operators, Tan sin / cos; Asinh, Acosh, Atanh compositions" {
 	imported sin_cos_tan
 	imported sin_cos_tan --lower
 	grep -q '= sin(%x)$' sin_cos_tan/m.ir

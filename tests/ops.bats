@@ -187,23 +187,31 @@ IR
 	run -0 ir-parse --verify-diagnostics "$BATS_TEST_TMPDIR/e.ir"
 }
 
-@test "ops: sin and cos keep the float type and refuse integers" {
+@test "ops: sin, cos, asin, acos and atan keep the float type and refuse integers" {
 	run -0 ir-parse - <<'IR'
 fn @main(%x: f16[5], %y: f64[2,3]) {
   %0 = sin(%x)
   %1 = cos(%y)
-  %t = (%0, %1)
+  %2 = asin(%x)
+  %3 = acos(%y)
+  %4 = atan(%x)
+  %t = (%0, %1, %2, %3, %4)
   return %t
 }
 IR
 	assert_output --partial '%0: f16[5] = sin(%x)'
 	assert_output --partial '%1: f64[2,3] = cos(%y)'
+	assert_output --partial '%2: f16[5] = asin(%x)'
+	assert_output --partial '%3: f64[2,3] = acos(%y)'
+	assert_output --partial '%4: f16[5] = atan(%x)'
 	cat > "$BATS_TEST_TMPDIR/e.ir" <<'IR'
 fn @main(%x: i32[2]) {
   // expected-error@+1:3 {{sin: needs a floating-point operand, not i32[2] (cast it first)}}
   %0 = sin(%x)
   // expected-error@+1:3 {{cos: needs a floating-point operand, not i32[2] (cast it first)}}
   %1 = cos(%x)
+  // expected-error@+1:3 {{atan: needs a floating-point operand, not i32[2] (cast it first)}}
+  %2 = atan(%x)
   return %x
 }
 IR

@@ -283,7 +283,7 @@ for i, f in enumerate("xyz"):
 PY
 }
 
-@test "run_ocl: sin and cos (and tan as their quotient) on cpu, gpu and texture gpu equal the interpreter, which equals C's" {
+@test "run_ocl: sin, cos (and tan as their quotient), asin, acos and atan on cpu, gpu and texture gpu equal the interpreter, which equals C's" {
 	local d=$BATS_TEST_TMPDIR dev
 	"$PY" -c 'import numpy as np
 x = np.linspace(-7, 7, 72, dtype=np.float32).reshape(1, 2, 3, 3, 4)
@@ -291,11 +291,14 @@ x.flat[0:3] = [np.nan, np.inf, 0]
 np.save("'"$d"'/x.npy", x)'
 	cat > "$d/m.ir" <<'IR'
 device @cpu = cpu(0)
-fn @main(%x: f32[1,2,3,3,4]) -> (f32[1,2,3,3,4], f32[1,2,3,3,4], f32[1,2,3,3,4]) {
+fn @main(%x: f32[1,2,3,3,4]) -> (f32[1,2,3,3,4], f32[1,2,3,3,4], f32[1,2,3,3,4], f32[1,2,3,3,4], f32[1,2,3,3,4], f32[1,2,3,3,4]) {
   %s = sin(%x)
   %c = cos(%x)
   %t0 = divide(%s, %c)
-  %t = (%s, %c, %t0)
+  %as = asin(%c)
+  %ac = acos(%s)
+  %at = atan(%x)
+  %t = (%s, %c, %t0, %as, %ac, %at)
   return %t
 }
 IR
@@ -307,7 +310,10 @@ import numpy as np
 np.seterr(invalid="ignore")
 d = sys.argv[1]
 x = np.load(d + "/x.npy").astype(np.float64)
-for i, w in enumerate([np.sin(x), np.cos(x), np.sin(x) / np.cos(x)]):
+s, c = np.sin(x).astype(np.float32), np.cos(x).astype(np.float32)
+want = [np.sin(x), np.cos(x), np.sin(x) / np.cos(x), np.arcsin(c.astype(np.float64)),
+        np.arccos(s.astype(np.float64)), np.arctan(x)]
+for i, w in enumerate(want):
     got = np.load("%s/want/%d.npy" % (d, i))
     assert np.allclose(got, w.astype(np.float32), rtol=1e-6, atol=1e-7, equal_nan=True), (i, got, w)
 PY

@@ -796,6 +796,7 @@ schedule(Lower *L, GroupCx *c)
 	case O_MINIMUM: case O_POWER: case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG:
 	case O_SQRT: case O_RSQRT: case O_SIGMOID: case O_TANH: case O_CLIP: case O_CAST:
 	case O_ERF: case O_HARD_SIGMOID: case O_HARD_SWISH: case O_SIN: case O_COS:
+	case O_ASIN: case O_ACOS: case O_ATAN:
 	case O_BIAS_ADD: case O_SUM: case O_MEAN: case O_MAX: case O_MIN: case O_ARGMAX:
 	case O_ARGMIN: case O_MAX_POOL2D:
 	case O_AVG_POOL2D:

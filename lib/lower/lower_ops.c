@@ -44,6 +44,7 @@ lower_has_reduction(const OpDef *op)
 	case O_MINIMUM: case O_POWER: case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG:
 	case O_SQRT: case O_RSQRT: case O_SIGMOID: case O_TANH: case O_CLIP: case O_CAST:
 	case O_ERF: case O_HARD_SIGMOID: case O_HARD_SWISH: case O_SIN: case O_COS:
+	case O_ASIN: case O_ACOS: case O_ATAN:
 	case O_BIAS_ADD: case O_SOFTMAX: case O_RESHAPE: case O_TRANSPOSE:
 	case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_SPLIT: case O_SQUEEZE:
 	case O_EXPAND_DIMS: case O_STRIDED_SLICE: case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL:
@@ -375,6 +376,9 @@ unary(GroupCx *c, OpId code, PExpr *x, ElemKind k)
 	case O_ERF: return pe_call1(b, I_ERF, x);
 	case O_SIN: return pe_call1(b, I_SIN, x);
 	case O_COS: return pe_call1(b, I_COS, x);
+	case O_ASIN: return pe_call1(b, I_ASIN, x);
+	case O_ACOS: return pe_call1(b, I_ACOS, x);
+	case O_ATAN: return pe_call1(b, I_ATAN, x);
 	default:                /* lower_member calls it for these only */
 		return x;
 	}
@@ -1059,7 +1063,8 @@ member_value(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 		break;
 	}
 	case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT: case O_RSQRT:
-	case O_SIGMOID: case O_TANH: case O_ERF: case O_SIN: case O_COS: {
+	case O_SIGMOID: case O_TANH: case O_ERF: case O_SIN: case O_COS: case O_ASIN: case O_ACOS:
+	case O_ATAN: {
 		PExpr *x = lower_operand(c, k, 0, idx, lanes);
 		if (!x)
 			return NULL;
@@ -1186,6 +1191,7 @@ chain_lanes_ok(GroupCx *c, int k, int stop, uint32_t lanes)
 			break;
 		case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT: case O_RSQRT:
 		case O_SIGMOID: case O_TANH: case O_CAST: case O_CLIP: case O_ERF: case O_SIN: case O_COS:
+		case O_ASIN: case O_ACOS: case O_ATAN:
 		case O_HARD_SIGMOID: case O_HARD_SWISH:
 			break;
 		case O_BIAS_ADD:

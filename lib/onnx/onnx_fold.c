@@ -165,6 +165,7 @@ onnx_fold_unary(Imp *im, UnOp op, const Tensor *a)
 		[UN_NOT] = O_LOGICAL_NOT, [UN_ERF] = O_ERF, [UN_RECIP] = O__COUNT,
 		[UN_ABS] = O__COUNT, [UN_FLOOR] = O__COUNT, [UN_CEIL] = O__COUNT,
 		[UN_ROUND] = O__COUNT, [UN_SIN] = O_SIN, [UN_COS] = O_COS,
+		[UN_ASIN] = O_ASIN, [UN_ACOS] = O_ACOS, [UN_ATAN] = O_ATAN,
 	};
 	bool ints = is_int(a);
 	/* the kernels take floats, and integers for negative and nn.relu, bools
@@ -197,6 +198,9 @@ onnx_fold_unary(Imp *im, UnOp op, const Tensor *a)
 		case UN_ERF: y = erf(x); break;
 		case UN_SIN: y = sin(x); break;
 		case UN_COS: y = cos(x); break;
+		case UN_ASIN: y = asin(x); break;
+		case UN_ACOS: y = acos(x); break;
+		case UN_ATAN: y = atan(x); break;
 		case UN_EXP: y = exp(x); break;
 		case UN_LOG: y = log(x); break;
 		case UN_SQRT: y = sqrt(x); break;

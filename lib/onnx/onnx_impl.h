@@ -136,6 +136,7 @@ typedef enum {
 typedef enum {
 	UN_NEG, UN_RELU, UN_SIGMOID, UN_TANH, UN_EXP, UN_LOG, UN_SQRT, UN_RECIP,
 	UN_ABS, UN_FLOOR, UN_CEIL, UN_NOT, UN_ERF, UN_ROUND, UN_SIN, UN_COS,
+	UN_ASIN, UN_ACOS, UN_ATAN,
 } UnOp;
 
 /* NumPy broadcasting of two shapes into out; false if they do not. */

@@ -64,6 +64,7 @@ static const OpId un_ir[] = {
 	[UN_NOT] = O_LOGICAL_NOT, [UN_ERF] = O_ERF,
 	[UN_RECIP] = O__COUNT, [UN_ABS] = O__COUNT, [UN_FLOOR] = O__COUNT, [UN_CEIL] = O__COUNT,
 	[UN_ROUND] = O__COUNT, [UN_SIN] = O_SIN, [UN_COS] = O_COS,
+	[UN_ASIN] = O_ASIN, [UN_ACOS] = O_ACOS, [UN_ATAN] = O_ATAN,
 };
 
 Val *
@@ -131,7 +132,8 @@ onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 	}
 	bool fl = elem_is_float(a->kind);
 	if ((op == UN_SIGMOID || op == UN_TANH || op == UN_EXP || op == UN_LOG || op == UN_SQRT ||
-	     op == UN_RECIP || op == UN_ERF || op == UN_SIN || op == UN_COS) && !fl)
+	     op == UN_RECIP || op == UN_ERF || op == UN_SIN || op == UN_COS ||
+	     op == UN_ASIN || op == UN_ACOS || op == UN_ATAN) && !fl)
 		return onnx_fail(im, "needs a floating-point operand, not %s", elem_name(a->kind));
 	if (a->kind == ET_BOOL && op != UN_NOT)
 		return onnx_fail(im, "arithmetic on bool tensors");
@@ -1216,12 +1218,15 @@ MAP(map_argreduce)
 
 static const OpMap ops[] = {
 	{"Abs", 6, 1, map_unary, UN_ABS},
+	{"Acos", 7, 1, map_unary, UN_ACOS},
 	{"Acosh", 9, 1, onnx_map_activation, 0},
 	{"Add", 6, 2, map_binary, BIN_ADD},
 	{"And", 6, 2, map_binary, BIN_AND},
 	{"ArgMax", 1, 1, map_argreduce, 0},
 	{"ArgMin", 1, 1, map_argreduce, 0},
+	{"Asin", 7, 1, map_unary, UN_ASIN},
 	{"Asinh", 9, 1, onnx_map_activation, 0},
+	{"Atan", 7, 1, map_unary, UN_ATAN},
 	{"Atanh", 9, 1, onnx_map_activation, 0},
 	{"AveragePool", 6, 1, onnx_map_avgpool, 0},
 	{"BatchNormalization", 6, 5, onnx_map_batchnorm, 0},

@@ -44,7 +44,7 @@ shape_unary(OpCx *c, const Shape *args, uint32_t nargs, Shape *out)
 	return true;
 }
 
-/* exp, log, sqrt, rsqrt, sigmoid, tanh, erf, hard_swish, sin, cos: defined on floats only (TVM's
+/* exp, log, sqrt, rsqrt, sigmoid, tanh, erf, hard_swish, sin, cos, asin, acos, atan: defined on floats only (TVM's
  * type relation lets ints through and fails in the kernel). */
 bool
 shape_unary_float(OpCx *c, const Shape *args, uint32_t nargs, Shape *out)

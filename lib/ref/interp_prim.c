@@ -214,6 +214,9 @@ intrinsic_f(IntrinId fn, double a, double b, double c)
 	case I_ERF: return erf(a);
 	case I_SIN: return sin(a);
 	case I_COS: return cos(a);
+	case I_ASIN: return asin(a);
+	case I_ACOS: return acos(a);
+	case I_ATAN: return atan(a);
 	case I_FLOOR: return floor(a);
 	case I_CEIL: return ceil(a);
 	case I_POW: return pow(a, b);

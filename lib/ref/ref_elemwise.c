@@ -158,6 +158,9 @@ ref_unary(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t
 			case O_ERF: r = erf(v); break;
 			case O_SIN: r = sin(v); break;
 			case O_COS: r = cos(v); break;
+			case O_ASIN: r = asin(v); break;
+			case O_ACOS: r = acos(v); break;
+			case O_ATAN: r = atan(v); break;
 			case O_HARD_SIGMOID: r = h; break;
 			case O_HARD_SWISH: r = v * h; break;
 			default: break;     /* ref_unary serves only these */

@@ -22,7 +22,7 @@ kernel_of(OpId id)
 		return ref_binary;
 	case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT: case O_RSQRT:
 	case O_SIGMOID: case O_TANH: case O_ERF: case O_HARD_SIGMOID: case O_HARD_SWISH:
-	case O_SIN: case O_COS:
+	case O_SIN: case O_COS: case O_ASIN: case O_ACOS: case O_ATAN:
 		return ref_unary;
 	case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL: case O_GREATER:
 	case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR: case O_LOGICAL_XOR:

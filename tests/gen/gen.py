@@ -555,7 +555,8 @@ class Gen:
         self.budget += numel(v.shape)
 
     def op_unary_new(self, v):
-        """erf, sin, cos, hard_sigmoid (alpha, beta) or hard_swish of the float v.
+        """erf, sin, cos, atan, asin or acos (of a tanh), hard_sigmoid (alpha,
+        beta) or hard_swish of the float v.
         The lowered hard_sigmoid rounds alpha, alpha x and alpha x + beta
         to the element type (the graph level rounds once): never exact."""
         dt, lo, hi, e = v.dt, v.lo, v.hi, v.err
@@ -563,10 +564,15 @@ class Gen:
         attrs = ""
         if op == "erf" and self.rtrig.random() < 0.5:
             op = self.rtrig.choice(["sin", "cos"])
+        if op == "erf" and self.rtrig.random() < 0.3:
+            op = "atan"
         if op in ("sin", "cos"):
             # slope at most 1; the range [-1, 1] (not narrowed)
             nlo, nhi = -1.0, 1.0
             ne = e
+        elif op == "atan":
+            # slope at most 1
+            nlo, nhi, ne = math.atan(lo), math.atan(hi), e
         elif op == "erf":
             nlo, nhi = math.erf(lo), math.erf(hi)
             ne = 2 / math.sqrt(math.pi) * e
@@ -597,7 +603,21 @@ class Gen:
         f = self.bind(dt, v.shape, "%s(%s)%s" % (op, v.name, attrs), nlo, nhi, ne)
         if not self.legacy and op in ("sigmoid", "tanh") and self.rdiamond.random() < 0.4:
             self.op_diamond(v, f)
+        if op == "erf" and max(abs(nlo), abs(nhi)) <= 0.99 and self.rtrig.random() < 0.5:
+            self.op_arc(f)
         return True
+
+    def op_arc(self, v):
+        """asin or acos of v, which lies in [-0.99, 0.99] (an erf's
+        result): slope at most 1 / sqrt(1 - m^2) there."""
+        op = self.rtrig.choice(["asin", "acos"])
+        m = max(abs(v.lo), abs(v.hi))
+        fn = math.asin if op == "asin" else math.acos
+        nlo, nhi = min(fn(v.lo), fn(v.hi)), max(fn(v.lo), fn(v.hi))
+        ne = v.err / math.sqrt(1 - m * m)
+        if ne:
+            ne += self.round_err(v.dt, max(abs(nlo), abs(nhi)))
+        self.bind(v.dt, v.shape, "%s(%s)" % (op, v.name), nlo, nhi, ne)
 
     def op_diamond(self, v, f):
         """v * f, f = sigmoid(v) or tanh(v): a diamond over v that

@@ -1168,20 +1168,23 @@ def pools_1d():
 
 @case(opset=9)
 def sin_cos_tan():
-    # Sin and Cos: the IR's sin and cos; Tan: their quotient; Asinh, Acosh,
-    # Atanh: logs of their closed forms
+    # Sin, Cos, Asin, Acos, Atan: the IR's operators; Tan: sin / cos;
+    # Asinh, Acosh, Atanh: logs of their closed forms
     x = f32(rng(44).uniform(-4, 4, (3, 5)))
     x64 = x.astype(np.float64)
     y = f32(rng(45).uniform(-0.95, 0.95, (3, 5)))
     y64 = y.astype(np.float64)
     nodes = [h.make_node('Sin', ['x'], ['s']), h.make_node('Cos', ['x'], ['c']),
              h.make_node('Tan', ['x'], ['t']), h.make_node('Asinh', ['x'], ['as']),
-             h.make_node('Acosh', ['ax'], ['ac']), h.make_node('Atanh', ['y'], ['at'])]
+             h.make_node('Acosh', ['ax'], ['ac']), h.make_node('Atanh', ['y'], ['at']),
+             h.make_node('Asin', ['y'], ['ai']), h.make_node('Acos', ['y'], ['ao']),
+             h.make_node('Atan', ['x'], ['aa'])]
     return (nodes, [vi('x', [3, 5]), vi('ax', [3, 5]), vi('y', [3, 5])],
-            [vi(k, [3, 5]) for k in ('s', 'c', 't', 'as', 'ac', 'at')], [],
+            [vi(k, [3, 5]) for k in ('s', 'c', 't', 'as', 'ac', 'at', 'ai', 'ao', 'aa')], [],
             {'x': x, 'ax': np.abs(x) + 1, 'y': y},
             [np.sin(x64), np.cos(x64), np.tan(x64), np.arcsinh(x64),
-             np.arccosh(np.abs(x64) + 1), np.arctanh(y64)])
+             np.arccosh(np.abs(x64) + 1), np.arctanh(y64), np.arcsin(y64), np.arccos(y64),
+             np.arctan(x64)])
 
 
 # --- models for the error cases: no expected outputs ----------------------------

@@ -366,6 +366,9 @@ test_unary(void)
 	EXPECT("erf", RUN("erf", NULL, x, ET_F64, SHAPE(4)), 1e-15, erf(-1.5), 0, erf(0.25), erf(4));
 	EXPECT("sin", RUN("sin", NULL, x, ET_F64, SHAPE(4)), 0, sin(-1.5), 0, sin(0.25), sin(4));
 	EXPECT("cos", RUN("cos", NULL, x, ET_F64, SHAPE(4)), 0, cos(-1.5), 1, cos(0.25), cos(4));
+	EXPECT("atan", RUN("atan", NULL, x, ET_F64, SHAPE(4)), 0, atan(-1.5), 0, atan(0.25), atan(4));
+	EXPECT("asin", RUN("asin", NULL, x, ET_F64, SHAPE(4)), 0, NAN, 0, asin(0.25), NAN);
+	EXPECT("acos", RUN("acos", NULL, x, ET_F64, SHAPE(4)), 0, NAN, acos(0.0), acos(0.25), NAN);
 	/* ONNX's defaults 0.2 and 0.5: -1.5 -> 0.2, 4 -> 1.3 clipped to 1 */
 	EXPECT("hard_sigmoid", RUN("hard_sigmoid", NULL, x, ET_F64, SHAPE(4)), 1e-15, 0.2, 0.5,
 	       0.55, 1);
@@ -399,6 +402,7 @@ test_unary(void)
 	RUN_ERR("erf", NULL, i, ET_I8, SHAPE(3), "floating-point");
 	RUN_ERR("sin", NULL, i, ET_I8, SHAPE(3), "floating-point");
 	RUN_ERR("cos", NULL, i, ET_I8, SHAPE(3), "floating-point");
+	RUN_ERR("atan", NULL, i, ET_I8, SHAPE(3), "floating-point");
 	RUN_ERR("hard_swish", NULL, i, ET_I8, SHAPE(3), "floating-point");
 	free_all(i, 1);
 	Tensor *u[1] = {mk(ET_U8, SHAPE(2), VALS(0, 3))};
