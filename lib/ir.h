@@ -99,6 +99,7 @@ bool elem_is_signed(ElemKind k);              /* signed ints and floats */
 void elem_int_range(ElemKind k, int64_t *lo, uint64_t *hi);
 /* The largest finite value of a float element type. */
 double elem_float_max(ElemKind k);
+bool elem_float_fits(ElemKind k, double v);
 bool dtype_eq(DType a, DType b);
 /* Parses "f32", "f32x4"; returns false if s is not an element type. */
 bool dtype_parse(const char *s, size_t n, DType *out);

@@ -1,5 +1,6 @@
 /* module.c: a module's interned names, hash-consed types and virtual
  * devices, global lookups, and small helpers over attributes and scopes. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,19 @@ double
 elem_float_max(ElemKind k)
 {
 	return k == ET_F16 ? 65504.0 : k == ET_F32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+}
+
+/* Whether v rounds to a finite value of float kind k (an infinity or a
+ * NaN is itself): below the largest finite value plus half its ulp, the
+ * midpoint that rounds (to even) away to infinity.  3.4028235e38, the
+ * shortest text of FLT_MAX, is a double just above FLT_MAX. */
+bool
+elem_float_fits(ElemKind k, double v)
+{
+	if (!isfinite(v))
+		return true;
+	double limit = k == ET_F16 ? 65520.0 : k == ET_F32 ? 3.4028235677973366e38 : INFINITY;
+	return fabs(v) < limit;
 }
 
 bool

@@ -537,7 +537,7 @@ literal_fits(Verifier *vf, const PExpr *e)
 	bool u64 = e->kind == E_INT && e->op == E_INT_U64;
 	if (e->kind == E_FLOAT || elem_is_float(k)) {
 		double v = e->kind == E_FLOAT ? e->u.f : u64 ? (double)(uint64_t)e->u.i : (double)e->u.i;
-		if (isfinite(v) && fabs(v) > elem_float_max(k)) {
+		if (!elem_float_fits(k, v)) {
 			ERR(vf, e->loc, "%g is out of the range of %s", v, d);
 			return false;
 		}

@@ -1365,7 +1365,7 @@ make_const(Parser *p, const Type *ty, Loc tyloc, const NumTok *nums, uint32_t n,
 				return v;
 			}
 			cd->u.f[i] = t->kind == NK_FLOAT ? t->f : int_as_double(t);
-			if (isfinite(cd->u.f[i]) && fabs(cd->u.f[i]) > elem_float_max((ElemKind)ty->dt.kind)) {
+			if (!elem_float_fits((ElemKind)ty->dt.kind, cd->u.f[i])) {
 				parser_error(p, t->loc, "%g is out of the range of %s", cd->u.f[i],
 				             elem_name(ty->dt.kind));
 				return v;

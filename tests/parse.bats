@@ -959,6 +959,34 @@ IR
 	assert_line '  %a: f64[2] = const f64[2] [1e+20, -1.8446744073709552e+19]'
 }
 
+@test "const: a float that rounds to the type's largest finite value fits; one that rounds to infinity does not" {
+	# 3.4028235e38 is FLT_MAX's shortest text, a double just above FLT_MAX
+	run -0 ir-parse <<'IR'
+fn @f() -> (f32[2], f16[]) {
+  %a = const f32[2] [3.4028235e38, -3.4028235e38]
+  %b = const f16[] 65519.0
+  %c = maximum(%a, 3.4028235e38)
+  %t = (%c, %b)
+  return %t
+}
+IR
+	assert_line '  %a: f32[2] = const f32[2] [3.4028235e+38, -3.4028235e+38]'
+	run -1 --separate-stderr ir-parse <<'IR'
+fn @f() -> f32[] {
+  %a = const f32[] 3.4028236e38
+  return %a
+}
+IR
+	assert_equal "${stderr_lines[0]}" "<stdin>:2:20: error: 3.40282e+38 is out of the range of f32"
+	run -1 --separate-stderr ir-parse <<'IR'
+fn @f() -> f16[] {
+  %a = const f16[] 65520.0
+  return %a
+}
+IR
+	assert_equal "${stderr_lines[0]}" "<stdin>:2:20: error: 65520 is out of the range of f16"
+}
+
 @test "loop: the smallest i64 can be written in an expression" {
 	run -0 ir-parse <<'IR'
 device @cpu = cpu(0)

@@ -200,7 +200,7 @@ literal_fits(Module *m, const Value *v, const Value *a, DType dt)
 			         "(the type of the other operand)", v->u.op->op->name, dn);
 			return false;
 		}
-		if (isfinite(a->u.f) && fabs(a->u.f) > elem_float_max(k)) {
+		if (!elem_float_fits(k, a->u.f)) {
 			error_at(m->ctx, a->loc, "%s: float literal is out of the range of %s",
 			         v->u.op->op->name, dn);
 			return false;
