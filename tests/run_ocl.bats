@@ -9,6 +9,21 @@ setup() {
 	ocl_setup
 }
 
+# on_each_device D [CALLS]: D/m.ir on cpu, gpu and texture gpu (D/c.DEV.ir),
+# each run with --check on D/x.npy (CALLS prims equal the interpreter's,
+# when given) and its results equal to D/want
+on_each_device() {
+	local d=$1 dev
+	for dev in cpu gpu tex; do
+		retarget $dev "$d/m.ir" > "$d/m.$dev.ir"
+		compiled "$d/m.$dev.ir" "$d/c.$dev.ir"
+		mkdir "$d/got.$dev"
+		run -0 --separate-stderr ir-run --check --input x="$d/x.npy" -o "$d/got.$dev" "$d/c.$dev.ir"
+		[ -z "${2-}" ] || [[ "$stderr" == *"--check: $2 calls of prims equal the interpreter's"* ]]
+		"$PY" "$H" same "$d/got.$dev" "$d/want"
+	done
+}
+
 @test "run_ocl: every model and lowering module x cpu, gpu, texture gpu x fuse, no-fuse, no-tile equals the interpreter" {
 	local d=$BATS_TEST_TMPDIR f n dev mode opt args out count=0 pairs=()
 	for f in "$BATS_TEST_DIRNAME"/ir-lower/*.ir "$BATS_TEST_DIRNAME"/ir-run/*.ir; do
@@ -183,14 +198,7 @@ for i, w in enumerate(want):
     got = np.load("%s/want/%d.npy" % (d, i))
     assert np.allclose(got, w.astype(np.float32), rtol=1e-6, atol=1e-7, equal_nan=True), (i, got, w)
 PY
-	for dev in cpu gpu tex; do
-		retarget $dev "$d/m.ir" > "$d/m.$dev.ir"
-		compiled "$d/m.$dev.ir" "$d/c.$dev.ir"
-		mkdir "$d/got.$dev"
-		run -0 --separate-stderr ir-run --check --input x="$d/x.npy" -o "$d/got.$dev" "$d/c.$dev.ir"
-		[[ "$stderr" == *"--check: 4 calls of prims equal the interpreter's"* ]]
-		"$PY" "$H" same "$d/got.$dev" "$d/want"
-	done
+	on_each_device "$d" 4
 	grep -q 'irp_erfx4(' "$d/c.cpu.ir"
 	# the texture gpu reads and writes the 4-wide last axis as images
 	grep -q 'image2d_t' "$d/c.tex.ir"
@@ -317,13 +325,7 @@ for i, w in enumerate(want):
     got = np.load("%s/want/%d.npy" % (d, i))
     assert np.allclose(got, w.astype(np.float32), rtol=1e-6, atol=1e-7, equal_nan=True), (i, got, w)
 PY
-	for dev in cpu gpu tex; do
-		retarget $dev "$d/m.ir" > "$d/m.$dev.ir"
-		compiled "$d/m.$dev.ir" "$d/c.$dev.ir"
-		mkdir "$d/got.$dev"
-		run -0 --separate-stderr ir-run --check --input x="$d/x.npy" -o "$d/got.$dev" "$d/c.$dev.ir"
-		"$PY" "$H" same "$d/got.$dev" "$d/want"
-	done
+	on_each_device "$d"
 	grep -q 'sin(' "$d/c.cpu.ir"
 	grep -q 'image2d_t' "$d/c.tex.ir"
 }

@@ -54,7 +54,7 @@ typedef enum {
 	XS_READ,                  /* obj a -> host */
 	XS_COPY,                  /* obj a -> obj b on one device */
 	XS_XCOPY,                 /* obj a -> obj b of another device: a copy command within a
-	                           * platform (host NULL), else through host staging */
+	                           * platform, else (via_host) through host staging */
 	XS_HOST,                  /* host -> host (a result that is an input or a constant) */
 	XS_BRANCH,                /* an if: on a false condition (host; read on dev), to target */
 	XS_JUMP,                  /* to target (past an else arm) */
@@ -109,7 +109,7 @@ struct Exec {
 	size_t nobjs, capobjs;
 	XStep *steps;
 	size_t nsteps, capsteps;
-	PtrVec owned;             /* tensors of the plan (results, staging) */
+	PtrVec owned;             /* tensors of the plan (results, if conditions) */
 	RtVal *result;
 	PtrVec rtvals;            /* the result's RtVal nodes */
 	uint32_t kernels;         /* made */

@@ -200,7 +200,8 @@ fill(Exec *x, uint32_t di, RtDev *rd, uint32_t o)
 		return;
 	}
 	/* another device's: of rd's platform, a copy command between the two
-	 * (one context: rt_device.c); else through host memory of the plan's */
+	 * (one context: rt_device.c); else through host memory (exec_make
+	 * stages it) */
 	XStep *s = new_step(x, XS_XCOPY, d->res[0].dev, false);
 	s->dev2 = rd;
 	s->a = d->res[0].obj;

@@ -33,12 +33,12 @@ launch(Exec *x, const XStep *s)
 }
 
 /* Pieces of a copy through the host: each piece read back from the
- * source and written to the target as soon as it arrives (a callback,
- * rt_write_after), so that the source's link to the host and the
+ * source and written to the target as soon as it arrives (rt_bridge.c's
+ * thread, through rt_write_after), so that the source's link to the host and the
  * target's carry the copy at the same time.  Buffers only (a piece of an
  * image is a region of rows; images are small next to what this is
- * for).  The size: large enough that a piece's commands and callback
- * cost little beside its transfer at tens of GB/s. */
+ * for).  The size: large enough that a piece's commands and its turn
+ * through the thread cost little beside its transfer at tens of GB/s. */
 enum { XCOPY_PIECE = 8u << 20 };
 
 static uint64_t

@@ -15,8 +15,8 @@
  * its own work.  Between devices (different contexts, whose events do not
  * mix) the data goes through the tensor's host memory: a read on the
  * source queue, and a write on the target queue that waits for a user
- * event of the target's context, completed by a callback on the read's
- * event; the host thread never blocks on it.
+ * event of the target's context, completed by rt_bridge.c's thread once
+ * the read is done; the host thread never blocks on it.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,8 +23,8 @@
  * data on the device (buffer <-> image) or between devices through host
  * memory; only an if's condition, a scalar argument and @main's result
  * are read back.  Commands are enqueued without blocking, in order on
- * each device's queue; a copy between contexts waits through an event
- * callback, so the host never blocks on it (--sync: every command
+ * each device's queue; a copy between contexts waits through a user
+ * event that a thread of ours completes, so the host never blocks on it (--sync: every command
  * finishes before the next).
  *
  * Files: runtime.c runs calls; rt_device.c maps and opens devices;
