@@ -10,7 +10,8 @@
 #   make demo | bench    deps, build, then demo/demo.sh | bench/run.sh
 #                        (BENCH_BASELINE_BIN=DIR: another build's tools beside)
 #   make models          every torchvision classification model imported, compiled,
-#                        run on POCL and compared with torch (bench/models.py)
+#                        run on POCL on a cpu and a texture gpu at opsets 13 and
+#                        17, and compared with torch (bench/models.py)
 #   make fuzz            libFuzzer harnesses tests/fuzz/fuzz_*.c, FUZZ_SECONDS=60
 #                        each (build-fuzz/), seeded with the tests and every
 #                        stage of FUZZ_MODELS=100 random models, then

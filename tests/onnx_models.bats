@@ -4,7 +4,8 @@
 # committed), imported by ir-import-onnx, compiled through the whole
 # pipeline on a cpu and on a gpu with textures, and run; mobilenet_v3_small
 # and convnext_tiny at 1x3x32x32 and opset 17 (hardsigmoid, hardswish,
-# GELU's erf, LayerNormalization) on a cpu on OpenCL (issue 27).  Each equals
+# GELU's erf, LayerNormalization) on a cpu on OpenCL, and mobilenet_v3_small
+# on a texture gpu too (issue 27).  Each equals
 # torch's output within rtol 1e-3 plus 1e-4 of the output's largest
 # magnitude (float32 throughout; the prims accumulate in f32 in another
 # order than torch; mobilenet_v2's outputs are about 1e-9 with random
@@ -94,6 +95,9 @@ model() {
 	grep -q HardSwish "$BATS_FILE_TMPDIR/mobilenet_v3_small/mobilenet_v3_small.onnx"
 	model mobilenet_v3_small cpu ocl
 }
+# the same opset-17 graph packed for a texture gpu (issue 27: every model
+# on a cpu and on a texture gpu): hard_sigmoid and hard_swish on images
+@test "onnx models: mobilenet_v3_small at opset 17 on a texture gpu, flattened, on OpenCL, equals torch" { model mobilenet_v3_small tex ocl; }
 @test "onnx models: convnext_tiny at opset 17 (Erf of GELU, LayerNormalization) on a cpu, on OpenCL, equals torch" {
 	grep -q LayerNormalization "$BATS_FILE_TMPDIR/convnext_tiny/convnext_tiny.onnx"
 	model convnext_tiny cpu ocl
