@@ -420,11 +420,27 @@ import_fails() {
 	[[ "$stderr" == *"--shape takes NAME=D,D,..."* ]]
 }
 
+# models past protobuf's 2 GB (vit_h_14, regnet_y_128gf) keep their weights
+# in files beside the model, as torch.onnx and onnx.save_model write them
+@test "onnx: initializers in an external data file (each at its offset) import and equal numpy; from a pipe, or short, they are refused" {
+	imported external_weights
+	cd external_weights
+	run -1 --separate-stderr ir-import-onnx -o m2.ir < model.onnx
+	[[ "$stderr" == "<stdin>: error: initializer 'W' keeps its data in external file 'weights.bin', which needs the model read from a file, not standard input"* ]]
+	truncate -s 12000 weights.bin
+	run -1 --separate-stderr ir-import-onnx -o m2.ir model.onnx
+	[[ "$stderr" == "model.onnx: error: initializer 'G' needs 11520 bytes at offset 896 of 'weights.bin', which has 12000"* ]]
+	[ ! -e m2.ir ]
+}
+
 @test "onnx: a model the importer cannot take: each error names what and where" {
 	# case, expected message
 	local -a cases=(
 		"bad_raw_data" "error: initializer 'W' has 20 bytes of raw data, its type needs 24"
-		"external_data" "error: initializer 'W' keeps its data in an external file, which is not supported"
+		"external_data" "error: initializer 'W' keeps its data in 'w.bin', which cannot be read: No such file or directory"
+		"external_outside" "error: initializer 'W' keeps its data in '../w.bin', outside the model's folder"
+		"external_length" "error: initializer 'W' has 7 bytes of external data, its type needs 24"
+		"external_offset" "error: initializer 'W' has external data at offset '-1', not a count of bytes"
 		"reshape_computed_shape" "error: node 'r' (Reshape, opset 13): its shape must be known at import"
 		"conv3d" "error: node 0 (Conv, opset 13): only 1-D and 2-D convolutions are supported (input of rank 5)"
 		"undefined_input" "error: node 0 (Relu, opset 13): its input 'q' is not computed before it"

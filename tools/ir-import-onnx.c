@@ -280,12 +280,22 @@ load(Ctx *ctx, const char *input, const char *output, void *st)
 	uint8_t *buf = model_bytes(input, &len, &mapped);
 	if (!buf)
 		return NULL;
+	/* external data files are named relative to the model's folder */
+	char *dir = NULL;
+	if (input) {
+		const char *slash = strrchr(input, '/');
+		size_t n = !slash ? 1 : slash == input ? 1 : (size_t)(slash - input);
+		dir = xmalloc(n + 1);
+		memcpy(dir, slash ? input : ".", n);
+		dir[n] = '\0';
+	}
 	OnnxOpts o = {
-		.path = name, .devices = (const char *const *)s->devices, .ndevices = s->ndevices,
+		.path = name, .dir = dir, .devices = (const char *const *)s->devices, .ndevices = s->ndevices,
 		.shapes = s->shapes, .nshapes = s->nshapes, .stats = s->stats ? stderr : NULL,
 		.inline_max = INLINE_MAX, .mapped = mapped,
 	};
 	s->om = onnx_import(buf, len, &o);
+	free(dir);
 	if (mapped)
 		munmap(buf, len);
 	else

@@ -107,6 +107,12 @@ typedef struct Imp {
  * every onnx_tensor call (see the skeleton in onnx_read.c). */
 #define ONNX_MAX_DEPTH 64
 Onnx__ModelProto *onnx_unpack(Imp *im, const uint8_t *buf, size_t len);
+/* ------------------------------------------------------------ onnx_external.c */
+
+/* tp's data, kept in an external file (data_location EXTERNAL), read into
+ * dst, which holds bytes, its shape's; false after onnx_fail(). */
+bool onnx_external(Imp *im, const Onnx__TensorProto *tp, const char *what, void *dst,
+                   uint64_t bytes);
 /* ONNX's TensorProto.DataType as an element type; false if the IR has none. */
 bool onnx_elem(int32_t dt, ElemKind *k);
 const char *onnx_type_name(int32_t dt);            /* "FLOAT", "STRING" */

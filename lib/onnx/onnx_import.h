@@ -28,6 +28,9 @@ typedef struct {
 
 typedef struct {
 	const char *path;              /* the model's name in messages */
+	const char *dir;               /* the model file's folder, where its
+	                                * external data files are read (see
+	                                * onnx_external.c); NULL: refused */
 	const char *const *devices;    /* --device declarations; none: @cpu */
 	size_t ndevices;
 	OnnxShape *shapes;             /* --shape */

@@ -375,10 +375,8 @@ onnx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what)
 		                 onnx_type_name(dt));
 	if (tp->n_dims > MAX_RANK)
 		return onnx_fail(im, "%s has rank %zu, more than %d", what, tp->n_dims, MAX_RANK);
-	if (tp->has_data_location &&
-	    tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-		return onnx_fail(im, "%s keeps its data in an external file, which is not supported",
-		                 what);
+	bool external = tp->has_data_location &&
+	                tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
 	if (tp->segment)
 		return onnx_fail(im, "%s is a segment of a tensor, which is not supported", what);
 	bool has_raw = tp->has_raw_data;
@@ -399,6 +397,16 @@ onnx_tensor(Imp *im, const Onnx__TensorProto *tp, const char *what)
 	size_t es = elem_size(k), n = (size_t)(bytes / es);
 	size_t given;
 	const char *field;
+	if (external) {
+		Tensor *t = tensor_new(k, (uint32_t)tp->n_dims, tp->dims);
+		if (!t)
+			return onnx_fail(im, "%s is too large", what);
+		if (!onnx_external(im, tp, what, t->data, bytes)) {
+			tensor_free(t);
+			return NULL;
+		}
+		return t;
+	}
 	if (has_raw) {
 		if (rawlen != bytes)
 			return onnx_fail(im, "%s has %zu bytes of raw data, its type needs %llu", what,

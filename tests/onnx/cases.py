@@ -1249,6 +1249,44 @@ def external_data():
     return (nodes, [vi('x', [2, 3])], [vi('y', [2, 3])], [t], {}, None)
 
 
+def external(name, key, value):
+    """A 2x3 initializer W whose data_location is EXTERNAL, its
+    external_data naming w.bin (which no case writes) and KEY = VALUE."""
+    t = init('W', f32(np.ones((2, 3))))
+    t.ClearField('raw_data')
+    t.data_location = T.EXTERNAL
+    e = t.external_data.add()
+    e.key, e.value = 'location', name
+    if key:
+        e = t.external_data.add()
+        e.key, e.value = key, value
+    nodes = [h.make_node('Add', ['x', 'W'], ['y'])]
+    return (nodes, [vi('x', [2, 3])], [vi('y', [2, 3])], [t], {}, None)
+
+
+@case()
+def external_outside():
+    return external('../w.bin', None, None)
+
+
+@case()
+def external_length():
+    return external('w.bin', 'length', '7')
+
+
+@case()
+def external_offset():
+    return external('w.bin', 'offset', '-1')
+
+
+@case()
+def external_weights():
+    """conv_relu_add_gemm with its weights in weights.bin beside the model
+    (ONNX's external data, as torch.onnx writes models past protobuf's
+    2 GB; see make)."""
+    return conv_relu_add_gemm()
+
+
 @case()
 def reshape_computed_shape():
     nodes = [h.make_node('Reshape', ['x', 's'], ['y'], name='r')]
@@ -1373,7 +1411,8 @@ def build(name):
     nodes, ins, outs, inits, feeds, wants = fn()
     g = h.make_graph(nodes, name, ins, outs, initializer=inits)
     m = h.make_model(g, opset_imports=[h.make_opsetid('', opset)])
-    if name not in ('deep_nesting', 'bad_raw_data', 'external_data', 'undefined_input',
+    if name not in ('deep_nesting', 'bad_raw_data', 'external_data', 'external_outside',
+                    'external_length', 'external_offset', 'undefined_input',
                     'other_domain', 'huge_initializer_dims', 'maxpool_bool',
                     'global_avgpool_bool', 'clip_bool'):
         onnx.checker.check_model(m)
@@ -1383,8 +1422,14 @@ def build(name):
 def make(name, d):
     m, feeds, wants = build(name)
     os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, 'model.onnx'), 'wb') as f:
-        f.write(m.SerializeToString())
+    if name == 'external_weights':
+        # every initializer in one file, each at its offset
+        onnx.save_model(m, os.path.join(d, 'model.onnx'), save_as_external_data=True,
+                        all_tensors_to_one_file=True, location='weights.bin',
+                        size_threshold=0)
+    else:
+        with open(os.path.join(d, 'model.onnx'), 'wb') as f:
+            f.write(m.SerializeToString())
     for k, v in feeds.items():
         np.save(os.path.join(d, k + '.npy'), v)
     return m, feeds, wants
