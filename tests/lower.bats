@@ -128,6 +128,28 @@ IR
 @test "lower: a packed conv2d on a cpu pads its input, then tiles 4 output texels with 16-lane multiply-adds" {
 	golden --from=ir-plan-devices ir-lower packed_cpu
 }
+@test "lower: a packed cpu conv2d's fused consumers run on several channel blocks' texels as one vector (issue 23)" {
+	golden --from=ir-plan-devices ir-lower packed_wide
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/packed_wide.ir"
+	# 1x1 conv: SiLU on a column's 4 texels in 16 lanes, the bias gathered
+	# from 4 blocks, each texel stored on its own (the shifted last tile
+	# of 10 texels storing only its own)
+	sed -n '/^prim @fused_nn_conv2d_add_sigmoid_multiply(/,/^}/p' <<< "$output" > "$BATS_TEST_TMPDIR/silu.ir"
+	grep -Eq '%wv[0-9]+\[12:4\] = %p2\[0, %o[0-9]+ \+ 3, 0, 0, 0:4\]' "$BATS_TEST_TMPDIR/silu.ir"
+	grep -Eq 'let %v[0-9]+: f32x16 = sigmoid\(%v[0-9]+\)' "$BATS_TEST_TMPDIR/silu.ir"
+	grep -Eq 'if %o[0-9]+ \+ 3 >= %o[0-9]+ \{' "$BATS_TEST_TMPDIR/silu.ir"
+	grep -Eq '%out\[0, %o[0-9]+ \+ 3, %i[0-9]+, %ox[0-9]+ \+ %u[0-9]+, 0:4\] = %res[0-9]+\[12:4\]' "$BATS_TEST_TMPDIR/silu.ir"
+	[ "$(grep -c '= sigmoid(' "$BATS_TEST_TMPDIR/silu.ir")" = 1 ]
+	# depthwise of 10 blocks: 2 a tile, in 8 lanes, the residual gathered too
+	assert_output --regexp '%wv[0-9]+\[4:4\] = %p3\[0, %c[0-9]+ \+ 1, %i[0-9]+, %i[0-9]+, 0:4\]'
+	assert_output --regexp 'let %v[0-9]+: f32x8 = %v[0-9]+ \+ %v[0-9]+'
+	# depthwise of 4 blocks: relu6 and the scalar in 16 lanes
+	assert_output --regexp 'let %v[0-9]+: f32x16 = %v[0-9]+ \* broadcast<f32x16>\(%p2\[0\]\)'
+	# an operand of rank 4 keeps a texel at a time
+	sed -n '/^prim @fused_nn_conv2d_subtract(/,/^}/p' <<< "$output" > "$BATS_TEST_TMPDIR/sub.ir"
+	[ "$(grep -c 'alloc %res' "$BATS_TEST_TMPDIR/sub.ir")" = 0 ]
+	[ "$(grep -Ec 'let %v[0-9]+: f32x4 = %s[0-9]+ - %p2' "$BATS_TEST_TMPDIR/sub.ir")" = 4 ]
+}
 @test "lower: a cpu conv2d whose width no 4 to 8 columns divide takes shifted tiles, the last one storing only its own columns (issue 23)" {
 	golden --from=ir-plan-devices ir-lower conv_cpu
 	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/conv_cpu.ir"

@@ -84,6 +84,9 @@ typedef struct {
 	LowerSched *sched;
 	PExpr *master;            /* when set, member 0's value (tiled schedules) */
 	LowerMemo *memo;          /* [LOWER_MAX_GROUP] when g->reread, else NULL */
+	uint32_t wide;            /* when above 1, a run of 4 * wide lanes of a
+	                           * packed result is that many texels of
+	                           * consecutive channel blocks (lower_store_wide) */
 } GroupCx;
 
 /* The position of a among the members before k, or -1. */
@@ -114,6 +117,11 @@ uint32_t lower_consumer_lanes(GroupCx *c);
 /* Can the members after the master compute `lanes` consecutive elements
  * along the result's last axis as a vector (the master's value given)? */
 bool lower_consumers_lanes_ok(GroupCx *c, uint32_t lanes);
+/* Can the members after the master compute texels of several channel
+ * blocks as one vector (lower_store_wide): a packed float result, each
+ * member elementwise of the master's shape, each outside operand packed
+ * and broadcast along the result's axes or a single element? */
+bool lower_consumers_wide_ok(GroupCx *c);
 
 /* ------------------------------------------- lower_nest.c: the bottom */
 
@@ -284,6 +292,11 @@ void lower_matmul_oi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExp
 /* Stores e, member 0's value at idx (lanes along the last axis), through
  * the fused consumers into the result; false after an error. */
 bool lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes);
+/* The same for e, the texels of n consecutive channel blocks from idx[1]
+ * (4 * n lanes) of a packed result, the fused consumers computed on all
+ * of them at once (lower_consumers_wide_ok); each texel is stored on its
+ * own, those of blocks below tstart (when not NULL) not at all. */
+bool lower_store_wide(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t n, PExpr *tstart);
 
 /* The attributes of a verified binding, through ops/attrs.h's decoders. */
 void lower_conv_attrs(const Value *v, ConvAttrs *a);

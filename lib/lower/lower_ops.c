@@ -109,6 +109,27 @@ splat(GroupCx *c, PExpr *e, uint32_t lanes)
 	return pe_broadcast(c->b, (uint8_t)lanes, e);
 }
 
+/* A wide run (GroupCx.wide) of a packed operand ([N,C/4,H,W,4], or 1 on
+ * any of its first four axes under broadcasting): the texels of channel
+ * blocks idx[1] .. idx[1] + wide - 1 (idx[1] itself for a block axis of
+ * 1) gathered into one vector through a private array. */
+static PExpr *
+wide_load(GroupCx *c, PVar *buf, PExpr *const *idx)
+{
+	PBuild *b = c->b;
+	int64_t n = 4 * (int64_t)c->wide;
+	PVar *tmp = pb_alloc(b, "wv", type_tensor(c->m, (DType){buf->type->dt.kind, 1}, 1, &n), c->local);
+	for (uint32_t t = 0; t < c->wide; t++) {
+		PExpr *ti[5] = {idx[0], idx[1], idx[2], idx[3], idx[4]};
+		if (t && buf->type->dims[1] != 1)
+			ti[1] = pe_add(b, idx[1], pe_i32(b, (int32_t)t));
+		PExpr *li = pe_i32(b, 4 * (int32_t)t);
+		pb_store(b, tmp, &li, 4, pe_load(b, buf, ti, 4));
+	}
+	PExpr *zero = pe_i32(b, 0);
+	return pb_let(b, "v", pe_load(b, tmp, &zero, (uint32_t)n));
+}
+
 PExpr *
 lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes)
 {
@@ -119,6 +140,8 @@ lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes)
 	if (i >= 0)
 		return lower_member(c, i, idx, lanes);
 	GroupInput *in = lower_input(c, k, j, -1);
+	if (c->wide > 1 && lanes == 4 * c->wide)
+		return wide_load(c, in->buf, idx);
 	return pe_load(c->b, in->buf, idx, lanes);
 }
 
@@ -1258,6 +1281,59 @@ bool
 lower_consumers_lanes_ok(GroupCx *c, uint32_t lanes)
 {
 	return chain_lanes_ok(c, c->g->n - 1, 1, lanes);
+}
+
+/* May outside operand a of a wide run be read by wide_load (packed and
+ * broadcast along the result's axes) or as one element repeated
+ * (a literal, or one element of any rank)? */
+static bool
+wide_operand_ok(const Value *a, const Type *rt)
+{
+	if (a->kind == VK_LIT)
+		return true;
+	const Type *t = type_of(a);
+	if (t->kind != TY_TENSOR || t->dt.kind != rt->dt.kind)
+		return false;
+	if (type_numel(t) == 1)
+		return true;
+	if (t->n != 5 || t->dims[4] != 4)
+		return false;
+	for (uint32_t d = 0; d < 4; d++)
+		if (t->dims[d] != 1 && t->dims[d] != rt->dims[d])
+			return false;
+	return true;
+}
+
+bool
+lower_consumers_wide_ok(GroupCx *c)
+{
+	/* (with no consumer each texel is stored straight from the tile) */
+	if (c->g->n < 2 || !lower_packed_result(c) || !elem_is_float(kind_of(c->g->members[0])) ||
+	    !lower_consumers_lanes_ok(c, 4))
+		return false;
+	const Type *rt = type_of(c->g->members[0]);
+	for (int k = 1; k < c->g->n; k++) {
+		const Value *v = c->g->members[k];
+		const Type *t = type_of(v);
+		if (t->kind != TY_TENSOR || t->dt.kind != rt->dt.kind || t->n != 5)
+			return false;
+		for (uint32_t d = 0; d < 5; d++)
+			if (t->dims[d] != rt->dims[d])
+				return false;
+		switch (v->u.op->op->id) {
+		case O_ADD: case O_SUBTRACT: case O_MULTIPLY: case O_DIVIDE: case O_MAXIMUM:
+		case O_MINIMUM: case O_NEGATIVE: case O_RELU: case O_EXP: case O_LOG: case O_SQRT:
+		case O_RSQRT: case O_SIGMOID: case O_TANH: case O_CLIP: case O_HARD_SIGMOID:
+		case O_HARD_SWISH:
+			break;
+		default:
+			return false;
+		}
+		for (uint32_t j = 0; j < v->nargs; j++)
+			if (lower_member_of(c->g, k, v->args[j]) < 0 && !wide_operand_ok(v->args[j], rt))
+				return false;
+	}
+	return true;
 }
 
 uint32_t

@@ -56,6 +56,34 @@ lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes)
 }
 
 bool
+lower_store_wide(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t n, PExpr *tstart)
+{
+	PBuild *b = c->b;
+	c->master = pb_let(b, "s", e);
+	c->wide = n;
+	PExpr *v = lower_member(c, c->g->n - 1, idx, 4 * n);
+	c->wide = 0;
+	c->master = NULL;
+	if (!v)
+		return false;
+	/* through a private array, from which each texel is read back */
+	int64_t len = 4 * (int64_t)n;
+	PVar *res = pb_alloc(b, "res", type_tensor(c->m, (DType){v->dt.kind, 1}, 1, &len), c->local);
+	PExpr *zero = pe_i32(b, 0);
+	pb_store(b, res, &zero, 4 * n, v);
+	for (uint32_t t = 0; t < n; t++) {
+		PExpr *oi[5] = {idx[0], t ? pe_add(b, idx[1], pe_i32(b, (int32_t)t)) : idx[1], idx[2], idx[3], idx[4]};
+		int op = pb_depth(b);
+		if (tstart)
+			pb_if(b, pe_bin(b, OP_GE, oi[1], tstart));
+		PExpr *li = pe_i32(b, 4 * (int32_t)t);
+		pb_store(b, c->out[0], oi, 4, pe_load(b, res, &li, 4));
+		pb_close_to(b, op);
+	}
+	return true;
+}
+
+bool
 lower_matmul_shape(const GroupCx *c, bool batched, MatmulShape *sh)
 {
 	const Value *v = c->g->members[0];

@@ -278,7 +278,18 @@ tile_depthwise_packed(GroupCx *c, const ConvAttrs *ca)
 	pb_close_to(b, rop); /* the guard, ky */
 
 	bool ok = true;
-	for (int64_t k = 0; k < KB && ok; k++) {
+	/* KB blocks' consumers as one vector of L lanes where they allow
+	 * (store_texel_rows in lower_tile.c says why) */
+	bool wide = KB > 1 && lower_consumers_wide_ok(c);
+	if (wide) {
+		op = pb_depth(b);
+		q = lower_loop(b, "u", RX, FK_UNROLLED);
+		PExpr *li[2] = {q, zero};
+		PExpr *oi[5] = {g[0], cb0, g[2], pe_add(b, ox0, q), zero};
+		ok = lower_store_wide(c, pe_load(b, acc, li, (uint32_t)L), oi, (uint32_t)KB, NULL);
+		pb_close_to(b, op);
+	}
+	for (int64_t k = 0; k < KB && ok && !wide; k++) {
 		op = pb_depth(b);
 		q = lower_loop(b, "u", RX, FK_UNROLLED);
 		PExpr *li[2] = {q, pe_i32(b, 4 * k)};
