@@ -648,3 +648,68 @@ IR
 	run -0 ir-lower --no-tile "$BATS_TEST_TMPDIR/p.ir"
 	refute_output --partial 'f32x'
 }
+
+# issue 27: nn.layer_norm is one kernel of rows (lower_norm.c), where
+# torch.onnx's decomposition was four (vit_b_16: 100 launches a run)
+@test "lower: gpu layer_norm is one kernel per operator, rows of 32 or more spread over work items (mean and variance combined in shared memory), shorter rows an item each" {
+	golden --from=ir-plan-devices ir-lower layer_norm
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/layer_norm.ir"
+	[ "$(grep -c '^prim @nn_layer_norm' <<< "$output")" -eq 3 ]
+	[ "$(grep -c '^  kernel @nn_layer_norm' <<< "$output")" -eq 3 ]
+	# rows of 77: 32 items each, 8 rows per work group (6 rows: the rest idle)
+	assert_output --partial 'let %u4: i32 = %bx0 * 8 + %tx2 / 32'
+	assert_output --partial 'if %u4 < 6 {'
+	assert_output --regexp 'let %mean[0-9]+: f32 = %part1\[%w5\] / 77\.0'
+	assert_output --regexp 'let %sd[0-9]+: f32 = sqrt\(%part1\[%w5\] / 77\.0 \+ 0\.00001\)'
+	assert_output --regexp '%out\[%i7, %i6, %e[0-9]+\] = \(%p0\[%i7, %i6, %e[0-9]+\] - %mean11\) / %sd16 \* %p1\[%e[0-9]+\] \+ %p2\[%e[0-9]+\]'
+	# rows of 30 over two axes: an item per row, epsilon 0.001
+	assert_output --regexp 'sqrt\(%acc[0-9]+\[0\] / 30\.0 \+ 0\.001\)'
+	# rows of 120 over two axes (axis=1): gamma [3,40] at the row's two indices
+	assert_output --regexp '\* %p1\[%i[0-9]+, %i[0-9]+\] \+ %p2\[%i[0-9]+, %i[0-9]+\]'
+	# on a texture gpu a packed operand is read from its image; the result
+	# stays a buffer, written an element at a time
+	cat > "$BATS_TEST_TMPDIR/t.ir" <<-'EOF2'
+	device @gpu = gpu(0) {texture=true}
+	fn @main(%x: f32[1,2,6,6,4], %g: f32[2,6,6,4]) -> f32[1,2,6,6,4] {
+	  %e = exp(%x)
+	  %a = nn.layer_norm(%e, %g, %g) {axis=1}
+	  return %a
+	}
+	EOF2
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_TMPDIR/t.ir"
+	assert_output --partial 'prim @nn_layer_norm(%p0: f32[1,2,6,6,4] @gpu:texture, %p1: f32[2,6,6,4] @gpu:global, %out: f32[1,2,6,6,4] @gpu:global)'
+	[[ "$stderr" == *"result %a of @nn_layer_norm is computed an element at a time, and an image is written a texel at a time: kept in global memory"* ]]
+}
+
+@test "lower: cpu layer_norm of f32 rows of 16 or more runs in vectors (16 lanes from 64, else 8), the tail one at a time; shorter rows, f16, rows over several axes and --no-tile keep an element at a time" {
+	cat > "$BATS_TEST_TMPDIR/m.ir" <<-'EOF2'
+	device @cpu = cpu(0)
+	fn @main(%x: f32[2,3,197], %g: f32[197], %b: f32[197], %z: f32[4,19], %gz: f32[19], %bz: f32[19], %s: f32[3,10], %gs: f32[10], %h: f16[2,32], %gh: f16[32], %y: f32[2,4,8], %gy: f32[4,8]) -> (f32[2,3,197], f32[4,19], f32[3,10], f16[2,32], f32[2,4,8]) {
+	  %a = nn.layer_norm(%x, %g, %b)
+	  %c = nn.layer_norm(%z, %gz, %bz) {epsilon=0.5}
+	  %d = nn.layer_norm(%s, %gs, %gs)
+	  %e = nn.layer_norm(%h, %gh, %gh)
+	  %f = nn.layer_norm(%y, %gy, %gy) {axis=1}
+	  %t = (%a, %c, %d, %e, %f)
+	  return %t
+	}
+	EOF2
+	ir-plan-devices "$BATS_TEST_TMPDIR/m.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
+	[ "$(grep -c '^  kernel @nn_layer_norm' <<< "$output")" -eq 5 ]
+	# 197: 12 vectors of 16 and a tail of 5; the sum, then the squares of x - mean
+	assert_output --regexp '%acc[0-9]+\[0:16\] = %acc[0-9]+\[0:16\] \+ %p0\[%i[0-9]+, %i[0-9]+, %j[0-9]+ \* 16:16\]'
+	assert_output --regexp 'for %j[0-9]+ in 192\.\.197 \{'
+	assert_output --regexp 'let %d[0-9]+: f32x16 = %p0\[%i[0-9]+, %i[0-9]+, %j[0-9]+ \* 16:16\] - broadcast<f32x16>\(%mean[0-9]+\)'
+	assert_output --regexp '%out\[%i[0-9]+, %i[0-9]+, %j[0-9]+ \* 16:16\] = \(%p0\[%i[0-9]+, %i[0-9]+, %j[0-9]+ \* 16:16\] - broadcast<f32x16>\(%mean[0-9]+\)\) / broadcast<f32x16>\(%sd[0-9]+\) \* %p1\[%j[0-9]+ \* 16:16\] \+ %p2\[%j[0-9]+ \* 16:16\]'
+	# 19: 2 vectors of 8 and a tail of 3, epsilon 0.5
+	assert_output --regexp '%out\[%u[0-9]+, %j[0-9]+ \* 8:8\] = '
+	assert_output --regexp 'for %j[0-9]+ in 16\.\.19 \{'
+	assert_output --partial '+ 0.5)'
+	# f16: computed in f32, the result cast back
+	assert_output --regexp 'cast<f16>\(\(cast<f32>\(%p0\[%i[0-9]+, %r[0-9]+\]\) - %mean[0-9]+\)'
+	# 10 wide, f16 and over two axes: element at a time
+	[ "$(grep -c 'let %mean[0-9]*: f32 = %acc[0-9]*\[0\] / ' <<< "$output")" -eq 3 ]
+	run -0 ir-lower --no-tile "$BATS_TEST_TMPDIR/p.ir"
+	refute_output --partial 'f32x'
+}

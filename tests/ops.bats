@@ -458,6 +458,47 @@ IR
 	assert_output --partial '%0: f32[2,10]'
 }
 
+@test "ops: nn.layer_norm normalizes axis..rank-1 (default the last), gamma and beta of their shape" {
+	run -0 ir-parse - <<'IR'
+fn @main(%x: f32[2,3,5], %g: f32[5], %g2: f32[3,5], %h: f16[4,6], %gh: f16[6]) {
+  %0 = nn.layer_norm(%x, %g, %g)
+  %1 = nn.layer_norm(%x, %g2, %g2) {axis=-2, epsilon=0.001}
+  %2 = nn.layer_norm(%h, %gh, %gh) {axis=1}
+  return %0
+}
+IR
+	assert_output --partial '%0: f32[2,3,5] = nn.layer_norm(%x, %g, %g)'
+	assert_output --partial '%1: f32[2,3,5] = nn.layer_norm(%x, %g2, %g2) {axis=-2, epsilon=0.001}'
+	assert_output --partial '%2: f16[4,6] = nn.layer_norm(%h, %gh, %gh) {axis=1}'
+}
+
+@test "ops: nn.layer_norm's errors: gamma or beta not of the normalized shape, axis, epsilon, integers, element types, arity, attribute names" {
+	cat > "$BATS_TEST_TMPDIR/l.ir" <<'IR'
+fn @main(%x: f32[2,3,5], %g: f32[3,5], %b: f32[5], %i: i32[2,5], %gi: i32[5], %h: f16[5]) {
+  %0 = nn.layer_norm(%x, %b, %b) {axis=1}
+  %1 = nn.layer_norm(%x, %g, %g) {axis=3}
+  %2 = nn.layer_norm(%x, %b, %b) {epsilon=-1.0}
+  %3 = nn.layer_norm(%i, %gi, %gi)
+  %4 = nn.layer_norm(%x, %b, %h)
+  %5 = nn.layer_norm(%x, %b)
+  %6 = nn.layer_norm(%x, %b, %b) {eps=0.1}
+  %7 = nn.layer_norm(%x, %g, %b) {axis=-2}
+  return %0
+}
+IR
+	run -1 --separate-stderr ir-parse "$BATS_TEST_TMPDIR/l.ir"
+	[ -z "$output" ]
+	[[ "$stderr" == *"l.ir:2:3: error: nn.layer_norm: gamma has type f32[5], but data f32[2,3,5] normalized over axes 1 to 2 needs f32[3,5]"* ]]
+	[[ "$stderr" == *"l.ir:3:40: error: 'axis' of nn.layer_norm is 3, out of range for rank 3 (-3 to 2)"* ]]
+	[[ "$stderr" == *"l.ir:4:43: error: 'epsilon' of nn.layer_norm must be a finite number, not negative (it is -1)"* ]]
+	[[ "$stderr" == *"l.ir:5:3: error: nn.layer_norm: needs a floating-point operand, not i32[2,5]"* ]]
+	[[ "$stderr" == *"l.ir:6:3: error: nn.layer_norm: data and beta have different element types: f32[2,3,5] and f16[5]"* ]]
+	[[ "$stderr" == *"l.ir:7:3: error: 'nn.layer_norm' takes 3 operands, 2 given"* ]]
+	[[ "$stderr" == *"l.ir:8:35: error: unknown attribute 'eps' for nn.layer_norm"* ]]
+	[[ "$stderr" == *"note: nn.layer_norm takes: axis, epsilon"* ]]
+	[[ "$stderr" == *"l.ir:9:3: error: nn.layer_norm: beta has type f32[5], but data f32[2,3,5] normalized over axes 1 to 2 needs f32[3,5]"* ]]
+}
+
 @test "ops: reshape with 0 and -1" {
 	run -0 ir-parse - <<'IR'
 fn @main(%x: f32[2,3,4]) {

@@ -555,3 +555,59 @@ IR
 	"$PY" "$H" same "$d/ref" "$d/graph"
 	"$PY" "$H" same "$d/ocl" "$d/ref"
 }
+
+# issue 27: nn.layer_norm's row kernels (lower_norm.c) on cpu, gpu and
+# texture gpu: rows of 197 (vectors of 16 and a tail on a cpu, several
+# items per row on a gpu), of 19 and 7 (odd, not multiples of 4), over
+# two axes (axis=1), and of a packed tensor read from an image; each
+# equals the interpreter (--check) and numpy (two-pass mean and biased
+# variance, in double)
+@test "run_ocl: layer_norm on cpu, gpu and texture gpu equals the interpreter and numpy, rows of odd lengths and over several axes" {
+	local d=$BATS_TEST_TMPDIR dev mode opt
+	cat > "$d/m.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[2,3,197], %gx: f32[197], %bx: f32[197], %y: f32[5,19], %gy: f32[19], %by: f32[19], %z: f32[3,2,7], %gz: f32[2,7], %bz: f32[2,7], %p: f32[1,2,3,5,4], %gp: f32[2,3,5,4], %bp: f32[2,3,5,4]) -> (f32[2,3,197], f32[5,19], f32[3,2,7], f32[1,2,3,5,4]) {
+  %a = nn.layer_norm(%x, %gx, %bx)
+  %b = nn.layer_norm(%y, %gy, %by) {epsilon=0.25}
+  %c = nn.layer_norm(%z, %gz, %bz) {axis=-2}
+  %e = exp(%p)
+  %f = nn.layer_norm(%e, %gp, %bp) {axis=1}
+  %t = (%a, %b, %c, %f)
+  return %t
+}
+IR
+	args=$("$PY" "$H" inputs "$d/m.ir" "$d")
+	for dev in cpu gpu tex; do
+		retarget $dev "$d/m.ir" > "$d/m.$dev.ir"
+		for mode in fuse no-tile; do
+			opt=
+			[ $mode = fuse ] || opt=--$mode
+			compiled "$d/m.$dev.ir" "$d/c.$dev.$mode.ir" $opt
+			mkdir "$d/got.$dev.$mode"
+			run -0 --separate-stderr ir-run --check $args -o "$d/got.$dev.$mode" "$d/c.$dev.$mode.ir"
+			[[ "$stderr" == *"--check: 5 calls of prims equal the interpreter's"* ]]
+		done
+	done
+	grep -q 'float16' "$d/c.cpu.fuse.ir"
+	grep -q '__local' "$d/c.gpu.fuse.ir"
+	grep -q 'image2d_t' "$d/c.tex.fuse.ir"
+	"$PY" - "$d" <<'PY'
+import sys
+import numpy as np
+d = sys.argv[1]
+L = lambda n: np.load("%s/%s.npy" % (d, n)).astype(np.float64)
+def ln(x, g, b, axis, eps):
+    ax = tuple(range(axis, x.ndim))
+    m = x.mean(ax, keepdims=True)
+    v = ((x - m) ** 2).mean(ax, keepdims=True)
+    return (x - m) / np.sqrt(v + eps) * g + b
+want = [ln(L("x"), L("gx"), L("bx"), 2, 1e-5), ln(L("y"), L("gy"), L("by"), 1, 0.25),
+        ln(L("z"), L("gz"), L("bz"), 1, 1e-5),
+        ln(np.exp(np.load(d + "/p.npy")).astype(np.float64), L("gp"), L("bp"), 1, 1e-5)]
+for dev in ("cpu", "gpu", "tex"):
+    for mode in ("fuse", "no-tile"):
+        for i, w in enumerate(want):
+            got = np.load("%s/got.%s.%s/%d.npy" % (d, dev, mode, i))
+            assert np.allclose(got, w, rtol=1e-5, atol=2e-6), (dev, mode, i, np.abs(got - w).max())
+PY
+}

@@ -786,6 +786,10 @@ schedule(Lower *L, GroupCx *c)
 		if (!L->o->no_tile && (lower_softmax_gpu(c) || lower_softmax_cpu(c)))
 			return true;
 		return lower_softmax(c);
+	case O_LAYER_NORM:
+		if (!L->o->no_tile && (lower_layer_norm_gpu(c) || lower_layer_norm_cpu(c)))
+			return true;
+		return lower_layer_norm(c);
 	case O_SPLIT:
 		return lower_split(c);
 	case O_DENSE: case O_BATCH_MATMUL: case O_CONV2D:
@@ -898,7 +902,7 @@ group_scopes(Lower *L, GroupCx *c, const Device *dev, const char *prim)
 	 * results in buffers.  Every other packed result is written in
 	 * texels (schedule_elementwise). */
 	OpId op0 = g->members[0]->u.op->op->id;
-	bool texels = op0 != O_SOFTMAX && op0 != O_SPLIT;
+	bool texels = op0 != O_SOFTMAX && op0 != O_LAYER_NORM && op0 != O_SPLIT;
 	for (int i = 0; i < c->nout; i++) {
 		const Type *t = rt->kind == TY_TUPLE ? rt->fields[i] : rt;
 		snprintf(what, sizeof what, "result %%%s of @%s", tail->name, prim);

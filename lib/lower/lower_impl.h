@@ -162,6 +162,12 @@ int lower_softmax_gpu(GroupCx *c);
 /* softmax along the last axis of f32 rows on a cpu, in vectors
  * (lower_reduce_cpu.c): 1 if lowered, 0 if it does not apply. */
 int lower_softmax_cpu(GroupCx *c);
+/* nn.layer_norm (lower_norm.c): a work item per row, element by element;
+ * a gpu's rows of several work items each, a cpu's f32 rows in vectors
+ * (1 if lowered, 0 if it does not apply). */
+bool lower_layer_norm(GroupCx *c);
+int lower_layer_norm_gpu(GroupCx *c);
+int lower_layer_norm_cpu(GroupCx *c);
 bool lower_split(GroupCx *c);
 /* The attributes of a sum or mean binding: the axes of its operand it
  * reduces, keepdims. */
@@ -230,6 +236,17 @@ int lower_reduce_cpu(GroupCx *c);
 int lower_pool_cpu(GroupCx *c);
 /* part[0] = the sum of the WG items' acc[0] (lower_reduce.c) */
 void lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG);
+/* As lower_sum_shares for segments of T items (t: the item's place in
+ * its segment, tx: in the work group) of L-lane shares (share, each
+ * item's), added, or combined by max; the result ends in part[tx - t]
+ * (lower_reduce.c). */
+void lower_combine_shares(PBuild *b, PVar *part, PExpr *share, PExpr *t, PExpr *tx, int64_t T,
+                          uint8_t L, bool max);
+/* Whether rows of n elements (consecutive ones where inner) get several
+ * work items each on a gpu, as softmax's and layer_norm's rows: then T
+ * items per row and G rows per work group (lower_reduce.c). */
+bool lower_row_items(const Device *dev, int64_t n, int64_t rows, bool inner, int64_t *T,
+                     int64_t *G);
 
 /* ------------------------------------------------------- tiled schedules */
 
@@ -306,8 +323,8 @@ void lower_matmul_transposes(const Value *v, bool *ta, bool *tb);
 /* dense's weight_layout "NC<P>n": P, or 0 for "NC" (and batch_matmul). */
 int64_t lower_dense_pack(const Value *v);
 
-/* True if the operator is one lower_member handles (all but softmax and
- * split, which are lowered whole). */
+/* True if the operator is one lower_member handles (all but softmax,
+ * layer_norm and split, which are lowered whole). */
 bool lower_is_elementwise_form(const OpDef *op);
 /* True if the member computes a reduction (loops of its own per element). */
 bool lower_has_reduction(const OpDef *op);

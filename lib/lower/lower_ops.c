@@ -29,7 +29,7 @@
 bool
 lower_is_elementwise_form(const OpDef *op)
 {
-	return op->id != O_SOFTMAX && op->id != O_SPLIT;
+	return op->id != O_SOFTMAX && op->id != O_LAYER_NORM && op->id != O_SPLIT;
 }
 
 bool
@@ -45,7 +45,7 @@ lower_has_reduction(const OpDef *op)
 	case O_SQRT: case O_RSQRT: case O_SIGMOID: case O_TANH: case O_CLIP: case O_CAST:
 	case O_ERF: case O_HARD_SIGMOID: case O_HARD_SWISH: case O_SIN: case O_COS:
 	case O_ASIN: case O_ACOS: case O_ATAN:
-	case O_BIAS_ADD: case O_SOFTMAX: case O_RESHAPE: case O_TRANSPOSE:
+	case O_BIAS_ADD: case O_SOFTMAX: case O_LAYER_NORM: case O_RESHAPE: case O_TRANSPOSE:
 	case O_LAYOUT_TRANSFORM: case O_CONCATENATE: case O_SPLIT: case O_SQUEEZE:
 	case O_EXPAND_DIMS: case O_STRIDED_SLICE: case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL:
 	case O_GREATER: case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR:
@@ -1167,7 +1167,7 @@ member_value(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 	case O_CONV2D: res = conv2d(c, k, idx, lanes); break;
 	case O_DENSE: res = dense(c, k, idx); break;
 	case O_BATCH_MATMUL: res = batch_matmul(c, k, idx); break;
-	case O_SOFTMAX: case O_SPLIT: case O__COUNT:     /* lowered whole */
+	case O_SOFTMAX: case O_LAYER_NORM: case O_SPLIT: case O__COUNT:     /* lowered whole */
 		error_at(c->m->ctx, v->loc, "internal error: %s cannot be lowered as part of a group",
 		         v->u.op->op->name);
 		return NULL;
@@ -1254,7 +1254,7 @@ chain_lanes_ok(GroupCx *c, int k, int stop, uint32_t lanes)
 		case O_RESHAPE: case O_SQUEEZE: case O_EXPAND_DIMS: case O_TRANSPOSE:
 		case O_LAYOUT_TRANSFORM: case O_DENSE: case O_BATCH_MATMUL:
 		case O_ARGMAX: case O_ARGMIN:
-		case O_SOFTMAX: case O_SPLIT: case O_STRIDED_SLICE: case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL:
+		case O_SOFTMAX: case O_LAYER_NORM: case O_SPLIT: case O_STRIDED_SLICE: case O_PAD: case O_EQUAL: case O_NOT_EQUAL: case O_LESS: case O_LESS_EQUAL:
 		case O_GREATER: case O_GREATER_EQUAL: case O_LOGICAL_AND: case O_LOGICAL_OR:
 		case O_LOGICAL_XOR: case O_LOGICAL_NOT: case O_WHERE:
 		case O__COUNT:

@@ -299,12 +299,8 @@ lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG)
 	}
 }
 
-/* As lower_sum_shares for segments of T items (t: the item's place in
- * its segment, tx: in the work group) of L-lane shares (share, each
- * item's), added, or
- * combined by max; the result ends in part[tx - t]. */
-static void
-combine_shares(PBuild *b, PVar *part, PExpr *share, PExpr *t, PExpr *tx, int64_t T, uint8_t L,
+void
+lower_combine_shares(PBuild *b, PVar *part, PExpr *share, PExpr *t, PExpr *tx, int64_t T, uint8_t L,
                bool max)
 {
 	PExpr *zero = pe_i32(b, 0);
@@ -436,7 +432,7 @@ lower_reduce_gpu(GroupCx *c)
 		for (uint32_t i = 1; i < V; i++)
 			share = lower_reduction_combine(c, &rd, share, pe_lane(b, v, i));
 	}
-	combine_shares(b, part, share, t, tx, T, L, rd.op == O_MAX_POOL2D);
+	lower_combine_shares(b, part, share, t, tx, T, L, rd.op == O_MAX_POOL2D);
 	PExpr *first = pe_bin(b, OP_EQ, t, zero);
 	pb_if(b, ulive ? pe_bin(b, OP_AND, first, ulive) : first);
 	PExpr *at[2] = {tx, zero};
@@ -461,6 +457,16 @@ row_share(PBuild *b, PExpr **idx, int64_t axis, int64_t n, PExpr *t, int64_t T)
 	idx[axis] = pb_let(b, "e", e);
 }
 
+bool
+lower_row_items(const Device *dev, int64_t n, int64_t rows, bool inner, int64_t *T, int64_t *G)
+{
+	if (n < GPU_MIN_LENGTH ||
+	    (!inner && (n < GPU_STRIDED_MIN_LENGTH || rows > GPU_STRIDED_MAX_RESULTS)))
+		return false;
+	items_per_unit(dev, n, rows, T, G);
+	return true;
+}
+
 /* softmax on a gpu with rows of at least GPU_MIN_LENGTH along its last
  * axis (or as long and few as a strided reduction): T items per row, G
  * rows per work group, as a reduction's units.  The row's maximum and
@@ -479,12 +485,9 @@ lower_softmax_gpu(GroupCx *c)
 		return 0;
 	int64_t axis = lower_softmax_axis(v);
 	int64_t n = ty->dims[axis], rows = type_numel(ty) / n;
-	bool inner = axis + 1 == rank;
-	if (n < GPU_MIN_LENGTH ||
-	    (!inner && (n < GPU_STRIDED_MIN_LENGTH || rows > GPU_STRIDED_MAX_RESULTS)))
-		return 0;
 	int64_t T, G;
-	items_per_unit(c->device, n, rows, &T, &G);
+	if (!lower_row_items(c->device, n, rows, axis + 1 == rank, &T, &G))
+		return 0;
 	int64_t WG = G * T, groups = ceil_div(rows, G);
 	ElemKind kk = (ElemKind)ty->dt.kind;
 	PBuild *b = c->b;
@@ -527,7 +530,7 @@ lower_softmax_gpu(GroupCx *c)
 		pb_store(b, acc, &zero, 1, k ? pe_add(b, a, pe_call1(b, I_EXP, pe_sub(b, x, stat[0])))
 		                             : pe_call2(b, I_MAX, a, x));
 		pb_close_to(b, open);
-		combine_shares(b, part, pe_load(b, acc, &zero, 1), t, tx, T, 1, k == 0);
+		lower_combine_shares(b, part, pe_load(b, acc, &zero, 1), t, tx, T, 1, k == 0);
 		pb_barrier(b);
 		stat[k] = pb_let(b, k ? "s" : "m", pe_load(b, part, &first, 1));
 		if (k == 0)

@@ -143,9 +143,14 @@ bool reduce_attrs(OpCx *c, uint32_t rank, ReduceAttrs *a);
  * equal extremes, and of NaNs, which win). */
 bool arg_last_index(OpCx *c);
 
-/* The `axis` of bias_add (default 1: NCHW's channels), softmax (-1: the
- * last) and concatenate and split (0), as written: possibly negative. */
+/* The `axis` of bias_add (default 1: NCHW's channels), softmax and
+ * layer_norm (-1: the last) and concatenate and split (0), as written: possibly negative. */
 int64_t op_axis(OpCx *c);
+
+/* nn.layer_norm's axis (as written; default -1) and epsilon (default
+ * ONNX's 1e-5; finite, not negative).  The axes axis..rank-1 are
+ * normalized together, as ONNX's LayerNormalization. */
+bool layer_norm_attrs(OpCx *c, int64_t *axis, double *eps);
 
 /* clip's a_min and a_max (both required, a_min <= a_max). */
 bool clip_attrs(OpCx *c, double *lo, double *hi);

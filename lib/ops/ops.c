@@ -26,6 +26,7 @@ static const char *const a_conv2d[] = {
 static const char *const a_dense[] = {"out_dtype", "units", "weight_layout", NULL};
 static const char *const a_batch_matmul[] = {"out_dtype", "transpose_a", "transpose_b", NULL};
 static const char *const a_axis[] = {"axis", NULL};
+static const char *const a_layer_norm[] = {"axis", "epsilon", NULL};
 static const char *const a_max_pool[] = {
 	"ceil_mode", "dilation", "layout", "out_layout", "padding", "pool_size", "strides", NULL};
 static const char *const a_avg_pool[] = {

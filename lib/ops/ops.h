@@ -20,7 +20,7 @@ typedef enum {
 	PAT_INJECTIVE,      /* reshape, transpose, layout_transform, concatenate */
 	PAT_REDUCE,         /* sum, mean, pooling (TVM: pooling is OUT_FUSABLE) */
 	PAT_OUT_FUSABLE,    /* conv2d, dense, batch_matmul: elementwise ops fuse after */
-	PAT_OPAQUE,         /* softmax, split: never fused (TVM: split is INJECTIVE) */
+	PAT_OPAQUE,         /* softmax, layer_norm, split: never fused (TVM: split is INJECTIVE) */
 } OpPattern;
 
 /* O_ADD, O_CONV2D, ...: one per line of ops.def, in its order. */

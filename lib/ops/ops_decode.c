@@ -127,10 +127,25 @@ op_axis(OpCx *c)
 	int64_t dflt;
 	switch (c->id) {
 	case O_BIAS_ADD: dflt = 1; break;
-	case O_SOFTMAX: dflt = -1; break;
+	case O_SOFTMAX: case O_LAYER_NORM: dflt = -1; break;
 	default: dflt = 0; break;   /* concatenate, split */
 	}
 	return oa_int(c, "axis", dflt, INT64_MIN, INT64_MAX);
+}
+
+bool
+layer_norm_attrs(OpCx *c, int64_t *axis, double *eps)
+{
+	*axis = op_axis(c);
+	*eps = oa_num(c, "epsilon", 1e-5);
+	if (!c->ok)
+		return false;
+	if (!isfinite(*eps) || *eps < 0) {
+		op_error_at(c, oa_loc(c, "epsilon"), "'epsilon' of nn.layer_norm must be a finite "
+		            "number, not negative (it is %g)", *eps);
+		return false;
+	}
+	return true;
 }
 
 bool

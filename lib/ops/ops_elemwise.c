@@ -1,6 +1,6 @@
 /* ops_elemwise.c: shape rules of elementwise and broadcasting operators:
  * the binary arithmetic ops (NumPy broadcasting), the unary math ops, clip,
- * cast, nn.bias_add and nn.softmax.
+ * cast, nn.bias_add, nn.softmax and nn.layer_norm.
  */
 #include <math.h>
 #include <string.h>
@@ -126,6 +126,39 @@ shape_softmax(OpCx *c, const Shape *args, uint32_t nargs, Shape *out)
 	const Shape *x = &args[0];
 	if (!check_float(c, x) || axis_norm(c, "axis", axis, x->rank) < 0)
 		return false;
+	*out = *x;
+	return true;
+}
+
+/* nn.layer_norm(data, gamma, beta): gamma and beta have exactly the shape
+ * of the normalized axes (ONNX broadcasts them; ir-import-onnx expands
+ * them where they are smaller). */
+bool
+shape_layer_norm(OpCx *c, const Shape *args, uint32_t nargs, Shape *out)
+{
+	(void)nargs;
+	int64_t axis;
+	double eps;
+	if (!layer_norm_attrs(c, &axis, &eps))
+		return false;
+	const Shape *x = &args[0];
+	if (!check_float(c, x) || (axis = axis_norm(c, "axis", axis, x->rank)) < 0)
+		return false;
+	Shape want = {.dt = x->dt, .rank = x->rank - (uint32_t)axis};
+	memcpy(want.dims, x->dims + axis, want.rank * sizeof *want.dims);
+	static const char *const names[] = {"gamma", "beta"};
+	for (int i = 0; i < 2; i++) {
+		const Shape *p = &args[1 + i];
+		if (!check_same_dtype(c, x, p, "data", names[i]))
+			return false;
+		if (p->rank != want.rank || memcmp(p->dims, want.dims, want.rank * sizeof *want.dims)) {
+			char xs[256], ps[256], ws[256];
+			op_error(c, "%s has type %s, but data %s normalized over axes %lld to %u needs "
+			         "%s", names[i], shape_text(p, ps, sizeof ps), shape_text(x, xs, sizeof xs),
+			         (long long)axis, (unsigned)x->rank - 1, shape_text(&want, ws, sizeof ws));
+			return false;
+		}
+	}
 	*out = *x;
 	return true;
 }

@@ -64,7 +64,7 @@ typedef bool ShapeRule(OpCx *c, const Shape *args, uint32_t nargs, Shape *out);
 
 /* ops_elemwise.c */
 ShapeRule shape_binary, shape_unary, shape_unary_float, shape_clip, shape_hard_sigmoid,
-	shape_cast, shape_bias_add, shape_softmax;
+	shape_cast, shape_bias_add, shape_softmax, shape_layer_norm;
 /* ops_logic.c */
 ShapeRule shape_compare, shape_logical, shape_where;
 /* ops_nn.c */

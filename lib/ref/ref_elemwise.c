@@ -289,6 +289,43 @@ ref_softmax(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32
 	return true;
 }
 
+/* ----------------------------------------------------------- layer_norm */
+
+/* Each row of the axes axis..rank-1: its mean, its biased variance (of
+ * x - mean, in a second pass, as torch's decomposition computes it), then
+ * (x - mean) / sqrt(var + epsilon) * gamma + beta, all in double. */
+bool
+ref_layer_norm(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_t nouts)
+{
+	(void)nargs;
+	(void)nouts;
+	const Tensor *x = args[0], *g = args[1], *bt = args[2];
+	Tensor *out = outs[0];
+	int64_t axis;
+	double eps;
+	layer_norm_attrs(c, &axis, &eps);
+	axis = axis_norm(c, "axis", axis, x->rank);
+	if (x->numel == 0)
+		return true;
+	int64_t n = ref_prod(x->dims, (uint32_t)axis, x->rank), rows = x->numel / n;
+	for (int64_t r = 0; r < rows; r++) {
+		int64_t base = r * n;
+		double sum = 0, sq = 0;
+		for (int64_t j = 0; j < n; j++)
+			sum += tensor_get(x, base + j);
+		double mean = sum / (double)n;
+		for (int64_t j = 0; j < n; j++) {
+			double d = tensor_get(x, base + j) - mean;
+			sq += d * d;
+		}
+		double inv = 1 / sqrt(sq / (double)n + eps);
+		for (int64_t j = 0; j < n; j++)
+			tensor_set(out, base + j, (tensor_get(x, base + j) - mean) * inv *
+			           tensor_get(g, j) + tensor_get(bt, j));
+	}
+	return true;
+}
+
 /* ------------------------------------------------- sum, mean, max, min */
 
 /* max or min into out (ostride: the output offset step of each input

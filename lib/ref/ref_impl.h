@@ -2,8 +2,8 @@
  *
  * ref_ops.c holds ref_eval (checks, dispatch) and the accumulators
  * (attributes are read by ops/attrs.h, layouts computed by layout.h);
- * ref_elemwise.c the elementwise and broadcasting operators, softmax and
- * the reductions; ref_nn.c conv2d, dense, batch_matmul and the pools;
+ * ref_elemwise.c the elementwise and broadcasting operators, softmax,
+ * layer_norm and the reductions; ref_nn.c conv2d, dense, batch_matmul and the pools;
  * ref_shape.c the data-movement operators.
  *
  * Before a kernel runs, ref_eval applies the operator's shape rule
@@ -123,8 +123,8 @@ int64_t ref_prod(const int64_t *dims, uint32_t lo, uint32_t hi);
 /* ------------------------------------------------------------- kernels */
 
 /* ref_elemwise.c */
-RefKernel ref_binary, ref_unary, ref_clip, ref_cast, ref_bias_add, ref_softmax, ref_reduce,
-	ref_argreduce;
+RefKernel ref_binary, ref_unary, ref_clip, ref_cast, ref_bias_add, ref_softmax, ref_layer_norm,
+	ref_reduce, ref_argreduce;
 /* ref_logic.c */
 RefKernel ref_compare, ref_logical_not, ref_where;
 /* ref_nn.c */

@@ -33,6 +33,7 @@ kernel_of(OpId id)
 	case O_CAST: return ref_cast;
 	case O_BIAS_ADD: return ref_bias_add;
 	case O_SOFTMAX: return ref_softmax;
+	case O_LAYER_NORM: return ref_layer_norm;
 	case O_SUM: case O_MEAN: case O_MAX: case O_MIN: return ref_reduce;
 	case O_ARGMAX: case O_ARGMIN: return ref_argreduce;
 	case O_CONV2D: return ref_conv2d;

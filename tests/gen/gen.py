@@ -1339,15 +1339,17 @@ class Gen:
     def op_big_reduce(self):
         """A sum or mean long enough for ir-lower's reductions over several
         work items per result; in the models of after comparisons (not
-        --legacy) also a pool of a large window or map, or a softmax of
-        long rows, drawn here so that the models of seeds that draw none
-        stay what they were."""
+        --legacy) also a pool of a large window or map, a softmax of long
+        rows or a layer_norm, drawn here so that the models of seeds that
+        draw none stay what they were."""
         if not self.legacy:
             x = self.r.random()
             if x < 0.45:
                 return self.op_big_pool()
             if x < 0.6:
                 return self.op_big_softmax()
+            if x < 0.7:
+                return self.op_layer_norm()
         dt = self.r.choice(["f32", "f32", "f16", "i32"])
         n = self.r.choice([512, 600, 1024, 777])
         rows = self.r.choice([1, 2, 3])
@@ -1383,6 +1385,40 @@ class Gen:
         e = 4 * (n + 4) * FLOATS[dt]
         attrs = "" if ax == 1 and self.chance(0.5) else " {axis=%d}" % ax
         self.bind(dt, shape, "nn.softmax(%s)%s" % (v.name, attrs), 0.0, 1.0, e)
+        return True
+
+    def op_layer_norm(self):
+        """nn.layer_norm of a fresh input: rows of 7 to 1000 along the last
+        axis (short ones an item each, long ones several items on a gpu,
+        vectors on a cpu), or over the last two axes; gamma and beta
+        fresh inputs of the rows' shape."""
+        dt = self.r.choice(["f32", "f32", "f16"])
+        if self.chance(0.7):
+            shape = [self.r.choice([1, 2, 3, 7]), self.r.choice([7, 19, 32, 77, 197, 1000])]
+            ax = 1
+        else:
+            shape = [self.r.choice([1, 2, 3]), self.r.choice([2, 3, 5]),
+                     self.r.choice([7, 16, 40])]
+            ax = 1
+        v = self.new_param(dt, shape, (-2.0, 2.0))
+        self.add(v)
+        g = self.new_input(dt, shape[ax:])
+        b = self.new_input(dt, shape[ax:])
+        n = numel(shape[ax:])
+        # |x - mean| / sd is at most sqrt(n - 1)
+        top = math.sqrt(n) * g.mag + b.mag
+        if not self.fits(dt, -top, top):
+            return False
+        e = 8 * (n + 8) * FLOATS[dt] * top + math.sqrt(n) * g.err + b.err
+        r = len(shape)
+        attrs = []
+        if ax != r - 1 or self.chance(0.3):
+            attrs.append("axis=%d" % (ax - r if self.chance(0.5) else ax))
+        if self.chance(0.3):
+            attrs.append("epsilon=%s" % self.r.choice(["0.001", "0.00001", "0.1"]))
+        self.r.shuffle(attrs)
+        self.bind(dt, shape, "nn.layer_norm(%s, %s, %s)%s" % (
+            v.name, g.name, b.name, " {%s}" % ", ".join(attrs) if attrs else ""), -top, top, e)
         return True
 
     def op_big_pool(self):
