@@ -183,14 +183,64 @@ make_case() {
 	grep -q '= cos(%x)$' sin_cos_tan/m.ir
 }
 
-@test "onnx: LayerNormalization (opset 17) is mean, subtract, rsqrt and products; Mean and InvStdDev too" {
+@test "onnx: LayerNormalization (opset 17) is nn.layer_norm; read Mean and InvStdDev make it mean, subtract, rsqrt and products" {
 	imported layer_normalization
 	imported layer_normalization --lower
 	run -0 grep -c '= mean(' layer_normalization/m.ir
-	assert_output 4
-	grep -q '%y1: f32\[2,3,8\] = add(%scaled, %b1)$' layer_normalization/m.ir
+	assert_output 2
+	grep -q '%y1: f32\[2,3,8\] = nn.layer_norm(%x, %s1, %b1) {axis=2, epsilon=9.999999974752427e-07}$' layer_normalization/m.ir
 	grep -q '%m2: f32\[2,1,1\] = mean(%x) {axis=\[1, 2\], keepdims=true}$' layer_normalization/m.ir
 	grep -q '%i2: f32\[2,1,1\] = rsqrt(' layer_normalization/m.ir
+}
+
+@test "onnx: torch.onnx's decomposed LayerNorm (opset 13) is one nn.layer_norm where the chain matches exactly, else stays reductions and arithmetic" {
+	imported layernorm_decomposed
+	imported layernorm_decomposed --lower
+	run -0 grep -c 'nn.layer_norm' layernorm_decomposed/m.ir
+	assert_output 2
+	# Constant nodes of 2 and eps after the mean; gamma and beta
+	grep -q '%a_y: f32\[2,3,8\] = nn.layer_norm(%x, %g1, %b1) {axis=2, epsilon=9.999999747378752e-06}$' layernorm_decomposed/m.ir
+	# the last two axes, gamma first, no beta: zeros
+	grep -q '%b_g: f32\[2,3,8\] = nn.layer_norm(%x, %g2, %beta) {axis=1, epsilon=0.0010000000474974513}$' layernorm_decomposed/m.ir
+	# the variance read outside, x - mean read by a Relu: as before
+	run -0 grep -c '= mean(' layernorm_decomposed/m.ir
+	assert_output 4
+	grep -q '%c_v: f32\[2,3,1\] = mean(' layernorm_decomposed/m.ir
+	grep -q '%d_r: f32\[2,3,8\] = nn.relu(%d_d)$' layernorm_decomposed/m.ir
+}
+
+@test "onnx: torch's nn.LayerNorm exported at opsets 13 and 17 is one nn.layer_norm and equals torch" {
+	have_python torch || skip "python3-torch is not installed"
+	local op
+	for op in 13 17; do
+		"$PY" - "$op" <<'PY'
+import sys
+import numpy as np
+import torch
+op = int(sys.argv[1])
+torch.manual_seed(0)
+m = torch.nn.Sequential(torch.nn.Linear(12, 37), torch.nn.LayerNorm(37), torch.nn.ReLU(),
+                        torch.nn.LayerNorm([2, 37], eps=1e-3))
+with torch.no_grad():
+    for p in m.parameters():
+        p.normal_()
+x = torch.randn(3, 2, 12)
+torch.onnx.export(m, x, "m%d.onnx" % op, opset_version=op, input_names=["x"])
+np.save("x.npy", x.numpy())
+with torch.no_grad():
+    np.save("want%d.npy" % op, m(x).numpy())
+PY
+		ir-import-onnx -o "m$op.ir" "m$op.onnx"
+		run -0 grep -c 'nn.layer_norm' "m$op.ir"
+		assert_output 2
+		refute grep -q '= mean(' "m$op.ir"
+		grep -q 'nn.layer_norm(.*) {axis=1, epsilon=0.0010000000474974513}$' "m$op.ir"
+		ir-plan-devices "m$op.ir" | ir-lower > "l$op.ir"
+		ir-run --interp --input x=x.npy -o "got$op.npy" "l$op.ir"
+		"$PY" -c 'import sys, numpy as np
+got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert np.allclose(got, want, rtol=1e-4, atol=1e-5), np.abs(got - want).max()' "got$op.npy" "want$op.npy"
+	done
 }
 
 @test "onnx: ScatterND over values known at import is folded (swin's window mask); Dropout's mask is trues" {

@@ -162,6 +162,11 @@ int lower_softmax_gpu(GroupCx *c);
 /* softmax along the last axis of f32 rows on a cpu, in vectors
  * (lower_reduce_cpu.c): 1 if lowered, 0 if it does not apply. */
 int lower_softmax_cpu(GroupCx *c);
+/* Part t of a row of n elements along the last axis in vectors of V (t
+ * 0: the vectors, 1: the tail, one at a time): opens its loop and sets
+ * *last to the last axis's index; false, nothing opened, when the part
+ * is empty (lower_reduce_cpu.c). */
+bool lower_row_part(PBuild *b, int t, int64_t n, uint8_t V, PExpr **last);
 /* nn.layer_norm (lower_norm.c): a work item per row, element by element;
  * a gpu's rows of several work items each, a cpu's f32 rows in vectors
  * (1 if lowered, 0 if it does not apply). */

@@ -218,7 +218,7 @@ cpu_row_sum(GroupCx *c, const Norm *nm, PExpr **idx, uint8_t V, int k, PExpr *me
 	PBuild *b = c->b;
 	Module *m = c->m;
 	PExpr *zero = pe_i32(b, 0);
-	int64_t n = nm->n, full = n / V, wl = V, one = 1;
+	int64_t n = nm->n, wl = V, one = 1;
 	DType f = {ET_F32, 1};
 	PVar *acc = pb_alloc(b, "acc", type_tensor(m, f, 1, &wl), c->local), *rest = NULL;
 	pb_store(b, acc, &zero, V, pe_broadcast(b, V, pe_float(b, 0, ET_F32)));
@@ -229,11 +229,8 @@ cpu_row_sum(GroupCx *c, const Norm *nm, PExpr **idx, uint8_t V, int k, PExpr *me
 	for (int t = 0; t < 2; t++) {     /* the vectors, then the tail */
 		uint8_t w = t ? 1 : V;
 		PVar *a = t ? rest : acc;
-		if (t ? n % V == 0 : full == 0)
+		if (!lower_row_part(b, t, n, V, &idx[nm->rank - 1]))
 			continue;
-		PVar *jv = pb_scalar(b, "j", (DType){ET_I32, 1});
-		pb_for(b, jv, pe_i32(b, t ? full * V : 0), pe_i32(b, t ? n : full), FK_SERIAL, NULL);
-		idx[nm->rank - 1] = t ? pe_var(b, jv) : pe_mul(b, pe_var(b, jv), pe_i32(b, V));
 		PExpr *x = pe_load(b, nm->x, idx, w);
 		if (k) {
 			x = pb_let(b, "d", pe_sub(b, x, w > 1 ? pe_broadcast(b, w, mean) : mean));
@@ -259,7 +256,6 @@ lower_layer_norm_cpu(GroupCx *c)
 	    c->g->members[0]->type->dt.lanes != 1 || nm.axis + 1 != (int64_t)nm.rank || nm.n < 16)
 		return 0;
 	uint8_t V = nm.n >= 64 ? 16 : 8;
-	int64_t full = nm.n / V;
 	PBuild *b = c->b;
 	int depth = pb_depth(b);
 	lower_kernel(c);
@@ -273,11 +269,8 @@ lower_layer_norm_cpu(GroupCx *c)
 	PExpr *sd = pb_let(b, "sd", pe_call1(b, I_SQRT, pe_add(b, var, pe_float(b, nm.eps, ET_F32))));
 	for (int t = 0; t < 2; t++) {
 		uint8_t w = t ? 1 : V;
-		if (t ? nm.n % V == 0 : full == 0)
+		if (!lower_row_part(b, t, nm.n, V, &idx[nm.rank - 1]))
 			continue;
-		PVar *jv = pb_scalar(b, "j", (DType){ET_I32, 1});
-		pb_for(b, jv, pe_i32(b, t ? full * V : 0), pe_i32(b, t ? nm.n : full), FK_SERIAL, NULL);
-		idx[nm.rank - 1] = t ? pe_var(b, jv) : pe_mul(b, pe_var(b, jv), pe_i32(b, V));
 		store_normalized(c, &nm, idx, w, mean, sd);
 		pb_close(b);
 	}

@@ -175,6 +175,18 @@ lower_reduce_cpu(GroupCx *c)
 
 /* ------------------------------------------------------------ softmax */
 
+bool
+lower_row_part(PBuild *b, int t, int64_t n, uint8_t V, PExpr **last)
+{
+	int64_t full = n / V;
+	if (t ? n % V == 0 : full == 0)
+		return false;
+	PVar *jv = pb_scalar(b, "j", (DType){ET_I32, 1});
+	pb_for(b, jv, pe_i32(b, t ? full * V : 0), pe_i32(b, t ? n : full), FK_SERIAL, NULL);
+	*last = t ? pe_var(b, jv) : pe_mul(b, pe_var(b, jv), pe_i32(b, V));
+	return true;
+}
+
 /* softmax on a cpu along its last axis, f32 rows of at least 16: a work
  * item per row, as lower_softmax, but in vectors of V lanes along the
  * row (its tail one at a time): the maximum in lanes; exp(x - max)
@@ -196,7 +208,7 @@ lower_softmax_cpu(GroupCx *c)
 		return 0;
 	int64_t n = ty->dims[rank - 1], rows = type_numel(ty) / n;
 	uint8_t V = n >= 64 ? 16 : 8;
-	int64_t full = n / V, wl = V, one = 1;
+	int64_t wl = V, one = 1;
 	PBuild *b = c->b;
 	Module *m = c->m;
 	PVar *in = lower_input(c, 0, 0, -1)->buf, *out = c->out[0];
@@ -223,12 +235,8 @@ lower_softmax_cpu(GroupCx *c)
 		for (int t = 0; t < 2; t++) {     /* the vectors, then the tail */
 			uint8_t w = t ? 1 : V;
 			PVar *a = t ? rest : acc;
-			if (t ? n % V == 0 : full == 0)
+			if (!lower_row_part(b, t, n, V, &idx[rank - 1]))
 				continue;
-			PVar *jv = pb_scalar(b, "j", (DType){ET_I32, 1});
-			pb_for(b, jv, pe_i32(b, t ? full * V : 0), pe_i32(b, t ? n : full), FK_SERIAL,
-			       NULL);
-			idx[rank - 1] = t ? pe_var(b, jv) : pe_mul(b, pe_var(b, jv), pe_i32(b, V));
 			PExpr *x = pe_load(b, in, idx, w), *old = pe_load(b, a, &zero, w);
 			if (k) {
 				PExpr *mx = w > 1 ? pe_broadcast(b, w, stat[0]) : stat[0];
@@ -252,11 +260,8 @@ lower_softmax_cpu(GroupCx *c)
 	/* exp(x - max) / sum, in place */
 	for (int t = 0; t < 2; t++) {
 		uint8_t w = t ? 1 : V;
-		if (t ? n % V == 0 : full == 0)
+		if (!lower_row_part(b, t, n, V, &idx[rank - 1]))
 			continue;
-		PVar *jv = pb_scalar(b, "j", (DType){ET_I32, 1});
-		pb_for(b, jv, pe_i32(b, t ? full * V : 0), pe_i32(b, t ? n : full), FK_SERIAL, NULL);
-		idx[rank - 1] = t ? pe_var(b, jv) : pe_mul(b, pe_var(b, jv), pe_i32(b, V));
 		PExpr *sum = w > 1 ? pe_broadcast(b, w, stat[1]) : stat[1];
 		pb_store(b, out, idx, w, pe_div(b, pe_load(b, out, idx, w), sum));
 		pb_close(b);

@@ -54,6 +54,9 @@ typedef struct {
 	const char *name;
 	uint32_t uses;           /* node inputs and graph outputs naming it */
 	size_t user;             /* the index of the last node using it */
+	size_t first_user;       /* ... and of the first */
+	size_t producer;         /* 1 + the index of the node whose output it
+	                          * is; 0 for none (an input, an initializer) */
 	bool graph_output;
 	Val *val;                /* once bound */
 } Name;
@@ -279,6 +282,11 @@ bool onnx_map_logsoftmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **,
 bool onnx_map_reduce(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_norm.c */
 bool onnx_map_layernorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+/* ReduceMean node n of x, if it starts torch.onnx's decomposition of
+ * nn.LayerNorm (see onnx_norm.c): the chain as one nn.layer_norm into
+ * *out, its other nodes absorbed; 1 if so, 0 if n is no such start, -1
+ * after reporting. */
+int onnx_layernorm_chain(Imp *im, const Onnx__NodeProto *n, Val *x, Val **out);
 /* onnx_einsum.c */
 bool onnx_map_einsum(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 /* onnx_activation.c */

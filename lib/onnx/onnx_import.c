@@ -342,12 +342,14 @@ index_names(Imp *im)
 		for (size_t j = 0; j < n->n_input; j++)
 			if (n->input[j] && *n->input[j]) {
 				Name *e = name_find(im, n->input[j], true);
+				if (!e->uses)
+					e->first_user = i;
 				e->uses++;
 				e->user = i;
 			}
 		for (size_t j = 0; j < n->n_output; j++)
 			if (n->output[j] && *n->output[j])
-				name_find(im, n->output[j], true);
+				name_find(im, n->output[j], true)->producer = i + 1;
 	}
 	for (size_t i = 0; i < g->n_output; i++) {
 		if (!g->output[i]->name)

@@ -581,6 +581,9 @@ MAP_FN(onnx_map_reduce)
 	bool sum_of = l1 || sq || lg;
 	OpId irop = sum || sum_of ? O_SUM : mean ? O_MEAN : strcmp(t, "ReduceMax") == 0 ? O_MAX
 	          : O_MIN;
+	int chain = mean ? onnx_layernorm_chain(im, n, x, &out[0]) : 0;
+	if (chain)
+		return chain > 0;
 	int64_t axes[MAX_RANK];
 	size_t na = 0;
 	bool given;

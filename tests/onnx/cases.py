@@ -494,6 +494,56 @@ def layer_normalization():
             [init('s1', s1), init('b1', b1), init('s2', s2)], {'x': x}, [y1, y2, m2, i2])
 
 
+def layernorm_chain(p, x, axes, two, eps, gamma=None, beta=None, gamma_first=False):
+    """torch.onnx's nn.LayerNorm before opset 17 (ReduceMean, Sub, Pow,
+    ReduceMean, Add, Sqrt, Div, Mul, Add), its names prefixed by p."""
+    nodes = [h.make_node('ReduceMean', [x], [p + 'm'], axes=axes),
+             h.make_node('Sub', [x, p + 'm'], [p + 'd']),
+             h.make_node('Pow', [p + 'd', two], [p + 'p']),
+             h.make_node('ReduceMean', [p + 'p'], [p + 'v'], axes=axes),
+             h.make_node('Add', [p + 'v', eps], [p + 've']),
+             h.make_node('Sqrt', [p + 've'], [p + 's']),
+             h.make_node('Div', [p + 'd', p + 's'], [p + 'n'])]
+    last = p + 'n'
+    if gamma:
+        ins = [gamma, last] if gamma_first else [last, gamma]
+        nodes.append(h.make_node('Mul', ins, [p + 'g']))
+        last = p + 'g'
+    if beta:
+        nodes.append(h.make_node('Add', [last, beta], [p + 'y']))
+        last = p + 'y'
+    return nodes, last
+
+
+@case(opset=13)
+def layernorm_decomposed():
+    # torch.onnx's nn.LayerNorm at opset 13, its exponent and eps Constant
+    # nodes written just before their use (one nn.layer_norm); over the
+    # last two axes, gamma first and no beta (one more); the variance read
+    # outside the chain, and the centered x read by a Relu too (each stays
+    # the reductions and arithmetic)
+    x = f32(rng(28).standard_normal((2, 3, 8)) * 3 + 1)
+    g1, b1 = f32(rng(29).standard_normal(8)), f32(rng(30).standard_normal(8))
+    g2 = f32(rng(31).standard_normal((3, 8)))
+    const = lambda name, v: h.make_node('Constant', [], [name], value=nh.from_array(f32(v)))
+    a, ya = layernorm_chain('a_', 'x', [-1], 'a_two', 'a_eps', 'g1', 'b1')
+    a = a[:2] + [const('a_two', 2)] + a[2:4] + [const('a_eps', 1e-5)] + a[4:]
+    b, yb = layernorm_chain('b_', 'x', [1, 2], 'two', 'eps3', 'g2', gamma_first=True)
+    c, yc = layernorm_chain('c_', 'x', [-1], 'two', 'eps5', 'g1', 'b1')
+    d, yd = layernorm_chain('d_', 'x', [-1], 'two', 'eps5', 'g1', 'b1')
+    d.append(h.make_node('Relu', ['d_d'], ['d_r']))
+    ref = lambda axis, g, b, eps: layernorm_ref(x, axis, g, b, f32(eps))[0]
+    xd = x.astype(np.float64)
+    xc = xd - xd.mean(-1, keepdims=True)
+    return (a + b + c + d, [vi('x', [2, 3, 8])],
+            [vi(ya, [2, 3, 8]), vi(yb, [2, 3, 8]), vi(yc, [2, 3, 8]), vi('c_v', [2, 3, 1]),
+             vi(yd, [2, 3, 8]), vi('d_r', [2, 3, 8])],
+            [init('g1', g1), init('b1', b1), init('g2', g2), init('two', f32(2)),
+             init('eps3', f32(1e-3)), init('eps5', f32(1e-5))], {'x': x},
+            [ref(-1, g1, b1, 1e-5), ref(-2, g2, None, 1e-3), ref(-1, g1, b1, 1e-5),
+             (xc ** 2).mean(-1, keepdims=True), ref(-1, g1, b1, 1e-5), np.maximum(xc, 0)])
+
+
 @case(opset=16)
 def scatternd_known_dropout_mask():
     # swin's shifted-window mask: slices of zeros set to counts (ScatterND
