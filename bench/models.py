@@ -218,6 +218,7 @@ def row(name, a, work):
     r["size"] = info["size"]
     r["params"] = "%.1fM" % (int(info["params"]) / 1e6)
     r["torch_ms"] = info["torch_ms"]
+    r["repeat"] = a.repeat
     b = a.bin
     for o in a.opsets.split(","):
         st, err, t = sh("%s/ir-import-onnx -o %s/m%s.ir --data-dir %s %s/m%s.onnx" % (b, d, o, d, d, o),
@@ -417,9 +418,11 @@ def print_table(rows, a, f):
           "it); empty: not tried.  The ms columns: ir-run's median at opset 13 (else 17).",
           file=f)
     print(file=f)
+    runs = sorted(set(r.get("repeat", a.repeat) for r in rows if r.get("torch_ms")))
     print("On this machine's CPU (%d threads; load average %s as the table was written): "
-          "torch (its threads) and ir-run on POCL, median of %d runs each." % (
-              os.cpu_count() or 0, " ".join("%.1f" % x for x in os.getloadavg()), a.repeat), file=f)
+          "torch (its threads) and ir-run on POCL, median of %s runs each." % (
+              os.cpu_count() or 0, " ".join("%.1f" % x for x in os.getloadavg()),
+              " or ".join(map(str, runs)) or a.repeat), file=f)
     print(file=f)
     n = len(rows)
     for c in cells:
