@@ -12,6 +12,12 @@ and reading ir-run's --profile.
         floating-point tensor zeroed (they compress to nothing), and
         DIR/torch.stats, each such tensor's mean and std, from which the
         device draws new weights.
+        NAME may also be encoder-bB-GELU-MASK (GELU erf or tanh, MASK mask
+        or nomask): torch.nn.TransformerEncoder as tests/onnx/models.py
+        makes it (d_model 512, 8 heads, 4 layers, sequence 128, batch B,
+        batch_first), exported for a Bx128x512 input x (and, with mask, a
+        Bx128 bool padding mask pm, DIR/pm.npy); torch needs nothing but
+        itself to build it on the device, so no torch.fx or TorchScript.
     h100_models.py torch NAME DIR RUNS   (the device: torch, numpy)
         fp32, TF32 off: median wall ms of RUNS inferences (after 5
         warm-ups) of model(x) on the GPU with torch.cuda.synchronize, of
@@ -44,11 +50,56 @@ import numpy as np
 SIZE = 224
 
 
+ENCODER = re.compile(r"encoder-b(\d+)-(erf|tanh)-(mask|nomask)$")
+
+
+def encoder(name):
+    """tests/onnx/models.py's encoder: the model and its inputs"""
+    import torch
+    b, gelu, mask = ENCODER.match(name).groups()
+    d, seq, layers, batch = 512, 128, 4, int(b)
+    torch.manual_seed(0)
+    act = "gelu"
+    if gelu == "tanh":
+        def act(x):
+            return torch.nn.functional.gelu(x, approximate="tanh")
+    layer = torch.nn.TransformerEncoderLayer(d, 8, dim_feedforward=4 * d, dropout=0.0,
+                                             activation=act, batch_first=True)
+    enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False).eval()
+
+    class Masked(torch.nn.Module):
+        def __init__(self, enc):
+            super().__init__()
+            self.enc = enc
+
+        def forward(self, x, pm):
+            return self.enc(x, src_key_padding_mask=pm)
+
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(batch, seq, d, generator=g)
+    if mask == "nomask":
+        return enc, (x,)
+    pm = torch.zeros(batch, seq, dtype=torch.bool)
+    pm[:, seq - seq // 4:] = True
+    return Masked(enc).eval(), (x, pm)
+
+
 def build(name):
     import torch
+    if ENCODER.match(name):
+        return encoder(name)[0]
     import torchvision
     torch.manual_seed(0)
-    return getattr(torchvision.models, name)(weights=None).eval()
+    model = getattr(torchvision.models, name)(weights=None).eval()
+    # torchvision zero-initializes vit's head: the output would be its
+    # (zero) bias whatever came before, and every comparison of results
+    # would pass (tests/onnx/models.py draws the same way)
+    g = torch.Generator().manual_seed(2)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() >= 2 and not p.any():
+                p.copy_(torch.randn(p.shape, generator=g) * 0.02)
+    return model
 
 
 def float_tensors(sd):
@@ -58,10 +109,18 @@ def float_tensors(sd):
 def export(name, out):
     import torch
     import torch.fx
+    os.makedirs(out + "/onnx", exist_ok=True)
+    if ENCODER.match(name):
+        # outside no_grad: torch's fused fast path has no ONNX form
+        model, args = encoder(name)
+        torch.onnx.export(model, args, "%s/onnx/%s.onnx" % (out, name), opset_version=13,
+                          input_names=["x", "pm"][:len(args)], output_names=["y"])
+        for n, a in zip(("x", "pm"), args):
+            np.save("%s/%s.npy" % (out, n), a.numpy())
+        return
     model = build(name)
     g = torch.Generator().manual_seed(1)
     x = torch.randn(1, 3, SIZE, SIZE, generator=g)
-    os.makedirs(out + "/onnx", exist_ok=True)
     torch.onnx.export(model, x, "%s/onnx/%s.onnx" % (out, name), opset_version=13,
                       input_names=["x"], output_names=["y"])
     np.save(out + "/x.npy", x.numpy())
@@ -155,6 +214,8 @@ def torch_time(name, d, runs):
     torch.backends.cudnn.benchmark = os.environ.get("TORCH_CUDNN_BENCHMARK", "0") == "1"
     model, src = load(name, d)
     xh = torch.from_numpy(np.load(d + "/x.npy"))
+    # an encoder's padding mask: a second input, on the device throughout
+    extra = [torch.from_numpy(np.load(d + "/pm.npy"))] if os.path.exists(d + "/pm.npy") else []
     cuda = torch.cuda.is_available()
     dev = "cuda" if cuda else "cpu"
     ctx = torch.jit.optimized_execution(False) if src == "torchscript" else contextlib.nullcontext()
@@ -164,20 +225,24 @@ def torch_time(name, d, runs):
     with torch.no_grad(), ctx:
         model = model.to(dev)
         x = xh.to(dev)
-        r["eager_ms"] = "%.4f" % median_ms(lambda: model(x), runs, sync)
+        extra = [e.to(dev) for e in extra]
+        r["eager_ms"] = "%.4f" % median_ms(lambda: model(x, *extra), runs, sync)
         if cuda:
-            r["updown_ms"] = "%.4f" % median_ms(lambda: model(xh.to(dev)).cpu(), runs, sync)
+            r["updown_ms"] = "%.4f" % median_ms(lambda: model(xh.to(dev), *extra).cpu(), runs, sync)
             xs = x.clone()
             s = torch.cuda.Stream()
             s.wait_stream(torch.cuda.current_stream())
             with torch.cuda.stream(s):
                 for _ in range(3):
-                    model(xs)
+                    model(xs, *extra)
             torch.cuda.current_stream().wait_stream(s)
             cg = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(cg):
-                model(xs)
-            r["graph_ms"] = "%.4f" % median_ms(cg.replay, runs, sync)
+            try:
+                with torch.cuda.graph(cg):
+                    model(xs, *extra)
+                r["graph_ms"] = "%.4f" % median_ms(cg.replay, runs, sync)
+            except RuntimeError as e:  # a model that syncs with the host
+                sys.stderr.write("h100_models.py: no CUDA graph: %s\n" % e)
     print(" ".join("%s=%s" % (k, str(v).replace(" ", "_")) for k, v in r.items()))
 
 

@@ -9,7 +9,9 @@
 #       HEAD; BASE_REV's too, the baseline), the generated parser and the
 #       OpenCL headers (bench/h100_common.sh, shared with h100_tex.sh),
 #       these scripts in DIR/bench, and for each of MODELS (default
-#       resnet18 mobilenet_v2 squeezenet1_1 efficientnet_b0) torchvision's
+#       resnet18 mobilenet_v2 squeezenet1_1 efficientnet_b0; also
+#       encoder-bB-GELU-MASK, torch.nn.TransformerEncoder: h100_models.py)
+#       torchvision's
 #       model with random weights (seed 0) at 1x3x224x224, exported to ONNX
 #       and imported by ir-import-onnx for `device @gpu = gpu(0)`, with its
 #       small constants, a manifest of the large ones (drawn at random on
@@ -85,6 +87,9 @@ for m in $MODELS; do
 	mkdir -p "$D"
 	cp "$P/models/$m"/* "$D/"
 	h100_regen "$D"
+	# an encoder's padding mask is a second input
+	inputs="--input x=$D/x.npy"
+	[ ! -f "$D/pm.npy" ] || inputs="$inputs --input pm=$D/pm.npy"
 	row="$m"
 	for v in new base; do
 		case $v in
@@ -93,7 +98,7 @@ for m in $MODELS; do
 		esac
 		if ! "$T/ir-alter-layout" "$D/m.ir" | "$T/ir-fold-constants" --data-dir="$D" | "$T/ir-plan-devices" \
 			| "$T/ir-lower" | "$T/ir-plan-devices" | "$T/ir-flatten-texture" | "$T/ir-codegen-ocl" > "$D/$v.ocl.ir" ||
-			! "$T/ir-run" "$DEV" --profile --repeat "$REPEAT" --data-dir "$D" --input x="$D/x.npy" -o "$D/$v.npy" \
+			! "$T/ir-run" "$DEV" --profile --repeat "$REPEAT" --data-dir "$D" $inputs -o "$D/$v.npy" \
 				"$D/$v.ocl.ir" 2> "$OUT/$m.$v.prof" > /dev/null; then
 			echo "MODEL $m $v: failed"
 			tail -5 "$OUT/$m.$v.prof" 2> /dev/null
@@ -101,7 +106,7 @@ for m in $MODELS; do
 			continue
 		fi
 		# the run's median without --profile's events
-		"$T/ir-run" "$DEV" --repeat "$REPEAT" --data-dir "$D" --input x="$D/x.npy" -o "$D/$v.plain.npy" \
+		"$T/ir-run" "$DEV" --repeat "$REPEAT" --data-dir "$D" $inputs -o "$D/$v.plain.npy" \
 			"$D/$v.ocl.ir" 2> "$OUT/$m.$v.plain" > /dev/null
 		r=$($HPY profile "$OUT/$m.$v.prof" "$OUT/$m.$v.plain")
 		echo "MODEL $m $v $r"

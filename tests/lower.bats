@@ -72,6 +72,23 @@ setup() {
 	run -0 ir-lower "$BATS_TEST_TMPDIR/f.ir"
 	assert_output --partial 'alloc %as'
 }
+@test "lower: a ragged gpu product short of work groups splits k before its 8x8 tiles shrink (vit_b_16's 197 tokens)" {
+	cat > "$BATS_TEST_TMPDIR/mlp.ir" <<'IR'
+device @gpu = gpu(0)
+fn @main(%x: f32[197,3072], %w: f32[768,3072]) -> f32[197,768] {
+  %y = nn.dense(%x, %w)
+  return %y
+}
+IR
+	ir-plan-devices "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
+	# 2 x 12 blocks of 128x64 in 16 slices of k (12 steps of 16 each),
+	# not 7 x 24 blocks of 32x32 in 2 slices
+	assert_output --partial 'alloc %ps0: f32[16,197,768] @gpu:global'
+	assert_output --partial 'for %by2 in 0..2 bind(blockIdx.y) {'
+	assert_output --partial 'for %bx3 in 0..12 bind(blockIdx.x) {'
+	assert_output --partial 'alloc %acc11: f32[8,4] @gpu:local'
+}
 @test "lower: a gpu dense or batch_matmul with few rows and a long k is a work group per result" {
 	golden --from=ir-plan-devices ir-lower gpu_gemv
 	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/gpu_gemv.ir"
