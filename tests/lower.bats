@@ -436,6 +436,14 @@ IR
 	assert_output --partial 'alloc %ps0: f32[12,6,1] @cpu:global'
 	assert_output --partial 'for %s2 in 0..12 parallel {'
 	assert_output --partial '%acc1[0:8] = %acc1[0:8] + cast<i64x8>(%p0[%u0, %j3 * 8:8])'
+	# packed: 4 texels along a row gathered into 16 lanes, added up at the end; 7
+	# columns keep a texel a step
+	assert_output --regexp '%run[0-9]+\[12:4\] = %p0\[0, %u[0-9]+, %i[0-9]+, %i[0-9]+ \* 4 \+ 3, 0:4\]'
+	assert_output --regexp '%acc[0-9]+\[0:16\] = %acc[0-9]+\[0:16\] \+ %run[0-9]+\[0:16\]'
+	assert_output --regexp 'let %t[0-9]+: f32x4 = %acc[0-9]+\[0:4\] \+ %acc[0-9]+\[4:4\] \+ %acc[0-9]+\[8:4\] \+ %acc[0-9]+\[12:4\]'
+	assert_output --regexp 'if %q[0-9]+ < 784 \{'
+	sed -n '/^prim @nn_global_avg_pool2d_2(/,/^}/p' <<< "$output" > "$BATS_TEST_TMPDIR/p7.ir"
+	grep -Eq '%acc[0-9]+\[0:4\] = %acc[0-9]+\[0:4\] \+ %p0\[0, %i[0-9]+, %r[0-9]+, %r[0-9]+, 0:4\]' "$BATS_TEST_TMPDIR/p7.ir"
 	# --no-tile: an element per item, as before
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/reduce_cpu.ir"
 	refute_output --partial 'f32x8'
