@@ -68,18 +68,20 @@ load(PBuild *b, const Norm *nm, PVar *buf, PExpr *const *idx, uint8_t lanes)
 }
 
 /* Stores (x - mean) / sd * gamma + beta at idx (lanes along the last
- * axis); mean and sd are scalars. */
+ * axis); mean and sd are scalars; x the data there, or NULL to load it. */
 static void
-store_normalized(GroupCx *c, const Norm *nm, PExpr *const *idx, uint8_t lanes, PExpr *mean,
-                 PExpr *sd)
+store_normalized(GroupCx *c, const Norm *nm, PExpr *const *idx, uint8_t lanes, PExpr *x,
+                 PExpr *mean, PExpr *sd)
 {
 	PBuild *b = c->b;
+	if (!x)
+		x = load(b, nm, nm->x, idx, lanes);
 	if (lanes > 1) {
 		mean = pe_broadcast(b, lanes, mean);
 		sd = pe_broadcast(b, lanes, sd);
 	}
 	PExpr *const *gi = idx + nm->axis;
-	PExpr *y = pe_add(b, pe_mul(b, pe_div(b, pe_sub(b, load(b, nm, nm->x, idx, lanes), mean), sd),
+	PExpr *y = pe_add(b, pe_mul(b, pe_div(b, pe_sub(b, x, mean), sd),
 	                            load(b, nm, nm->g, gi, lanes)),
 	                  load(b, nm, nm->bt, gi, lanes));
 	if (nm->ak != nm->kk)
@@ -101,13 +103,14 @@ row_element(PBuild *b, const Norm *nm, PExpr *e, PExpr **idx)
 }
 
 /* The elements t, t + T, ... of the row (T 1: all of them), their index
- * in idx; opens the loops (close to a depth taken before). */
-static void
+ * in idx; opens the loops (close to a depth taken before) and returns
+ * the loop's variable, the element's place in the item's share. */
+static PExpr *
 row_loop(PBuild *b, const Norm *nm, PExpr *t, int64_t T, PExpr **idx)
 {
 	PVar *r = pb_scalar(b, "r", (DType){ET_I32, 1});
 	pb_for(b, r, pe_i32(b, 0), pe_i32(b, (nm->n + T - 1) / T), FK_SERIAL, NULL);
-	PExpr *e = pe_var(b, r);
+	PExpr *e = pe_var(b, r), *place = e;
 	if (T > 1) {
 		e = pe_add(b, pe_mul(b, e, pe_i32(b, T)), t);
 		if (nm->n % T)
@@ -115,10 +118,16 @@ row_loop(PBuild *b, const Norm *nm, PExpr *t, int64_t T, PExpr **idx)
 		e = pb_let(b, "e", e);
 	}
 	row_element(b, nm, e, idx);
+	return place;
 }
 
 /* The gpu's row kernel (spread: T items per row, G rows per work group)
- * or a work item per row (T = 1). */
+ * or a work item per row (T = 1).  A spread item's share of at most
+ * ROW_CACHE elements is read once, into an array of its own (registers:
+ * vit_b_16's rows of 768 are 3 elements an item), for the variance and
+ * the result. */
+enum { ROW_CACHE = 16 };
+
 static void
 lower_rows(GroupCx *c, const Norm *nm, bool spread, int64_t T, int64_t G)
 {
@@ -152,6 +161,9 @@ lower_rows(GroupCx *c, const Norm *nm, bool spread, int64_t T, int64_t G)
 	} else {
 		lower_open_nest(c, nm->rdims, nm->rank, idx, false);
 	}
+	int64_t share = (nm->n + T - 1) / T;
+	PVar *xs = spread && share <= ROW_CACHE
+	         ? pb_alloc(b, "xs", type_tensor(m, (DType){nm->ak, 1}, 1, &share), c->local) : NULL;
 	/* the mean, then the variance: each a sum over the row */
 	PExpr *stat[2] = {NULL, NULL};
 	PExpr *count = pe_float(b, (double)nm->n, nm->ak);
@@ -161,8 +173,17 @@ lower_rows(GroupCx *c, const Norm *nm, bool spread, int64_t T, int64_t G)
 		int open = pb_depth(b);
 		if (live)
 			pb_if(b, live);
-		row_loop(b, nm, t, T, idx);
-		PExpr *x = load(b, nm, nm->x, idx, 1);
+		PExpr *r = row_loop(b, nm, t, T, idx);
+		PExpr *x;
+		if (xs && k) {
+			x = pe_load(b, xs, &r, 1);
+		} else {
+			x = load(b, nm, nm->x, idx, 1);
+			if (xs) {
+				x = pb_let(b, "x", x);
+				pb_store(b, xs, &r, 1, x);
+			}
+		}
 		if (k)
 			x = pb_let(b, "d", pe_sub(b, x, stat[0]));
 		pb_store(b, acc, &zero, 1, pe_add(b, pe_load(b, acc, &zero, 1), k ? pe_mul(b, x, x) : x));
@@ -181,8 +202,8 @@ lower_rows(GroupCx *c, const Norm *nm, bool spread, int64_t T, int64_t G)
 	}
 	if (live)
 		pb_if(b, live);
-	row_loop(b, nm, t, T, idx);
-	store_normalized(c, nm, idx, 1, stat[0], stat[1]);
+	PExpr *r = row_loop(b, nm, t, T, idx);
+	store_normalized(c, nm, idx, 1, xs ? pe_load(b, xs, &r, 1) : NULL, stat[0], stat[1]);
 	pb_close_to(b, depth);
 }
 
@@ -271,7 +292,7 @@ lower_layer_norm_cpu(GroupCx *c)
 		uint8_t w = t ? 1 : V;
 		if (!lower_row_part(b, t, nm.n, V, &idx[nm.rank - 1]))
 			continue;
-		store_normalized(c, &nm, idx, w, mean, sd);
+		store_normalized(c, &nm, idx, w, NULL, mean, sd);
 		pb_close(b);
 	}
 	pb_close_to(b, depth);

@@ -1,7 +1,7 @@
 /* ref_elemwise.c: reference kernels of the elementwise and broadcasting
  * operators (binary arithmetic, unary math, clip, cast, nn.bias_add),
- * nn.softmax and the reductions.  Their outputs have the shapes and element
- * types the shape rules give (ref_eval checked them).
+ * nn.softmax, nn.layer_norm and the reductions.  Their outputs have the
+ * shapes and element types the shape rules give (ref_eval checked them).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * ref_ops.c holds ref_eval (checks, dispatch) and the accumulators
  * (attributes are read by ops/attrs.h, layouts computed by layout.h);
  * ref_elemwise.c the elementwise and broadcasting operators, softmax,
- * layer_norm and the reductions; ref_nn.c conv2d, dense, batch_matmul and the pools;
- * ref_shape.c the data-movement operators.
+ * layer_norm and the reductions; ref_nn.c conv2d, dense, batch_matmul
+ * and the pools; ref_shape.c the data-movement operators.
  *
  * Before a kernel runs, ref_eval applies the operator's shape rule
  * (ops/shape.h, the type rule's) to the operands and compares what it
