@@ -70,14 +70,16 @@ roundtrip() {
 }
 
 @test "roundtrip: every valid module prints to a fixed point" {
-	roundtrip
+	untraced roundtrip
 }
 
 @test "roundtrip: every valid module prints to a fixed point with --locations" {
-	roundtrip --locations
+	untraced roundtrip --locations
 }
 
-@test "roundtrip: --locations adds only loc(...) to the canonical text" {
+# locations_only: every valid module without loc(...) prints the same
+# with --locations once its loc(...) are removed
+locations_only() {
 	local f bad=''
 	local -a opt
 	while IFS= read -r f; do
@@ -90,6 +92,10 @@ roundtrip() {
 		cmp -s "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/stripped" || bad+="$f"$'\n'
 	done < <(valid_modules)
 	[ -z "$bad" ] || { printf 'differ once loc(...) is removed:\n%s' "$bad" >&2; return 1; }
+}
+
+@test "roundtrip: --locations adds only loc(...) to the canonical text" {
+	untraced locations_only
 }
 
 @test "roundtrip: --locations output names the input file and its lines" {
@@ -114,7 +120,7 @@ roundtrip() {
 # the second lowering every stage must succeed: a tool that refuses what
 # an earlier one wrote is a bug (ir-lower's rank-0 `%p[]` was one, and so
 # was its own split binding).
-@test "roundtrip: every stage of parse | plan | lower | plan | lower | flatten | codegen re-parses to the same bytes" {
+every_stage() {
 	local f t i bad='' n=0 out err=$BATS_TEST_TMPDIR/err
 	local -a opt stages=(ir-parse ir-plan-devices ir-lower ir-plan-devices ir-lower
 		ir-flatten-texture ir-codegen-ocl)
@@ -146,4 +152,8 @@ roundtrip() {
 		printf '%s' "$bad" >&2
 		return 1
 	fi
+}
+
+@test "roundtrip: every stage of parse | plan | lower | plan | lower | flatten | codegen re-parses to the same bytes" {
+	untraced every_stage
 }
