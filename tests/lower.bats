@@ -72,7 +72,7 @@ setup() {
 	run -0 ir-lower "$BATS_TEST_TMPDIR/f.ir"
 	assert_output --partial 'alloc %as'
 }
-@test "lower: a ragged gpu product short of work groups splits k before its 8x8 tiles shrink (vit_b_16's 197 tokens)" {
+@test "lower: a ragged gpu product short of work groups splits k before its 8x8 tiles shrink (vit_b_16's 197 tokens, an encoder's 1024)" {
 	cat > "$BATS_TEST_TMPDIR/mlp.ir" <<'IR'
 device @gpu = gpu(0)
 fn @main(%x: f32[197,3072], %w: f32[768,3072]) -> f32[197,768] {
@@ -88,6 +88,14 @@ IR
 	assert_output --partial 'for %by2 in 0..2 bind(blockIdx.y) {'
 	assert_output --partial 'for %bx3 in 0..12 bind(blockIdx.x) {'
 	assert_output --partial 'alloc %acc11: f32[8,4] @gpu:local'
+	# sizes that divide into the tiles split first too (an encoder's 1024
+	# tokens): 8 x 4 blocks of 128x128 in 16 slices, not 32x32 blocks
+	sed 's/197/1024/g; s/3072/2048/g; s/768/512/g' "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/enc.ir"
+	ir-plan-devices "$BATS_TEST_TMPDIR/enc.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
+	assert_output --partial 'alloc %ps0: f32[16,1024,512] @gpu:global'
+	assert_output --partial 'for %by2 in 0..8 bind(blockIdx.y) {'
+	assert_output --partial 'alloc %acc11: f32[8,8] @gpu:local'
 }
 @test "lower: a gpu dense or batch_matmul with few rows and a long k is a work group per result" {
 	golden --from=ir-plan-devices ir-lower gpu_gemv

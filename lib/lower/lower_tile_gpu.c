@@ -254,6 +254,21 @@ shrink_tiles(const Gemm *g, int64_t *TM, int64_t *TN, int64_t S, int64_t lo)
  * -> 2.81, squeezenet1_1 0.374 -> 0.360, the other four within noise. */
 enum { MIN_SLICE = 8, MAX_SPLIT = 16 };
 
+/* The slices k is split into (blockIdx.z) while the grid of TM x TN
+ * tiles has fewer than MIN_BLOCKS work groups: powers of two of at least
+ * MIN_SLICE steps of BK each that divide the steps; only one product at
+ * a time (g->B == 1: blockIdx.z is the batch otherwise). */
+static int64_t
+k_slices(const Gemm *g, int64_t TM, int64_t TN, int64_t BK)
+{
+	int64_t KT = ceil_div(g->K, BK), S = 1;
+	while (g->B == 1 && S < MAX_SPLIT &&
+	       S * ceil_div(g->M, T16 * TM) * ceil_div(g->N, T16 * TN) < MIN_BLOCKS &&
+	       KT % (2 * S) == 0 && KT / (2 * S) >= MIN_SLICE)
+		S *= 2;
+	return S;
+}
+
 static void
 ragged_tiles(const Gemm *g, Tiles *t)
 {
@@ -263,11 +278,7 @@ ragged_tiles(const Gemm *g, Tiles *t)
 	while (TN > 1 && ceil_div(g->N, T16 * TN / 2) == ceil_div(g->N, T16 * TN))
 		TN /= 2;
 	int64_t BK = g->K % 16 != 0 && g->K % 8 == 0 && TM >= 2 && TN >= 2 ? 8 : 16;
-	int64_t KT = ceil_div(g->K, BK), S = 1;
-	while (g->B == 1 && S < MAX_SPLIT &&
-	       S * ceil_div(g->M, T16 * TM) * ceil_div(g->N, T16 * TN) < MIN_BLOCKS &&
-	       KT % (2 * S) == 0 && KT / (2 * S) >= MIN_SLICE)
-		S *= 2;
+	int64_t S = k_slices(g, TM, TN, BK);
 	shrink_tiles(g, &TM, &TN, S, 1);
 	if (BK == 8 && (TM < 2 || TN < 2))
 		BK = 16, S = 1; /* (rare: K a multiple of 8, not 16, and short) */
@@ -305,8 +316,11 @@ gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 			ragged_tiles(g, t);
 		return true;
 	}
+	/* k split first, as for ragged sizes (a packed product's slices are
+	 * not built: its rows are counted in texels) */
+	int64_t S = g->packed ? 1 : k_slices(g, TM, TN, BK);
 	int64_t tm_lo = g->packed ? 4 : 2;
-	while (g->B * (g->M / (TY * TM)) * (g->N / (TX * TN)) < MIN_BLOCKS) {
+	while (g->B * S * (g->M / (TY * TM)) * (g->N / (TX * TN)) < MIN_BLOCKS) {
 		if (TN >= TM && TN > lo)
 			TN /= 2;
 		else if (TM > tm_lo)
@@ -323,7 +337,7 @@ gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 	       g->N % (2 * TX * TN) == 0)
 		TY /= 2, TX *= 2;
 	if (t)
-		*t = (Tiles){TM, TN, BK, TY, TX, false, false, false, 1};
+		*t = (Tiles){TM, TN, BK, TY, TX, false, false, false, S};
 	return true;
 }
 
