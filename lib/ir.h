@@ -167,6 +167,18 @@ typedef struct {
 } AttrMap;
 
 const Attr *attr_get(const AttrMap *m, const char *key);
+/* Whether key is written and `true`. */
+bool attr_true(const AttrMap *m, const char *key);
+
+/* The annotations of an alloc that the runtime and the interpreter honour
+ * (ir(5), "Allocation annotations"): `zeroed`, a buffer that is all
+ * zeros whenever a call of its prim begins and that the prim leaves so
+ * (made once, filled with zeros, never shared with another buffer, kept
+ * across calls and runs); `coherent`, a buffer whose loads and stores go
+ * around caches that one work group does not see another's writes
+ * through (OpenCL's volatile). */
+#define ANNOT_ZEROED "zeroed"
+#define ANNOT_COHERENT "coherent"
 
 /* -------------------------------------------------------------- devices */
 

@@ -548,3 +548,10 @@ attr_get(const AttrMap *m, const char *key)
 			return &m->e[i].val;
 	return NULL;
 }
+
+bool
+attr_true(const AttrMap *m, const char *key)
+{
+	const Attr *a = attr_get(m, key);
+	return a && a->kind == AT_BOOL && a->u.i;
+}

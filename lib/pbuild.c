@@ -443,6 +443,16 @@ pb_barrier(PBuild *b)
 	append(b, S_BARRIER);
 }
 
+void
+pb_mem_fence(PBuild *b)
+{
+	PExpr *e = new_expr(b, E_CALL, (DType){ET_I32, 1});
+	e->op = (uint8_t)I_MEM_FENCE;
+	e->u.call.fn = sym_intern_cstr(b->m, intrin_def(I_MEM_FENCE)->name);
+	PStmt *s = append(b, S_EVAL);
+	s->u.eval = e;
+}
+
 PStmt *
 pb_kernel(PBuild *b, const char *name)
 {

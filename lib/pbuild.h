@@ -94,6 +94,10 @@ int pb_depth(const PBuild *b);
 void pb_close_to(PBuild *b, int depth);
 /* barrier: the work items of a work group meet. */
 void pb_barrier(PBuild *b);
+/* mem_fence(): this item's global stores so far are seen before its later
+ * ones by every work item (ir(5)); atomic_add is pe_call2(I_ATOMIC_ADD,
+ * a load of the element, the i32 added). */
+void pb_mem_fence(PBuild *b);
 /* let %<prefix>N = e; returns its variable, or e itself when it is a
  * literal or a variable already (no let needed). */
 PExpr *pb_let(PBuild *b, const char *prefix, PExpr *e);

@@ -30,6 +30,7 @@ typedef struct {
 	bool poisoned;        /* met what the parser reported (VF_ERROR) */
 	NameSet names;        /* of the current function, for uniqueness */
 	PtrVec defs;          /* values defined inside open if arms */
+	bool in_kernel;       /* the prim statement being checked is in a kernel */
 } Verifier;
 
 #define ERR(vf, loc, ...) ((vf)->ok = false, error_at((vf)->ctx, (loc), __VA_ARGS__))
@@ -37,6 +38,14 @@ typedef struct {
 
 /* The verifier's own Value flag (see VF_PASS_A): defined and in scope. */
 enum { VF_SEEN = VF_PASS_A };
+
+/* Whether v is a buffer in global memory (its scope global or still
+ * open, which means global when code is generated). */
+static bool
+is_global_buffer(const PVar *v)
+{
+	return v && v->kind == PV_BUFFER && v->vd && (!v->vd->scope || !strcmp(v->vd->scope, "global"));
+}
 
 /* A pass that left its own flags on a value broke the rule that they are
  * zero between passes (ir.h): the next pass would misread them. */
@@ -798,6 +807,45 @@ type_cast(Verifier *vf, PExpr *e)
 	return true;
 }
 
+/* atomic_add(%B[i], v): the first argument names an element (a load of
+ * one i32 of a global buffer, which the call reads and writes), the
+ * second is the i32 added; the call is the element's old value. */
+static bool
+type_atomic(Verifier *vf, PExpr *e)
+{
+	if (e->n != 2) {
+		ERR(vf, e->loc, "'atomic_add' takes 2 arguments, %u given", e->n);
+		return false;
+	}
+	PExpr *el = e->u.call.args[0], *v = e->u.call.args[1];
+	if (!vf->in_kernel) {
+		ERR(vf, e->loc, "'atomic_add' must be inside a kernel");
+		return false;
+	}
+	if (el->kind != E_LOAD) {
+		ERR(vf, el->loc, "'atomic_add' needs an element of a buffer such as %%B[i] first");
+		return false;
+	}
+	if (!type_expr(vf, el, scalar_dt(ET_I32)))
+		return false;
+	PVar *b = el->u.load.buf;
+	if (!dtype_eq(el->dt, scalar_dt(ET_I32))) {
+		char d[16];
+		dt_str(el->dt, d);
+		ERR(vf, el->loc, "'atomic_add' needs one i32 element, not %s", d);
+		return false;
+	}
+	if (!is_global_buffer(b)) {
+		ERR(vf, el->loc, "'atomic_add' needs a buffer in global memory; '%%%s' is in %s memory",
+		    b->name, b->vd->scope);
+		return false;
+	}
+	if (!type_expr(vf, v, scalar_dt(ET_I32)) || !same_dt(vf, e, scalar_dt(ET_I32), v->dt))
+		return false;
+	e->dt = scalar_dt(ET_I32);
+	return true;
+}
+
 /* An intrinsic call (intrin.def): its arguments of one type, which a
  * literal takes from the first argument that is not one. */
 static bool
@@ -805,6 +853,12 @@ type_call(Verifier *vf, PExpr *e, DType hint)
 {
 	if (e->op == I_LANE)
 		return type_lane(vf, e);
+	if (e->op == I_ATOMIC_ADD)
+		return type_atomic(vf, e);
+	if (e->op == I_MEM_FENCE) {
+		ERR(vf, e->loc, "'mem_fence()' is a statement of its own, not a value");
+		return false;
+	}
 	if (e->op >= I__COUNT) {
 		ERR(vf, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
 		Suggest sg;
@@ -903,6 +957,15 @@ check_buffer_var(Verifier *vf, PVar *v)
 	check_vdev(vf, v->vd, v->loc);
 	for (uint32_t i = 0; i < v->annots.n; i++) {
 		AttrEntry *e = &v->annots.e[i];
+		if (!strcmp(e->key, "zeroed") || !strcmp(e->key, "coherent")) {
+			/* ir(5), "Allocation annotations" */
+			if (e->val.kind != AT_BOOL)
+				ERR(vf, e->val.loc, "'%s' is true or false", e->key);
+			else if (e->val.u.i && !is_global_buffer(v))
+				ERR(vf, e->loc, "'%s' needs a buffer in global memory; '%%%s' is in %s memory",
+				    e->key, v->name, v->vd->scope);
+			continue;
+		}
 		if (strcmp(e->key, "candidate_pools") != 0)
 			continue;
 		if (e->val.kind != AT_LIST) {
@@ -951,6 +1014,7 @@ check_image_alloc(Verifier *vf, const PStmt *s, bool in_kernel)
 static void
 verify_stmt(Verifier *vf, PStmt *s, bool in_kernel)
 {
+	vf->in_kernel = in_kernel;
 	switch (s->kind) {
 	case S_FOR:
 		if (type_expr(vf, s->u.loop.lo, scalar_dt(ET_I32)) && type_expr(vf, s->u.loop.hi, scalar_dt(ET_I32)) &&
@@ -1025,9 +1089,19 @@ verify_stmt(Verifier *vf, PStmt *s, bool in_kernel)
 		break;
 	case S_KERNEL:
 		break;
-	case S_EVAL:
-		type_expr(vf, s->u.eval, scalar_dt(ET_F32));
+	case S_EVAL: {
+		PExpr *e = s->u.eval;
+		bool fence = e->kind == E_CALL && e->op == I_MEM_FENCE;
+		if (fence && !in_kernel)
+			ERR(vf, s->loc, "'mem_fence' must be inside a kernel");
+		else if (fence && e->n != 0)
+			ERR(vf, e->loc, "'mem_fence' takes no arguments, %u given", e->n);
+		else if (!fence)
+			type_expr(vf, e, scalar_dt(ET_F32));
+		else
+			e->dt = scalar_dt(ET_I32);
 		break;
+	}
 	}
 }
 

@@ -52,17 +52,33 @@ setup() {
 	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_nchw.ir"
 	[ "$(grep -c '^prim' <<< "$output")" = 3 ]
 	[ "$(grep -c 'alloc %as' <<< "$output")" = 3 ]
-	[ "$(grep -c '^ *barrier$' <<< "$output")" = 6 ]
+	[ "$(grep -c '^ *barrier$' <<< "$output")" = 8 ]
 	# the HWIO weight's A tile is read along its output channels
 	assert_output --partial '%p1[%ky17, %kx18, %ic16, min(%m7 + %r12, 23)]'
 	assert_output --partial '%p1[%ky19, %kx20, %ic18, %m7 + %r16]'
 	# the edges: k past K is zero, results past M and N are not stored
 	assert_output --partial 'select(%k14 < 27, '
 	assert_output --partial 'if %row34 < 24 {'
-	# k in 4 slices (blockIdx.z), added up by a second kernel with the relu
+	# k in 4 slices (blockIdx.z), added up with the relu by the last work
+	# group of each tile to finish (a counter per 16x16 tile, issue 23)
+	assert_output --partial 'alloc %ps0: f32[4,36,49] @gpu:global {coherent=true}'
+	assert_output --partial 'alloc %count1: i32[3,4] @gpu:global {zeroed=true}'
+	assert_output --partial 'let %k15: i32 = (%bz2 * 9 + %kt14) * 16'
+	assert_output --partial '%ps0[%bz2, %row34, %col35] = %acc13[0, 0]'
+	assert_line --regexp '^ +mem_fence\(\)$'
+	assert_output --partial 'let %seen36: i32 = atomic_add(%count1[%by3, %bx4], 1)'
+	assert_output --partial '%last7[0] = select(%seen36 == 3, 1, 0)'
+	assert_output --partial 'if %last7[0] != 0 {'
+	assert_line --partial '%ps0[0, %row37, %col38] + %ps0[1, %row37, %col38] + %ps0[2, %row37, %col38] + %ps0[3, %row37, %col38]'
+	assert_output --partial '%count1[%by3, %bx4] = 0'
+	refute_output --partial 'kernel @fused_nn_conv2d_nn_relu_k1'
+	# --split-k-kernel: the slices added up by a second kernel, an element an item
+	run -0 ir-lower --split-k-kernel "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_nchw.ir"
+	[ "$(grep -c '^ *barrier$' <<< "$output")" = 6 ]
 	assert_output --partial 'alloc %ps0: f32[4,36,49] @gpu:global'
-	assert_output --partial 'let %k13: i32 = (%bz1 * 9 + %kt12) * 16'
-	assert_output --partial '%ps0[%bz1, %row32, %col33] = %acc11[0, 0]'
+	refute_output --partial 'atomic_add'
+	refute_output --partial 'zeroed'
+	assert_output --partial 'kernel @fused_nn_conv2d_nn_relu_k1'
 	assert_line --partial '%ps0[0, %i38, %i37] + %ps0[1, %i38, %i37] + %ps0[2, %i38, %i37] + %ps0[3, %i38, %i37]'
 	# as ir-fold-constants leaves them: a constant weight made HWIO
 	printf 'device @gpu = gpu(0)\nfn @main(%%x: f32[1,2,14,14]) -> f32[1,16,14,14] {\n  %%w = const f32[16,2,3,3] [%s]\n  %%c = nn.conv2d(%%x, %%w) {padding=[1,1,1,1]}\n  return %%c\n}\n' \
@@ -84,18 +100,19 @@ IR
 	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
 	# 2 x 12 blocks of 128x64 in 16 slices of k (12 steps of 16 each),
 	# not 7 x 24 blocks of 32x32 in 2 slices
-	assert_output --partial 'alloc %ps0: f32[16,197,768] @gpu:global'
-	assert_output --partial 'for %by2 in 0..2 bind(blockIdx.y) {'
-	assert_output --partial 'for %bx3 in 0..12 bind(blockIdx.x) {'
-	assert_output --partial 'alloc %acc11: f32[8,4] @gpu:local'
+	assert_output --partial 'alloc %ps0: f32[16,197,768] @gpu:global {coherent=true}'
+	assert_output --partial 'alloc %count1: i32[2,12] @gpu:global {zeroed=true}'
+	assert_output --partial 'for %by3 in 0..2 bind(blockIdx.y) {'
+	assert_output --partial 'for %bx4 in 0..12 bind(blockIdx.x) {'
+	assert_output --partial 'alloc %acc13: f32[8,4] @gpu:local'
 	# sizes that divide into the tiles split first too (an encoder's 1024
 	# tokens): 8 x 4 blocks of 128x128 in 16 slices, not 32x32 blocks
 	sed 's/197/1024/g; s/3072/2048/g; s/768/512/g' "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/enc.ir"
 	ir-plan-devices "$BATS_TEST_TMPDIR/enc.ir" > "$BATS_TEST_TMPDIR/p.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
-	assert_output --partial 'alloc %ps0: f32[16,1024,512] @gpu:global'
-	assert_output --partial 'for %by2 in 0..8 bind(blockIdx.y) {'
-	assert_output --partial 'alloc %acc11: f32[8,8] @gpu:local'
+	assert_output --partial 'alloc %ps0: f32[16,1024,512] @gpu:global {coherent=true}'
+	assert_output --partial 'for %by3 in 0..8 bind(blockIdx.y) {'
+	assert_output --partial 'alloc %acc13: f32[8,8] @gpu:local'
 }
 @test "lower: a gpu dense or batch_matmul with few rows and a long k is a work group per result" {
 	golden --from=ir-plan-devices ir-lower gpu_gemv

@@ -272,6 +272,59 @@ tuple_chain() {
 	assert_output --partial '%B[1] = lane(%B[0:8], %n % 8)'
 }
 
+@test "verify: atomic_add, mem_fence and the zeroed and coherent annotations read back byte for byte (issue 23)" {
+	cat > "$BATS_TEST_TMPDIR/a.ir" <<'IR'
+device @gpu = gpu(0)
+
+prim @p(%B: f32[4] @gpu:global) {
+  alloc %ps: f32[4] @gpu:global {coherent=true}
+  alloc %c: i32[2] @gpu:global {zeroed=true}
+  alloc %d: i32[2] @gpu {coherent=false, zeroed=true}
+  kernel @k {
+    for %bx in 0..2 bind(blockIdx.x) {
+      for %tx in 0..2 bind(threadIdx.x) {
+        %ps[%bx * 2 + %tx] = %B[%bx * 2 + %tx]
+        mem_fence()
+        let %n: i32 = atomic_add(%c[%bx], 1)
+        atomic_add(%d[%tx], %n - 1)
+        if %n == 1 {
+          %c[%bx] = 0
+        }
+      }
+    }
+  }
+}
+IR
+	run -0 ir-parse "$BATS_TEST_TMPDIR/a.ir"
+	assert_equal "$output" "$(cat "$BATS_TEST_TMPDIR/a.ir")"
+}
+
+@test "verify: atomic_add on one i32 element of a global buffer, in a kernel; mem_fence a statement of a kernel; zeroed and coherent true or false, of global buffers" {
+	k() { printf 'device @gpu = gpu(0)\nprim @p(%%F: f32[2] @gpu, %%n: i32) {\n  alloc %%C: i32[2] @gpu:global%s\n  alloc %%S: i32[2] @gpu:shared\n  %s\n  kernel @k {\n    for %%tx in 0..2 bind(threadIdx.x) {\n      %s\n    }\n  }\n}\n' "$1" "$2" "$3"; }
+	k '' '' 'let %o: i32 = atomic_add(%F[0], 1)' |
+		rejects 8:32 "'atomic_add' needs one i32 element, not f32"
+	k '' '' 'let %o: i32 = atomic_add(%C[0:2], 1)' |
+		rejects 8:32 "'atomic_add' needs one i32 element, not i32x2"
+	k '' '' 'let %o: i32 = atomic_add(%S[0], 1)' |
+		rejects 8:32 "'atomic_add' needs a buffer in global memory; '%S' is in shared memory"
+	k '' '' 'let %o: i32 = atomic_add(%n, 1)' |
+		rejects 8:32 "'atomic_add' needs an element of a buffer such as %B[i] first"
+	k '' '' 'let %o: i32 = atomic_add(%C[0], 1.5)' |
+		rejects 8:21 "operands have different types: i32 and f32"
+	k '' 'let %o: i32 = atomic_add(%C[0], 1)' '' |
+		rejects 5:17 "'atomic_add' must be inside a kernel"
+	k '' '' 'let %o: i32 = mem_fence()' |
+		rejects 8:21 "'mem_fence()' is a statement of its own, not a value"
+	k '' '' 'mem_fence(%n)' |
+		rejects 8:7 "'mem_fence' takes no arguments, 1 given"
+	k '' 'mem_fence()' '' |
+		rejects 5:3 "'mem_fence' must be inside a kernel"
+	k ' {zeroed=1}' '' '' |
+		rejects 3:40 "'zeroed' is true or false"
+	printf 'device @gpu = gpu(0)\nprim @p() {\n  alloc %%S: i32[2] @gpu:shared {coherent=true}\n}\n' |
+		rejects 3:33 "'coherent' needs a buffer in global memory; '%S' is in shared memory"
+}
+
 # --- how errors are shown -----------------------------------------------------------
 
 @test "report: errors in a file argument are reported with the file's name" {

@@ -343,6 +343,41 @@ IR
 	assert_line -n 1 '1: i32[4] [7, 7, 7, 1515870810]'
 }
 
+@test "run: the interpreter adds atomically, starts a zeroed buffer at zeros and says where a call leaves it otherwise (issue 23)" {
+	# each work group adds 1 to the counter; the one that sees 3 (the
+	# last) sets it back to zero
+	cat > "$BATS_TEST_TMPDIR/count.ir" <<'IR'
+device @gpu = gpu(0)
+
+prim @count(%out: i32[4] @gpu) {
+  alloc %c: i32[1] @gpu:global {zeroed=true}
+  kernel @k {
+    for %bx in 0..4 bind(blockIdx.x) {
+      for %tx in 0..1 bind(threadIdx.x) {
+        mem_fence()
+        let %seen: i32 = atomic_add(%c[0], %bx + 1)
+        %out[%bx] = %seen
+        if %seen == 6 {
+          %c[0] = 0
+        }
+      }
+    }
+  }
+}
+
+fn @main() -> i32[4] {
+  %y = call_lowered @count()
+  return %y
+}
+IR
+	run -0 ir-run --interp "$BATS_TEST_TMPDIR/count.ir"
+	assert_output 'i32[4] [0, 1, 3, 6]'
+	sed 's/%seen == 6/%seen == 5/' "$BATS_TEST_TMPDIR/count.ir" > "$BATS_TEST_TMPDIR/left.ir"
+	run -1 --separate-stderr ir-run --interp "$BATS_TEST_TMPDIR/left.ir"
+	assert_equal "$output" ""
+	assert_equal "${stderr_lines[0]}" "$BATS_TEST_TMPDIR/left.ir:4:3: error: in @count: '%c' is zeroed, but its element 0 is not zero when the call ends: a zeroed buffer must be left all zeros"
+}
+
 @test "run: option abbreviations are getopt's, --interp checked once all are read" {
 	printf 'fn @main() -> f32[2] {\n  %%0 = const f32[2] [1, 2]\n  return %%0\n}\n' > "$BATS_TEST_TMPDIR/c.ir"
 	run -0 ir-run --inter "$BATS_TEST_TMPDIR/c.ir"

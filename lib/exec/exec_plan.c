@@ -154,6 +154,26 @@ new_obj(Exec *x, RtDev *rd, const XVal *d, const Place *pl, const char *name, Lo
 	return true;
 }
 
+/* A zeroed workspace (ir(5)): its own object, kept for every run and
+ * filled with zeros once, as the plan is made; the prim leaves it so. */
+static bool
+zeroed_obj(Exec *x, RtDev *rd, const PVar *b, uint32_t o)
+{
+	Tensor *z = tensor_like_type(b->type);
+	if (!z) {
+		error_at(x->m->ctx, b->loc, "cannot hold the zeroed buffer '%%%s'", b->name);
+		return false;
+	}
+	ptrvec_push(&x->owned, z);
+	XObj *ob = &x->objs[o];
+	ob->fixed = true;
+	XStep *s = new_step(x, XS_WRITE, rd, true);
+	s->host = z;
+	s->b = o;
+	s->bytes = ob->bytes;
+	return true;
+}
+
 /* Value di is held in object o on rd from here on (logged: an if's arm
  * forgets it at its end). */
 static void
@@ -405,6 +425,8 @@ plan_call(Exec *x, const InterpOpts *io, const Value *v, uint32_t frame)
 		uint32_t o;
 		ok = new_obj(x, rd, NULL, pl && pl->n == 1 ? &pl->p[0] : NULL, b->name, b->loc, b->type,
 		             b->vd ? b->vd->scope : NULL, s->u.alloc.image, &o);
+		if (ok && attr_true(&b->annots, ANNOT_ZEROED))
+			ok = zeroed_obj(x, rd, b, o);
 		vars[nv] = b;
 		args[nv++] = (XArg){o, NULL};
 	}

@@ -964,7 +964,8 @@ lower_group(Lower *L, Group *g)
 	}
 	Sym devname = dev->name;
 	PrimName pn = prim_name(L, g);
-	GroupCx c = {.m = m, .g = g, .dev = devname, .device = dev};
+	GroupCx c = {.m = m, .g = g, .dev = devname, .device = dev,
+	             .split_k_kernel = L->o->split_k_kernel};
 	if (g->reread)
 		c.memo = xcalloc(LOWER_MAX_GROUP, sizeof *c.memo);
 	lower_collect_inputs(&c);

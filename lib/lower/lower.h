@@ -18,6 +18,8 @@ typedef struct {
 	bool no_fuse;        /* --no-fuse: one prim per operator */
 	bool no_texture;     /* --no-texture: buffers even on texture devices */
 	bool no_tile;        /* --no-tile: one element per work item everywhere */
+	bool split_k_kernel; /* --split-k-kernel: a split k's slices added by a kernel of
+	                      * their own, not by each tile's last work group */
 	FILE *stats;         /* --stats: where to report, or NULL */
 } LowerOpts;
 

@@ -87,6 +87,8 @@ typedef struct {
 	uint32_t wide;            /* when above 1, a run of 4 * wide lanes of a
 	                           * packed result is that many texels of
 	                           * consecutive channel blocks (lower_store_wide) */
+	bool split_k_kernel;      /* --split-k-kernel: a split k's sums added by a kernel of
+	                           * their own, not by each tile's last work group */
 } GroupCx;
 
 /* The position of a among the members before k, or -1. */

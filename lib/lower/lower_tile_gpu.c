@@ -399,6 +399,68 @@ store_tile(GroupCx *c, const Gemm *g, const Tiles *t, PVar *acc, PExpr *bt, PExp
 	return ok;
 }
 
+/* A buffer annotation (ir(5), "Allocation annotations"): key=true. */
+static void
+annotate_true(Module *m, PVar *v, const char *key)
+{
+	AttrEntry *e = arena_alloc(m->arena, sizeof *e);
+	e->key = sym_intern_cstr(m, key);
+	e->val.kind = AT_BOOL;
+	e->val.u.i = 1;
+	v->annots = (AttrMap){1, e};
+}
+
+/* The split-k epilogue fused into the split kernel (CUDA's
+ * threadFenceReduction, stream-K's fixup): each work item has stored its
+ * slice's sums into ps; they are fenced, the group meets at a barrier,
+ * and one item counts the group in (atomic_add on the tile's counter).
+ * The group that counts S-1 is the tile's last: its items (told through
+ * shared memory) add the S slices of their elements in slice order, as
+ * the epilogue kernel does, so the sums are the same to the bit, store
+ * them through the fused consumers, and set the counter back to zero for
+ * the next launch (count is zeroed: ir(5)).  Groups may finish in any
+ * order; only the last reads ps, after every slice's fence. */
+static bool
+split_k_last(GroupCx *c, const Gemm *g, const Tiles *t, PVar *ps, PVar *count,
+             PExpr *const *tile, PVar *last, PExpr *tid, PExpr *m0, PExpr *n0, PExpr *ty,
+             PExpr *tx)
+{
+	PBuild *b = c->b;
+	PExpr *zero = pe_i32(b, 0), *first = pe_bin(b, OP_EQ, tid, pe_i32(b, 0));
+	pb_mem_fence(b);
+	pb_barrier(b);
+	int op = pb_depth(b);
+	pb_if(b, first);
+	PExpr *el = pe_load(b, count, tile, 1);
+	PExpr *seen = pb_let(b, "seen", pe_call2(b, I_ATOMIC_ADD, el, pe_i32(b, 1)));
+	pb_store(b, last, &zero, 1, pe_select(b, pe_bin(b, OP_EQ, seen, pe_i32(b, t->S - 1)),
+	                                      pe_i32(b, 1), zero));
+	pb_close_to(b, op);
+	pb_barrier(b);
+	pb_if(b, pe_bin(b, OP_NE, pe_load(b, last, &zero, 1), zero));
+	/* the other groups' stores, seen after their fences */
+	pb_mem_fence(b);
+	int inner = pb_depth(b);
+	PExpr *i = unrolled(b, t->TM), *j = unrolled(b, t->TN);
+	PExpr *row = pb_let(b, "row", pe_add(b, m0, pe_add(b, ty, pe_mul(b, i, pe_i32(b, t->TY)))));
+	PExpr *col = pb_let(b, "col", pe_add(b, n0, pe_add(b, tx, pe_mul(b, j, pe_i32(b, t->TX)))));
+	if (t->rm || t->rn)
+		pb_if(b, pe_bin(b, OP_AND, pe_bin(b, OP_LT, row, pe_i32(b, g->M)),
+		                pe_bin(b, OP_LT, col, pe_i32(b, g->N))));
+	PExpr *sum = NULL;
+	for (int64_t q = 0; q < t->S; q++) {
+		PExpr *si[3] = {pe_i32(b, q), row, col};
+		PExpr *p = pe_load(b, ps, si, 1);
+		sum = sum ? pe_add(b, sum, p) : p;
+	}
+	bool ok = g->store(c, g, pe_i32(b, 0), row, col, sum, 1);
+	pb_close_to(b, inner);
+	pb_if(b, first);
+	pb_store(b, count, tile, 1, zero);
+	pb_close_to(b, op);
+	return ok;
+}
+
 static int
 build_gemm(GroupCx *c, const Gemm *g)
 {
@@ -412,13 +474,23 @@ build_gemm(GroupCx *c, const Gemm *g)
 	ElemKind kk = g->kk;
 	const VDev *shared = vdev_get(m, c->dev, sym_intern_cstr(m, "shared"));
 	/* k in S slices: each work group's sums into a buffer of the prim
-	 * [S, M, N], which a second kernel adds up (an element per item)
-	 * and stores through the fused consumers. */
-	PVar *ps = NULL;
+	 * [S, M, N], then added up in slice order and stored through the
+	 * fused consumers: by the last work group of each tile to finish
+	 * (fused: a counter per tile, split_k_last), or by a second kernel,
+	 * an element per item (--split-k-kernel). */
+	PVar *ps = NULL, *count = NULL;
+	const VDev *global = vdev_get(m, c->dev, sym_intern_cstr(m, "global"));
+	bool fused = t.S > 1 && !c->split_k_kernel;
 	if (t.S > 1) {
 		int64_t pdims[3] = {t.S, g->M, g->N};
-		ps = pb_alloc(b, "ps", type_tensor(m, (DType){kk, 1}, 3, pdims),
-		              vdev_get(m, c->dev, sym_intern_cstr(m, "global")));
+		ps = pb_alloc(b, "ps", type_tensor(m, (DType){kk, 1}, 3, pdims), global);
+	}
+	if (fused) {
+		/* the last group reads what the others wrote in this launch */
+		annotate_true(m, ps, ANNOT_COHERENT);
+		int64_t cdims[2] = {ceil_div(g->M, BM), ceil_div(g->N, BN)};
+		count = pb_alloc(b, "count", type_tensor(m, (DType){ET_I32, 1}, 2, cdims), global);
+		annotate_true(m, count, ANNOT_ZEROED);
 	}
 
 	int close = pb_depth(b);
@@ -433,6 +505,9 @@ build_gemm(GroupCx *c, const Gemm *g)
 	int64_t adims[2] = {BK, BM + g->a_kfast}, bdims[2] = {BK, BN + g->b_kfast};
 	PVar *as = pb_alloc(b, "as", type_tensor(m, (DType){kk, 1}, 2, adims), shared);
 	PVar *bs = pb_alloc(b, "bs", type_tensor(m, (DType){kk, 1}, 2, bdims), shared);
+	int64_t one = 1;
+	PVar *last = fused ? pb_alloc(b, "last", type_tensor(m, (DType){ET_I32, 1}, 1, &one), shared)
+	                   : NULL;
 	PExpr *ty = pe_var(b, thread_loop(b, "ty", TY, "threadIdx.y"));
 	PExpr *tx = pe_var(b, thread_loop(b, "tx", TX, "threadIdx.x"));
 	PExpr *tid = pb_let(b, "tid", pe_add(b, pe_mul(b, ty, pe_i32(b, TX)), tx));
@@ -507,6 +582,13 @@ build_gemm(GroupCx *c, const Gemm *g)
 		                pe_bin(b, OP_LT, col, pe_i32(b, g->N))));
 	PExpr *ci[2] = {i, j}, *pi[3] = {slice, row, col};
 	pb_store(b, ps, pi, 1, pe_load(b, acc, ci, 1));
+	pb_close_to(b, op);
+	if (fused) {
+		PExpr *tile[2] = {by, bx};
+		bool ok = split_k_last(c, g, &t, ps, count, tile, last, tid, m0, n0, ty, tx);
+		pb_close_to(b, close);
+		return ok ? 1 : -1;
+	}
 	pb_close_to(b, close);
 	int64_t mn[2] = {g->M, g->N};
 	PExpr *e[2];

@@ -327,7 +327,9 @@ prim_allocs(MBufs *x, const Prim *p, Map *seen)
 			Sym sc = v->vd ? v->vd->scope : NULL;
 			bool global = !sc || !strcmp(sc, "global") || mbuf_pinned_pool(sc);
 			bool image = s->u.alloc.image[0] != 0;
-			if (!global && !image)
+			/* a zeroed buffer keeps its contents from call to call:
+			 * the runtime holds it alone (ir(5)) */
+			if ((!global && !image) || attr_true(&v->annots, ANNOT_ZEROED))
 				break;
 			MapProbe pr;
 			uint32_t *id = NULL;

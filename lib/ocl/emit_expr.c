@@ -437,6 +437,11 @@ call_text(Gen *g, Str *b, PExpr *e, Text *c, int *prec)
 		}
 		return;
 	}
+	if (fn == I_ATOMIC_ADD) {
+		/* the element's text is buf[i] (a scalar i32 of a global buffer) */
+		str_printf(b, "atomic_add(&%s, %s)", c[0].s, c[1].s);
+		return;
+	}
 	if (fn == I_SIGMOID) {
 		const char *one = e->dt.kind == ET_F64 ? "1.0" : "1.0f";
 		str_printf(b, "%s / (%s + exp(-", one, one);

@@ -162,6 +162,10 @@ stmt(Gen *g, Str *l, PStmt *s)
 		str_puts(l, "barrier(CLK_LOCAL_MEM_FENCE);");
 		break;
 	case S_EVAL:
+		if (s->u.eval->kind == E_CALL && s->u.eval->op == I_MEM_FENCE) {
+			str_puts(l, "mem_fence(CLK_GLOBAL_MEM_FENCE);");
+			break;
+		}
 		str_puts(l, "(void)(");
 		ocl_expr(g, l, s->u.eval);
 		str_puts(l, ");");

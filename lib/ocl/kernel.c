@@ -152,6 +152,8 @@ scan_expr(Gen *g, PExpr *root, PtrVec *st)
 				        b->name, b->vd->scope);
 		} else if (e->kind == E_TEX_LOAD) {
 			mark(e->u.tex.buf, OV_READ | OV_TEX_ACCESS);
+		} else if (e->kind == E_CALL && e->op == I_ATOMIC_ADD) {
+			mark(e->u.call.args[0]->u.load.buf, OV_WRITTEN);
 		}
 		pexpr_push_operands(e, st);
 	}
@@ -239,7 +241,10 @@ param_decl(Gen *g, Str *h, PVar *v, const char *kname)
 			        elem_name((ElemKind)v->type->dt.kind));
 		str_puts(h, w ? "__write_only image2d_t " : "__read_only image2d_t ");
 	} else {
-		str_printf(h, "__global %s%s *restrict ", v->scratch & OV_WRITTEN ? "" : "const ",
+		/* coherent: read where another work group wrote it in this
+		 * launch, so past any cache that does not see that write */
+		str_printf(h, "__global %s%s%s *restrict ", v->scratch & OV_WRITTEN ? "" : "const ",
+		           attr_true(&v->annots, ANNOT_COHERENT) ? "volatile " : "",
 		           ocl_mtype((ElemKind)v->type->dt.kind, ty));
 	}
 	ocl_local_name(h, v->name);

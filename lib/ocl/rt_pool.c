@@ -18,8 +18,16 @@
 /* TVM's per-axis ratio for images (#11543), its 1-d window for buffers */
 enum { IMAGE_RATIO = 5, BUFFER_RATIO = 16, BUFFER_KIND = 0 };
 
+/* A zeroed alloc's buffer (ir(5)): its own, kept from call to call. */
+typedef struct {
+	const PVar *v;
+	cl_mem mem;
+} Zeroed;
+
 struct RtPools {
 	WsPool tex, buf;
+	Zeroed *zeroed;
+	size_t nzeroed, capzeroed;
 	RtDev *rd;
 	cl_int err;               /* the last allocation's failure */
 };
@@ -51,6 +59,34 @@ pool_release(void *ud, void *obj)
 	clReleaseMemObject(obj);
 }
 
+/* The buffer of zeroed alloc v, made and filled with zeros the first
+ * time (the prim leaves it zero at every call's end). */
+static cl_mem
+zeroed_buffer(struct RtPools *ps, const PVar *v, uint64_t bytes)
+{
+	for (size_t i = 0; i < ps->nzeroed; i++)
+		if (ps->zeroed[i].v == v)
+			return ps->zeroed[i].mem;
+	void *zero = xcalloc(bytes ? bytes : 1, 1);
+	cl_int e = CL_SUCCESS;
+	cl_mem m = clCreateBuffer(ps->rd->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+	                          (size_t)(bytes ? bytes : 1), zero, &e);
+	free(zero);
+	if (!m) {
+		ps->err = e;
+		return NULL;
+	}
+	ps->rd->made++;
+	VEC_PUSH(ps->zeroed, ps->nzeroed, ps->capzeroed) = (Zeroed){v, m};
+	return m;
+}
+
+static bool
+is_zeroed(const PVar *v)
+{
+	return v && attr_true(&v->annots, ANNOT_ZEROED);
+}
+
 bool
 rt_pool_workspace(OclRt *rt, RtDev *rd, const PStmt *s, Obj *ob)
 {
@@ -78,6 +114,8 @@ rt_pool_workspace(OclRt *rt, RtDev *rd, const PStmt *s, Obj *ob)
 		                     4 * (ek == ET_F16 ? 2 : 4), &gw, &gh);
 		ob->wh[0] = (size_t)gw;
 		ob->wh[1] = (size_t)gh;
+	} else if (is_zeroed(v)) {
+		ob->mem = zeroed_buffer(ps, v, bytes);
 	} else {
 		ob->mem = wspool_get(&ps->buf, BUFFER_KIND, bytes ? bytes : 1, 1, 1, NULL, NULL);
 	}
@@ -94,6 +132,10 @@ rt_pool_workspace(OclRt *rt, RtDev *rd, const PStmt *s, Obj *ob)
 void
 rt_pool_release(RtDev *rd, Obj *ob)
 {
+	if (is_zeroed(ob->v)) {
+		ob->mem = NULL;     /* kept for the next call (rt_pool_free releases it) */
+		return;
+	}
 	if (ob->mem && !(rd->pools && wspool_put(ob->image ? &rd->pools->tex : &rd->pools->buf,
 	                                         ob->mem)))
 		clReleaseMemObject(ob->mem);
@@ -129,6 +171,9 @@ rt_pool_free(OclRt *rt, RtDev *rd)
 		rt_pool_say(rd, rt->o.stats);
 	wspool_clear(&ps->tex);
 	wspool_clear(&ps->buf);
+	for (size_t i = 0; i < ps->nzeroed; i++)
+		clReleaseMemObject(ps->zeroed[i].mem);
+	free(ps->zeroed);
 	free(ps);
 	rd->pools = NULL;
 }

@@ -221,7 +221,8 @@ intrinsic_f(IntrinId fn, double a, double b, double c)
 	case I_CEIL: return ceil(a);
 	case I_POW: return pow(a, b);
 	case I_FMA: return fma(a, b, c);
-	case I_LANE: case I__COUNT: break;      /* eval handles lane; the verifier the rest */
+	case I_LANE: case I_ATOMIC_ADD: case I_MEM_FENCE: case I__COUNT:
+		break;      /* eval handles these; the verifier the rest */
 	}
 	return NAN;
 }
@@ -508,6 +509,26 @@ eval(Run *r, const PExpr *e, Val *out)
 			out->l[0] = v.l[k];
 			return true;
 		}
+		if (fn == I_MEM_FENCE) {
+			/* work groups run one after another here, each item's
+			 * stores seen at once: nothing to order */
+			out->l[0].i = 0;
+			return true;
+		}
+		if (fn == I_ATOMIC_ADD) {
+			/* one item at a time: the add is indivisible already */
+			const PExpr *el = e->u.call.args[0];
+			int64_t off;
+			uint32_t n;
+			Val v;
+			if (!eval(r, e->u.call.args[1], &v) ||
+			    !offset(r, el->u.load.buf, el->u.load.idx, el->n, el->loc, &off, &n))
+				return false;
+			Tensor *t = r->buf[el->u.load.buf->scratch];
+			out->l[0].i = tensor_get_int(t, off);
+			tensor_set_int(t, off, wrap(ET_I32, out->l[0].i + v.l[0].i));
+			return true;
+		}
 		if (fn >= I__COUNT || e->n < 1 || e->n > 3)
 			return fail(r, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
 		Val v[3];
@@ -605,8 +626,11 @@ alloc(Run *r, const PStmt *s)
 			return fail(r, s->loc, "cannot allocate '%%%s'", b->name);
 		}
 		r->mem_taken += bytes;
-		/* one planned place serves one buffer: not per work item */
-		void *planned = r->plan && !r->phased ? r->plan->data_for(r->plan->st, b, bytes) : NULL;
+		/* one planned place serves one buffer: not per work item; a
+		 * zeroed buffer is never planned (ir-plan-memory leaves it) */
+		bool zeroed = attr_true(&b->annots, ANNOT_ZEROED);
+		void *planned = r->plan && !r->phased && !zeroed
+		                ? r->plan->data_for(r->plan->st, b, bytes) : NULL;
 		if (planned) {
 			free(t->data);
 			t->data = planned;
@@ -620,7 +644,30 @@ alloc(Run *r, const PStmt *s)
 			return true;
 		c->poisoned = r->phase_run;
 	}
-	tensor_poison(t);
+	/* a zeroed buffer is made zero (tensor_new's) for each call, which
+	 * then must leave it so (zeroed_at_end) */
+	if (!attr_true(&b->annots, ANNOT_ZEROED))
+		tensor_poison(t);
+	return true;
+}
+
+/* A zeroed alloc (ir(5)) holds zeros when the call begins, so the call
+ * must leave it so: the OpenCL runtime keeps the buffer for the next
+ * call.  The interpreter makes it afresh, and checks here instead. */
+static bool
+zeroed_at_end(Run *r, const Prim *p)
+{
+	for (const PStmt *s = p->body.first; s; s = s->next) {
+		if (s->kind != S_ALLOC || !attr_true(&s->u.alloc.buf->annots, ANNOT_ZEROED))
+			continue;
+		const PVar *b = s->u.alloc.buf;
+		const Tensor *t = r->buf[b->scratch];
+		for (int64_t i = 0; t && i < t->numel; i++)
+			if (is_float(t->kind) ? tensor_get(t, i) != 0 : tensor_get_int(t, i) != 0)
+				return fail(r, s->loc, "'%%%s' is zeroed, but its element %lld is not zero when "
+				            "the call ends: a zeroed buffer must be left all zeros", b->name,
+				            (long long)i);
+	}
 	return true;
 }
 
@@ -1067,7 +1114,7 @@ prim_exec_planned(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, 
 	r.slot = xcalloc(ns + 1, sizeof *r.slot);
 	r.buf = xcalloc(nb + 1, sizeof *r.buf);
 	r.cache = xcalloc(nb - r.nargbufs + 1, sizeof *r.cache);
-	bool ok = bind_args(&r, args) && exec(&r, p->body.first, NULL);
+	bool ok = bind_args(&r, args) && exec(&r, p->body.first, NULL) && zeroed_at_end(&r, p);
 	for (size_t i = 0; i < r.views.n; i++)
 		((Tensor *)r.views.v[i])->data = NULL;   /* the plan's, not ours */
 	ptrvec_free(&r.views);
