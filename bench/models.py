@@ -385,9 +385,11 @@ def note(r):
     if r.get("export"):
         return r["export"]
     by = collections.OrderedDict()
+    if r.get("remark"):
+        by[r["remark"]] = []
     for c in sorted(r["notes"], key=lambda c: (c.rstrip("0123456789"), int(c.lstrip("cpuxte")))):
         by.setdefault(r["notes"][c], []).append(c[:3] + " " + c[3:])
-    return "; ".join("%s: %s" % (", ".join(cs), m) for m, cs in by.items())
+    return "; ".join(("%s: %s" % (", ".join(cs), m)) if cs else m for m, cs in by.items())
 
 
 def print_table(rows, a, f):
