@@ -254,6 +254,15 @@ shrink_tiles(const Gemm *g, int64_t *TM, int64_t *TN, int64_t S, int64_t lo)
  * -> 2.81, squeezenet1_1 0.374 -> 0.360, the other four within noise. */
 enum { MIN_SLICE = 8, MAX_SPLIT = 16 };
 
+/* The last work group of a tile adds S * TM * TN values an item, alone
+ * while the other groups are done: fused only up to MAX_LAST_ADDS of
+ * them.  On the H100 (bench/h100.md) the fused form saved the second
+ * kernel's launch on the convolutions of squeezenet1_1, resnet18,
+ * densenet121 and googlenet (at most 16 slices of 2x2 tiles: 64 adds),
+ * and lost 14-18 us a product on vit_b_16's and an encoder's (512 and
+ * 1024 adds: one group reading 16 slices of a 128x64 tile). */
+enum { MAX_LAST_ADDS = 64 };
+
 /* The slices k is split into (blockIdx.z) while the grid of TM x TN
  * tiles has fewer than MIN_BLOCKS work groups: powers of two of at least
  * MIN_SLICE steps of BK each that divide the steps; only one product at
@@ -480,7 +489,7 @@ build_gemm(GroupCx *c, const Gemm *g)
 	 * an element per item (--split-k-kernel). */
 	PVar *ps = NULL, *count = NULL;
 	const VDev *global = vdev_get(m, c->dev, sym_intern_cstr(m, "global"));
-	bool fused = t.S > 1 && !c->split_k_kernel;
+	bool fused = t.S > 1 && !c->split_k_kernel && t.S * t.TM * t.TN <= MAX_LAST_ADDS;
 	if (t.S > 1) {
 		int64_t pdims[3] = {t.S, g->M, g->N};
 		ps = pb_alloc(b, "ps", type_tensor(m, (DType){kk, 1}, 3, pdims), global);
