@@ -98,7 +98,7 @@ need_numpy() {
 
 @test "alter-layout: altered models run on OpenCL with textures as on the interpreter" {
 	need_numpy
-	export ASAN_OPTIONS=detect_leaks=0   # the OpenCL driver's lasting allocations
+	no_leak_check   # the OpenCL driver's lasting allocations
 	for m in resnet18 mobilenet_v2; do
 		"$PY" "$A/models.py" $m --size 16 --div 8 > "$BATS_TEST_TMPDIR/$m.ir"
 	done
@@ -110,7 +110,7 @@ need_numpy() {
 
 @test "alter-layout: with ir-fold-constants after it, no weight preparation runs at inference" {
 	need_numpy
-	export ASAN_OPTIONS=detect_leaks=0
+	no_leak_check
 	cd "$BATS_TEST_TMPDIR"
 	"$PY" -c 'import numpy as np; r = np.random.default_rng(1)
 for n, s in (("w1", (8,4,3,3)), ("w2", (8,8,3,3)), ("b", (8,)), ("x", (1,4,8,8))):
@@ -144,7 +144,7 @@ sys.exit(0 if np.abs(a - b).max() <= 1e-4 * max(1, np.abs(a).max()) else 1)'
 
 @test "alter-layout: padded channels: constant weights are padded at compile time, packed data is read padded, and cut on the way out" {
 	need_numpy
-	export ASAN_OPTIONS=detect_leaks=0
+	no_leak_check
 	cd "$BATS_TEST_TMPDIR"
 	"$PY" -c 'import numpy as np; r = np.random.default_rng(2)
 for n, s in (("w1", (6,3,3,3)), ("b", (6,)), ("w2", (8,6,1,1)), ("x", (1,3,8,8))):

@@ -66,7 +66,7 @@ build_all() {
 		seen[$sum $size]=2
 	done < <(cksum "$1"/*.cl)
 	echo "# ${#files[@]} distinct programs built, $n built by the other build's run" >&3
-	[ ${#files[@]} -eq 0 ] || ASAN_OPTIONS=detect_leaks=0 "$helper" "${files[@]}" || return 1
+	[ ${#files[@]} -eq 0 ] || ASAN_OPTIONS=$NO_LEAK_CHECK "$helper" "${files[@]}" || return 1
 	if [ -n "$shared" ] && [ ${#files[@]} -gt 0 ]; then
 		t=$shared/ocl-built.$BASHPID.$RANDOM
 		printf '%s\n' "${sums[@]}" > "$shared/.ocl-built.$BASHPID" &&
@@ -131,7 +131,7 @@ generate_each() {
 	run -0 grep -c '((const float \*)&irp_t0)\[c2 % 4\]' "$BATS_TEST_TMPDIR/tvm.cl"
 	run -0 grep -F 'void scope_k1(__write_only image2d_t C, __read_only image2d_t B)' "$BATS_TEST_TMPDIR/tvm.cl"
 	run -0 grep -F 'kernel @scope_k0 launch(global=[16384, 1, 1], local=[128, 1, 1], args=[%A, %B])' "$dir/tvm_texture.out"
-	ASAN_OPTIONS=detect_leaks=0 run -0 "$IRPIPE_BIN/../tests/bin/ocl-build" "$BATS_TEST_TMPDIR/tvm.cl"
+	ASAN_OPTIONS=$NO_LEAK_CHECK run -0 "$IRPIPE_BIN/../tests/bin/ocl-build" "$BATS_TEST_TMPDIR/tvm.cl"
 }
 
 @test "invalid.ir: not lowered, not flattened, read_write images, unbound thread loops, kernel names" {
@@ -163,7 +163,7 @@ generate_each() {
 	ir-codegen-ocl --unroll=full --emit=cl "$m" > "$BATS_TEST_TMPDIR/full.cl"
 	run -1 grep -c 'pragma unroll' "$BATS_TEST_TMPDIR/full.cl"
 	run -0 grep -c '} { const int u' "$BATS_TEST_TMPDIR/full.cl"
-	ASAN_OPTIONS=detect_leaks=0 run -0 "$IRPIPE_BIN/../tests/bin/ocl-build" "$BATS_TEST_TMPDIR/full.cl"
+	ASAN_OPTIONS=$NO_LEAK_CHECK run -0 "$IRPIPE_BIN/../tests/bin/ocl-build" "$BATS_TEST_TMPDIR/full.cl"
 	run -2 ir-codegen-ocl --unroll=some "$m"
 }
 
@@ -215,8 +215,8 @@ IR
 	set -o pipefail
 	ir-parse m.ir | ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture | ir-codegen-ocl > ocl.ir
 	ir-codegen-ocl --emit=cl ocl.ir > m.cl
-	ASAN_OPTIONS=detect_leaks=0 run -0 "$IRPIPE_BIN/../tests/bin/ocl-build" m.cl
-	ASAN_OPTIONS=detect_leaks=0 run -0 ir-run --no-cache --input b=b.npy --input x=x.npy -o ocl ocl.ir
+	ASAN_OPTIONS=$NO_LEAK_CHECK run -0 "$IRPIPE_BIN/../tests/bin/ocl-build" m.cl
+	ASAN_OPTIONS=$NO_LEAK_CHECK run -0 ir-run --no-cache --input b=b.npy --input x=x.npy -o ocl ocl.ir
 	run -0 ir-run --interp --input b=b.npy --input x=x.npy -o ref ocl.ir
 	for f in ref/*.npy; do cmp "$f" "ocl/${f#ref/}"; done
 	"$PY" -c 'import numpy as n,glob; v=[n.load(f) for f in sorted(glob.glob("ocl/*.npy"))]; assert len(v)==2 and set(n.unique(v[0]))<={0.0,1.0} and v[0].sum()>0, v'

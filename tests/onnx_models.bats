@@ -46,7 +46,7 @@ setup() {
 	have_python torch torchvision onnx ||
 		skip "python3-torch, python3-torchvision or python3-onnx is not installed"
 	# ASan's leak checker cannot tell POCL's lasting allocations from ours
-	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	no_leak_check
 }
 
 # model NAME cpu|tex interp|ocl: imports NAME, places it on a cpu or a

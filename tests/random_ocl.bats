@@ -12,7 +12,7 @@ setup() {
 	H="$BATS_TEST_DIRNAME/ir-run-ocl/npyio.py"
 	have_python numpy || skip "python3-numpy is not installed"
 	export TMPDIR=$BATS_TEST_TMPDIR    # the folders of failed models
-	export ASAN_OPTIONS=detect_leaks=0
+	no_leak_check
 }
 
 # ocl_and_interp MODULE [PLAN]: compiled for OpenCL (after ir-plan-memory

@@ -65,3 +65,13 @@ setup() {
 	grep -qx '  sanitizer report from a run under build' "$BATS_TEST_TMPDIR/tail"
 	[ "$(tail -n 1 "$log")" = "3 passed, 2 failed" ]
 }
+
+@test "no_leak_check (the OpenCL tests) turns ASan's leak checker off and keeps run.sh's exit code and report folder" {
+	# sourced outside bats: its complaints on stderr are not the point
+	run -0 --separate-stderr env ASAN_OPTIONS="detect_leaks=1:exitcode=86:log_path=/r/asan" \
+		bash -c '. "$1"; no_leak_check; echo "$ASAN_OPTIONS"' _ "$BATS_TEST_DIRNAME/test_helper.bash"
+	assert_output "detect_leaks=1:exitcode=86:log_path=/r/asan:detect_leaks=0"
+	run -0 --separate-stderr env -u ASAN_OPTIONS \
+		bash -c '. "$1"; no_leak_check; echo "$ASAN_OPTIONS"' _ "$BATS_TEST_DIRNAME/test_helper.bash"
+	assert_output "detect_leaks=0"
+}
