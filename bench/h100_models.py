@@ -53,53 +53,34 @@ SIZE = 224
 ENCODER = re.compile(r"encoder-b(\d+)-(erf|tanh)-(mask|nomask)$")
 
 
+def suite_models():
+    """tests/onnx/models.py, the suite's model builders: from this
+    checkout, or beside this file, where prep copies it for the device"""
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    for p in (os.path.join(here, "..", "tests", "onnx", "models.py"), os.path.join(here, "suite_models.py")):
+        if os.path.exists(p):
+            spec = importlib.util.spec_from_file_location("suite_models", p)
+            m = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(m)
+            return m
+    raise SystemExit("h100_models.py: no tests/onnx/models.py")
+
+
 def encoder(name):
-    """tests/onnx/models.py's encoder: the model and its inputs"""
-    import torch
+    """the suite's encoder (d_model 512, sequence 128, 4 layers): the
+    model and its inputs"""
     b, gelu, mask = ENCODER.match(name).groups()
-    d, seq, layers, batch = 512, 128, 4, int(b)
-    torch.manual_seed(0)
-    act = "gelu"
-    if gelu == "tanh":
-        def act(x):
-            return torch.nn.functional.gelu(x, approximate="tanh")
-    layer = torch.nn.TransformerEncoderLayer(d, 8, dim_feedforward=4 * d, dropout=0.0,
-                                             activation=act, batch_first=True)
-    enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False).eval()
-
-    class Masked(torch.nn.Module):
-        def __init__(self, enc):
-            super().__init__()
-            self.enc = enc
-
-        def forward(self, x, pm):
-            return self.enc(x, src_key_padding_mask=pm)
-
-    g = torch.Generator().manual_seed(1)
-    x = torch.randn(batch, seq, d, generator=g)
-    if mask == "nomask":
-        return enc, (x,)
-    pm = torch.zeros(batch, seq, dtype=torch.bool)
-    pm[:, seq - seq // 4:] = True
-    return Masked(enc).eval(), (x, pm)
+    return suite_models().encoder(512, 128, 4, int(b), gelu, mask == "mask")
 
 
 def build(name):
-    import torch
+    """torchvision's NAME as the suite builds it (seed 0; the weights
+    torchvision leaves all zero, vit's head, drawn: else every result
+    would be the head's bias), or an encoder"""
     if ENCODER.match(name):
         return encoder(name)[0]
-    import torchvision
-    torch.manual_seed(0)
-    model = getattr(torchvision.models, name)(weights=None).eval()
-    # torchvision zero-initializes vit's head: the output would be its
-    # (zero) bias whatever came before, and every comparison of results
-    # would pass (tests/onnx/models.py draws the same way)
-    g = torch.Generator().manual_seed(2)
-    with torch.no_grad():
-        for p in model.parameters():
-            if p.dim() >= 2 and not p.any():
-                p.copy_(torch.randn(p.shape, generator=g) * 0.02)
-    return model
+    return suite_models().build(name)
 
 
 def float_tensors(sd):
@@ -161,7 +142,7 @@ def load(name, d):
     want = os.environ.get("TORCH_MODEL", "")  # torchvision, fx or jit: that one only
     if want in ("", "torchvision"):
         try:
-            return build(name), "torchvision"
+            return build(name), ("torch.nn" if ENCODER.match(name) else "torchvision")
         except Exception as e:  # none, or one that does not fit this torch
             sys.stderr.write("h100_models.py: torchvision: %s\n" % e)
     for path in ("torch.fx.gz", "torch.jit.gz"):

@@ -54,6 +54,7 @@ if [ "$cmd" = prep ]; then
 	mkdir -p "$P/models" "$P/bench"
 	h100_prep_sources "$P"
 	cp "$HERE/h100_models.sh" "$HERE/h100_models.py" "$HERE/h100_common.sh" "$P/bench/"
+	cp "$HERE/../tests/onnx/models.py" "$P/bench/suite_models.py"
 	for m in ${MODELS:-resnet18 mobilenet_v2 squeezenet1_1 efficientnet_b0}; do
 		"$PY" "$HERE/h100_models.py" export $m "$P/models/$m" 2> /dev/null
 		h100_import "$BIN" "$P/models/$m" $m
