@@ -957,7 +957,7 @@ check_buffer_var(Verifier *vf, PVar *v)
 	check_vdev(vf, v->vd, v->loc);
 	for (uint32_t i = 0; i < v->annots.n; i++) {
 		AttrEntry *e = &v->annots.e[i];
-		if (!strcmp(e->key, "zeroed") || !strcmp(e->key, "coherent")) {
+		if (!strcmp(e->key, ANNOT_ZEROED) || !strcmp(e->key, ANNOT_COHERENT)) {
 			/* ir(5), "Allocation annotations" */
 			if (e->val.kind != AT_BOOL)
 				ERR(vf, e->val.loc, "'%s' is true or false", e->key);

@@ -477,6 +477,16 @@ import_fails() {
 	cd external_weights
 	run -1 --separate-stderr ir-import-onnx -o m2.ir < model.onnx
 	[[ "$stderr" == "<stdin>: error: initializer 'W' keeps its data in external file 'weights.bin', which needs the model read from a file, not standard input"* ]]
+	# a link (a download cache's layout) is followed; a FIFO is refused
+	# at once, not waited on
+	ir-import-onnx -o m1.ir model.onnx
+	mkdir cache && mv weights.bin cache/ && ln -s cache/weights.bin weights.bin
+	ir-import-onnx -o m3.ir model.onnx
+	cmp m1.ir m3.ir
+	rm weights.bin && mkfifo weights.bin
+	run -1 --separate-stderr timeout 60 ir-import-onnx -o m2.ir model.onnx
+	[[ "$stderr" == "model.onnx: error: initializer 'W' keeps its data in 'weights.bin', which is not a regular file"* ]]
+	rm weights.bin && mv cache/weights.bin weights.bin
 	truncate -s 12000 weights.bin
 	run -1 --separate-stderr ir-import-onnx -o m2.ir model.onnx
 	[[ "$stderr" == "model.onnx: error: initializer 'G' needs 11520 bytes at offset 896 of 'weights.bin', which has 12000"* ]]

@@ -65,6 +65,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gbuild.h"
 #include "layout.h"
 #include "lower_impl.h"
 #include "ops/ops.h"
@@ -412,11 +413,21 @@ store_tile(GroupCx *c, const Gemm *g, const Tiles *t, PVar *acc, PExpr *bt, PExp
 static void
 annotate_true(Module *m, PVar *v, const char *key)
 {
-	AttrEntry *e = arena_alloc(m->arena, sizeof *e);
-	e->key = sym_intern_cstr(m, key);
-	e->val.kind = AT_BOOL;
-	e->val.u.i = 1;
-	v->annots = (AttrMap){1, e};
+	v->annots = *gb_attrs(m, 1, &(GAttr){key, gb_bool(true)});
+}
+
+/* The S slices' sums of element (row, col), added in slice order: the
+ * same sum whichever work group or kernel adds them. */
+static PExpr *
+slice_sum(PBuild *b, PVar *ps, int64_t S, PExpr *row, PExpr *col)
+{
+	PExpr *sum = NULL;
+	for (int64_t q = 0; q < S; q++) {
+		PExpr *si[3] = {pe_i32(b, q), row, col};
+		PExpr *p = pe_load(b, ps, si, 1);
+		sum = sum ? pe_add(b, sum, p) : p;
+	}
+	return sum;
 }
 
 /* The split-k epilogue fused into the split kernel (CUDA's
@@ -456,13 +467,7 @@ split_k_last(GroupCx *c, const Gemm *g, const Tiles *t, PVar *ps, PVar *count,
 	if (t->rm || t->rn)
 		pb_if(b, pe_bin(b, OP_AND, pe_bin(b, OP_LT, row, pe_i32(b, g->M)),
 		                pe_bin(b, OP_LT, col, pe_i32(b, g->N))));
-	PExpr *sum = NULL;
-	for (int64_t q = 0; q < t->S; q++) {
-		PExpr *si[3] = {pe_i32(b, q), row, col};
-		PExpr *p = pe_load(b, ps, si, 1);
-		sum = sum ? pe_add(b, sum, p) : p;
-	}
-	bool ok = g->store(c, g, pe_i32(b, 0), row, col, sum, 1);
+	bool ok = g->store(c, g, pe_i32(b, 0), row, col, slice_sum(b, ps, t->S, row, col), 1);
 	pb_close_to(b, inner);
 	pb_if(b, first);
 	pb_store(b, count, tile, 1, zero);
@@ -602,13 +607,7 @@ build_gemm(GroupCx *c, const Gemm *g)
 	int64_t mn[2] = {g->M, g->N};
 	PExpr *e[2];
 	lower_open_nest(c, mn, 2, e, false);
-	PExpr *sum = NULL;
-	for (int64_t q = 0; q < t.S; q++) {
-		PExpr *si[3] = {pe_i32(b, q), e[0], e[1]};
-		PExpr *p = pe_load(b, ps, si, 1);
-		sum = sum ? pe_add(b, sum, p) : p;
-	}
-	bool ok = g->store(c, g, pe_i32(b, 0), e[0], e[1], sum, 1);
+	bool ok = g->store(c, g, pe_i32(b, 0), e[0], e[1], slice_sum(b, ps, t.S, e[0], e[1]), 1);
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }

@@ -85,15 +85,23 @@ onnx_external(Imp *im, const Onnx__TensorProto *tp, const char *what, void *dst,
 	size_t n = strlen(im->o->dir) + strlen(loc) + 2;
 	char *path = xmalloc(n);
 	snprintf(path, n, "%s/%s", im->o->dir, loc);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW);
+	/* links are followed, as a model folder of links (a download
+	 * cache's) needs; O_NONBLOCK so that a FIFO named there fails
+	 * the regular-file check instead of waiting for a writer */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 	free(path);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		int err = fd < 0 ? errno : EINVAL;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		int err = errno;
 		if (fd >= 0)
 			close(fd);
 		return onnx_fail(im, "%s keeps its data in '%s', which cannot be read: %s", what, loc,
 		                 strerror(err)), false;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return onnx_fail(im, "%s keeps its data in '%s', which is not a regular file", what,
+		                 loc), false;
 	}
 	if (off > (uint64_t)st.st_size || (uint64_t)st.st_size - off < bytes ||
 	    (!has_len && (uint64_t)st.st_size - off != bytes)) {
