@@ -202,9 +202,11 @@ make_case() {
 	grep -q '%a_y: f32\[2,3,8\] = nn.layer_norm(%x, %g1, %b1) {axis=2, epsilon=9.999999747378752e-06}$' layernorm_decomposed/m.ir
 	# the last two axes, gamma first, no beta: zeros
 	grep -q '%b_g: f32\[2,3,8\] = nn.layer_norm(%x, %g2, %beta) {axis=1, epsilon=0.0010000000474974513}$' layernorm_decomposed/m.ir
-	# the variance read outside, x - mean read by a Relu: as before
+	# the variance read outside, x - mean read by a Relu, an eps of rank
+	# 4 (it broadcasts the result to rank 4): as before
 	run -0 grep -c '= mean(' layernorm_decomposed/m.ir
-	assert_output 4
+	assert_output 6
+	grep -q '%e_y: f32\[1,2,3,8\] = add(' layernorm_decomposed/m.ir
 	grep -q '%c_v: f32\[2,3,1\] = mean(' layernorm_decomposed/m.ir
 	grep -q '%d_r: f32\[2,3,8\] = nn.relu(%d_d)$' layernorm_decomposed/m.ir
 }

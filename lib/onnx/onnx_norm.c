@@ -208,8 +208,11 @@ known_scalar(Imp *im, const char *s, double *v)
 	Name *e = onnx_name_get(im, s);
 	if (!e)
 		return false;
+	/* of rank 0 or 1, as the Constant below: a [1,1,1,1] eps would
+	 * broadcast the chain's result to rank 4 */
 	if (e->val)
-		return e->val->k && e->val->k->numel == 1 && elem_is_float(e->val->k->kind) &&
+		return e->val->k && e->val->k->numel == 1 && e->val->k->rank <= 1 &&
+		       elem_is_float(e->val->k->kind) &&
 		       (*v = tensor_get(e->val->k, 0), true);
 	if (!e->producer)
 		return false;

@@ -532,16 +532,20 @@ def layernorm_decomposed():
     c, yc = layernorm_chain('c_', 'x', [-1], 'two', 'eps5', 'g1', 'b1')
     d, yd = layernorm_chain('d_', 'x', [-1], 'two', 'eps5', 'g1', 'b1')
     d.append(h.make_node('Relu', ['d_d'], ['d_r']))
+    # an eps of shape [1,1,1,1] broadcasts the result to rank 4: stays
+    e, ye = layernorm_chain('e_', 'x', [-1], 'two', 'eps4d', 'g1', 'b1')
     ref = lambda axis, g, b, eps: layernorm_ref(x, axis, g, b, f32(eps))[0]
     xd = x.astype(np.float64)
     xc = xd - xd.mean(-1, keepdims=True)
-    return (a + b + c + d, [vi('x', [2, 3, 8])],
+    return (a + b + c + d + e, [vi('x', [2, 3, 8])],
             [vi(ya, [2, 3, 8]), vi(yb, [2, 3, 8]), vi(yc, [2, 3, 8]), vi('c_v', [2, 3, 1]),
-             vi(yd, [2, 3, 8]), vi('d_r', [2, 3, 8])],
+             vi(yd, [2, 3, 8]), vi('d_r', [2, 3, 8]), vi(ye, [1, 2, 3, 8])],
             [init('g1', g1), init('b1', b1), init('g2', g2), init('two', f32(2)),
-             init('eps3', f32(1e-3)), init('eps5', f32(1e-5))], {'x': x},
+             init('eps3', f32(1e-3)), init('eps5', f32(1e-5)),
+             init('eps4d', f32(1e-5).reshape(1, 1, 1, 1))], {'x': x},
             [ref(-1, g1, b1, 1e-5), ref(-2, g2, None, 1e-3), ref(-1, g1, b1, 1e-5),
-             (xc ** 2).mean(-1, keepdims=True), ref(-1, g1, b1, 1e-5), np.maximum(xc, 0)])
+             (xc ** 2).mean(-1, keepdims=True), ref(-1, g1, b1, 1e-5), np.maximum(xc, 0),
+             ref(-1, g1, b1, 1e-5)[None]])
 
 
 @case(opset=16)
