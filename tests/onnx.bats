@@ -499,6 +499,7 @@ import_fails() {
 	# case, expected message
 	local -a cases=(
 		"bad_raw_data" "error: initializer 'W' has 20 bytes of raw data, its type needs 24"
+		"layernorm_bad_eps" "error: node 5 (Constant, opset 13): its value has 2 bytes of raw data, its type needs 4"
 		"external_data" "error: initializer 'W' keeps its data in 'w.bin', which cannot be read: No such file or directory"
 		"external_outside" "error: initializer 'W' keeps its data in '../w.bin', outside the model's folder"
 		"external_length" "error: initializer 'W' has 7 bytes of external data, its type needs 24"

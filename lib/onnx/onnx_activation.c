@@ -35,7 +35,7 @@ bin(Cx *c, BinOp op, Val *a, Val *b)
 static Val *
 un(Cx *c, UnOp op, Val *a)
 {
-	return a ? onnx_op_unary(c->im, op, a, c->h) : NULL;
+	return onnx_op_unary(c->im, op, a, c->h);
 }
 
 static Val *

@@ -31,7 +31,7 @@ static Val *
 trunc_f(Imp *im, Val *x, const char *h)
 {
 	Val *i = onnx_op_cast(im, x, ET_I64, h);
-	Val *t = i ? onnx_op_cast(im, i, x->kind, h) : NULL;
+	Val *t = onnx_op_cast(im, i, x->kind, h);
 	Val *small = onnx_op_binary(im, BIN_LT, onnx_op_unary(im, UN_ABS, x, h), num(im, x, integral_from(x->kind)),
 	                 h);
 	return onnx_op_where(im, small, t, x, h);

@@ -246,9 +246,9 @@ const OpMap *onnx_op_lookup(const char *op, int64_t opset);
 /* The first opset the table maps op in, or -1 when it has no entry. */
 int onnx_op_since(const char *op);
 
-/* Shared by the operator files.  onnx_op_binary and onnx_op_where return
- * NULL for a NULL operand (one whose building failed, reported), so that
- * compositions nest. */
+/* Shared by the operator files.  onnx_op_binary, onnx_op_unary,
+ * onnx_op_cast and onnx_op_where return NULL for a NULL operand (one whose
+ * building failed, reported), so that compositions nest. */
 Val *onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint);
 Val *onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint);
 /* where(c, a, b), broadcasting the three (folded when all are known). */

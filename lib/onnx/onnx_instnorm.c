@@ -75,7 +75,7 @@ MAP_FN(onnx_map_mvn)
 	Val *m = mean_over(im, x, axes, (size_t)na, h);
 	Val *ex2 = mean_over(im, onnx_op_binary(im, BIN_MUL, x, x, h), axes, (size_t)na, h);
 	Val *var = onnx_op_binary(im, BIN_SUB, ex2, onnx_op_binary(im, BIN_MUL, m, m, h), h);
-	Val *sd = var ? onnx_op_unary(im, UN_SQRT, var, h) : NULL;
+	Val *sd = onnx_op_unary(im, UN_SQRT, var, h);
 	Val *den = onnx_op_binary(im, BIN_ADD, sd, onnx_scalar(im, x->kind, 1e-9), h);
 	return (out[0] = onnx_op_binary(im, BIN_DIV, onnx_op_binary(im, BIN_SUB, x, m, h), den, h)) != NULL;
 }

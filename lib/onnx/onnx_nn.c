@@ -110,7 +110,7 @@ bn_affine(Imp *im, const Onnx__NodeProto *bn, Val **p, Val **s, Val **t)
 	const char *h = "bn";
 	Val *e = scalar(im, p[0]->kind, eps);
 	Val *v = onnx_op_binary(im, BIN_ADD, p[3], e, h);
-	v = v ? onnx_op_unary(im, UN_SQRT, v, h) : NULL;
+	v = onnx_op_unary(im, UN_SQRT, v, h);
 	*s = v ? onnx_op_binary(im, BIN_DIV, p[0], v, "bn_scale") : NULL;
 	Val *m = *s ? onnx_op_binary(im, BIN_MUL, p[2], *s, h) : NULL;
 	*t = m ? onnx_op_binary(im, BIN_SUB, p[1], m, "bn_shift") : NULL;
@@ -561,7 +561,7 @@ MAP_FN(onnx_map_logsoftmax)
 {
 	(void)nin, (void)nout;
 	Val *s = softmax(im, n, in[0], "softmax");
-	return (out[0] = s ? onnx_op_unary(im, UN_LOG, s, onnx_out_hint(im, 0)) : NULL) != NULL;
+	return (out[0] = onnx_op_unary(im, UN_LOG, s, onnx_out_hint(im, 0))) != NULL;
 }
 
 /* ------------------------------------------------------------ reductions */

@@ -201,13 +201,15 @@ other_input(const Onnx__NodeProto *u, const char *mine, bool commutes)
 
 /* The value of name s as a known scalar: bound already, or the output of
  * a Constant node not mapped yet (torch.onnx writes the exponent and eps
- * just before their use, after x's mean). */
-static bool
+ * just before their use, after x's mean).  1 when it is one, 0 when not,
+ * -1 when that Constant's value is malformed: reported once, naming the
+ * Constant (its own mapping would report it again), and the import stops. */
+static int
 known_scalar(Imp *im, const char *s, double *v)
 {
 	Name *e = onnx_name_get(im, s);
 	if (!e)
-		return false;
+		return 0;
 	/* of rank 0 or 1, as the Constant below: a [1,1,1,1] eps would
 	 * broadcast the chain's result to rank 4 */
 	if (e->val)
@@ -215,19 +217,22 @@ known_scalar(Imp *im, const char *s, double *v)
 		       elem_is_float(e->val->k->kind) &&
 		       (*v = tensor_get(e->val->k, 0), true);
 	if (!e->producer)
-		return false;
+		return 0;
 	const Onnx__NodeProto *c = im->model->graph->node[e->producer - 1];
 	if (!c->op_type || strcmp(c->op_type, "Constant") != 0 || c->n_attribute != 1)
-		return false;
+		return 0;
 	const Onnx__AttributeProto *a = onnx_attr(c, "value");
 	if (!a || !a->t || a->t->n_dims > 1 || (a->t->n_dims == 1 && a->t->dims[0] != 1))
-		return false;
+		return 0;
 	const Onnx__NodeProto *self = im->node;
+	size_t self_index = im->node_index;
 	im->node = c;
+	im->node_index = e->producer - 1;
 	Tensor *t = onnx_tensor(im, a->t, "its value");
 	im->node = self;
+	im->node_index = self_index;
 	if (!t)
-		return false;
+		return -1;
 	bool ok = t->numel == 1 && elem_is_float(t->kind);
 	if (ok)
 		*v = tensor_get(t, 0);
@@ -292,14 +297,21 @@ onnx_layernorm_chain(Imp *im, const Onnx__NodeProto *n, Val *x, Val **out)
 		return 0;
 	at[POW] = dn->first_user;
 	if (!(c[POW] = node_is(im, im->model->graph->node[at[POW]], at[POW], "Pow", 2)) ||
-	    !same(c[POW]->input[0], d) || !known_scalar(im, c[POW]->input[1], &two) || two != 2)
+	    !same(c[POW]->input[0], d))
 		return 0;
+	int k = known_scalar(im, c[POW]->input[1], &two);
+	if (k <= 0 || two != 2)
+		return k;
 	if (!(c[VAR] = next_node(im, c[POW]->output[0], "ReduceMean", 1, &at[VAR])) ||
 	    trailing_axes(c[VAR], x->rank) != axis ||
 	    !(c[ADD] = next_node(im, c[VAR]->output[0], "Add", 2, &at[ADD])))
 		return 0;
 	const char *es = other_input(c[ADD], c[VAR]->output[0], true);
-	if (!es || !known_scalar(im, es, &eps) || !isfinite(eps) || eps < 0 ||
+	if (!es)
+		return 0;
+	if ((k = known_scalar(im, es, &eps)) < 0)
+		return -1;
+	if (!k || !isfinite(eps) || eps < 0 ||
 	    !(c[SQRT] = next_node(im, c[ADD]->output[0], "Sqrt", 1, &at[SQRT])) ||
 	    !(c[DIV] = next_node(im, c[SQRT]->output[0], "Div", 2, &at[DIV])) ||
 	    !same(c[DIV]->input[0], d) || !same(c[DIV]->input[1], c[SQRT]->output[0]) ||

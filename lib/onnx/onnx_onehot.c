@@ -174,7 +174,7 @@ MAP_FN(onnx_map_hardmax)
 	                           {"select_last_index", gb_bool(false)}));
 	Val *io = am ? iota(im, ET_I32, f->rank, (uint32_t)axis, f->dims[axis]) : NULL;
 	Val *eq = io ? onnx_op_binary(im, BIN_EQ, am, io, h) : NULL;
-	Val *y = eq ? onnx_op_cast(im, eq, x->kind, h) : NULL;
+	Val *y = onnx_op_cast(im, eq, x->kind, h);
 	return (out[0] = y ? onnx_op_reshape(im, y, x->rank, x->dims, h) : NULL) != NULL;
 }
 
@@ -196,9 +196,9 @@ log_softmax1(Imp *im, Val *x, const char *h)
 	int64_t one = 1;
 	Val *mx = reduce(im, O_MAX, x, &one, 1, true, h);
 	Val *c = mx ? onnx_op_binary(im, BIN_SUB, x, mx, h) : NULL;
-	Val *e = c ? onnx_op_unary(im, UN_EXP, c, h) : NULL;
+	Val *e = onnx_op_unary(im, UN_EXP, c, h);
 	Val *s = reduce(im, O_SUM, e, &one, 1, true, h);
-	Val *l = s ? onnx_op_unary(im, UN_LOG, s, h) : NULL;
+	Val *l = onnx_op_unary(im, UN_LOG, s, h);
 	return l ? onnx_op_binary(im, BIN_SUB, c, l, h) : NULL;
 }
 
@@ -231,7 +231,7 @@ nll(Imp *im, const Onnx__NodeProto *n, Val *lp, Val *t, Val *w, const char *h)
 			return NULL;
 	}
 	Val *m = onehot(im, t, C, 1, false, h);
-	Val *wm = m ? onnx_op_cast(im, m, lp->kind, h) : NULL;
+	Val *wm = onnx_op_cast(im, m, lp->kind, h);
 	if (wm && w) {
 		int64_t wd[MAX_RANK];
 		for (uint32_t i = 0; i < lp->rank; i++)

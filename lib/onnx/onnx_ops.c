@@ -111,7 +111,7 @@ onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 		} else {
 			Val *af = onnx_op_cast(im, a, b->kind, a->hint);
 			Val *p = af ? onnx_op_binary(im, op, af, b, hint) : NULL;
-			return p ? onnx_op_cast(im, p, a->kind, hint) : NULL;
+			return onnx_op_cast(im, p, a->kind, hint);
 		}
 		if (!b)
 			return NULL;
@@ -126,6 +126,8 @@ onnx_op_binary(Imp *im, BinOp op, Val *a, Val *b, const char *hint)
 Val *
 onnx_op_unary(Imp *im, UnOp op, Val *a, const char *hint)
 {
+	if (!a)
+		return NULL;
 	if (a->k) {
 		Tensor *t = onnx_fold_unary(im, op, a->k);
 		return t ? onnx_val_known(im, hint, t) : onnx_fail(im, "cannot fold: too large");
@@ -493,6 +495,8 @@ MAP(map_cast)
 Val *
 onnx_op_cast(Imp *im, Val *x, ElemKind k, const char *hint)
 {
+	if (!x)
+		return NULL;
 	if (x->kind == k)
 		return x;
 	if (x->k) {

@@ -548,6 +548,21 @@ def layernorm_decomposed():
              ref(-1, g1, b1, 1e-5)[None]])
 
 
+@case()
+def layernorm_bad_eps():
+    # the decomposed chain's eps a Constant node without a name whose
+    # value's raw data is 4 bytes short: one error, naming that node
+    x = f32(rng(28).standard_normal((2, 3, 8)))
+    c = lambda name, v: h.make_node('Constant', [], [name], value=nh.from_array(f32(v)))
+    a, ya = layernorm_chain('a_', 'x', [-1], 'a_two', 'a_eps')
+    eps = c('a_eps', [1e-5])
+    eps.attribute[0].t.raw_data = b''
+    eps.attribute[0].t.ClearField('float_data')
+    eps.attribute[0].t.raw_data = b'\0\0'
+    a = a[:2] + [c('a_two', 2)] + a[2:4] + [eps] + a[4:]
+    return (a, [vi('x', [2, 3, 8])], [vi(ya, [2, 3, 8])], [], {'x': x}, None)
+
+
 @case(opset=16)
 def scatternd_known_dropout_mask():
     # swin's shifted-window mask: slices of zeros set to counts (ScatterND
@@ -1468,7 +1483,7 @@ def build(name):
     if name not in ('deep_nesting', 'bad_raw_data', 'external_data', 'external_outside',
                     'external_length', 'external_offset', 'undefined_input',
                     'other_domain', 'huge_initializer_dims', 'maxpool_bool',
-                    'global_avgpool_bool', 'clip_bool'):
+                    'global_avgpool_bool', 'clip_bool', 'layernorm_bad_eps'):
         onnx.checker.check_model(m)
     return m, feeds, wants
 
