@@ -21,6 +21,7 @@
 #include "driver.h"
 #include "onnx/onnx_import.h"
 #include "outfile.h"
+#include "tensor/data_path.h"
 
 #define PROG "ir-import-onnx"
 /* Constants of at most this many elements are written inline. */
@@ -251,17 +252,13 @@ check_devices(char **dev, size_t n)
 static bool
 stage_data(State *s, const OnnxModule *om, const char *output)
 {
-	char dir[4096], msg[512];
-	const char *data_dir = s->data_dir;
-	if (!data_dir && output && strrchr(output, '/')) {
-		size_t dl = (size_t)(strrchr(output, '/') - output);
-		snprintf(dir, sizeof dir, "%.*s", (int)(dl ? dl : 1), output);
-		data_dir = dir;
-	}
-	if (onnx_stage_data(om, data_dir, &s->data, msg, sizeof msg))
-		return true;
-	fprintf(stderr, PROG ": cannot write %s\n", msg);
-	return false;
+	char msg[512];
+	char *beside = s->data_dir ? NULL : data_path_folder(output);
+	bool ok = onnx_stage_data(om, s->data_dir ? s->data_dir : beside, &s->data, msg, sizeof msg);
+	free(beside);
+	if (!ok)
+		fprintf(stderr, PROG ": cannot write %s\n", msg);
+	return ok;
 }
 
 /* Tool.load: the model imported, its module built and verified, its
@@ -281,16 +278,9 @@ load(Ctx *ctx, const char *input, const char *output, void *st)
 	if (!buf)
 		return NULL;
 	/* external data files are named relative to the model's folder */
-	char *dir = NULL;
-	if (input) {
-		const char *slash = strrchr(input, '/');
-		size_t n = !slash ? 1 : slash == input ? 1 : (size_t)(slash - input);
-		dir = xmalloc(n + 1);
-		memcpy(dir, slash ? input : ".", n);
-		dir[n] = '\0';
-	}
+	char *dir = input ? data_path_folder(input) : NULL;
 	OnnxOpts o = {
-		.path = name, .dir = dir, .devices = (const char *const *)s->devices, .ndevices = s->ndevices,
+		.path = name, .dir = dir ? dir : input ? "." : NULL, .devices = (const char *const *)s->devices, .ndevices = s->ndevices,
 		.shapes = s->shapes, .nshapes = s->nshapes, .stats = s->stats ? stderr : NULL,
 		.inline_max = INLINE_MAX, .mapped = mapped,
 	};

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "onnx_impl.h"
+#include "tensor/data_path.h"
 
 /* A decimal count of bytes, whole, at most 2^62; false otherwise. */
 static bool
@@ -32,22 +33,6 @@ count(const char *s, uint64_t *v)
 	}
 	*v = r;
 	return true;
-}
-
-/* A relative path none of whose components is "..". */
-static bool
-inside(const char *p)
-{
-	if (!*p || *p == '/')
-		return false;
-	for (const char *c = p;;) {
-		size_t n = strcspn(c, "/");
-		if (n == 2 && c[0] == '.' && c[1] == '.')
-			return false;
-		if (!c[n])
-			return true;
-		c += n + 1;
-	}
 }
 
 bool
@@ -76,7 +61,7 @@ onnx_external(Imp *im, const Onnx__TensorProto *tp, const char *what, void *dst,
 	if (!im->o->dir)
 		return onnx_fail(im, "%s keeps its data in external file '%s', which needs the "
 		                 "model read from a file, not standard input", what, loc), false;
-	if (!inside(loc))
+	if (!data_path_inside(loc))
 		return onnx_fail(im, "%s keeps its data in '%s', outside the model's folder", what,
 		                 loc), false;
 	if (has_len && len != bytes)

@@ -24,6 +24,7 @@
 #include "ops/ops.h"
 #include "ref_ops.h"
 #include "suggest.h"
+#include "tensor/data_path.h"
 #include "walk.h"
 
 /* A memory plan's storage (ir-plan-memory(1)): one arena per pool and
@@ -222,51 +223,6 @@ free_frame(Frame *fr)
 
 /* -------------------------------------------------------- constants */
 
-bool
-interp_path_inside(const char *path)
-{
-	if (path[0] == '/' || !path[0])
-		return false;
-	for (const char *p = path; *p;) {
-		size_t n = strcspn(p, "/");
-		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return false;
-		p += n;
-		p += *p == '/';
-	}
-	return true;
-}
-
-char *
-interp_resolve_path(const char *path, const char *data_dir, const char *input_path)
-{
-	const char *dir = NULL;
-	size_t dn = 0;
-	if (path[0] != '/') {
-		if (data_dir) {
-			dir = data_dir;
-			dn = strlen(dir);
-		} else if (input_path) {
-			const char *slash = strrchr(input_path, '/');
-			if (slash) {
-				dir = input_path;
-				dn = (size_t)(slash - input_path);
-				if (dn == 0)
-					dn = 1; /* "/m.ir": the root */
-			}
-		}
-	}
-	size_t pn = strlen(path);
-	char *s = xmalloc(dn + pn + 2);
-	if (dir) {
-		memcpy(s, dir, dn);
-		if (dn && dir[dn - 1] != '/')
-			s[dn++] = '/';
-	}
-	memcpy(s + dn, path, pn + 1);
-	return s;
-}
-
 /* The tensor in the .npy file path for `what` of type ty: its header is
  * checked against ty (reported at loc) and its size against the memory
  * limit before the data is read.  NULL with the file's problem in err, or
@@ -308,11 +264,11 @@ eval_const_data(Interp *in, const InterpOpts *o, const Value *v, const char *wha
 		tensor_set_inline(t, cd);
 		return val_tensor(in, v->type, t);
 	}
-	if (!o->any_data_path && !interp_path_inside(cd->path)) {
+	if (!o->any_data_path && !data_path_inside(cd->path)) {
 		error_at(in->m->ctx, v->loc, INTERP_OUTSIDE_MSG, v->name, cd->path);
 		return NULL;
 	}
-	char *path = interp_resolve_path(cd->path, o->data_dir, o->input_path);
+	char *path = data_path_resolve(cd->path, o->data_dir, o->input_path);
 	char err[512];
 	Tensor *t = load_npy(in, path, v->type, what, v->loc, err, sizeof err);
 	if (!t && err[0])

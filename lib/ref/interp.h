@@ -96,14 +96,6 @@ const RtVal *interp_run_main(Interp *in, const InterpOpts *o);
 bool interp_read_inputs(Interp *in, const InterpOpts *o, Tensor **per_param);
 Tensor *interp_const_tensor(Interp *in, const InterpOpts *o, const Value *v);
 
-/* The path of a constant file as DESIGN.md resolves it: absolute paths as
- * they are; else under data_dir if given, else beside input_path if given,
- * else the current folder.  Malloc'd. */
-char *interp_resolve_path(const char *path, const char *data_dir, const char *input_path);
-/* Whether a constant's file= path stays inside the data folder: relative,
- * with no '..' component (ir(5): others are refused unless the user
- * allows them with --allow-outside-data). */
-bool interp_path_inside(const char *path);
 /* The error for a path that is not inside, at the constant's binding. */
 #define INTERP_OUTSIDE_MSG "the constant '%%%s' names '%s', outside the data folder (an " \
 	"absolute path or a '..'); --allow-outside-data lets it be read"

@@ -38,6 +38,7 @@
 #include "ref/ref_ops.h"
 #include "rewrite/fold_constants.h"
 #include "target.h"
+#include "tensor/data_path.h"
 #include "tensor/npy.h"
 #include "tensor/tensor.h"
 #include "walk.h"
@@ -202,10 +203,10 @@ const_tensor(Fold *fd, Value *c, Tensor **lit)
 	if (!(c->flags & VF_CONST_FILE)) {
 		t = tensor_like_type(c->type);
 		tensor_set_inline(t, cd);
-	} else if (!fd->o->any_data_path && !interp_path_inside(cd->path)) {
+	} else if (!fd->o->any_data_path && !data_path_inside(cd->path)) {
 		error_at(fd->m->ctx, c->loc, INTERP_OUTSIDE_MSG, c->name, cd->path);
 	} else {
-		char *path = interp_resolve_path(cd->path, fd->o->data_dir, fd->o->input_path);
+		char *path = data_path_resolve(cd->path, fd->o->data_dir, fd->o->input_path);
 		char err[512], a[128], b[128];
 		NpyFile nf;
 		if (!npy_open(&nf, path, err, sizeof err)) {
@@ -324,7 +325,7 @@ write_pending(Fold *fd)
 		Value *v = fd->pending.v[k];
 		if (v->flags & VF_DEAD)
 			continue;
-		char *path = interp_resolve_path(v->u.cdata->path, fd->o->data_dir, fd->o->input_path);
+		char *path = data_path_resolve(v->u.cdata->path, fd->o->data_dir, fd->o->input_path);
 		char err[512];
 		bool ok = npy_stage(fd->group, path, fd->pending_t.v[k], OUTFILE_NOFOLLOW, err,
 		                    sizeof err);

@@ -17,11 +17,11 @@
 typedef struct {
 	/* Where relative constant files are read from and new ones written
 	 * to: data_dir if set, else the folder of input_path if set, else the
-	 * current folder (interp_resolve_path's rule). */
+	 * current folder (data_path_resolve's rule). */
 	const char *data_dir;
 	const char *input_path;
 	/* --allow-outside-data: a constant's file= may be absolute or hold
-	 * '..' (else it is refused: interp_path_inside). */
+	 * '..' (else it is refused: data_path_inside). */
 	bool any_data_path;
 	/* A binding is folded only when its result and each operand take at
 	 * most max_bytes bytes (0: FOLD_MAX_BYTES_DEFAULT). */
