@@ -276,7 +276,7 @@ bool onnx_map_matmul(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, siz
 bool onnx_map_batchnorm(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_maxpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_avgpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
-bool onnx_map_global_avgpool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
+bool onnx_map_global_pool(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_softmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_logsoftmax(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);
 bool onnx_map_reduce(Imp *, const Onnx__NodeProto *, Val **, size_t, Val **, size_t);

@@ -447,11 +447,9 @@ MAP_FN(onnx_map_matmul)
 /* ------------------------------------------------------------ pooling */
 
 static bool
-pool(Imp *im, const Onnx__NodeProto *n, Val **in, Val **out, size_t nout, bool avg)
+pool(Imp *im, const Onnx__NodeProto *n, Val **in, Val **out, bool avg)
 {
 	Val *x = in[0];
-	if (nout > 1 && n->output[1] && *n->output[1])
-		return onnx_fail(im, "the Indices output is not supported"), false;
 	if (x->rank != 4)
 		return onnx_fail(im, "only 2-D pooling is supported (input of rank %u)", x->rank), false;
 	if (x->kind == ET_BOOL)
@@ -489,25 +487,28 @@ pool(Imp *im, const Onnx__NodeProto *n, Val **in, Val **out, size_t nout, bool a
 
 MAP_FN(onnx_map_maxpool)
 {
-	if (in[0]->rank == 3 && !(nout > 1 && n->output[1] && *n->output[1]))
+	if (nout > 1 && n->output[1] && *n->output[1])
+		return onnx_fail(im, "the Indices output is not supported"), false;
+	if (in[0]->rank == 3)
 		return as_2d(im, n, in, nin, out, 1, false, onnx_map_maxpool);
-	return pool(im, n, in, out, nout, false);
+	return pool(im, n, in, out, false);
 }
 
 MAP_FN(onnx_map_avgpool)
 {
 	if (in[0]->rank == 3)
 		return as_2d(im, n, in, nin, out, nout, false, onnx_map_avgpool);
-	return pool(im, n, in, out, nout, true);
+	return pool(im, n, in, out, true);
 }
 
-/* GlobalAveragePool and GlobalMaxPool: the mean (max) over the spatial
- * axes, kept; nn.global_avg_pool2d for an average of rank 4. */
-MAP_FN(onnx_map_global_avgpool)
+/* GlobalAveragePool and GlobalMaxPool (the table's arg 1): the mean (max)
+ * over the spatial axes, kept; nn.global_avg_pool2d for an average of
+ * rank 4. */
+MAP_FN(onnx_map_global_pool)
 {
-	(void)nin, (void)nout;
+	(void)n, (void)nin, (void)nout;
 	Val *x = in[0];
-	bool max = strcmp(n->op_type, "GlobalMaxPool") == 0;
+	bool max = im->op->arg != 0;
 	if (x->rank < 3)
 		return onnx_fail(im, "needs an input of rank 3 or more"), false;
 	if (x->kind == ET_BOOL)
