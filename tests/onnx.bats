@@ -166,7 +166,7 @@ make_case() {
 	imported max_sum_opset6 --lower
 }
 
-@test "onnx: ConvTranspose (groups, strides, dilations, pads, output_padding, output_shape, 1-D) is a convolution of the input with zeros between its elements" {
+@test "onnx: ConvTranspose (groups, strides, dilations, pads, cropping pads, output_padding, output_shape, SAME_LOWER, 1-D) is a convolution of the input with zeros between its elements" {
 	imported convtranspose_forms
 	imported convtranspose_forms --lower
 }

@@ -20,10 +20,10 @@ ints_attr(Imp *im, const Onnx__NodeProto *n, const char *name, uint32_t sp, int6
 {
 	int64_t t[4];
 	long c = onnx_attr_ints(n, name, t, 4);
-	for (uint32_t i = 0; i < sp; i++)
-		v[i] = c < 0 ? def : t[i];
 	if (c >= 0 && (uint32_t)c != sp)
 		return onnx_fail(im, "%s has %ld values for %u spatial axes", name, c, sp), false;
+	for (uint32_t i = 0; i < sp; i++)
+		v[i] = c < 0 ? def : t[i];
 	for (uint32_t i = 0; i < sp; i++)
 		if (v[i] < lo || v[i] > ((int64_t)1 << 20))
 			return onnx_fail(im, "%s holds %lld", name, (long long)v[i]), false;

@@ -1209,17 +1209,27 @@ def convtranspose_forms():
                          dilations=[2, 1], pads=[1, 0, 2, 1], output_padding=[1, 2]),
              h.make_node('ConvTranspose', ['x', 'w'], ['y1'], group=2, strides=[2, 2],
                          output_shape=[8, 10]),
-             h.make_node('ConvTranspose', ['x1', 'w1'], ['y2'], strides=[2], pads=[1, 0])]
+             h.make_node('ConvTranspose', ['x1', 'w1'], ['y2'], strides=[2], pads=[1, 0]),
+             # pads beyond the kernel's span crop the input; SAME_LOWER
+             h.make_node('ConvTranspose', ['x', 'w3'], ['y3'], group=2, pads=[2, 1, 1, 2]),
+             h.make_node('ConvTranspose', ['x', 'w'], ['y4'], group=2, strides=[2, 2],
+                         auto_pad='SAME_LOWER')]
     y0 = convtranspose_ref(x, w, b, (2, 3), (2, 1), (1, 0, 2, 1), (1, 2), 2)
     # output_shape [8, 10] of a full 7 x 8: pads -1 (0 before, -1 after) and -2 (-1, -1)
     full = convtranspose_ref(x, w, None, (2, 2), (1, 1), (0, 0, 0, 0), (0, 0), 2)
     y1 = np.pad(full, ((0, 0), (0, 0), (0, 1), (1, 1)))
     y2 = convtranspose_ref(x1[:, :, None, :], w1[:, :, None, :], None, (1, 2), (1, 1),
                            (0, 1, 0, 0), (0, 0), 1)[:, :, 0, :]
+    w3 = f32(r.standard_normal((4, 3, 2, 2)))
+    y3 = convtranspose_ref(x, w3, None, (1, 1), (1, 1), (2, 1, 1, 2), (0, 0), 2)
+    # SAME_LOWER: output = input x stride (6 x 8 of a full 7 x 8), the odd
+    # pad at the beginning
+    y4 = convtranspose_ref(x, w, None, (2, 2), (1, 1), (1, 0, 0, 0), (0, 0), 2)
     return (nodes, [vi('x', [2, 4, 3, 4]), vi('w', [4, 3, 3, 2]), vi('x1', [1, 2, 5]),
-                    vi('w1', [2, 3, 3])],
-            [vi('y0', list(y0.shape)), vi('y1', list(y1.shape)), vi('y2', list(y2.shape))],
-            [init('b', b)], {'x': x, 'w': w, 'x1': x1, 'w1': w1}, [y0, y1, y2])
+                    vi('w1', [2, 3, 3]), vi('w3', [4, 3, 2, 2])],
+            [vi('y0', list(y0.shape)), vi('y1', list(y1.shape)), vi('y2', list(y2.shape)),
+             vi('y3', list(y3.shape)), vi('y4', list(y4.shape))],
+            [init('b', b)], {'x': x, 'w': w, 'x1': x1, 'w1': w1, 'w3': w3}, [y0, y1, y2, y3, y4])
 
 
 @case(opset=13)
