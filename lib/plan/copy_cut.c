@@ -43,6 +43,8 @@ typedef struct {
 	uint8_t *side;         /* per network node: 1 on the source's side of the cut */
 	uint32_t *nid, *gaux;  /* per free node, per group of the component: its network
 	                        * node, its first Lawler node */
+	uint32_t *gn, capgn, *gnstart; /* per group of the component: its distinct
+	                        * network nodes (group_nodes) */
 	/* the component: its free nodes and groups, ascending; its labels */
 	uint32_t *cn, ncn, *cg, ncg;
 	int32_t *labels;
@@ -102,40 +104,62 @@ net_node(Solver *S, uint32_t x, int32_t a, bool a_src)
 	return S->nid[S->loc[x]];
 }
 
-/* Group g's arcs (see cut_label), its nodes' network nodes distinct;
- * aux its Lawler nodes' first. */
+/* Each group's distinct network nodes, in the order its nodes come (org
+ * last), into S->gn from S->gnstart[i] for the component's group i: the
+ * arcs are made from these twice (counted, then stored), so each node is
+ * looked up once.  A group is small (its readers), so a node is compared
+ * with those already kept; a large one is marked instead. */
 static void
-group_arcs(Solver *S, uint32_t g, int32_t a, bool a_src, uint32_t aux)
+group_nodes(Solver *S, int32_t a, bool a_src)
 {
 	const CopyGraph *G = S->g;
-	MaxFlow *N = &S->net;
-	uint32_t k0 = G->gstart[g], k1 = G->gstart[g + 1];
-	uint64_t w = G->w[g];
-	/* the distinct network nodes: how many, the first three, terminals */
-	uint32_t d[3], distinct = 0, tag = next_tag(S);
-	bool has_s = false, has_t = false;
-	for (uint32_t k = k0; k <= k1; k++) {
-		uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a, a_src);
-		if (S->mark[u] != tag) {
-			S->mark[u] = tag;
-			if (distinct < 3)
-				d[distinct] = u;
-			distinct++;
-			has_s |= u == 0, has_t |= u == 1;
+	uint32_t nm = 0;
+	for (uint32_t i = 0; i < S->ncg; i++) {
+		uint32_t g = S->cg[i], k0 = G->gstart[g], k1 = G->gstart[g + 1];
+		if (nm + (k1 - k0) + 1 > S->capgn) {
+			S->capgn = vec_cap(S->capgn, nm + (k1 - k0) + 1, sizeof *S->gn);
+			S->gn = xrealloc(S->gn, S->capgn * sizeof *S->gn);
 		}
+		S->gnstart[i] = nm;
+		uint32_t *d = S->gn + nm, nd = 0, tag = k1 - k0 > 8 ? next_tag(S) : 0;
+		for (uint32_t k = k0; k <= k1; k++) {
+			uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a, a_src);
+			bool seen = false;
+			if (tag) {
+				seen = S->mark[u] == tag;
+				S->mark[u] = tag;
+			} else {
+				for (uint32_t j = 0; j < nd && !seen; j++)
+					seen = d[j] == u;
+			}
+			if (!seen)
+				d[nd++] = u;
+		}
+		nm += nd;
 	}
-	if (distinct == 2) {
+	S->gnstart[S->ncg] = nm;
+}
+
+/* Group i's arcs (see cut_label) from its distinct network nodes d[0..k);
+ * aux its Lawler nodes' first. */
+static void
+group_arcs(MaxFlow *N, const uint32_t *d, uint32_t k, uint64_t w, uint32_t aux)
+{
+	if (k == 2) {
 		mf_arc(N, d[0], d[1], 2 * w, 2 * w);
 		return;
 	}
-	if (distinct == 3) { /* any cut splits one from two: two arcs of w */
+	if (k == 3) { /* any cut splits one from two: two arcs of w */
 		mf_arc(N, d[0], d[1], w, w);
 		mf_arc(N, d[0], d[2], w, w);
 		mf_arc(N, d[1], d[2], w, w);
 		return;
 	}
-	if (distinct < 4)
+	if (k < 4)
 		return;
+	bool has_s = false, has_t = false;
+	for (uint32_t j = 0; j < k; j++)
+		has_s |= d[j] == 0, has_t |= d[j] == 1;
 	if (has_s && has_t) { /* cut whatever the rest does */
 		mf_arc(N, 0, 1, 2 * w, 0);
 		return;
@@ -144,16 +168,13 @@ group_arcs(Solver *S, uint32_t g, int32_t a, bool a_src, uint32_t aux)
 	 * infinite; a terminal among the nodes stands for e1 (s) or e2 (t) */
 	uint32_t e1 = has_s ? 0 : aux, e2 = has_t ? 1 : aux + 1;
 	mf_arc(N, e1, e2, 2 * w, 0);
-	tag = next_tag(S);
-	for (uint32_t k = k0; k <= k1; k++) {
-		uint32_t u = net_node(S, k == k1 ? G->org[g] : G->mem[k], a, a_src);
-		if (S->mark[u] != tag && u > 1) {
-			S->mark[u] = tag;
-			if (!has_s)
-				mf_arc(N, u, e1, INF, 0);
-			if (!has_t)
-				mf_arc(N, e2, u, INF, 0);
-		}
+	for (uint32_t j = 0; j < k; j++) {
+		if (d[j] <= 1)
+			continue;
+		if (!has_s)
+			mf_arc(N, d[j], e1, INF, 0);
+		if (!has_t)
+			mf_arc(N, e2, d[j], INF, 0);
 	}
 }
 
@@ -191,12 +212,14 @@ cut_label(Solver *S, int32_t a, bool a_src)
 		S->side = xrealloc(S->side, S->capmark);
 		S->mtag = 0;
 	}
+	group_nodes(S, a, a_src);
 	mf_begin(N, nn, 0, 1);
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
 			mf_fill(N);
 		for (uint32_t i = 0; i < S->ncg; i++)
-			group_arcs(S, S->cg[i], a, a_src, S->gaux[i]);
+			group_arcs(N, S->gn + S->gnstart[i], S->gnstart[i + 1] - S->gnstart[i],
+			           G->w[S->cg[i]], S->gaux[i]);
 	}
 	return mf_cut(N, S->side) / 2;
 }
@@ -453,6 +476,7 @@ copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32
 	}
 	S.nid = xmalloc(maxn * sizeof *S.nid);
 	S.gaux = xmalloc(maxg * sizeof *S.gaux);
+	S.gnstart = xmalloc((maxg + 1) * sizeof *S.gnstart);
 	int32_t *tmp = xmalloc(maxn * sizeof *tmp), *tmp2 = xmalloc(maxn * sizeof *tmp2),
 		*keep = xmalloc(maxn * sizeof *keep);
 	uint32_t *digit = xmalloc(maxn * sizeof *digit);
@@ -506,7 +530,7 @@ copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32
 	free(S.istart);
 	mf_free(&S.net);
 	free(S.side);
-	free(S.nid), free(S.gaux);
+	free(S.nid), free(S.gaux), free(S.gn), free(S.gnstart);
 	free(tmp), free(tmp2), free(keep), free(digit), free(seen);
 	free(up), free(gcomp), free(cid), free(nstart), free(gstart), free(nodes), free(groups);
 }

@@ -987,7 +987,7 @@ settle_prims(Planner *P)
  * annotations); the new plan stands only if it copies fewer bytes. */
 
 typedef struct {
-	Value *val;
+	uint32_t val;  /* the value's domain (vdom) */
 	uint32_t use;  /* the reader's domain (a root) */
 	uint32_t od;   /* vdom of the on_device read through, or UINT32_MAX */
 } UseRec;
@@ -997,6 +997,7 @@ typedef struct {
 	UseRec *u;
 	size_t n, cap;
 	uint8_t *used; /* per domain: a value something reads */
+	uint64_t *w;   /* per domain of a value in u: its bytes */
 } Uses;
 
 static void
@@ -1018,7 +1019,8 @@ add_use(Uses *U, Value *val, uint32_t use, uint32_t od)
 	if (a == b || !compatible(&P->d[a], &P->d[b]))
 		return;
 	UseRec *r = &VEC_PUSH(U->u, U->n, U->cap);
-	r->val = val, r->use = b, r->od = od;
+	r->val = vdom(val), r->use = b, r->od = od;
+	U->w[vdom(val)] = (uint64_t)type_bytes(val->type);
 }
 
 static void
@@ -1057,43 +1059,53 @@ typedef struct {
 	uint8_t *used;  /* per domain: a value something reads */
 } Groups;
 
+/* The uses are bucketed by value (a counting sort, stable: a value's
+ * readers in program order), and each value's distinct readers are its
+ * group; records of 12 bytes and one array of readers, compacted in
+ * place, keep what is written (and first touched) small. */
 static void
 build_groups(Planner *P, Groups *G)
 {
-	Uses U = {.P = P, .used = xcalloc(P->n, 1)};
+	Uses U = {.P = P, .used = xcalloc(P->n, 1), .w = xmalloc(P->n * sizeof *U.w)};
 	for (Func *f = P->m->funcs; f; f = f->next)
 		gather_uses(&U, f);
 	uint32_t *cnt = xcalloc(P->n + 1, sizeof *cnt);
-	UseRec *by = xmalloc((U.n ? U.n : 1) * sizeof *by);
 	size_t kept = 0;
 	for (size_t i = 0; i < U.n; i++)
 		if (U.u[i].od == UINT32_MAX || U.used[U.u[i].od])
-			cnt[vdom(U.u[i].val) + 1]++, kept++;
+			cnt[U.u[i].val + 1]++, kept++;
 	for (uint32_t i = 0; i < P->n; i++)
 		cnt[i + 1] += cnt[i];
+	G->mem = xmalloc((kept + 1) * sizeof *G->mem);
 	for (size_t i = 0; i < U.n; i++)
 		if (U.u[i].od == UINT32_MAX || U.used[U.u[i].od])
-			by[cnt[vdom(U.u[i].val)]++] = U.u[i];
+			G->mem[cnt[U.u[i].val]++] = U.u[i].use;
+	free(U.u);
 	G->fixed = xmalloc(P->n * sizeof *G->fixed);
 	for (uint32_t i = 0; i < P->n; i++)
 		G->fixed[i] = P->d[i].parent == i && P->d[i].dev ? dev_label(P, P->d[i].dev) : -1;
-	G->org = xmalloc((kept + 1) * sizeof *G->org);
-	G->w = xmalloc((kept + 1) * sizeof *G->w);
-	G->gstart = xmalloc((kept + 2) * sizeof *G->gstart);
-	G->mem = xmalloc((kept + 1) * sizeof *G->mem);
-	/* a domain's readers once: stamp = group + 1 (cnt is free again) */
-	uint32_t *stamp = cnt, ng = 0, nm = 0;
-	memset(stamp, 0, (P->n + 1) * sizeof *stamp);
-	for (size_t i = 0; i < kept;) {
-		Value *val = by[i].val;
-		uint32_t org = find(P, vdom(val));
-		G->org[ng] = org;
-		G->w[ng] = (uint64_t)type_bytes(val->type);
+	uint32_t ng = 0;
+	for (uint32_t i = 0; i < P->n; i++)
+		ng += cnt[i + 1] > cnt[i];
+	G->org = xmalloc((ng + 1) * sizeof *G->org);
+	G->w = xmalloc((ng + 1) * sizeof *G->w);
+	G->gstart = xmalloc((ng + 2) * sizeof *G->gstart);
+	/* cnt[i] is now where value i's readers end (and i + 1's begin);
+	 * a domain's readers once: stamp = group + 1, in what cnt no longer
+	 * needs (the readers of values before i) */
+	uint32_t *stamp = xcalloc(P->n, sizeof *stamp), nm = 0, k = 0;
+	ng = 0;
+	for (uint32_t i = 0; i < P->n; i++) {
+		uint32_t end = cnt[i];
+		if (k == end)
+			continue;
+		G->org[ng] = find(P, i);
+		G->w[ng] = U.w[i];
 		G->gstart[ng] = nm;
-		for (; i < kept && by[i].val == val; i++)
-			if (stamp[by[i].use] != ng + 1) {
-				stamp[by[i].use] = ng + 1;
-				G->mem[nm++] = by[i].use;
+		for (; k < end; k++)
+			if (stamp[G->mem[k]] != ng + 1) {
+				stamp[G->mem[k]] = ng + 1;
+				G->mem[nm++] = G->mem[k];
 			}
 		ng++;
 	}
@@ -1101,9 +1113,9 @@ build_groups(Planner *P, Groups *G)
 	G->g = (CopyGraph){.n = P->n, .nlabels = P->ndev, .fixed = G->fixed, .ng = ng, .org = G->org,
 	                   .w = G->w, .gstart = G->gstart, .mem = G->mem};
 	G->used = U.used;
+	free(stamp);
 	free(cnt);
-	free(by);
-	free(U.u);
+	free(U.w);
 }
 
 static void
