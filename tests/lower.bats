@@ -535,6 +535,43 @@ IR
 	[ "$(grep -c '^  %.* = call_lowered' <<< "$output")" -eq 6 ]
 }
 
+@test "lower: the squeeze-and-excitation scale x * s (s per image and channel) is the prologue of the conv2d that consumes it on cpu, gpu and texture gpu; another use, a full-shaped s or an s shared by the images keep the multiply" {
+	golden --from=ir-plan-devices ir-lower se_scale
+	local t=$BATS_TEST_TMPDIR dev
+	# the gpu and texture gpu forms, goldens too
+	for dev in gpu tex; do
+		retarget $dev "$BATS_TEST_DIRNAME/ir-lower/se_scale.ir" | ir-plan-devices | ir-lower > "$t/se_scale.$dev.out"
+		[ -z "${UPDATE_GOLDEN:-}" ] || cp "$t/se_scale.$dev.out" "$BATS_TEST_DIRNAME/ir-lower/se_scale.$dev.out"
+		diff -u "$BATS_TEST_DIRNAME/ir-lower/se_scale.$dev.out" "$t/se_scale.$dev.out"
+	done
+	run -0 --separate-stderr ir-lower --stats "$t/se_scale.in1.ir"
+	[[ "$stderr" == *"ir-lower: 6 scale multiplies (x * s, s per image and channel) fused into the conv2d that consumes them, as its input's prologue"* ]]
+	# the prims' names show the multiply; x and s are their first operands
+	[ "$(grep -c '^prim @fused_multiply_nn_conv2d' <<< "$output")" -eq 6 ]
+	assert_output --partial '= call_lowered @fused_multiply_nn_conv2d_nn_bias_add(%x, %s, %wp, %b)'
+	assert_output --partial '= call_lowered @fused_multiply_nn_conv2d(%x2, %s2, %v2)'
+	# the three that stay: a multiply of their own, then the convolution
+	assert_output --partial '%n1: f32[2,6,5,7] on @cpu = call_lowered @multiply(%x, %s)'
+	assert_output --partial '%n2: f32[2,6,5,7] on @cpu = call_lowered @multiply_1(%x, %z)'
+	assert_output --partial '%n3: f32[2,6,5,7] on @cpu = call_lowered @multiply_2(%x, %s1)'
+	[ "$(grep -c '= call_lowered @nn_conv2d(%n[123], %v3)' <<< "$output")" -eq 3 ]
+	# cpu tiles that broadcast x over weight vectors scale the weights
+	# once per input channel, s read at the image's and channel's index
+	assert_output --regexp 'let %w[0-9]+: f32x16 = %wt[0-9]+\[%r[0-9]+, 0, 0, %oc[0-9]+:16\] \* broadcast<f32x16>\(%p1\[%i[0-9]+, %r[0-9]+, 0, 0\]\)'
+	assert_output --regexp 'let %w[0-9]+: f32x16 = %wg[0-9]+\[3, 0:16\] \* broadcast<f32x16>\(%p1\[%i[0-9]+, %r[0-9]+, 0, 0, 3\]\)'
+	# the tile of vectors along x multiplies a row of x by s
+	assert_output --regexp 'let %x[0-9]+: f32x16 = %p0\[%i[0-9]+, %r[0-9]+, %i[0-9]+, 0:16\] \* broadcast<f32x16>\(%p1\[%i[0-9]+, %r[0-9]+, 0, 0\]\)'
+	# a gpu's product scales x as it loads its tile; a texture gpu's
+	# reads x's texel and s's, of the same image and channel block
+	grep -Eq '%bs[0-9]+\[.*select\(.*%p0\[%im[0-9]+, %k[0-9]+, %oy[0-9]+, %ox[0-9]+\] \* %p1\[%im[0-9]+, %k[0-9]+, 0, 0\]' "$t/se_scale.gpu.out"
+	grep -Eq '%p0\[%im[0-9]+, %ic[0-9]+, %oy[0-9]+, %ox[0-9]+, 0:4\] \* %p1\[%im[0-9]+, %ic[0-9]+, 0, 0, 0:4\]' "$t/se_scale.tex.out"
+	grep -q '^prim @fused_multiply_nn_conv2d_4(%p0: f32\[2,2,8,8,4\] @cpu:texture, %p1: f32\[2,2,1,1,4\] @cpu:texture, ' "$t/se_scale.tex.out"
+	run -0 sh -c "ir-flatten-texture '$t/se_scale.tex.out' | grep -c 'texture2d_load(%p1, '"
+	# --no-fuse: every multiply a prim of its own
+	run -0 ir-lower --no-fuse "$t/se_scale.in1.ir"
+	refute_output --partial 'fused_multiply'
+}
+
 @test "lower: --stats counts operators, prims and fusions" {
 	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/ir-lower/cnn_cpu.ir"
 	[ "$stderr" = "ir-lower: 1 reshape left as view of its operand's buffer (no kernel)

@@ -57,6 +57,22 @@ ocl_and_interp() {
 	done
 }
 
+# issue 23: the generator draws a squeeze-and-excitation scale before
+# some convolutions (y = x * sigmoid(mean(x)) or x times an input of
+# [N,C,1,1]); in these models ir-lower fuses one into its conv2d as a
+# prologue: f64 on a cpu, f16 in images and buffers, accelerators, tiny
+# work groups
+@test "random_ocl: models with a scale fused into a conv2d's prologue (seeds 27, 55, 59, 81, 119, 183) pass ir-run --check on POCL" {
+	local s
+	for s in 27 55 59 81 119 183; do
+		"$PY" "$G/gen.py" "$s" "$BATS_TEST_TMPDIR/m$s"
+		ir-plan-devices "$BATS_TEST_TMPDIR/m$s/model.ir" | ir-lower | grep -q '^prim @fused_multiply_nn_conv2d'
+		run "$PY" "$G/check.py" --ocl --bin "$IRPIPE_BIN" --seed "$s" --count 1
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
+}
+
 # --- defects found by these runs ---------------------------------------------
 
 @test "random_ocl: @main's unplanned result is not the planned buffer it was copied from (seeds 6, 13)" {

@@ -75,6 +75,7 @@ typedef struct {
 	size_t keyn, keycap;
 	/* statistics */
 	unsigned nops, nprims, nfused, ntexture, nfallback, nshared, nviews;
+	unsigned nscaled;     /* multiplies fused into their conv2d (scale_prologue) */
 } Lower;
 
 /* ------------------------------------------------------------- fusion */
@@ -247,6 +248,55 @@ close_diamond(Lower *L, Value *v, Block *blk, int p)
 	return false;
 }
 
+/* The squeeze-and-excitation scale: conv2d v's data operand is y = x * s
+ * (either order), a multiply alone in its group, in v's block, on v's
+ * virtual device, used by v alone and only as its data; of floats; x of
+ * y's shape, s of it but 1 along the data layout's spatial axes H and W
+ * (s per image and channel, as the excitation's sigmoid makes it).  Then
+ * the multiply becomes the conv's prologue (Group.scale): each tile
+ * multiplies the elements of x by s as it loads them, and y is never
+ * written (efficientnet_b0, mobilenet_v3, regnet_y).  A full-shaped s
+ * stays a kernel of its own: a tile reads its input many times, and
+ * would read both.  Returns 1 + the multiply's group, setting *xop to
+ * x's operand index, or 0. */
+static uint32_t
+scale_prologue(Lower *L, const Value *v, const Block *blk, uint32_t *xop)
+{
+	if (v->u.op->op->id != O_CONV2D || v->nargs < 2 || v->type->kind != TY_TENSOR)
+		return 0;
+	Value *y = v->args[0];
+	/* (only operator bindings have groups) */
+	uint32_t gi = y->kind != VK_LIT && y->form == B_OP ? group_of(L, y) : 0;
+	const Group *g = gi ? &L->groups[gi - 1] : NULL;
+	if (!g || g->n != 1 || g->members[0] != y || g->blk != blk || g->scale ||
+	    y->u.op->op->id != O_MULTIPLY || y->vd != v->vd || v->args[1] == y ||
+	    L->uses[y->scratch] != 1)
+		return 0;
+	const Type *yt = y->type;
+	if (yt->kind != TY_TENSOR || !elem_is_float(yt->dt.kind) || y->nargs != 2)
+		return 0;
+	ConvAttrs ca;
+	lower_conv_attrs(v, &ca);
+	if (ca.dl->rank != yt->n)
+		return 0;
+	for (uint32_t xi = 0; xi < 2; xi++) {
+		const Value *x = y->args[xi], *sv = y->args[1 - xi];
+		if (x->kind == VK_LIT || sv->kind == VK_LIT || !same_shape(x->type, yt) ||
+		    sv->type->kind != TY_TENSOR || sv->type->n != yt->n)
+			continue;
+		bool ok = true;
+		for (uint32_t d = 0; d < yt->n && ok; d++) {
+			char ax = ca.dl->axes[d];
+			ok = sv->type->dims[d] == (ax == 'H' || ax == 'W' ? 1 : yt->dims[d]);
+		}
+		if (ok) {
+			*xop = xi;
+			return gi;
+		}
+	}
+	return 0;
+}
+
 static void
 group_binding(Lower *L, Value *v, Block *blk)
 {
@@ -281,7 +331,17 @@ group_binding(Lower *L, Value *v, Block *blk)
 			return;
 		}
 	}
+	uint32_t xop = 0, si = L->o->no_fuse ? 0 : scale_prologue(L, v, blk, &xop);
 	Group *g = new_group(L, v, blk);
+	if (si) {
+		Group *sg = &L->groups[si - 1];
+		g->scale = sg->members[0];
+		g->scale_x = xop;
+		L->group_of[g->scale->scratch] = (uint32_t)L->ngroups;
+		sg->n = 0;
+		sg->closed = true;
+		L->nscaled++;
+	}
 	if (p == PAT_OPAQUE || v->type->kind != TY_TENSOR || !lower_is_elementwise_form(op))
 		g->closed = true;
 }
@@ -410,17 +470,24 @@ typedef struct {
 static PrimName
 prim_name(Lower *L, const Group *g)
 {
-	size_t cap = 16;
+	/* a scale prologue's multiply first: it comes before the master */
+	const Value *ops[LOWER_MAX_GROUP + 1];
+	int nm = 0;
+	if (g->scale)
+		ops[nm++] = g->scale;
 	for (int k = 0; k < g->n; k++)
-		cap += strlen(g->members[k]->u.op->op->name) + 1;
+		ops[nm++] = g->members[k];
+	size_t cap = 16;
+	for (int k = 0; k < nm; k++)
+		cap += strlen(ops[k]->u.op->op->name) + 1;
 	char *s = xmalloc(cap + 16);
 	size_t n = 0;
-	if (g->n > 1)
+	if (nm > 1)
 		n += (size_t)sprintf(s, "fused");
-	for (int k = 0; k < g->n; k++) {
+	for (int k = 0; k < nm; k++) {
 		if (n)
 			s[n++] = '_';
-		for (const char *p = g->members[k]->u.op->op->name; *p; p++)
+		for (const char *p = ops[k]->u.op->op->name; *p; p++)
 			s[n++] = *p == '.' ? '_' : *p;
 	}
 	s[n] = 0;
@@ -561,6 +628,17 @@ group_key(Lower *L, const GroupCx *c, const Device *dev, Sym const *in_scope,
 				key_put(L, 2);
 			} else if (lower_member_of(g, k, a) >= 0) {
 				key_put(L, 4 | (uint64_t)lower_member_of(g, k, a) << 8);
+			} else if (k == 0 && a == g->scale) {
+				/* the prologue: which buffers are x and s */
+				key_put(L, 5);
+				key_ptr(L, a->type);
+				for (uint32_t t = 0; t < 2; t++) {
+					const Value *xs = a->args[t ? 1 - g->scale_x : g->scale_x];
+					int i = 0;
+					while (c->in[i].v != xs)
+						i++;
+					key_put(L, (uint64_t)i);
+				}
 			} else {
 				int i = 0;
 				while (c->in[i].v != a)
@@ -943,6 +1021,8 @@ replace_with_call(Lower *L, Group *g, GroupCx *c, Prim *p)
 	tail->flags |= VF_REMOVED;
 	for (int k = 0; k + 1 < g->n; k++)
 		g->members[k]->flags |= VF_REMOVED;
+	if (g->scale)
+		g->scale->flags |= VF_REMOVED;
 	g->members[g->n - 1] = one_tuple(L, g, call);
 }
 
@@ -1140,6 +1220,10 @@ lower_module(Module *m, const LowerOpts *o)
 		        "(no kernel)\n", L.nviews, L.nviews == 1 ? "" : "s", L.nviews == 1 ? "" : "s",
 		        L.nviews == 1 ? "its" : "their", L.nviews == 1 ? "'s" : "s'",
 		        L.nviews == 1 ? "" : "s");
+	if (ok && o->stats && L.nscaled)
+		fprintf(o->stats, "ir-lower: %u scale multipl%s (x * s, s per image and channel) "
+		        "fused into the conv2d that consumes %s, as its input's prologue\n", L.nscaled,
+		        L.nscaled == 1 ? "y" : "ies", L.nscaled == 1 ? "it" : "them");
 	if (ok && o->stats)
 		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer, "
 		        "%u call%s of a prim shared with an identical group); "

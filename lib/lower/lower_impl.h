@@ -40,6 +40,10 @@ typedef struct {
 	Block *blk;
 	Value *replaced;          /* the tail its call_lowered replaces */
 	Value *pre, *pre_last;    /* projections to insert before the call */
+	Value *scale;             /* a multiply x * s fused into a conv2d master
+	                           * as its data operand's prologue (the
+	                           * squeeze-and-excitation scale), or NULL */
+	uint32_t scale_x;         /* which operand of scale is x (s the other) */
 } Group;
 
 /* An outside operand: a value, or field `field` of a tuple value. */
@@ -126,6 +130,18 @@ bool lower_consumers_lanes_ok(GroupCx *c, uint32_t lanes);
 bool lower_consumers_wide_ok(GroupCx *c);
 
 /* ------------------------------------------- lower_nest.c: the bottom */
+
+/* The conv2d master's data operand read from buf at idx (lanes along
+ * the last axis): a load, times s at idx's n and c (spatial axes 0)
+ * when the group has a scale prologue (Group.scale) and buf is x's own
+ * buffer; a copy of it (a padded input) has the scale in it already. */
+PExpr *lower_load_data(GroupCx *c, PVar *buf, PExpr *const *idx, uint32_t lanes);
+/* s at x's index idx (its spatial axes read 0), of `lanes` lanes along
+ * the last axis (one element repeated where s's last axis is 1); NULL
+ * without a scale prologue.  A cpu tile that broadcasts each element of
+ * x over a vector of weights multiplies the weights by it instead, once
+ * per reduction step rather than once per element of x (lower_tile.c). */
+PExpr *lower_data_scale(GroupCx *c, PExpr *const *idx, uint32_t lanes);
 
 /* Fills c->in with the group's outside operands (a tuple: each field). */
 void lower_collect_inputs(GroupCx *c);

@@ -17,6 +17,8 @@ GroupInput *
 lower_input(GroupCx *c, int k, uint32_t j, int field)
 {
 	Value *a = c->g->members[k]->args[j];
+	if (a == c->g->scale && k == 0) /* the prologue's x stands for its product */
+		a = a->args[c->g->scale_x];
 	for (int i = 0; i < c->nin; i++)
 		if (c->in[i].v == a && (field < 0 || c->in[i].field == field))
 			return &c->in[i];
@@ -52,6 +54,11 @@ lower_collect_inputs(GroupCx *c)
 			Value *a = v->args[j];
 			if (a->kind == VK_LIT || lower_member_of(g, k, a) >= 0)
 				continue;
+			if (k == 0 && a == g->scale) { /* x, then s */
+				add_input(c, a->args[g->scale_x], -1);
+				add_input(c, a->args[1 - g->scale_x], -1);
+				continue;
+			}
 			if (a->type->kind == TY_TUPLE) {
 				for (uint32_t f = 0; f < a->type->n; f++)
 					add_input(c, a, (int)f);
@@ -60,6 +67,38 @@ lower_collect_inputs(GroupCx *c)
 			}
 		}
 	}
+}
+
+PExpr *
+lower_data_scale(GroupCx *c, PExpr *const *idx, uint32_t lanes)
+{
+	Value *sc = c->g->scale;
+	if (!sc)
+		return NULL;
+	PBuild *b = c->b;
+	Value *s = sc->args[1 - c->g->scale_x];
+	GroupInput *in = NULL;
+	for (int i = 0; i < c->nin && !in; i++)
+		if (c->in[i].v == s && c->in[i].field < 0)
+			in = &c->in[i];
+	/* s is x's shape but 1 along the spatial axes (lower.c's
+	 * scale_prologue): those read index 0 */
+	const Type *st = s->type, *xt = sc->type;
+	PExpr *si[LOWER_MAX_RANK];
+	for (uint32_t d = 0; d < st->n; d++)
+		si[d] = st->dims[d] == 1 && xt->dims[d] != 1 ? pe_i32(b, 0) : idx[d];
+	if (lanes > 1 && st->dims[st->n - 1] == 1)
+		return pe_broadcast(b, (uint8_t)lanes, pe_load(b, in->buf, si, 1));
+	return pe_load(b, in->buf, si, lanes);
+}
+
+PExpr *
+lower_load_data(GroupCx *c, PVar *buf, PExpr *const *idx, uint32_t lanes)
+{
+	PExpr *val = pe_load(c->b, buf, idx, lanes);
+	if (!c->g->scale || buf != lower_input(c, 0, 0, -1)->buf)
+		return val;
+	return pe_mul(c->b, val, lower_data_scale(c, idx, lanes));
 }
 
 /* --------------------------------------------------------------- nests */

@@ -140,6 +140,8 @@ lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes)
 	if (i >= 0)
 		return lower_member(c, i, idx, lanes);
 	GroupInput *in = lower_input(c, k, j, -1);
+	if (k == 0 && a == c->g->scale)
+		return lower_load_data(c, in->buf, idx, lanes);
 	if (c->wide > 1 && lanes == 4 * c->wide)
 		return wide_load(c, in->buf, idx);
 	return pe_load(c->b, in->buf, idx, lanes);

@@ -90,6 +90,23 @@ zeroed_rows(GroupCx *c, ElemKind k, int64_t rows, int64_t lanes)
 	return acc;
 }
 
+/* A weight vector w of a conv2d tile that broadcasts each input element
+ * over it, for the input channel and image of x's index xi: times s
+ * where the group has a scale prologue and the tile reads x itself
+ * (src); a padded copy of x was scaled as it was written
+ * (lower_load_data).  Scaling x there instead cost a scalar load and
+ * multiply per broadcast element: efficientnet_b0's 1x1 projections
+ * on POCL ran at half their speed so.  The product rounds as
+ * (w * s) * x, where the graph says w * (x * s). */
+static PExpr *
+scaled_weight(GroupCx *c, PVar *src, PExpr *w, PExpr *const *xi)
+{
+	if (!c->g->scale || src != lower_input(c, 0, 0, -1)->buf)
+		return w;
+	PExpr *sv = as_type(c, (ElemKind)w->dt.kind, lower_data_scale(c, xi, 1));
+	return pe_mul(c->b, w, pe_broadcast(c->b, w->dt.lanes, sv));
+}
+
 /* ------------------------------------------------- dense, batch_matmul */
 
 /* Lanes along k: 16 fill an AVX-512 register (target_dense_lanes); on
@@ -382,7 +399,7 @@ padded_input(GroupCx *c, PVar *x, const Type *xt, const int64_t *pad, uint32_t l
 	PExpr *cy = pe_call2(b, I_MIN, pe_call2(b, I_MAX, y, pe_i32(b, 0)), pe_i32(b, H - 1));
 	PExpr *cx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, xx, pe_i32(b, 0)), pe_i32(b, W - 1));
 	PExpr *xi[5] = {pi[0], pi[1], cy, cx, pe_i32(b, 0)};
-	PExpr *val = pe_load(b, x, xi, lanes);
+	PExpr *val = lower_load_data(c, x, xi, lanes);
 	pi[4] = pe_i32(b, 0);
 	pb_store(b, src, pi, lanes, pe_select(b, inside, val, pe_like(b, val, 0)));
 	pb_close_to(b, close);
@@ -514,7 +531,7 @@ tile_conv2d_cols(GroupCx *c, const ConvNchw *cv, int64_t XV)
 	conv_open_reduction(c, cv, RC, XV, &t);
 	PExpr *xi[4] = {t.g[0], pe_add(b, t.gbase, t.ic), t.iy,
 	                pe_add(b, t.ox0, pe_mul(b, t.kx, pe_i32(b, dil[1])))};
-	PExpr *xv = pb_let(b, "x", as_type(c, kk, pe_load(b, src, xi, (uint32_t)XV)));
+	PExpr *xv = pb_let(b, "x", as_type(c, kk, lower_load_data(c, src, xi, (uint32_t)XV)));
 	int op = pb_depth(b);
 	PExpr *u = unrolled(c, "u", RC), *oc = pe_add(b, t.oc0, u);
 	PExpr *wi[5] = {hwio ? t.ky : oc, hwio ? t.kx : t.ic, hwio ? t.ic : t.ky, hwio ? oc : t.kx};
@@ -637,12 +654,14 @@ tile_conv2d(GroupCx *c)
 	PExpr *wi[5] = {hwio ? t.ky : t.ic, hwio ? t.kx : t.ky, hwio ? t.ic : t.kx, t.oc0};
 	if (panel) /* (V is 16: the tile is panel g[1]) */
 		wi[0] = t.g[1], wi[1] = t.ic, wi[2] = t.ky, wi[3] = t.kx, wi[4] = pe_i32(b, 0);
-	PExpr *wv = pb_let(b, "w", as_type(c, kk, pe_load(b, wT, wi, (uint32_t)V)));
+	PExpr *chan = pe_add(b, t.gbase, t.ic);
+	PExpr *si[4] = {t.g[0], chan, t.iy, t.kx};
+	PExpr *wv = pb_let(b, "w", scaled_weight(c, src, as_type(c, kk, pe_load(b, wT, wi, (uint32_t)V)), si));
 	int op = pb_depth(b);
 	PExpr *q = unrolled(c, "u", RX);
 	PExpr *ix = pe_add(b, pe_mul(b, pe_add(b, t.ox0, q), pe_i32(b, st[1])),
 	                   pe_mul(b, t.kx, pe_i32(b, dil[1])));
-	PExpr *xi[4] = {t.g[0], pe_add(b, t.gbase, t.ic), t.iy, ix};
+	PExpr *xi[4] = {t.g[0], chan, t.iy, ix};
 	PExpr *xv = pe_broadcast(b, (uint8_t)V, as_type(c, kk, pe_load(b, src, xi, 1)));
 	PExpr *acci[2] = {q, pe_i32(b, 0)};
 	pb_store(b, t.acc, acci, (uint32_t)V, lower_mac(b, pe_load(b, t.acc, acci, (uint32_t)V), xv, wv));
@@ -775,7 +794,8 @@ tile_conv2d_packed_cpu(GroupCx *c, const ConvAttrs *ca)
 	PExpr *wv[4];
 	for (int i = 0; i < 4; i++) {
 		PExpr *li[2] = {pe_i32(b, i), pe_i32(b, 0)};
-		wv[i] = pb_let(b, "w", pe_load(b, wl, li, 16));
+		PExpr *si[5] = {g[0], pe_add(b, gbase, icb), iy, kx, pe_i32(b, i)};
+		wv[i] = pb_let(b, "w", scaled_weight(c, src, pe_load(b, wl, li, 16), si));
 	}
 	int op = pb_depth(b);
 	PExpr *q = unrolled(c, "u", RX);
@@ -851,7 +871,8 @@ tile_conv2d_into_packed_cpu(GroupCx *c, const ConvAttrs *ca)
 		pb_store(b, wl, &li, 4, as_type(c, kk, pe_load(b, w, wi, 4)));
 	}
 	PExpr *zero = pe_i32(b, 0);
-	PExpr *wv = pb_let(b, "w", pe_load(b, wl, &zero, 16));
+	PExpr *si[4] = {g[0], ic, iy, kx};
+	PExpr *wv = pb_let(b, "w", scaled_weight(c, src, pe_load(b, wl, &zero, 16), si));
 	int op = pb_depth(b);
 	PExpr *q = unrolled(c, "u", RX);
 	PExpr *ix = pe_add(b, pe_mul(b, pe_add(b, ox0, q), pe_i32(b, st[1])), pe_mul(b, kx, pe_i32(b, dil[1])));
@@ -945,7 +966,7 @@ tile_conv2d_packed(GroupCx *c)
 		xx = pe_call2(b, I_MIN, pe_call2(b, I_MAX, ix, pe_i32(b, 0)), pe_i32(b, W - 1));
 	}
 	PExpr *xi[5] = {g[0], pe_add(b, gbase, icb), yy, xx, pe_i32(b, 0)};
-	PExpr *texel = as_type(c, kk, pe_load(b, x, xi, 4));
+	PExpr *texel = as_type(c, kk, lower_load_data(c, x, xi, 4));
 	if (padded) {
 		PExpr *inside = lower_inside(b, iy, ix, 0, H, 0, W);
 		texel = pe_select(b, inside, texel, pe_like(b, texel, 0));

@@ -154,7 +154,7 @@ tile_grouped_nchw(GroupCx *c, const ConvAttrs *ca)
 	PExpr *j = lower_loop(b, "u", win.span, FK_UNROLLED);
 	PExpr *ix = pe_add(b, x0, j);
 	PExpr *xi[4] = {g[0], chan, iy, win.xpad ? clamp(b, ix, W) : ix};
-	PExpr *val = as_type(b, kk, pe_load(b, x, xi, 1));
+	PExpr *val = as_type(b, kk, lower_load_data(c, x, xi, 1));
 	if (win.xpad)
 		val = pe_select(b, lower_in_range(b, ix, 0, W), val, pe_like(b, val, 0));
 	pb_store(b, row, &j, 1, val);
@@ -248,7 +248,7 @@ tile_depthwise_packed(GroupCx *c, const ConvAttrs *ca)
 	PExpr *inside = win.xpad ? pb_let(b, "in", lower_in_range(b, ix, 0, W)) : NULL;
 	for (int64_t k = 0; k < KB; k++) {
 		PExpr *xi[5] = {g[0], k ? pe_add(b, cb0, pe_i32(b, k)) : cb0, iy, cx, zero};
-		PExpr *t = as_type(b, kk, pe_load(b, x, xi, 4));
+		PExpr *t = as_type(b, kk, lower_load_data(c, x, xi, 4));
 		if (inside)
 			t = pe_select(b, inside, t, pe_like(b, t, 0));
 		PExpr *ri[2] = {j, pe_i32(b, 4 * k)};

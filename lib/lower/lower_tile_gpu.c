@@ -812,7 +812,7 @@ conv_load_b(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k)
 	conv_k(c, g, k, &ic, &ky, &kx);
 	conv_window(c, g, oy, ox, ky, kx, &y, &x, &inside);
 	PExpr *xi[4] = {img, ic, y, x};
-	PExpr *val = pe_load(b, g->x, xi, 1);
+	PExpr *val = lower_load_data(c, g->x, xi, 1);
 	return inside ? pe_select(b, inside, val, pe_like(b, val, 0)) : val;
 }
 
@@ -839,7 +839,7 @@ conv_texel_b(GroupCx *c, const Gemm *g, PExpr *n, PExpr *k)
 	conv_k(c, g, pe_div(b, k, pe_i32(b, 4)), &icb, &ky, &kx);
 	conv_window(c, g, oy, ox, ky, kx, &y, &x, &inside);
 	PExpr *xi[5] = {img, icb, y, x, pe_i32(b, 0)};
-	PExpr *val = pe_load(b, g->x, xi, 4);
+	PExpr *val = lower_load_data(c, g->x, xi, 4);
 	return inside ? pe_select(b, inside, val, pe_like(b, val, 0)) : val;
 }
 

@@ -187,6 +187,9 @@ class Gen:
         # sin and cos (issue 27) stand in for some erfs, a stream of
         # their own for the same reason
         self.rtrig = random.Random(seed ^ 0x51c05)
+        # the squeeze-and-excitation scale before a conv2d (issue 23: a
+        # prologue that fuses), a stream of its own for the same reason
+        self.rse = random.Random(seed ^ 0x5e5ca1e)
         self.seed = seed
         # legacy: the operators of before comparisons, logic, where,
         # argmax/argmin, max/min, strided_slice and nn.pad, so that a seed
@@ -937,6 +940,8 @@ class Gen:
         if self.chance(0.1):
             attrs.append("out_dtype=\"%s\"" % v.dt)
         self.r.shuffle(attrs)
+        if not self.legacy and isfloat(v.dt) and self.rse.random() < 0.5:
+            v = self.se_scale(v)
         m = k * v.mag * w.mag
         if not self.fits(v.dt, -m, m):
             return False
@@ -947,6 +952,48 @@ class Gen:
             v.name, w.name, " {%s}" % ", ".join(attrs) if attrs else ""), lo, hi, e)
         self.budget += work
         return True
+
+    def se_scale(self, v):
+        """y = v * s (either order), s = sigmoid(mean(v)) over H and W
+        kept as 1s, as a squeeze-and-excitation block makes it, or an
+        input of that shape in (0, 1): ir-lower fuses y into the conv2d
+        that consumes it (its prologue).  Now and then s is one for every
+        image (N of 1), which stays a multiply of its own.  v where the
+        product would not fit.  Every draw here is of self.rse (self.r
+        swapped for it) and the values made leave the pool again, so that
+        the draws after it are those of a model without it."""
+        saved, n0 = self.r, len(self.pool)
+        self.r = self.rse
+        try:
+            return self.se_scale_drawn(v)
+        finally:
+            self.r = saved
+            del self.pool[n0:]
+
+    def se_scale_drawn(self, v):
+        r = self.rse
+        sshape = [v.shape[0], v.shape[1], 1, 1] + list(v.shape[4:])
+        kind = r.choice(["se", "se", "input", "shared"])
+        if kind == "shared":
+            sshape[0] = 1
+        if kind == "se":
+            n = v.shape[2] * v.shape[3]
+            e = v.err + 2 * (n + 2) * FLOATS[v.dt] * v.mag * 2 if v.err or n > 1 else v.err
+            m = self.bind(v.dt, sshape, "mean(%s) {axis=[2, 3], keepdims=true}" % v.name,
+                          v.lo, v.hi, e)
+            lo, hi = [1 / (1 + math.exp(-max(-700.0, min(700.0, x)))) for x in (m.lo, m.hi)]
+            ne = 0.25 * e + self.round_err(v.dt, max(abs(lo), abs(hi))) if e else 0.0
+            sv = self.bind(v.dt, sshape, "sigmoid(%s)" % m.name, lo, hi, ne)
+            self.budget += 2 * numel(v.shape)
+        else:
+            sv = self.new_input(v.dt, sshape, (0.0, 1.0))
+        res = self.interval_binary("multiply", v.dt, v, sv)
+        if res is None or not self.fits(v.dt, res[0], res[1]):
+            return v
+        a, b = (v, sv) if r.random() < 0.5 else (sv, v)
+        y = self.bind(v.dt, v.shape, "multiply(%s, %s)" % (a.name, b.name), *res)
+        self.budget += numel(v.shape)
+        return y
 
     def op_dense(self):
         v = self.pick(lambda v: v.dt != "bool" and len(v.shape) >= 1 and numel(v.shape) <= 1024)
