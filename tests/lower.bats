@@ -47,6 +47,17 @@ setup() {
 	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles.ir"
 	refute_output --partial '@gpu:shared'
 }
+@test "lower: a gpu 1x1 conv2d of a 1x1 image (a squeeze-and-excitation block's) splits each result's sum over work items" {
+	golden --from=ir-plan-devices ir-lower gpu_gemv_conv
+	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/gpu_gemv_conv.ir"
+	# four products take it: shares added in shared memory, the fused
+	# consumers (bias, SiLU, sigmoid) stored by the item kt = 0
+	[ "$(grep -c 'alloc %part.*@gpu:shared' <<< "$output")" -eq 4 ]
+	[ "$(grep -c 'if %kt[0-9]* == 0' <<< "$output")" -eq 4 ]
+	# (%s, 40 products, does not); --no-tile: none does
+	run -0 ir-lower --no-tile "$BATS_TEST_DIRNAME/ir-lower/gpu_gemv_conv.ir"
+	refute_output --partial 'alloc %part'
+}
 @test "lower: a buffer gpu's NCHW conv2d with an HWIO weight or sizes off the tiles is the shared-memory product" {
 	golden --from=ir-plan-devices ir-lower gpu_tiles_nchw
 	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/gpu_tiles_nchw.ir"
@@ -124,14 +135,15 @@ IR
 	assert_output --partial 'atomic_add'
 	[ "$(grep -c '^ *kernel @' <<< "$output")" = 1 ]
 }
-@test "lower: a gpu dense or batch_matmul with few rows and a long k is a work group per result" {
+@test "lower: a gpu dense or batch_matmul with few rows and a long k splits each result's sum over work items" {
 	golden --from=ir-plan-devices ir-lower gpu_gemv
 	run -0 ir-lower "$BATS_TEST_DIRNAME/ir-lower/gpu_gemv.ir"
-	assert_output --partial 'for %bx0 in 0..1000 bind(blockIdx.x) {'
-	assert_output --partial 'alloc %part1: f32[64] @gpu:shared'
-	assert_output --partial '%acc5[0] = fma(%p0[0, %k7], %p1[%n4, %k7], %acc5[0])'
-	assert_output --partial 'if %k8 < 300 {'
-	[ "$(grep -c '^ *barrier$' <<< "$output")" = 12 ]
+	# 8 results of 32 items a work group: 125 for the classifier's 1000
+	assert_output --partial 'for %bx0 in 0..125 bind(blockIdx.x) {'
+	assert_output --partial 'alloc %part1: f32[256] @gpu:shared'
+	assert_output --partial '%acc5[0] = fma(%p0[0, %k7], %p1[%u4, %k7], %acc5[0])'
+	assert_output --partial 'if %k10 < 300 {'
+	[ "$(grep -c '^ *barrier$' <<< "$output")" = 10 ]
 	# 8 rows or a short k keep the register tile
 	sed 's/f32\[1,256\]/f32[8,256]/; s/f32\[1,1000\]/f32[8,1000]/' \
 		"$BATS_TEST_DIRNAME/ir-lower/gpu_gemv.ir" > "$BATS_TEST_TMPDIR/rows.ir"

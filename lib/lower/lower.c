@@ -29,6 +29,7 @@
  *                   the schedule by operator id (schedule), the calls
  *   lower_tile.c    register-tiled dense, batch_matmul and conv2d
  *                   (lower_tile_gpu.c: in shared memory on a gpu;
+ *                   lower_gemv.c: a product of one row on a gpu;
  *                   lower_tile_dw.c: grouped and depthwise conv2d),
  *                   beside each other: schedule() picks one
  *   lower_tile_base.c  what the tiles share
@@ -835,7 +836,8 @@ schedule_elementwise(GroupCx *c)
 }
 
 /* A dense, batch_matmul or conv2d master's tile, the first that takes
- * it: on a gpu the product in shared memory (lower_tile_gpu.c), a
+ * it: on a gpu a product of one row (lower_gemv.c) or the product in
+ * shared memory (lower_tile_gpu.c), a
  * grouped or depthwise conv2d's rows (lower_tile_dw.c), the register
  * tiles (lower_tile.c).  1, 0 or -1 as lower_tiled. */
 static int
@@ -843,7 +845,9 @@ schedule_tiled(GroupCx *c)
 {
 	if (c->g->members[0]->type->kind != TY_TENSOR)
 		return 0;
-	int r = lower_on_gpu(c) ? lower_tiled_gpu(c) : 0;
+	int r = lower_gemv_gpu(c);
+	if (!r && lower_on_gpu(c))
+		r = lower_tiled_gpu(c);
 	if (!r && c->g->members[0]->u.op->op->id == O_CONV2D)
 		r = lower_tile_grouped(c);
 	return r ? r : lower_tiled(c);

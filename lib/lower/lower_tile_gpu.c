@@ -649,68 +649,6 @@ mm_store(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *n, PExpr *val, u
 	return lower_store_through(c, val, oi, 1);
 }
 
-/* A product with few rows (M < GEMV_ROWS: a batch-1 classifier, 1x1280
- * by 1000) and a long k: one work group per result, its WG items each
- * adding up every WG-th k (consecutive items reading consecutive
- * elements of x's row and w's row), the shares then halved to one
- * through shared memory and stored through the fused consumers by item
- * 0.  The register tile instead gives each work item 4 results and all
- * of k, a few hundred items for the whole device: mobilenet_v2's
- * classifier ran 704 us on the H100 that way (bench/h100.md).  The sum's
- * order differs from a serial one, as on any gpu. */
-enum { GEMV_ROWS = 8, GEMV_MIN_K = 256, GEMV_WG = 128 };
-
-static int
-tile_gemv_gpu(GroupCx *c, const MatmulShape *sh)
-{
-	int64_t limit = lower_wg_limit(c->device), WG = 1;
-	while (2 * WG <= limit && 2 * WG <= GEMV_WG && 4 * 2 * WG <= sh->K)
-		WG *= 2;
-	int64_t R = sh->B * sh->M * sh->N;
-	if (sh->M >= GEMV_ROWS || sh->K < GEMV_MIN_K || WG < 32 || R > INT32_MAX ||
-	    sh->B * sh->M * sh->K > INT32_MAX || sh->BW * sh->N * sh->K > INT32_MAX)
-		return 0;
-	const Value *v = c->g->members[0];
-	ElemKind kk = (ElemKind)v->type->dt.kind;
-	PBuild *b = c->b;
-	Module *m = c->m;
-	PVar *x = lower_input(c, 0, 0, -1)->buf, *w = lower_input(c, 0, 1, -1)->buf;
-	int close = pb_depth(b);
-	lower_kernel(c);
-	PExpr *bx = pe_var(b, thread_loop(b, "bx", R, "blockIdx.x"));
-	PVar *part = pb_alloc(b, "part", type_tensor(m, (DType){kk, 1}, 1, &WG),
-	                      vdev_get(m, c->dev, sym_intern_cstr(m, "shared")));
-	PExpr *t = pe_var(b, thread_loop(b, "tx", WG, "threadIdx.x"));
-	/* the result (batch, row, column) of the work group */
-	PExpr *bt = pb_let(b, "bt", pe_div(b, bx, pe_i32(b, sh->M * sh->N)));
-	PExpr *row = pb_let(b, "m", pe_mod(b, pe_div(b, bx, pe_i32(b, sh->N)), pe_i32(b, sh->M)));
-	PExpr *col = pb_let(b, "n", pe_mod(b, bx, pe_i32(b, sh->N)));
-	int64_t one = 1;
-	PExpr *zero = pe_i32(b, 0);
-	PVar *acc = pb_alloc(b, "acc", type_tensor(m, (DType){kk, 1}, 1, &one), c->local);
-	pb_store(b, acc, &zero, 1, pe_float(b, 0, kk));
-	int op = pb_depth(b);
-	PVar *r = pb_scalar(b, "r", (DType){ET_I32, 1});
-	pb_for(b, r, pe_i32(b, 0), pe_i32(b, ceil_div(sh->K, WG)), FK_SERIAL, NULL);
-	PExpr *k = pb_let(b, "k", pe_add(b, pe_mul(b, pe_var(b, r), pe_i32(b, WG)), t));
-	if (sh->K % WG)
-		pb_if(b, pe_bin(b, OP_LT, k, pe_i32(b, sh->K)));
-	PExpr *xi[LOWER_MAX_RANK], *wi[3];
-	lower_matmul_xi(b, sh, bt, row, k, NULL, xi);
-	lower_matmul_wi(b, sh, bt, col, k, wi);
-	PExpr *xv = as_kind(c, kk, pe_load(b, x, xi, 1));
-	PExpr *wv = as_kind(c, kk, pe_load(b, w, wi, 1));
-	pb_store(b, acc, &zero, 1, lower_mac(c->b, pe_load(b, acc, &zero, 1), xv, wv));
-	pb_close_to(b, op);
-	lower_sum_shares(b, part, acc, t, WG);
-	pb_if(b, pe_bin(b, OP_EQ, t, zero));
-	PExpr *oi[LOWER_MAX_RANK];
-	lower_matmul_oi(b, sh, bt, row, col, NULL, oi);
-	bool ok = lower_store_through(c, pe_load(b, part, &zero, 1), oi, 1);
-	pb_close_to(b, close);
-	return ok ? 1 : -1;
-}
-
 static int
 tile_matmul_gpu(GroupCx *c, bool batched)
 {
@@ -727,7 +665,7 @@ tile_matmul_gpu(GroupCx *c, bool batched)
 	}
 	/* (lower_input only after the shape is known to fit: it binds nothing) */
 	if (!gemm_tiles(c, &g, NULL))
-		return tile_gemv_gpu(c, &sh);
+		return 0;   /* (few rows: lower_gemv.c, tried before) */
 	g.x = lower_input(c, 0, 0, -1)->buf;
 	g.w = lower_input(c, 0, 1, -1)->buf;
 	return build_gemm(c, &g);
