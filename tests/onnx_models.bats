@@ -64,12 +64,14 @@ model() {
 		# packed by ir-alter-layout: every convolution reads its weight
 		# from an image and writes its result to one, and all but the
 		# first (3 input channels, left unpacked) read their data from one
+		# (a squeeze-and-excitation scale fused into its convolution
+		# comes first, x then s: the weight is %p2)
 		ir-alter-layout "$o/m.ir" | ir-plan-devices | ir-lower | ir-plan-devices \
 			| ir-flatten-texture > "$o/low.ir"
 		grep '^prim @[^(]*conv2d' "$o/low.ir" > "$o/convs"
 		local n=$(wc -l < "$o/convs")
 		[ "$n" -ge 15 ]
-		[ "$(grep '%p1: f32\[[0-9,]*\] @gpu:texture:weight,' "$o/convs" | grep -c '%out: [^)]*@gpu:texture)')" -eq "$n" ]
+		[ "$(grep -E '^prim @fused_multiply_[^(]*\(%p0: f32\[[0-9,]*\] @gpu:texture, %p1: f32\[[0-9,]*\] @gpu:texture, %p2: f32\[[0-9,]*\] @gpu:texture:weight,|^prim @[^(]*\(%p0: f32\[[0-9,]*\] [^ ,]*, %p1: f32\[[0-9,]*\] @gpu:texture:weight,' "$o/convs" | grep -c '%out: [^)]*@gpu:texture)')" -eq "$n" ]
 		[ "$(grep -c '(%p0: f32\[[0-9,]*\] @gpu:texture,' "$o/convs")" -eq $((n - 1)) ]
 		grep -q '@gpu:shared' "$o/low.ir"
 	fi
