@@ -207,8 +207,10 @@ cut_label(Solver *S, int32_t a, bool a_src)
 	}
 	if (nn > S->capmark) { /* per network node, tags from S->mtag */
 		S->capmark = nn > 2 * S->capmark ? nn : 2 * S->capmark;
-		S->mark = xrealloc(S->mark, S->capmark * sizeof *S->mark);
-		memset(S->mark, 0, S->capmark * sizeof *S->mark);
+		/* zeroed, not cleared: only groups of more than 8 nodes mark,
+		 * so most of it is never touched */
+		free(S->mark);
+		S->mark = xcalloc(S->capmark, sizeof *S->mark);
 		S->side = xrealloc(S->side, S->capmark);
 		S->mtag = 0;
 	}
@@ -391,24 +393,11 @@ uf_find(uint32_t *up, uint32_t x)
 	return r;
 }
 
-uint64_t
-copy_cut_cost(const CopyGraph *g, const int32_t *lab)
-{
-	Solver S = {.g = g, .lab = (int32_t *)lab};
-	S.stamp = xcalloc(g->nlabels ? g->nlabels : 1, sizeof *S.stamp);
-	uint64_t c = 0;
-	for (uint32_t i = 0; i < g->ng; i++)
-		c += group_cost(&S, i);
-	free(S.stamp);
-	return c;
-}
-
 void
 copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32_t *out, CopyCutStats *st)
 {
 	uint32_t n = g->n;
 	memset(st, 0, sizeof *st);
-	st->before = copy_cut_cost(g, start);
 	/* components of free nodes: union over each group's free nodes */
 	uint32_t *up = xmalloc((n ? n : 1) * sizeof *up);
 	for (uint32_t i = 0; i < n; i++)
@@ -520,7 +509,6 @@ copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32
 		for (uint32_t i = 0; i < S.ncn; i++)
 			out[S.cn[i]] = S.lab[S.cn[i]];
 	}
-	st->after = copy_cut_cost(g, S.lab);
 
 	free(S.lab);
 	free(S.stamp);

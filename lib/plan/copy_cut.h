@@ -25,7 +25,6 @@ typedef struct {
 } CopyGraph;
 
 typedef struct {
-	uint64_t before, after; /* the model's bytes: start's, the result's */
 	uint32_t components;    /* components of free nodes between labels */
 	uint32_t improved;      /* of those, the ones moved off start */
 	uint32_t exact;         /* solved exactly (cut or enumeration) */
@@ -38,8 +37,5 @@ typedef struct {
  * node gets -1.  Ties between cuts prefer deflabel.  Deterministic. */
 void copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32_t *out,
                     CopyCutStats *st);
-
-/* The model's bytes of a labelling, all groups. */
-uint64_t copy_cut_cost(const CopyGraph *g, const int32_t *lab);
 
 #endif
