@@ -27,7 +27,6 @@
 #include "plan/maxflow.h"
 
 #define NONE UINT32_MAX
-#define INF (UINT64_MAX / 4)
 #define ENUM_WORK 2000000u     /* labellings x group members, at most */
 #define SEARCH_PASSES 16
 
@@ -172,9 +171,9 @@ group_arcs(MaxFlow *N, const uint32_t *d, uint32_t k, uint64_t w, uint32_t aux)
 		if (d[j] <= 1)
 			continue;
 		if (!has_s)
-			mf_arc(N, d[j], e1, INF, 0);
+			mf_arc(N, d[j], e1, MF_INF, 0);
 		if (!has_t)
-			mf_arc(N, e2, d[j], INF, 0);
+			mf_arc(N, e2, d[j], MF_INF, 0);
 	}
 }
 

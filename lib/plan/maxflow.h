@@ -17,23 +17,30 @@
 #ifndef MAXFLOW_H
 #define MAXFLOW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct MfNode MfNode;
-typedef struct MfArc MfArc;
 
 typedef struct {
-	uint32_t nn, na, capn, capa;
+	uint32_t nn, na, capn;
 	uint32_t s, t;
 	int filling;
 	MfNode *node;
-	MfArc *arc;
+	void *arc;       /* Arc32 or Arc64 (maxflow_pr.h) */
+	size_t arcbytes;
+	uint64_t finite; /* capacities below MF_INF added up (maxflow.c) */
+	int narrow;      /* arcs of 32-bit capacities */
 	uint32_t *pos;   /* per node: the next arc to store; then its label */
 	uint32_t *queue; /* breadth-first searches */
 	uint64_t flow;   /* s -> t arcs and what both terminals feed one node */
 	uint32_t window; /* nodes a window of the first pushes spans; 0: the
 	                  * default (tests set it small) */
 } MaxFlow;
+
+/* A capacity of MF_INF or more is infinite.  The callers' networks have a
+ * cut that crosses no such arc, so no minimum cut does. */
+#define MF_INF (UINT64_MAX / 4)
 
 /* Starts counting a network of nn nodes; s and t are given to mf_cut,
  * but arcs touching them are known by these. */

@@ -5,7 +5,8 @@
  * Edmonds and Karp's augmenting paths on a capacity matrix, slow and
  * simple.  Networks of several shapes: dense, sparse, banded (as
  * copy_cut.c numbers them), with arcs to and from the terminals, s -> t
- * arcs, parallel arcs, huge capacities, ties (many minimum cuts); each
+ * arcs, parallel arcs, huge capacities (64-bit arcs), small ones (32-bit
+ * arcs), infinite ones (MF_INF), ties (many minimum cuts); each
  * solved with the default effort and again with the augmenting phase cut
  * short at every few steps, so that push-relabel finishes from wherever
  * it stopped. */
@@ -33,6 +34,13 @@ typedef struct {
 	uint64_t c, rc;
 } Arc;
 
+/* Parallel arcs of MF_INF stay MF_INF (infinite), not overflow. */
+static uint64_t
+add_cap(uint64_t a, uint64_t b)
+{
+	return a >= MF_INF || b >= MF_INF ? MF_INF : a + b;
+}
+
 /* The reference: capacities summed into a matrix, shortest augmenting
  * paths until none, then what reaches t backwards. */
 static uint64_t
@@ -42,8 +50,8 @@ ref_cut(uint32_t nn, uint32_t s, uint32_t t, const Arc *arcs, uint32_t na, uint8
 	memset(cap, 0, sizeof cap);
 	for (uint32_t i = 0; i < na; i++)
 		if (arcs[i].u != arcs[i].v) {
-			cap[arcs[i].u][arcs[i].v] += arcs[i].c;
-			cap[arcs[i].v][arcs[i].u] += arcs[i].rc;
+			cap[arcs[i].u][arcs[i].v] = add_cap(cap[arcs[i].u][arcs[i].v], arcs[i].c);
+			cap[arcs[i].v][arcs[i].u] = add_cap(cap[arcs[i].v][arcs[i].u], arcs[i].rc);
 		}
 	uint64_t flow = 0;
 	uint32_t q[MAXN], par[MAXN];
@@ -96,7 +104,7 @@ random_cap(int shape)
 	}
 }
 
-/* A random network of one of five shapes. */
+/* A random network of one of six shapes. */
 static uint32_t
 random_net(int shape, uint32_t *nn, uint32_t *s, uint32_t *t, Arc *arcs)
 {
@@ -117,6 +125,10 @@ random_net(int shape, uint32_t *nn, uint32_t *s, uint32_t *t, Arc *arcs)
 		a.v = shape == 2 ? (a.u + 1 + rnd(4)) % n : rnd(n); /* banded */
 		a.c = random_cap(shape);
 		a.rc = rnd(3) ? 0 : random_cap(shape);
+		/* infinite arcs (Lawler's, in copy_cut.c) away from s and t,
+		 * so that some cut crosses none */
+		if ((shape == 3 || shape == 5) && a.u != *s && a.u != *t && a.v != *s && a.v != *t && !rnd(3))
+			a.c = MF_INF, a.rc = rnd(4) ? 0 : MF_INF;
 		arcs[na++] = a;
 	}
 	/* terminals' arcs, often: one per node that has one */
@@ -148,8 +160,8 @@ main(void)
 {
 	static Arc arcs[MAXN * MAXN];
 	uint8_t want[MAXN], got[MAXN];
-	for (int round = 0; round < 4000; round++) {
-		int shape = round % 5;
+	for (int round = 0; round < 4800; round++) {
+		int shape = round % 6;
 		uint32_t nn, s, t, na = random_net(shape, &nn, &s, &t, arcs);
 		uint64_t ref = ref_cut(nn, s, t, arcs, na, want);
 		/* 0: the default window (the whole network here); then small ones */

@@ -1,0 +1,187 @@
+/* maxflow_pr.h: the parts of maxflow.c that read or write arcs, once for
+ * each width of capacity (maxflow.c includes it twice): ARC, the arc type,
+ * with residual capacities of type CAP, and PR(name), the name of the
+ * functions for that width.  See maxflow.c. */
+
+typedef struct {
+	uint32_t head; /* the node it enters */
+	uint32_t sis;  /* its reverse */
+	CAP cap;       /* residual capacity */
+} ARC;
+
+/* Exact labels in play: the distance to t over residual arcs between
+ * nodes in play (breadth first backwards from the nodes that feed t), nn
+ * where t is out of reach. */
+static void
+PR(global_relabel)(Pre *P)
+{
+	MaxFlow *M = P->M;
+	MfNode *n = M->node;
+	ARC *A = M->arc;
+	uint32_t nn = M->nn, *d = P->d, *q = M->queue, qh = 0, qt = 0;
+	for (uint32_t i = P->lo; i < P->hi; i++) {
+		d[i] = nn;
+		n[i].cur = n[i].first;
+		if (n[i].tr < 0) {
+			d[i] = 1;
+			q[qt++] = i;
+		}
+	}
+	while (qh < qt) {
+		uint32_t v = q[qh++];
+		for (uint32_t a = n[v].first; a < n[v + 1].first; a++) {
+			uint32_t u = A[a].head;
+			if (IN_PLAY(P, u) && d[u] == nn && A[A[a].sis].cap) {
+				d[u] = d[v] + 1;
+				q[qt++] = u;
+			}
+		}
+	}
+	memset(P->count, 0, (P->hi - P->lo + 2) * sizeof *P->count);
+	for (uint32_t k = 0; k < qt; k++)
+		P->count[d[q[k]]]++;
+}
+
+/* Pushes node i's excess along admissible arcs in play (to a node one
+ * label lower), relabelling it when none is left, until it has none or
+ * cannot reach t. */
+static void
+PR(discharge)(Pre *P, uint32_t i)
+{
+	MaxFlow *M = P->M;
+	MfNode *n = M->node;
+	ARC *A = M->arc;
+	uint32_t nn = M->nn, *d = P->d;
+	uint64_t *act = P->act;
+	while (n[i].excess && d[i] < nn) {
+		if (n[i].tr < 0 && d[i] == 1) { /* to t */
+			uint64_t b = n[i].excess < (uint64_t)-n[i].tr ? n[i].excess : (uint64_t)-n[i].tr;
+			n[i].excess -= b;
+			n[i].tr += (int64_t)b;
+			M->flow += b;
+			continue;
+		}
+		uint32_t a = n[i].cur, end = n[i + 1].first;
+		for (; a < end; a++) {
+			uint32_t v = A[a].head;
+			P->work++;
+			if (!A[a].cap || !IN_PLAY(P, v) || d[v] + 1 != d[i])
+				continue;
+			CAP b = n[i].excess < A[a].cap ? (CAP)n[i].excess : A[a].cap;
+			A[a].cap -= b;
+			A[A[a].sis].cap += b;
+			n[v].excess += b;
+			n[i].excess -= b;
+			if (!ACTIVE(v) && d[v] < nn) {
+				SET_ACTIVE(v);
+				P->nact++;
+			}
+			if (!n[i].excess)
+				break;
+		}
+		n[i].cur = a;
+		if (!n[i].excess)
+			break;
+		uint32_t h = n[i].tr < 0 ? 1 : nn; /* relabel */
+		for (uint32_t b = n[i].first; b < end; b++)
+			if (A[b].cap && IN_PLAY(P, A[b].head) && d[A[b].head] + 1 < h)
+				h = d[A[b].head] + 1;
+		/* a label is at most the distance to t, less than the nodes in
+		 * play where t is in reach */
+		if (h > P->hi - P->lo)
+			h = nn;
+		/* the gap heuristic: no node left with i's label leaves those
+		 * above it (i too) no way down to t */
+		uint32_t g = d[i];
+		if (!--P->count[g] && g > 1) {
+			for (uint32_t k = P->lo; k < P->hi; k++)
+				if (d[k] > g && d[k] < nn) {
+					P->count[d[k]]--;
+					d[k] = nn;
+				}
+			h = nn;
+		}
+		if (h < nn)
+			P->count[h]++;
+		d[i] = h;
+		n[i].cur = n[i].first;
+		if ((P->work += 8) >= P->every) {
+			P->work = 0;
+			PR(global_relabel)(P);
+		}
+	}
+}
+
+/* A maximum preflow of the network between nodes lo .. hi - 1 (arcs
+ * leaving it ignored), from the preflow there is: in the end no node in
+ * play with excess can reach t there.  Nodes are taken in index order,
+ * sweep after sweep; one made active behind the sweep waits for the
+ * next. */
+static void
+PR(preflow_range)(Pre *P, uint32_t lo, uint32_t hi)
+{
+	MaxFlow *M = P->M;
+	MfNode *n = M->node;
+	uint64_t *act = P->act;
+	P->lo = lo, P->hi = hi, P->work = 0;
+	P->every = (uint64_t)(n[hi].first - n[lo].first) + (hi - lo);
+	PR(global_relabel)(P);
+	for (uint32_t i = lo; i < hi; i++)
+		if (n[i].excess && P->d[i] < M->nn) {
+			SET_ACTIVE(i);
+			P->nact++;
+		}
+	while (P->nact)
+		for (uint32_t w = lo / 64; w <= (hi - 1) / 64; w++)
+			while (act[w]) {
+				uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(act[w]);
+				act[w] &= act[w] - 1;
+				P->nact--;
+				PR(discharge)(P, i);
+			}
+}
+
+/* The windows, then the whole network (see preflow). */
+static void
+PR(windows)(Pre *P)
+{
+	uint32_t nn = P->M->nn, win = P->M->window ? P->M->window : WINDOW;
+	for (int level = 0; level < 2 && win < nn; level++, win *= WINDOW_GROWTH)
+		for (uint32_t lo = 0; lo + win / 2 < nn; lo += win / 2)
+			PR(preflow_range)(P, lo, lo + win < nn ? lo + win : nn);
+	PR(preflow_range)(P, 0, nn);
+}
+
+/* t's side: what reaches t over residual arcs, searched backwards. */
+static void
+PR(side)(MaxFlow *M, uint8_t *side)
+{
+	MfNode *n = M->node;
+	ARC *A = M->arc;
+	uint32_t nn = M->nn;
+	uint32_t qh = 0, qt = 0;
+	memset(side, 1, nn);
+	for (uint32_t i = 0; i < nn; i++)
+		if (n[i].tr < 0 || i == M->t) {
+			side[i] = 0;
+			M->queue[qt++] = i;
+		}
+	side[M->s] = 1;
+	while (qh < qt) {
+		uint32_t v = M->queue[qh++];
+		for (uint32_t a = n[v].first; a < n[v + 1].first; a++)
+			if (A[A[a].sis].cap && side[A[a].head]) {
+				side[A[a].head] = 0;
+				M->queue[qt++] = A[a].head;
+			}
+	}
+}
+
+/* Stores arc a (u -> v) and its reverse b. */
+static void
+PR(store)(MaxFlow *M, uint32_t a, uint32_t b, uint32_t u, uint32_t v, CAP c, CAP rc)
+{
+	ARC *A = M->arc;
+	A[a] = (ARC){v, b, c};
+	A[b] = (ARC){u, a, rc};
+}
