@@ -505,8 +505,12 @@ driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, FILE
 			good = verify_diagnostics(ctx, file, ch[i].begin, ch[i].end, ch[i].line);
 		if (i)
 			fputs("// -----\n", out);
-		if (good && m && !t->consume)
-			ir_print(m, out, &o->print);
+		if (good && m && !t->consume) {
+			if (t->print)
+				good = t->print(m, out, st);
+			else
+				ir_print(m, out, &o->print);
+		}
 		module_free(m);
 		ok &= good;
 	}

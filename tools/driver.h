@@ -48,6 +48,12 @@ typedef struct Tool {
 	 * stdout is flushed by the driver, which reports a write error as for
 	 * every tool.  --split-input-file is then a usage error. */
 	bool (*consume)(Module *m, const char *input, const char *output, void *st);
+	/* What the tool writes for a module in place of its text
+	 * (ir-codegen-ocl --emit=cl: the OpenCL C), to f, which stands where
+	 * the module would be printed (-o, the standard output, a part of
+	 * --split-input-file's output, the parts joined by "// -----" lines
+	 * as modules are); false after reporting errors.  NULL: ir_print. */
+	bool (*print)(Module *m, FILE *f, void *st);
 	/* Files that run staged (outfile.h) to change with the output: called
 	 * once every module was processed and the output written, before -o's
 	 * file replaces its target (and, without -o, before the output, held
@@ -102,8 +108,8 @@ bool driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file,
  * Every tool's input, driver_main's and ir-import-onnx's. */
 char *driver_read_input(const char *prog, const char *path, size_t max, size_t *len);
 
-/* For a Tool.consume that writes one output of its own (ir-dot's graph,
- * ir-codegen-ocl's OpenCL C): what write puts in f goes to path (NULL:
+/* For a Tool.consume that writes one output of its own (ir-dot's graph):
+ * what write puts in f goes to path (NULL:
  * stdout, which driver_main then flushes and checks) as -o writes a
  * module: the file is replaced only when write succeeded (it reports its
  * own errors; a write error it may leave in f's error state) and all was

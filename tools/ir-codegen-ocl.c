@@ -21,7 +21,7 @@ static const struct option opts[] = {
 	{0},
 };
 
-static bool emit_cl(Module *m, const char *input, const char *output, void *st);
+static bool put_cl(Module *m, FILE *f, void *st);
 
 static Tool tool;
 
@@ -48,8 +48,9 @@ on_opt(int code, const char *arg, void *st)
 		return 2;
 	}
 	o->emit = true;
-	/* the OpenCL C replaces the module as the output */
-	tool.consume = emit_cl;
+	/* the OpenCL C replaces the module as the output (one part of
+	 * --split-input-file's output a module) */
+	tool.print = put_cl;
 	return 0;
 }
 
@@ -65,13 +66,6 @@ put_cl(Module *m, FILE *f, void *st)
 {
 	const Opts *o = st;
 	return ocl_emit_cl(m, o->dev, f);
-}
-
-static bool
-emit_cl(Module *m, const char *input, const char *output, void *st)
-{
-	(void)input;
-	return driver_write("ir-codegen-ocl", m, output, put_cl, st);
 }
 
 int
