@@ -74,29 +74,62 @@ build_all() {
 	fi
 }
 
+# generate_all IN...: what generate writes for each IN in every mode
+# (BASE IN less .ir with .MODE), each tool started once a mode for every
+# IN (--split-input-file, a part a module: the same bytes, and a start
+# under ASan costs 8 ms of CPU, some 7000 starts here).  If that fails,
+# each IN goes through generate on its own, so that the error names it.
+generate_all() {
+	local p mode opt= f
+	p=$(mktemp -d "$BATS_TEST_TMPDIR/parts.XXXXXX")
+	# (in an if, set -e is off: each step says when it failed)
+	if (
+		set -o pipefail
+		join_parts "$@" > "$p/in.ir" || exit 1
+		ir-plan-devices --split-input-file "$p/in.ir" > "$p/planned" || exit 1
+		for mode in fuse no-fuse no-tile; do
+			opt=
+			[ "$mode" = fuse ] || opt=--$mode
+			ir-lower --split-input-file $opt < "$p/planned" \
+				| ir-plan-devices --split-input-file \
+				| ir-flatten-texture --split-input-file > "$p/$mode.flat.ir" || exit 1
+			ir-codegen-ocl --split-input-file "$p/$mode.flat.ir" > "$p/$mode.ocl.ir" || exit 1
+			ir-codegen-ocl --split-input-file "$p/$mode.ocl.ir" | cmp -s "$p/$mode.ocl.ir" - ||
+				exit 1
+			ir-codegen-ocl --split-input-file --emit=cl "$p/$mode.ocl.ir" > "$p/$mode.cl" ||
+				exit 1
+			split_parts "$p/$mode.cl" ".$mode.cl" "$@" || exit 1
+		done
+	) 2> "$p/err"; then
+		return 0
+	fi
+	for f in "$@"; do
+		for mode in fuse no-fuse no-tile; do
+			generate "$f" "${f%.ir}.$mode" || return 1
+		done
+	done
+	echo "generate_all: --split-input-file failed where every module generates alone:"
+	cat "$p/err"
+	return 1
+}
+
 # generate_test_modules DIR: every lowering test module, retargeted to
 # cpu, gpu and texture gpu, generated in DIR in every mode
 generate_test_modules() {
-	local d=$1 f n dev mode
+	local d=$1 f n dev ins=()
 	for f in "$BATS_TEST_DIRNAME"/ir-lower/*.ir "$BATS_TEST_DIRNAME"/ir-run/*.ir; do
 		n=$(basename "$f" .ir)
 		for dev in cpu gpu tex; do
 			retarget $dev "$f" > "$d/$n.$dev.ir"
-			for mode in fuse no-fuse no-tile; do
-				generate "$d/$n.$dev.ir" "$d/$n.$dev.$mode"
-			done
+			ins+=("$d/$n.$dev.ir")
 		done
 	done
+	generate_all "${ins[@]}"
 }
 
 # generate_each DIR: every module DIR/*.ir generated in every mode
 generate_each() {
-	local f mode
-	for f in "$1"/*.ir; do
-		for mode in fuse no-fuse no-tile; do
-			generate "$f" "${f%.ir}.$mode"
-		done
-	done
+	generate_all "$1"/*.ir
 }
 
 @test "every lowering test module generates OpenCL C that builds on POCL (cpu, gpu, texture-gpu x fuse, no-fuse, no-tile)" {
@@ -156,6 +189,27 @@ generate_each() {
 	run -1 --separate-stderr ir-codegen-ocl --emit=cl=@gpu -o "$BATS_TEST_TMPDIR/m.cl" "$m"
 	[ ! -e "$BATS_TEST_TMPDIR/m.cl" ]
 	run -2 ir-codegen-ocl --emit=c "$m"
+}
+
+@test "--emit=cl with --split-input-file: each part's OpenCL C, joined by '// -----' lines; a part that fails fails the run" {
+	local d=$BATS_TEST_TMPDIR m=$BATS_TEST_DIRNAME/ir-codegen-ocl/cnn_cpu.out
+	local g=$BATS_TEST_DIRNAME/ir-codegen-ocl/cnn_gpu.out
+	join_parts "$m" "$g" > "$d/both.ir"
+	run -0 --separate-stderr ir-codegen-ocl --split-input-file --emit=cl "$d/both.ir"
+	{ ir-codegen-ocl --emit=cl "$m"; echo '// -----'; ir-codegen-ocl --emit=cl "$g"; } > "$d/want.cl"
+	diff -u "$d/want.cl" - <<< "$output"
+	[ "$(grep -c -x -- '// -----' <<< "$output")" = 1 ]
+	ir-codegen-ocl --split-input-file --emit=cl -o "$d/both.cl" "$d/both.ir"
+	split_parts "$d/both.cl" .cl "$d/a.ir" "$d/b.ir"
+	ir-codegen-ocl --emit=cl "$m" | diff -u - "$d/a.cl"
+	ir-codegen-ocl --emit=cl "$g" | diff -u - "$d/b.cl"
+	# @cpu is the first part's device only: the second part fails, and
+	# nothing is written
+	run -1 --separate-stderr ir-codegen-ocl --split-input-file --emit=cl=@cpu "$d/both.ir"
+	assert_output ''
+	assert_equal "$stderr" "ir-codegen-ocl: error: no program for device '@cpu'"
+	run -1 --separate-stderr ir-codegen-ocl --split-input-file --emit=cl=@cpu -o "$d/c.cl" "$d/both.ir"
+	[ ! -e "$d/c.cl" ]
 }
 
 @test "--unroll=full writes unrolled loops out; the C still builds" {

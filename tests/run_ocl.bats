@@ -25,22 +25,30 @@ on_each_device() {
 }
 
 # every_module_everywhere: the first test's loop (see its name), run
-# untraced: 279 compilations and runs
+# untraced: 279 compilations (one pipeline a mode for all) and runs
 every_module_everywhere() {
-	local d=$BATS_TEST_TMPDIR f n dev mode opt args out count=0 pairs=()
+	local d=$BATS_TEST_TMPDIR f n dev mode opt args out count=0 pairs=() ins=()
+	for f in "$BATS_TEST_DIRNAME"/ir-lower/*.ir "$BATS_TEST_DIRNAME"/ir-run/*.ir; do
+		n=$(basename "$(dirname "$f")")-$(basename "$f" .ir)
+		for dev in cpu gpu tex; do
+			retarget $dev "$f" > "$d/$n.$dev.ir"
+			ins+=("$d/$n.$dev.ir")
+		done
+	done
+	for mode in fuse no-fuse no-tile; do
+		opt=
+		[ $mode = fuse ] || opt=--$mode
+		compiled_each "$opt" ".$mode.ir" "${ins[@]}"
+	done
 	for f in "$BATS_TEST_DIRNAME"/ir-lower/*.ir "$BATS_TEST_DIRNAME"/ir-run/*.ir; do
 		n=$(basename "$(dirname "$f")")-$(basename "$f" .ir)
 		mkdir -p "$d/$n"
 		args=$("$PY" "$H" inputs "$f" "$d/$n")
 		for dev in cpu gpu tex; do
-			retarget $dev "$f" > "$d/$n.$dev.ir"
 			for mode in fuse no-fuse no-tile; do
-				opt=
-				[ $mode = fuse ] || opt=--$mode
 				out=$d/$n.$dev.$mode
 				# a tuple result is written to a folder
 				if grep -q -- '-> (' "$f"; then mkdir -p "$out.ref" "$out.ocl"; fi
-				compiled "$d/$n.$dev.ir" "$out.ir" $opt
 				ir-run --interp $args -o "$out.ref" "$out.ir"
 				ir-run --check $args -o "$out.ocl" "$out.ir" 2> "$out.err" ||
 					{ cat "$out.err"; echo "$out: fails"; return 1; }
