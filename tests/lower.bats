@@ -149,6 +149,17 @@ IR
 		"$BATS_TEST_DIRNAME/ir-lower/gpu_gemv.ir" > "$BATS_TEST_TMPDIR/rows.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/rows.ir"
 	[ "$(grep -c 'alloc %part' <<< "$output")" = 1 ]
+	# a device of smaller work groups gets them (64 of 100 allowed: a
+	# power of two, for the halving); under a warp's 32, none
+	sed 's/gpu(0)/gpu(0) {max_work_group_size=100}/' \
+		"$BATS_TEST_DIRNAME/ir-lower/gpu_gemv.ir" > "$BATS_TEST_TMPDIR/wg.ir"
+	ir-plan-devices "$BATS_TEST_TMPDIR/wg.ir" | ir-lower | ir-plan-devices | ir-flatten-texture \
+		| ir-codegen-ocl > /dev/null
+	run -0 ir-lower "$BATS_TEST_TMPDIR/wg.ir"
+	[ "$(grep -c 'alloc %part[0-9]*: f32\[64\] @gpu:shared' <<< "$output")" = 2 ]
+	sed -i 's/=100}/=16}/' "$BATS_TEST_TMPDIR/wg.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/wg.ir"
+	refute_output --partial 'alloc %part'
 }
 @test "lower: --stats says a prim's shared-memory product once, under the prim's name, however many calls share it (issue 28, item 14)" {
 	cat > "$BATS_TEST_TMPDIR/two.ir" <<'IR'

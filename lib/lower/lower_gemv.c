@@ -11,7 +11,8 @@
  * result made efficientnet_b0's 1152 -> 48 squeeze 48 items in one work
  * group, each adding 1152 products, 48 us a call (a third of the
  * model's kernel time in its five such convolutions).  Here a work
- * group of OT x KT = 256 items takes OT results; the KT items of a
+ * group of OT x KT = 256 items (fewer where the device allows fewer)
+ * takes OT results; the KT items of a
  * result each add every KT-th product (k = kt, kt + KT, ...), the KT
  * shares are then added in shared memory by halving, and the item
  * kt = 0 stores the result through the fused consumers (bias, SiLU's
@@ -28,7 +29,8 @@
 #include "ops/ops.h"
 
 enum {
-	GEMV_ITEMS = 256,  /* a work group */
+	GEMV_ITEMS = 256,  /* a work group, where the device allows it ... */
+	GEMV_MIN_ITEMS = 32, /* ... and fewer than a warp's are not worth it */
 	GEMV_MIN_K = 64,   /* shorter sums stay an element per item */
 	GEMV_MAX_KT = 64,  /* items per result at most ... */
 	GEMV_PER_ITEM = 8, /* ... each adding about this many products at least */
@@ -126,10 +128,17 @@ lower_gemv_gpu(GroupCx *c)
 	Gemv g;
 	if (!lower_on_gpu(c) || !gemv_shape(c, &g))
 		return 0;
+	/* a power of two the device's max_work_group_size allows: the
+	 * halving pairs items kt and kt + s */
+	int64_t wg = 1;
+	while (2 * wg <= GEMV_ITEMS && 2 * wg <= lower_wg_limit(c->device))
+		wg *= 2;
+	if (wg < GEMV_MIN_ITEMS)
+		return 0;
 	int64_t KT = 1;
-	while (KT < GEMV_MAX_KT && 2 * KT * GEMV_PER_ITEM <= g.K)
+	while (KT < GEMV_MAX_KT && 2 * KT <= wg && 2 * KT * GEMV_PER_ITEM <= g.K)
 		KT *= 2;
-	int64_t OT = GEMV_ITEMS / KT, groups = (g.U + OT - 1) / OT;
+	int64_t OT = wg / KT, groups = (g.U + OT - 1) / OT;
 	PBuild *b = c->b;
 	Module *m = c->m;
 	ElemKind ak = (ElemKind)c->g->members[0]->type->dt.kind;
@@ -137,11 +146,10 @@ lower_gemv_gpu(GroupCx *c)
 	lower_kernel(c);
 	PVar *bx = pb_scalar(b, "bx", (DType){ET_I32, 1});
 	pb_for(b, bx, pe_i32(b, 0), pe_i32(b, groups), FK_THREAD, "blockIdx.x");
-	int64_t wg = GEMV_ITEMS;
 	PVar *part = pb_alloc(b, "part", type_tensor(m, (DType){ak, 1}, 1, &wg),
 	                      vdev_get(m, c->dev, sym_intern_cstr(m, "shared")));
 	PVar *txv = pb_scalar(b, "tx", (DType){ET_I32, 1});
-	pb_for(b, txv, pe_i32(b, 0), pe_i32(b, GEMV_ITEMS), FK_THREAD, "threadIdx.x");
+	pb_for(b, txv, pe_i32(b, 0), pe_i32(b, wg), FK_THREAD, "threadIdx.x");
 	PExpr *tx = pe_var(b, txv), *step = pe_i32(b, g.n_fast ? OT : 1);
 	/* n_fast: ot fastest (tx = kt OT + ot), else kt (tx = ot KT + kt) */
 	PExpr *kt = pb_let(b, "kt", g.n_fast ? pe_div(b, tx, pe_i32(b, OT)) : pe_mod(b, tx, pe_i32(b, KT)));
