@@ -48,7 +48,8 @@ enum {
 typedef struct {
 	uint32_t parent, size;
 	Sym dev, scope;
-	Loc dev_loc, scope_loc;  /* where the hard constraint came from */
+	uint32_t dev_at, scope_at; /* where the hard constraint came from:
+	                         * an index in Planner's at (0: nowhere) */
 	const VDev *vd;          /* of a root, once settled (dom_vdev) */
 } Dom;
 
@@ -58,6 +59,10 @@ typedef struct {
 	bool ok;
 	Dom *d;
 	uint32_t n, cap;
+	/* the places of hard constraints, kept apart from the domains (one
+	 * per constraint, where domains are one per value) */
+	Loc *at;
+	uint32_t nat, capat;
 	Sym default_dev;
 	/* The few bindings later phases look at, in program order and module
 	 * order, gathered by phase 1 so those phases need not walk everything
@@ -118,7 +123,8 @@ static void
 report_clash(Planner *P, const Dom *a, const Dom *b, Loc at, const char *what)
 {
 	bool dev = a->dev && b->dev && a->dev != b->dev;
-	Loc la = dev ? a->dev_loc : a->scope_loc, lb = dev ? b->dev_loc : b->scope_loc;
+	uint32_t ka = dev ? a->dev_at : a->scope_at, kb = dev ? b->dev_at : b->scope_at;
+	Loc la = ka ? P->at[ka] : (Loc){0}, lb = kb ? P->at[kb] : (Loc){0};
 	char x[160], y[160];
 	vdev_name(a, x, sizeof x);
 	vdev_name(b, y, sizeof y);
@@ -150,11 +156,11 @@ join(Planner *P, uint32_t a, uint32_t b)
 	ra->size += rb->size;
 	if (!ra->dev) {
 		ra->dev = rb->dev;
-		ra->dev_loc = rb->dev_loc;
+		ra->dev_at = rb->dev_at;
 	}
 	if (!ra->scope) {
 		ra->scope = rb->scope;
-		ra->scope_loc = rb->scope_loc;
+		ra->scope_at = rb->scope_at;
 	}
 	return true;
 }
@@ -174,8 +180,10 @@ constrain(Planner *P, uint32_t x, const VDev *vd, Loc at, const char *what)
 	uint32_t c = dom_new(P);
 	P->d[c].dev = vd->dev;
 	P->d[c].scope = vd->scope;
-	P->d[c].dev_loc = at;
-	P->d[c].scope_loc = at;
+	if (!P->nat) /* index 0: no place */
+		VEC_PUSH(P->at, P->nat, P->capat) = (Loc){0};
+	VEC_PUSH(P->at, P->nat, P->capat) = at;
+	P->d[c].dev_at = P->d[c].scope_at = P->nat - 1;
 	char msg[300];
 	snprintf(msg, sizeof msg, "conflicting placements for %s", what);
 	must_join(P, x, c, at, msg);
@@ -1409,6 +1417,7 @@ plan_devices(Module *m, const PlanOpts *opts)
 	free(P.pair);
 	free(R.pair_before);
 	free(P.d);
+	free(P.at);
 	ptrvec_free(&P.calls);
 	ptrvec_free(&P.structural);
 	ptrvec_free(&P.frees);
