@@ -3,7 +3,7 @@
 
     /usr/bin/python3 tests/onnx/conformance.py [--bin DIR] [--data DIR]
         [--known FILE] [--subset N] [--mode interp|lowered|ocl]... [--jobs N]
-        [--only REGEX] [--verbose] [--write-known FILE] [FOLDER...]
+        [--only REGEX] [--no-batch] [--verbose] [--write-known FILE] [FOLDER...]
 
 Each case of Debian's libonnx-testdata (FOLDERs under --data, default node,
 pytorch-converted, pytorch-operator, simple) is a model.onnx with
@@ -27,6 +27,14 @@ bools exactly; the same shape and element type).  A case is
   failed       anything else: an importer crash or hang, a run that fails,
                a wrong result.
 
+The modes after the import compile with one run of each tool for many
+cases (--split-input-file: each imported module a part; POCL's and the
+sanitizers' start-up is most of a small case's cost): every case is
+imported first, then the modules are compiled in --jobs batches, then
+each case runs.  A batch that fails is left to its cases, which compile
+on their own, so that a failure names its case.  --no-batch compiles
+every case on its own.
+
 The importer refusing a case it used to pass shows as fewer passed: the
 known-failures file holds, per folder, the least number of cases that must
 pass (`min-passed FOLDER N`), checked on full runs.
@@ -41,6 +49,7 @@ choice that does not shift when cases are added).  The last lines are the
 counts per folder: `FOLDER: P passed, F failed, U unsupported`.
 """
 import argparse
+import functools
 import glob
 import multiprocessing
 import os
@@ -152,19 +161,55 @@ def compare(got, want, name):
     return None
 
 
+def compile_stages(irfile, mode, split=False):
+    """What the tools make of irfile for `mode` (lowered, ocl), as bytes;
+    split: irfile holds many modules (--split-input-file)."""
+    opt = ["--split-input-file"] if split else []
+    stage = tool("ir-plan-devices", opt + [irfile], what="ir-plan-devices")
+    stage = tool("ir-lower", opt, stdin=stage)
+    stage = tool("ir-plan-devices", opt, stdin=stage, what="ir-plan-devices (after ir-lower)")
+    if mode == "ocl":
+        stage = tool("ir-flatten-texture", opt, stdin=stage)
+        stage = tool("ir-codegen-ocl", opt, stdin=stage)
+    return stage
+
+
 def pipeline(irfile, mode, out):
-    """The module `mode` runs, written to out; the ir-run options."""
+    """The module `mode` runs, written to out (there already when a batch
+    compiled it); the ir-run options."""
     if mode == "interp":
         return irfile, ["--interp"]
-    stage = tool("ir-plan-devices", [irfile], what="ir-plan-devices")
-    stage = tool("ir-lower", [], stdin=stage)
-    stage = tool("ir-plan-devices", [], stdin=stage, what="ir-plan-devices (after ir-lower)")
-    if mode == "ocl":
-        stage = tool("ir-flatten-texture", [], stdin=stage)
-        stage = tool("ir-codegen-ocl", [], stdin=stage)
-    with open(out, "wb") as f:
-        f.write(stage)
+    if not os.path.exists(out):
+        stage = compile_stages(irfile, mode)
+        with open(out, "wb") as f:
+            f.write(stage)
     return out, ["--interp"] if mode == "lowered" else []
+
+
+SEPARATOR = b"// -----\n"
+
+
+def compile_batch(job):
+    """Compiles the modules of a batch in one run of each tool: each
+    module's result to its out file, or nothing when a tool fails (its
+    cases then compile alone)."""
+    mode, pairs, joined = job
+    with open(joined, "wb") as f:
+        for i, (irfile, _) in enumerate(pairs):
+            text = open(irfile, "rb").read()
+            f.write((SEPARATOR if i else b"") + text + (b"" if text.endswith(b"\n") else b"\n"))
+    try:
+        out = compile_stages(joined, mode, split=True)
+    except Outcome:
+        return False
+    parts = out.split(SEPARATOR)
+    # a part's module ends with a newline: a separator is always a line
+    if len(parts) != len(pairs) or not out.endswith(b"\n"):
+        return False
+    for (_, dest), text in zip(pairs, parts):
+        with open(dest, "wb") as f:
+            f.write(text)
+    return True
 
 
 # Operand slots that say a shape, an axis, a bound or a count, which the
@@ -209,11 +254,20 @@ def read_sets(d):
     return data
 
 
-def run_case(case):
+def case_dir(case):
+    return os.path.join(ARGS.tmp, "%s__%s" % case)
+
+
+def run_case(case, import_only=False):
+    """The case's outcome (folder, name, status, reason); with import_only
+    a None status once it imported, its modules in case_dir(case)/m*/ and
+    its folder kept for the run."""
     folder, name = case
     d = os.path.join(ARGS.data, folder, name)
-    tmp = tempfile.mkdtemp(prefix="onnxconf.")
+    tmp = case_dir(case)
+    keep_dir = False
     try:
+        os.makedirs(tmp, exist_ok=True)
         path = os.path.join(d, "model.onnx")
         model = onnx.load(path)
         names = graph_inputs(model)
@@ -227,25 +281,29 @@ def run_case(case):
                               % (k, len(ins), len(names)))
             if frozen or k == 0:
                 sub = os.path.join(tmp, "m%d" % k)
-                os.mkdir(sub)
-                src = path
-                if frozen:
-                    m = onnx.ModelProto()
-                    m.CopyFrom(model)
-                    keep = [i for i in m.graph.input if i.name not in frozen]
-                    del m.graph.input[:]
-                    m.graph.input.extend(keep)
-                    for nm, a in zip(names, ins):
-                        if nm in frozen:
-                            m.graph.initializer.append(numpy_helper.from_array(a, nm))
-                    src = os.path.join(sub, "model.onnx")
-                    onnx.save(m, src)
                 irfile = os.path.join(sub, "model.ir")
-                import_model(src, irfile, sub)
+                if not os.path.exists(irfile):     # else imported before the batches
+                    os.mkdir(sub)
+                    src = path
+                    if frozen:
+                        m = onnx.ModelProto()
+                        m.CopyFrom(model)
+                        keep = [i for i in m.graph.input if i.name not in frozen]
+                        del m.graph.input[:]
+                        m.graph.input.extend(keep)
+                        for nm, a in zip(names, ins):
+                            if nm in frozen:
+                                m.graph.initializer.append(numpy_helper.from_array(a, nm))
+                        src = os.path.join(sub, "model.onnx")
+                        onnx.save(m, src)
+                    import_model(src, irfile, sub)
                 imports.append((sub, irfile, params_of(irfile)))
             sub, irfile, params = imports[-1]
             feed = [a for nm, a in zip(names, ins) if nm not in frozen]
             data[k] = (feed, want, sub, irfile, params)
+        if import_only:
+            keep_dir = True
+            return folder, name, None, ""
         for mode in ARGS.mode:
             modules = {}
             for k, (ins, want, sub, irfile, params) in enumerate(data):
@@ -279,7 +337,8 @@ def run_case(case):
     except Exception as e:      # the runner's own trouble, reported as such
         return folder, name, "failed", "runner: %s: %s" % (type(e).__name__, e)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if not keep_dir:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def read_known(path):
@@ -310,6 +369,34 @@ def read_known(path):
     return known, floors
 
 
+BATCH = 64             # modules a batch: one that fails leaves that many to compile alone
+
+
+def run_all(pool, cases):
+    """Every case's outcome, in the order of cases: imported, compiled in
+    batches (unless --no-batch, or no mode compiles), run."""
+    done = {}
+    modes = [m for m in ARGS.mode if m != "interp"]
+    if modes and not ARGS.no_batch:
+        for folder, name, status, reason in pool.map(
+                functools.partial(run_case, import_only=True), cases, chunksize=1):
+            if status is not None:      # ended at its import
+                done[(folder, name)] = (folder, name, status, reason)
+        irfiles = [f for c in cases if c not in done
+                   for f in sorted(glob.glob(os.path.join(case_dir(c), "m*", "model.ir")))]
+        jobs = []
+        for mode in modes:
+            for i in range(0, len(irfiles), BATCH):
+                pairs = [(f, os.path.join(os.path.dirname(f), mode + ".ir"))
+                         for f in irfiles[i:i + BATCH]]
+                jobs.append((mode, pairs, os.path.join(ARGS.tmp, "batch.%s.%d.ir" % (mode, i))))
+        pool.map(compile_batch, jobs, chunksize=1)
+    rest = [c for c in cases if c not in done]
+    for r in pool.map(run_case, rest, chunksize=1):
+        done[r[:2]] = r
+    return [done[c] for c in cases]
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -320,6 +407,8 @@ def main():
     ap.add_argument("--mode", action="append", choices=["interp", "lowered", "ocl"])
     ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
     ap.add_argument("--only", metavar="REGEX", help="the cases whose FOLDER/CASE matches")
+    ap.add_argument("--no-batch", action="store_true",
+                    help="compile each case on its own, not in batches")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--write-known", metavar="FILE",
                     help="write the failures of this run, with reasons kept from --known")
@@ -339,8 +428,12 @@ def main():
             if zlib.crc32(key.encode()) % ARGS.subset == 0:
                 cases.append((folder, c))
     known, floors = read_known(ARGS.known)
-    with multiprocessing.Pool(ARGS.jobs) as pool:
-        results = pool.map(run_case, cases, chunksize=1)
+    ARGS.tmp = tempfile.mkdtemp(prefix="onnxconf.")
+    try:
+        with multiprocessing.Pool(ARGS.jobs) as pool:
+            results = run_all(pool, cases)
+    finally:
+        shutil.rmtree(ARGS.tmp, ignore_errors=True)
 
     counts = {f: {"passed": 0, "failed": 0, "unsupported": 0} for f in folders}
     mismatches = []
