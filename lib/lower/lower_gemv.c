@@ -144,17 +144,13 @@ lower_gemv_gpu(GroupCx *c)
 	ElemKind ak = (ElemKind)c->g->members[0]->type->dt.kind;
 	int depth = pb_depth(b);
 	lower_kernel(c);
-	PVar *bx = pb_scalar(b, "bx", (DType){ET_I32, 1});
-	pb_for(b, bx, pe_i32(b, 0), pe_i32(b, groups), FK_THREAD, "blockIdx.x");
-	PVar *part = pb_alloc(b, "part", type_tensor(m, (DType){ak, 1}, 1, &wg),
-	                      vdev_get(m, c->dev, sym_intern_cstr(m, "shared")));
-	PVar *txv = pb_scalar(b, "tx", (DType){ET_I32, 1});
-	pb_for(b, txv, pe_i32(b, 0), pe_i32(b, wg), FK_THREAD, "threadIdx.x");
-	PExpr *tx = pe_var(b, txv), *step = pe_i32(b, g.n_fast ? OT : 1);
+	PExpr *bx;
+	PVar *part;
+	PExpr *tx = lower_open_groups(c, groups, wg, ak, 1, &bx, &part);
 	/* n_fast: ot fastest (tx = kt OT + ot), else kt (tx = ot KT + kt) */
 	PExpr *kt = pb_let(b, "kt", g.n_fast ? pe_div(b, tx, pe_i32(b, OT)) : pe_mod(b, tx, pe_i32(b, KT)));
 	PExpr *ot = g.n_fast ? pe_mod(b, tx, pe_i32(b, OT)) : pe_div(b, tx, pe_i32(b, KT));
-	PExpr *u = pb_let(b, "u", pe_add(b, pe_mul(b, pe_var(b, bx), pe_i32(b, OT)), ot));
+	PExpr *u = pb_let(b, "u", pe_add(b, pe_mul(b, bx, pe_i32(b, OT)), ot));
 	PExpr *live = groups * OT != g.U ? pe_bin(b, OP_LT, u, pe_i32(b, g.U)) : NULL;
 	PExpr *bt, *row, *col;
 	gemv_result(b, &g, u, &bt, &row, &col);
@@ -183,16 +179,7 @@ lower_gemv_gpu(GroupCx *c)
 	pb_close_to(b, items);
 
 	/* the KT shares of a result added by halving: partner kt + s */
-	pb_store(b, part, &tx, 1, pe_load(b, acc, &zero, 1));
-	pb_barrier(b);
-	for (int64_t s = KT / 2; s >= 1; s /= 2) {
-		pb_if(b, pe_bin(b, OP_LT, kt, pe_i32(b, s)));
-		PExpr *other = pe_add(b, tx, pe_mul(b, pe_i32(b, s), step));
-		pb_store(b, part, &tx, 1, pe_add(b, pe_load(b, part, &tx, 1), pe_load(b, part, &other, 1)));
-		pb_close(b);
-		if (s > 1)
-			pb_barrier(b);
-	}
+	lower_combine_shares(b, part, pe_load(b, acc, &zero, 1), kt, tx, KT, g.n_fast ? OT : 1, 1, false);
 	PExpr *first = pe_bin(b, OP_EQ, kt, zero);
 	pb_if(b, live ? pe_bin(b, OP_AND, first, live) : first);
 	PExpr *oi[LOWER_MAX_RANK];

@@ -260,11 +260,17 @@ int lower_pool_cpu(GroupCx *c);
 /* part[0] = the sum of the WG items' acc[0] (lower_reduce.c) */
 void lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG);
 /* As lower_sum_shares for segments of T items (t: the item's place in
- * its segment, tx: in the work group) of L-lane shares (share, each
- * item's), added, or combined by max; the result ends in part[tx - t]
- * (lower_reduce.c). */
+ * its segment, tx: in the work group; a segment's items stride apart in
+ * tx) of L-lane shares (share, each item's), added, or combined by max;
+ * the result ends in part[tx - t stride] (lower_reduce.c). */
 void lower_combine_shares(PBuild *b, PVar *part, PExpr *share, PExpr *t, PExpr *tx, int64_t T,
-                          uint8_t L, bool max);
+                          int64_t stride, uint8_t L, bool max);
+/* In an open kernel: for %bx in 0..groups bind(blockIdx.x) { alloc
+ * %part: k[WG] (or [WG, L]) @dev:shared; for %tx in 0..WG
+ * bind(threadIdx.x) { ... (left open; returns tx, sets *bx and *part;
+ * lower_reduce.c). */
+PExpr *lower_open_groups(GroupCx *c, int64_t groups, int64_t WG, ElemKind k, uint8_t L, PExpr **bx,
+                         PVar **part);
 /* Whether rows of n elements (consecutive ones where inner) get several
  * work items each on a gpu, as softmax's and layer_norm's rows: then T
  * items per row and G rows per work group (lower_reduce.c). */

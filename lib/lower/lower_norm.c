@@ -190,7 +190,7 @@ lower_rows(GroupCx *c, const Norm *nm, bool spread, int64_t T, int64_t G)
 		pb_close_to(b, open);
 		PExpr *sum = pe_load(b, acc, &zero, 1);
 		if (spread) {
-			lower_combine_shares(b, part, sum, t, tx, T, 1, false);
+			lower_combine_shares(b, part, sum, t, tx, T, 1, 1, false);
 			pb_barrier(b);
 			sum = pe_load(b, part, &first, 1);
 		}

@@ -300,8 +300,8 @@ lower_sum_shares(PBuild *b, PVar *part, PVar *acc, PExpr *t, int64_t WG)
 }
 
 void
-lower_combine_shares(PBuild *b, PVar *part, PExpr *share, PExpr *t, PExpr *tx, int64_t T, uint8_t L,
-               bool max)
+lower_combine_shares(PBuild *b, PVar *part, PExpr *share, PExpr *t, PExpr *tx, int64_t T,
+                     int64_t stride, uint8_t L, bool max)
 {
 	PExpr *zero = pe_i32(b, 0);
 	PExpr *at[2] = {tx, zero};
@@ -309,13 +309,30 @@ lower_combine_shares(PBuild *b, PVar *part, PExpr *share, PExpr *t, PExpr *tx, i
 	pb_barrier(b);
 	for (int64_t s = T / 2; s >= 1; s /= 2) {
 		pb_if(b, pe_bin(b, OP_LT, t, pe_i32(b, s)));
-		PExpr *other[2] = {pe_add(b, tx, pe_i32(b, s)), zero};
+		PExpr *other[2] = {pe_add(b, tx, pe_i32(b, s * stride)), zero};
 		PExpr *x = pe_load(b, part, at, L), *y = pe_load(b, part, other, L);
 		pb_store(b, part, at, L, max ? pe_call2(b, I_MAX, x, y) : pe_add(b, x, y));
 		pb_close(b);
 		if (s > 1)
 			pb_barrier(b);
 	}
+}
+
+PExpr *
+lower_open_groups(GroupCx *c, int64_t groups, int64_t WG, ElemKind k, uint8_t L, PExpr **bx,
+                  PVar **part)
+{
+	PBuild *b = c->b;
+	Module *m = c->m;
+	PVar *bv = pb_scalar(b, "bx", (DType){ET_I32, 1});
+	pb_for(b, bv, pe_i32(b, 0), pe_i32(b, groups), FK_THREAD, "blockIdx.x");
+	int64_t pdims[2] = {WG, L};
+	*part = pb_alloc(b, "part", type_tensor(m, (DType){k, 1}, L > 1 ? 2 : 1, pdims),
+	                 vdev_get(m, c->dev, sym_intern_cstr(m, "shared")));
+	PVar *txv = pb_scalar(b, "tx", (DType){ET_I32, 1});
+	pb_for(b, txv, pe_i32(b, 0), pe_i32(b, WG), FK_THREAD, "threadIdx.x");
+	*bx = pe_var(b, bv);
+	return pe_var(b, txv);
 }
 
 /* T, the items per unit of R elements (a power of two, each item about
@@ -432,7 +449,7 @@ lower_reduce_gpu(GroupCx *c)
 		for (uint32_t i = 1; i < V; i++)
 			share = lower_reduction_combine(c, &rd, share, pe_lane(b, v, i));
 	}
-	lower_combine_shares(b, part, share, t, tx, T, L, rd.op == O_MAX_POOL2D);
+	lower_combine_shares(b, part, share, t, tx, T, 1, L, rd.op == O_MAX_POOL2D);
 	PExpr *first = pe_bin(b, OP_EQ, t, zero);
 	pb_if(b, ulive ? pe_bin(b, OP_AND, first, ulive) : first);
 	PExpr *at[2] = {tx, zero};
@@ -499,13 +516,10 @@ lower_softmax_gpu(GroupCx *c)
 
 	int depth = pb_depth(b);
 	lower_kernel(c);
-	PVar *bx = pb_scalar(b, "bx", (DType){ET_I32, 1});
-	pb_for(b, bx, pe_i32(b, 0), pe_i32(b, groups), FK_THREAD, "blockIdx.x");
-	PVar *part = pb_alloc(b, "part", type_tensor(m, (DType){kk, 1}, 1, &WG),
-	                      vdev_get(m, c->dev, sym_intern_cstr(m, "shared")));
-	PVar *txv = pb_scalar(b, "tx", (DType){ET_I32, 1});
-	pb_for(b, txv, pe_i32(b, 0), pe_i32(b, WG), FK_THREAD, "threadIdx.x");
-	PExpr *tx = pe_var(b, txv), *t = tx, *u = pe_var(b, bx), *first = pe_i32(b, 0);
+	PExpr *bx;
+	PVar *part;
+	PExpr *tx = lower_open_groups(c, groups, WG, kk, 1, &bx, &part);
+	PExpr *t = tx, *u = bx, *first = pe_i32(b, 0);
 	if (G > 1) {
 		t = pb_let(b, "t", pe_mod(b, tx, pe_i32(b, T)));
 		u = pb_let(b, "u", pe_add(b, pe_mul(b, u, pe_i32(b, G)), pe_div(b, tx, pe_i32(b, T))));
@@ -530,7 +544,7 @@ lower_softmax_gpu(GroupCx *c)
 		pb_store(b, acc, &zero, 1, k ? pe_add(b, a, pe_call1(b, I_EXP, pe_sub(b, x, stat[0])))
 		                             : pe_call2(b, I_MAX, a, x));
 		pb_close_to(b, open);
-		lower_combine_shares(b, part, pe_load(b, acc, &zero, 1), t, tx, T, 1, k == 0);
+		lower_combine_shares(b, part, pe_load(b, acc, &zero, 1), t, tx, T, 1, 1, k == 0);
 		pb_barrier(b);
 		stat[k] = pb_let(b, k ? "s" : "m", pe_load(b, part, &first, 1));
 		if (k == 0)
