@@ -29,7 +29,7 @@
  *                   the schedule by operator id (schedule), the calls
  *   lower_tile.c    register-tiled dense, batch_matmul and conv2d
  *                   (lower_tile_gpu.c: in shared memory on a gpu;
- *                   lower_gemv.c: a product of one row on a gpu;
+ *                   lower_gemv.c: a product of few rows on a gpu;
  *                   lower_tile_dw.c: grouped and depthwise conv2d),
  *                   beside each other: schedule() picks one
  *   lower_tile_base.c  what the tiles share
@@ -836,7 +836,7 @@ schedule_elementwise(GroupCx *c)
 }
 
 /* A dense, batch_matmul or conv2d master's tile, the first that takes
- * it: on a gpu a product of one row (lower_gemv.c) or the product in
+ * it: on a gpu a product of few rows (lower_gemv.c) or the product in
  * shared memory (lower_tile_gpu.c), a
  * grouped or depthwise conv2d's rows (lower_tile_dw.c), the register
  * tiles (lower_tile.c).  1, 0 or -1 as lower_tiled. */

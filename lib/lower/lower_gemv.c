@@ -12,8 +12,8 @@
  * group, each adding 1152 products, 48 us a call (a third of the
  * model's kernel time in its five such convolutions).  Here a work
  * group of OT x KT = 256 items (fewer where the device allows fewer)
- * takes OT results; the KT items of a
- * result each add every KT-th product (k = kt, kt + KT, ...), the KT
+ * takes OT results; the KT items of a result each add every KT-th
+ * product (k = kt, kt + KT, ...), the KT
  * shares are then added in shared memory by halving, and the item
  * kt = 0 stores the result through the fused consumers (bias, SiLU's
  * multiply, sigmoid).  The items of a warp read consecutive weights:
@@ -29,14 +29,13 @@
 #include "ops/ops.h"
 
 enum {
-	GEMV_ITEMS = 256,  /* a work group, where the device allows it ... */
+	GEMV_ROWS = 8,       /* a product of fewer rows takes this schedule */
+	GEMV_ITEMS = 256,    /* a work group, where the device allows it ... */
 	GEMV_MIN_ITEMS = 32, /* ... and fewer than a warp's are not worth it */
-	GEMV_MIN_K = 64,   /* shorter sums stay an element per item */
-	GEMV_MAX_KT = 64,  /* items per result at most ... */
-	GEMV_PER_ITEM = 8, /* ... each adding about this many products at least */
+	GEMV_MIN_K = 64,     /* shorter sums stay an element per item */
+	GEMV_MAX_KT = 64,    /* items per result at most ... */
+	GEMV_PER_ITEM = 8,   /* ... each adding about this many products at least */
 };
-
-enum { GEMV_ROWS = 8 };
 
 typedef struct {
 	int64_t U, K;     /* results, products per result */

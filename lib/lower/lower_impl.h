@@ -290,8 +290,9 @@ int lower_tile_grouped(GroupCx *c);
 /* dense, batch_matmul and conv2d on a gpu as a matrix product tiled in
  * shared memory (lower_tile_gpu.c): 1, 0 or -1 as lower_tiled. */
 int lower_tiled_gpu(GroupCx *c);
-/* A dense of one row or a 1x1 conv2d of a 1x1 image on a gpu: several
- * work items per result (lower_gemv.c); 1, 0 or -1 as lower_tiled. */
+/* A dense or batch_matmul of fewer than 8 rows, or a 1x1 conv2d of a
+ * 1x1 image, on a gpu: several work items per result (lower_gemv.c); 1,
+ * 0 or -1 as lower_tiled. */
 int lower_gemv_gpu(GroupCx *c);
 /* A packed conv2d (NCHW4c, OIHW4o) that lower_tiled_gpu takes, whatever
  * its buffers' scopes (images too): for ir-lower --stats. */

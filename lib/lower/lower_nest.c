@@ -82,11 +82,12 @@ lower_data_scale(GroupCx *c, PExpr *const *idx, uint32_t lanes)
 		if (c->in[i].v == s && c->in[i].field < 0)
 			in = &c->in[i];
 	/* s is x's shape but 1 along the spatial axes (lower.c's
-	 * scale_prologue): those read index 0 */
-	const Type *st = s->type, *xt = sc->type;
+	 * scale_prologue): an axis of 1 reads index 0, whatever x's index
+	 * there (a tile may pass a kernel tap for it) */
+	const Type *st = s->type;
 	PExpr *si[LOWER_MAX_RANK];
 	for (uint32_t d = 0; d < st->n; d++)
-		si[d] = st->dims[d] == 1 && xt->dims[d] != 1 ? pe_i32(b, 0) : idx[d];
+		si[d] = st->dims[d] == 1 ? pe_i32(b, 0) : idx[d];
 	if (lanes > 1 && st->dims[st->n - 1] == 1)
 		return pe_broadcast(b, (uint8_t)lanes, pe_load(b, in->buf, si, 1));
 	return pe_load(b, in->buf, si, lanes);
