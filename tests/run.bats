@@ -389,3 +389,54 @@ IR
 	run -0 ir-run --help
 	assert_line --partial '--max-memory=BYTES'
 }
+
+# parts D: D/a.ir (a tensor), D/b.ir (a tuple) and D/x.npy, their input
+parts() {
+	need_numpy
+	"$PY" -c "import numpy as np; np.save('$1/x.npy', np.array([1.5, -2], np.float32))"
+	printf '%s\n' 'fn @main(%x: f32[2]) -> f32[2] {' '  %y = add(%x, 1.0)' '  return %y' '}' > "$1/a.ir"
+	printf '%s\n' 'fn @main(%x: f32[2]) -> (f32[2], f32[2]) {' '  %y = multiply(%x, 2.0)' \
+		'  %t = (%x, %y)' '  return %t' '}' > "$1/b.ir"
+}
+
+@test "run: --split-input-file runs every part on the same inputs, each result in -o's folder (N.npy, N/ for a tuple) or printed, the parts joined" {
+	local d=$BATS_TEST_TMPDIR
+	parts "$d"
+	join_parts "$d/a.ir" "$d/b.ir" "$d/a.ir" > "$d/all.ir"
+	ir-run --interp --input x="$d/x.npy" -o "$d/a.npy" "$d/a.ir"
+	ir-run --interp --input x="$d/x.npy" -o "$d/b" "$d/b.ir"
+	run -0 ir-run --interp --split-input-file --input x="$d/x.npy" -o "$d/out" "$d/all.ir"
+	assert_output ''
+	cmp "$d/out/0.npy" "$d/a.npy"
+	cmp "$d/out/1/0.npy" "$d/b/0.npy"
+	cmp "$d/out/1/1.npy" "$d/b/1.npy"
+	cmp "$d/out/2.npy" "$d/a.npy"
+	[ "$(ls "$d/out" | tr '\n' ' ')" = "0.npy 1 2.npy " ]
+	# printed: each part's text as a run of it alone prints it
+	{ ir-run --interp --input x="$d/x.npy" "$d/a.ir"; echo '// -----'
+	  ir-run --interp --input x="$d/x.npy" "$d/b.ir"; echo '// -----'
+	  ir-run --interp --input x="$d/x.npy" "$d/a.ir"; } > "$d/want"
+	run -0 ir-run --interp --split-input-file --input x="$d/x.npy" "$d/all.ir"
+	assert_output "$(cat "$d/want")"
+	assert_line -n 0 'f32[2] [2.5, -1.0]'
+}
+
+@test "run: --split-input-file runs the parts after a failing one, names it by its line and exits 1, printing nothing" {
+	local d=$BATS_TEST_TMPDIR
+	parts "$d"
+	printf '%s\n' 'fn @main(%x: f32[2]) -> f32[2] {' '  %y = add(%x, %z)' '  return %y' '}' > "$d/bad.ir"
+	join_parts "$d/a.ir" "$d/bad.ir" "$d/b.ir" > "$d/all.ir"
+	run -1 --separate-stderr ir-run --interp --split-input-file --input x="$d/x.npy" -o "$d/out" "$d/all.ir"
+	assert_output ''
+	[ "$(ls "$d/out" | tr '\n' ' ')" = "0.npy 2 " ]
+	# the error at its line in the whole input, then the part named
+	[[ "$stderr" == "$d/all.ir:7:16: error: use of undefined value '%z'"* ]]
+	[[ "$stderr" == *$'\n'"ir-run: $d/all.ir:6: part 2 of 3, from this line, failed" ]]
+	run -1 --separate-stderr ir-run --interp --split-input-file --input x="$d/x.npy" "$d/all.ir"
+	assert_output ''
+	[[ "$stderr" == *"ir-run: $d/all.ir:6: part 2 of 3, from this line, failed" ]]
+	# -o names a folder for the parts
+	run -1 --separate-stderr ir-run --interp --split-input-file --input x="$d/x.npy" -o "$d/x.npy" "$d/a.ir"
+	assert_output ''
+	[[ "$stderr" == *"-o names a directory for the parts' results; '$d/x.npy' is not one"* ]]
+}

@@ -25,9 +25,10 @@ on_each_device() {
 }
 
 # every_module_everywhere: the first test's loop (see its name), run
-# untraced: 279 compilations (one pipeline a mode for all) and runs
+# untraced: 279 compilations (one pipeline a mode for all) and runs (two
+# starts of ir-run a test module)
 every_module_everywhere() {
-	local d=$BATS_TEST_TMPDIR f n dev mode opt args out count=0 pairs=() ins=()
+	local d=$BATS_TEST_TMPDIR f n dev mode opt args out i count=0 pairs=() ins=() nine=()
 	for f in "$BATS_TEST_DIRNAME"/ir-lower/*.ir "$BATS_TEST_DIRNAME"/ir-run/*.ir; do
 		n=$(basename "$(dirname "$f")")-$(basename "$f" .ir)
 		for dev in cpu gpu tex; do
@@ -40,21 +41,26 @@ every_module_everywhere() {
 		[ $mode = fuse ] || opt=--$mode
 		compiled_each "$opt" ".$mode.ir" "${ins[@]}"
 	done
+	# the nine modules of a test module share its inputs: one start of
+	# ir-run a test module for each engine (ran_each)
 	for f in "$BATS_TEST_DIRNAME"/ir-lower/*.ir "$BATS_TEST_DIRNAME"/ir-run/*.ir; do
 		n=$(basename "$(dirname "$f")")-$(basename "$f" .ir)
 		mkdir -p "$d/$n"
 		args=$("$PY" "$H" inputs "$f" "$d/$n")
+		nine=()
 		for dev in cpu gpu tex; do
 			for mode in fuse no-fuse no-tile; do
-				out=$d/$n.$dev.$mode
-				# a tuple result is written to a folder
-				if grep -q -- '-> (' "$f"; then mkdir -p "$out.ref" "$out.ocl"; fi
-				ir-run --interp $args -o "$out.ref" "$out.ir"
-				ir-run --check $args -o "$out.ocl" "$out.ir" 2> "$out.err" ||
-					{ cat "$out.err"; echo "$out: fails"; return 1; }
-				pairs+=("$out.ocl" "$out.ref")
-				count=$((count + 1))
+				nine+=("$d/$n.$dev.$mode.ir")
 			done
+		done
+		ran_each "$d/$n.ref" "--interp $args" "${nine[@]}"
+		ran_each "$d/$n.ocl" "--check $args" "${nine[@]}"
+		# a tuple result is a folder
+		out=.npy
+		if grep -q -- '-> (' "$f"; then out=; fi
+		for i in "${!nine[@]}"; do
+			pairs+=("$d/$n.ocl/$i$out" "$d/$n.ref/$i$out")
+			count=$((count + 1))
 		done
 	done
 	# every run's result against the interpreter's, in one process

@@ -243,6 +243,33 @@ split_parts() {
 		}'
 }
 
+# ran_each OUT ARGS IN...: `ir-run ARGS` (a string, split into words) of
+# every IN, in one start of ir-run for all (--split-input-file, a part an
+# IN, the joined input beside the first IN, whose folder the constant
+# files are read from as for each IN), IN number i's result in the folder
+# OUT as i.npy, or i/ for a tuple.  If that fails, each IN runs alone into
+# the same place, so that the error names it (on stdout, with "IN: fails").
+ran_each() {
+	local out=$1 args=$2 f i=0 r all
+	shift 2
+	all=$(mktemp "${1%/*}/parts.XXXXXX.ir")
+	join_parts "$@" > "$all"
+	# shellcheck disable=SC2086
+	if ir-run --split-input-file $args -o "$out" "$all" 2> "$all.err"; then
+		return 0
+	fi
+	for f in "$@"; do
+		r=$out/$i.npy
+		grep -q -- '-> (' "$f" && r=$out/$i
+		# shellcheck disable=SC2086
+		ir-run $args -o "$r" "$f" 2> "$all.err" || { cat "$all.err"; echo "$f: fails"; return 1; }
+		i=$((i + 1))
+	done
+	echo "ran_each: --split-input-file failed where every module runs alone:"
+	cat "$all.err"
+	return 1
+}
+
 # compiled_each OPTION SUFFIX IN...: what `compiled IN OUT OPTION` writes
 # for each IN, into IN less .ir with SUFFIX, each tool of the pipeline
 # started once for every IN (--split-input-file, a part a module: the

@@ -93,7 +93,7 @@ usage(const Tool *t, FILE *f)
 		      "                        positions in this input\n", f);
 	fputs("      --color=WHEN      colour diagnostics: auto (default), always, never\n"
 	      "      --no-verify       do not verify the result of the tool's pass\n", f);
-	if (!t->consume)
+	if (!t->consume || t->consume_parts)
 		fputs("      --split-input-file\n"
 		      "                        process the parts between '// -----' lines as\n"
 		      "                        separate modules\n", f);
@@ -260,7 +260,7 @@ parse_args(Args *a, int argc, char **argv)
 		fprintf(stderr, "Try '%s --help'.\n", t->name);
 		return 2;
 	}
-	if (t->consume && a->o.split)
+	if (t->consume && !t->consume_parts && a->o.split)
 		return usage_error(t, "%s", "--split-input-file does not apply: this tool runs one module");
 	if (optind < argc) {
 		a->input = strcmp(argv[optind], "-") == 0 ? NULL : argv[optind];
@@ -499,12 +499,18 @@ driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, FILE
 		ctx_clear_captured(ctx);
 		Module *m = process(t, o, ctx, file, ch[i], st);
 		bool good = m != NULL;
-		if (good && t->consume)
-			good = t->consume(m, o->input, o->output, st);
+		if (i && !(t->consume && o->output))
+			fputs("// -----\n", out);
+		if (good && t->consume) {
+			DriverOpts po = *o;
+			po.part = o->split ? (int)i : -1;
+			good = t->consume(m, &po, out, st);
+		}
 		if (o->verify_diags)
 			good = verify_diagnostics(ctx, file, ch[i].begin, ch[i].end, ch[i].line);
-		if (i)
-			fputs("// -----\n", out);
+		else if (!good && t->consume && o->split)
+			fprintf(stderr, "%s: %s:%u: part %zu of %zu, from this line, failed\n", t->name,
+			        sf->name, (unsigned)ch[i].line, i + 1, n);
 		if (good && m && !t->consume) {
 			if (t->print)
 				good = t->print(m, out, st);
@@ -643,8 +649,21 @@ driver_main(const Tool *t, int argc, char **argv, void *st)
 	a.o.input = a.input;
 	a.o.output = a.output;
 	if (t->consume) {
-		/* The tool writes its own output: nothing goes to stdout here. */
-		bool ok = driver_process(t, &a.o, ctx, file, stdout, st);
+		/* The tool writes its own output; the parts' text is held until
+		 * every part succeeded. */
+		Output out = {.f = stdout};
+		if (a.o.split && !a.output && !out_open(&out, t, NULL, true))
+			return 1;
+		bool ok = driver_process(t, &a.o, ctx, file, out.f, st);
+		if (out.mem) {
+			if (fclose(out.mem) != 0) {
+				perror(t->name);
+				exit(1);
+			}
+			if (ok && out.len)
+				fwrite(out.buf, 1, out.len, stdout);
+			free(out.buf);
+		}
 		ctx_free(ctx);
 		if (ok && !a.output)
 			ok = finish_stdout(t) == 0;

@@ -16,6 +16,8 @@
 #define IRPIPE_VERSION "0.1.0"
 #endif
 
+typedef struct DriverOpts DriverOpts;
+
 typedef struct Tool {
 	const char *name;            /* "ir-parse" */
 	const char *summary;         /* one line for --help */
@@ -43,11 +45,19 @@ typedef struct Tool {
 	bool keeps_names;
 	/* A tool that consumes the module instead of printing it (ir-run):
 	 * called on the parsed, verified module (after run, if any) with the
-	 * input's path (NULL: stdin) and -o's (NULL: none); it writes its own
-	 * output and returns false after reporting errors.  What it prints to
-	 * stdout is flushed by the driver, which reports a write error as for
-	 * every tool.  --split-input-file is then a usage error. */
-	bool (*consume)(Module *m, const char *input, const char *output, void *st);
+	 * options (o->input: the input's path, NULL for stdin; o->output:
+	 * -o's, NULL for none; o->part: see consume_parts); it writes its own
+	 * output (text for the standard output to out) and returns false
+	 * after reporting errors.  What goes to stdout is flushed by the
+	 * driver, which reports a write error as for every tool. */
+	bool (*consume)(Module *m, const DriverOpts *o, FILE *out, void *st);
+	/* consume takes --split-input-file (else a usage error): each part's
+	 * module is consumed as a module of its own, o->part its number from
+	 * 0 (-1 without the option), and the run goes on past a part that
+	 * fails, which the driver names by its first line; out is then a
+	 * buffer, its parts joined by "// -----" lines, that goes to the
+	 * standard output only when every part succeeded. */
+	bool consume_parts;
 	/* What the tool writes for a module in place of its text
 	 * (ir-codegen-ocl --emit=cl: the OpenCL C), to f, which stands where
 	 * the module would be printed (-o, the standard output, a part of
@@ -78,13 +88,14 @@ typedef struct Tool {
 
 /* The common options that shape processing (the rest only concern the
  * command line). */
-typedef struct {
+struct DriverOpts {
 	PrintOpts print;             /* --locations */
 	bool no_verify;              /* --no-verify */
 	bool split;                  /* --split-input-file */
 	bool verify_diags;           /* --verify-diagnostics */
 	const char *input, *output;  /* for Tool.consume: the paths, NULL for stdin / none */
-} DriverOpts;
+	int part;                    /* for Tool.consume: the part's number, -1 without split */
+};
 
 /* Parses options, reads the input (a file, or - for stdin), and for each
  * module (or each --split-input-file chunk) parses, runs, verifies and

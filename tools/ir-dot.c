@@ -56,10 +56,10 @@ put_dot(Module *m, FILE *f, void *st)
 }
 
 static bool
-write_dot(Module *m, const char *input, const char *output, void *st)
+write_dot(Module *m, const DriverOpts *o, FILE *out, void *st)
 {
-	(void)input;
-	return driver_write("ir-dot", m, output, put_dot, st);
+	(void)out; /* the standard output: driver_write's, without -o */
+	return driver_write("ir-dot", m, o->output, put_dot, st);
 }
 
 int

@@ -2,12 +2,14 @@
  * (see ir-run(1)): on OpenCL devices (planned once by lib/exec/, else
  * walked with lib/ocl/runtime.c's hooks), or on the reference
  * interpreter with --interp. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "driver.h"
@@ -212,10 +214,36 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Where -o puts the result of part `part` of --split-input-file: in the
+ * folder `dir` (made if missing), N.npy for a tensor, N/ for a tuple;
+ * NULL after reporting. */
+static char *
+part_path(const char *dir, int part, const RtVal *r)
+{
+	struct stat sb;
+	if (stat(dir, &sb) != 0) {
+		if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+			fprintf(stderr, "ir-run: cannot make the directory '%s' for the parts' results: "
+			        "%s\n", dir, strerror(errno));
+			return NULL;
+		}
+	} else if (!S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "ir-run: with --split-input-file, -o names a directory for the "
+		        "parts' results; '%s' is not one\n", dir);
+		return NULL;
+	}
+	const char *ext = r->type->kind == TY_TENSOR ? ".npy" : "";
+	size_t n = strlen(dir) + 16;
+	char *p = xmalloc(n);
+	snprintf(p, n, "%s/%d%s", dir, part, ext);
+	return p;
+}
+
 static bool
-consume(Module *m, const char *input, const char *output, void *st)
+consume(Module *m, const DriverOpts *o, FILE *out, void *st)
 {
 	RunOpts *ro = st;
+	const char *input = o->input, *output = o->output;
 	OclRt *rt = NULL;
 	if (!ro->interp) {
 		OclRtOpts oo = {.binds = ro->binds, .nbinds = ro->nbinds, .check = ro->check,
@@ -303,14 +331,18 @@ consume(Module *m, const char *input, const char *output, void *st)
 		oclrt_check_say(rt, stderr);
 	if (ok && rt && ro->profile)
 		oclrt_profile_print(rt, stderr);
+	char *path = ok && output && o->part >= 0 ? part_path(output, o->part, r) : NULL;
+	if (ok && output && o->part >= 0 && !path)
+		ok = false;
 	if (ok && output) {
 		char err[1024];
-		ok = result_write(r, output, err, sizeof err);
+		ok = result_write(r, path ? path : output, err, sizeof err);
 		if (!ok)
 			fprintf(stderr, "ir-run: %s\n", err);
 	} else if (ok) {
-		result_print(stdout, r);
+		result_print(out, r);
 	}
+	free(path);
 	interp_free(in);
 	exec_free(x);
 	oclrt_free(rt);
@@ -359,6 +391,7 @@ main(int argc, char **argv)
 		.check_opts = check_opts,
 		.needs_main = true,
 		.consume = consume,
+		.consume_parts = true,
 	};
 	RunOpts ro = {0};
 	int rc = driver_main(&tool, argc, argv, &ro);

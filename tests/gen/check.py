@@ -84,21 +84,51 @@ def same(what, a, b):
 SEPARATOR = b"// -----\n"
 
 
-def reparsed(T, stages):
-    """Each (name, text) of stages parses back to the same bytes: first all
-    at once, as the parts of one --split-input-file input (one start of
-    ir-parse, not one a stage: a start under ASan costs 8 ms of CPU), and
-    only if that differs or fails, stage by stage, which names the one."""
+def unchanged(T, name, flags, stages, said, what):
+    """Tool name (with flags) gives each (k, text) of stages back to the
+    byte: first all at once, as the parts of one --split-input-file input
+    (one start of the tool, not one a stage: a start under ASan costs 8 ms
+    of CPU), and only if that differs or fails, stage by stage, which
+    names the one (said % k, what % k)."""
     if all(s.endswith(b"\n") and SEPARATOR not in s for _, s in stages):
         joined = SEPARATOR.join(s for _, s in stages)
         try:
-            if T("ir-parse", ["--split-input-file", "-"], joined,
-                 "ir-parse of the stages") == joined:
+            if T(name, ["--split-input-file"] + flags + ["-"], joined,
+                 "%s of the stages" % name) == joined:
                 return
         except Failure:
             pass
     for k, s in stages:
-        same("%s re-parsed" % k, s, T("ir-parse", [], s, "ir-parse of " + k))
+        same(said % k, s, T(name, flags, s, what % k))
+
+
+def reparsed(T, stages):
+    """Each (name, text) of stages parses back to the same bytes."""
+    unchanged(T, "ir-parse", [], stages, "%s re-parsed", "ir-parse of %s")
+
+
+def ran_each(T, d, stages, args, ext, tag, what):
+    """ir-run ARGS of each (name, text) of stages, written as name.ir in the
+    folder d before: each result's path, by name.  One start of ir-run for
+    all, as the parts of one --split-input-file input (their results in
+    the folder tag.res, as i.npy or, for a tuple (ext ""), i/), and only if
+    that fails, stage by stage into name.npy (or name/), which names the
+    one; what % name says what failed."""
+    if all(s.endswith(b"\n") and SEPARATOR not in s for _, s in stages):
+        with open(os.path.join(d, tag + ".ir"), "wb") as f:
+            f.write(SEPARATOR.join(s for _, s in stages))
+        try:
+            T("ir-run", ["--split-input-file"] + args + ["-o", tag + ".res", tag + ".ir"], b"",
+              what % tag)
+            return {k: os.path.join(d, "%s.res" % tag, "%d%s" % (i, ext))
+                    for i, (k, _) in enumerate(stages)}
+        except Failure:
+            pass
+    res = {}
+    for k, _ in stages:
+        res[k] = os.path.join(d, k + ext)
+        T("ir-run", args + ["-o", res[k], k + ".ir"], b"", what % k)
+    return res
 
 
 def compare(m, ref, out, exact=False, what="lowered", ocl=False):
@@ -188,14 +218,15 @@ def ocl_checks(m, d, args, text, s5, o1, o2, ref, T):
     binds = []
     for name in DEVICE.findall(s5):
         binds += ["--device", "@%s=Portable" % name.decode()]
-    for k, o in (("o1", o1), ("o2", o2)):
+    stages = (("o1", o1), ("o2", o2))
+    for k, o in stages:
         with open(os.path.join(d, k + ".ir"), "wb") as f:
             f.write(o)
-        out = os.path.join(d, k + ("" if m.tuple_result else ".npy"))
-        T("ir-run", ["--check", "--data-dir=."] + binds + args + ["-o", out, k + ".ir"], b"",
-          "ir-run --check of %s (OpenCL)" % k)
+    res = ran_each(T, d, stages, ["--check", "--data-dir=."] + binds + args,
+                   "" if m.tuple_result else ".npy", "o", "ir-run --check of %s (OpenCL)")
+    for k, _ in stages:
         if not STEP_OPS.search(text):
-            compare(m, ref, out, what="OpenCL (%s)" % k, ocl=True)
+            compare(m, ref, res[k], what="OpenCL (%s)" % k, ocl=True)
 
 
 def pipeline(m, args, ocl=False):
@@ -245,9 +276,11 @@ def check(seed, bindir, keep, legacy=False, ocl=False, corpus=None):
         s4 = T("ir-plan-devices", [], s3, "ir-plan-devices after ir-lower")
         s5 = T("ir-flatten-texture", [], s4, "ir-flatten-texture")
         reparsed(T, (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4), ("s5", s5)))
-        for k, s in (("s2", s2), ("s4", s4)):
-            same("%s planned again" % k, s, T("ir-plan-devices", m.plan_flags if k == "s2" else [],
-                                              s, "ir-plan-devices of " + k))
+        # planning again changes nothing (s2 with the model's flags)
+        for flags, stages in (([], (("s2", s2), ("s4", s4))),) if not m.plan_flags else \
+                ((m.plan_flags, (("s2", s2),)), ([], (("s4", s4),))):
+            unchanged(T, "ir-plan-devices", flags, stages, "%s planned again",
+                      "ir-plan-devices of %s")
         if ocl or corpus:
             p5, o1, o2 = ocl_stages(s5, T)
         if corpus:
@@ -259,13 +292,12 @@ def check(seed, bindir, keep, legacy=False, ocl=False, corpus=None):
         if gen.CHECK_COPIES_ONCE:
             written = set(c.group(2) for c in map(COPY.match, text.splitlines()) if c)
             copies_once("s2", s2, written)
-        res = {}
-        for k, s in (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4), ("s5", s5)):
+        stages = (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4), ("s5", s5))
+        for k, s in stages:
             with open(os.path.join(d, k + ".ir"), "wb") as f:
                 f.write(s)
-            res[k] = os.path.join(d, k + ("" if m.tuple_result else ".npy"))
-            T("ir-run", ["--interp", "--data-dir=."] + args + ["-o", res[k], k + ".ir"], b"",
-              "ir-run of %s" % k)
+        res = ran_each(T, d, stages, ["--interp", "--data-dir=."] + args,
+                       "" if m.tuple_result else ".npy", "s", "ir-run of %s")
         # placement changes no value: s2 is s1, s4 is s3, to the bit
         compare(m, res["s1"], res["s2"], exact=True, what="planned (s2)")
         compare(m, res["s3"], res["s4"], exact=True, what="planned again (s4)")
