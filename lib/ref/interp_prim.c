@@ -151,8 +151,11 @@ is_unsigned(ElemKind k)
 	return k == ET_BOOL || k == ET_U8 || k == ET_U16 || k == ET_U32 || k == ET_U64;
 }
 
+/* Every lane of every operation goes through these: inlined, always. */
+#define HOT static inline __attribute__((always_inline))
+
 /* v wrapped to the width of k, as a conversion to that type does. */
-static int64_t
+HOT int64_t
 wrap(ElemKind k, int64_t v)
 {
 	uint64_t u = (uint64_t)v;
@@ -169,7 +172,7 @@ wrap(ElemKind k, int64_t v)
 }
 
 /* v rounded to float type k: f32 code gives f32 results. */
-static double
+HOT double
 round_to(ElemKind k, double v)
 {
 	if (k == ET_F32)
@@ -239,89 +242,176 @@ intrinsic_i(IntrinId fn, int64_t a, int64_t b, bool uns)
 	}
 }
 
-static bool eval(Run *r, const PExpr *e, Val *out);
-
-/* a op b lane by lane, into out (which may be a). */
-static bool
-binop(Run *r, const PExpr *e, const Val *a, const Val *b, Val *out)
+/* a op b on one lane, the operands being of kind k: false on an integer
+ * division or modulo by zero (which the caller reports). */
+HOT bool
+bin_lane(PBinOp op, ElemKind k, Lane a, Lane b, Lane *out)
 {
-	ElemKind k = (ElemKind)e->u.ops.a->dt.kind;
-	int lanes = e->dt.lanes;
 	bool fl = is_float(k), uns = is_unsigned(k);
-	if (e->op >= OP_LT && e->op <= OP_OR) {
-		for (int l = 0; l < lanes; l++) {
-			double x = a->l[l].f, y = b->l[l].f;
-			int64_t i = a->l[l].i, j = b->l[l].i;
-			uint64_t ui = (uint64_t)i, uj = (uint64_t)j;
-			bool v = false;
-			switch (e->op) {
-			case OP_LT: v = fl ? x < y : uns ? ui < uj : i < j; break;
-			case OP_LE: v = fl ? x <= y : uns ? ui <= uj : i <= j; break;
-			case OP_GT: v = fl ? x > y : uns ? ui > uj : i > j; break;
-			case OP_GE: v = fl ? x >= y : uns ? ui >= uj : i >= j; break;
-			case OP_EQ: v = fl ? x == y : i == j; break;
-			case OP_NE: v = fl ? x != y : i != j; break;
-			case OP_AND: v = i && j; break;
-			case OP_OR: v = i || j; break;
-			}
-			out->l[l].i = v;
+	if (op >= OP_LT && op <= OP_OR) {
+		double x = a.f, y = b.f;
+		int64_t i = a.i, j = b.i;
+		uint64_t ui = (uint64_t)i, uj = (uint64_t)j;
+		bool v = false;
+		switch (op) {
+		case OP_LT: v = fl ? x < y : uns ? ui < uj : i < j; break;
+		case OP_LE: v = fl ? x <= y : uns ? ui <= uj : i <= j; break;
+		case OP_GT: v = fl ? x > y : uns ? ui > uj : i > j; break;
+		case OP_GE: v = fl ? x >= y : uns ? ui >= uj : i >= j; break;
+		case OP_EQ: v = fl ? x == y : i == j; break;
+		case OP_NE: v = fl ? x != y : i != j; break;
+		case OP_AND: v = i && j; break;
+		case OP_OR: v = i || j; break;
+		default: break;
 		}
+		out->i = v;
 		return true;
 	}
 	if (fl) {
-		for (int l = 0; l < lanes; l++) {
-			double x = a->l[l].f, y = b->l[l].f, v = 0;
-			switch (e->op) {
-			case OP_ADD: v = x + y; break;
-			case OP_SUB: v = x - y; break;
-			case OP_MUL: v = x * y; break;
-			case OP_DIV: v = x / y; break;
-			}
-			out->l[l].f = round_to(k, v);
+		double x = a.f, y = b.f, v = 0;
+		switch (op) {
+		case OP_ADD: v = x + y; break;
+		case OP_SUB: v = x - y; break;
+		case OP_MUL: v = x * y; break;
+		case OP_DIV: v = x / y; break;
+		default: break;
 		}
+		out->f = round_to(k, v);
 		return true;
 	}
 	/* Integers: exact modulo 2^64 in unsigned arithmetic (no signed
 	 * overflow), then wrapped to the type's width. */
-	for (int l = 0; l < lanes; l++) {
-		int64_t i = a->l[l].i, j = b->l[l].i;
-		uint64_t ui = (uint64_t)i, uj = (uint64_t)j, v = 0;
-		switch (e->op) {
-		case OP_ADD: v = ui + uj; break;
-		case OP_SUB: v = ui - uj; break;
-		case OP_MUL: v = ui * uj; break;
-		case OP_DIV:
-		case OP_MOD:
-			if (j == 0)
-				return fail(r, e->loc, "integer %s by zero",
-				            e->op == OP_DIV ? "division" : "modulo");
-			if (uns)
-				v = e->op == OP_DIV ? ui / uj : ui % uj;
-			else if (i == INT64_MIN && j == -1)
-				v = e->op == OP_DIV ? ui : 0;   /* wraps, as smaller types do */
-			else
-				v = (uint64_t)(e->op == OP_DIV ? i / j : i % j);
-			break;
-		}
-		out->l[l].i = wrap(k, (int64_t)v);
+	int64_t i = a.i, j = b.i;
+	uint64_t ui = (uint64_t)i, uj = (uint64_t)j, v = 0;
+	switch (op) {
+	case OP_ADD: v = ui + uj; break;
+	case OP_SUB: v = ui - uj; break;
+	case OP_MUL: v = ui * uj; break;
+	case OP_DIV:
+	case OP_MOD:
+		if (j == 0)
+			return false;
+		if (uns)
+			v = op == OP_DIV ? ui / uj : ui % uj;
+		else if (i == INT64_MIN && j == -1)
+			v = op == OP_DIV ? ui : 0;   /* wraps, as smaller types do */
+		else
+			v = (uint64_t)(op == OP_DIV ? i / j : i % j);
+		break;
+	default: break;
 	}
+	out->i = wrap(k, (int64_t)v);
 	return true;
 }
 
-/* a, of element kind from, converted lane by lane as tensor_set would
- * store it into an element of kind to. */
-static void
-convert(ElemKind from, ElemKind to, const Val *a, int lanes, Val *out)
+static bool
+division_by_zero(Run *r, const PExpr *e)
 {
-	for (int l = 0; l < lanes; l++) {
-		if (is_float(to))
-			out->l[l].f = is_float(from) ? round_to(to, a->l[l].f)
-			                                  : int_to_float(from, a->l[l].i, to);
-		else if (is_float(from))
-			out->l[l].i = elem_int_from_double(to, a->l[l].f);
-		else
-			out->l[l].i = wrap(to, a->l[l].i);
+	return fail(r, e->loc, "integer %s by zero", e->op == OP_DIV ? "division" : "modulo");
+}
+
+/* -a or !a on one lane of kind k. */
+static inline Lane
+un_lane(PBinOp op, ElemKind k, Lane a)
+{
+	if (op == OP_NOT)
+		a.i = !a.i;
+	else if (is_float(k))
+		a.f = -a.f;
+	else
+		a.i = wrap(k, (int64_t)(0 - (uint64_t)a.i));
+	return a;
+}
+
+/* a, of element kind from, converted as tensor_set would store it into
+ * an element of kind to. */
+static inline Lane
+convert_lane(ElemKind from, ElemKind to, Lane a)
+{
+	Lane v;
+	if (is_float(to))
+		v.f = is_float(from) ? round_to(to, a.f) : int_to_float(from, a.i, to);
+	else if (is_float(from))
+		v.i = elem_int_from_double(to, a.f);
+	else
+		v.i = wrap(to, a.i);
+	return v;
+}
+
+/* Intrinsic fn (one with one to three operands, no lane, atomic or fence)
+ * on one lane of kind k. */
+static inline Lane
+call_lane(IntrinId fn, ElemKind k, const Lane *v)
+{
+	Lane out;
+	if (is_float(k))
+		out.f = round_to(k, intrinsic_f(fn, v[0].f, v[1].f, v[2].f));
+	else
+		out.i = wrap(k, intrinsic_i(fn, v[0].i, v[1].i, is_unsigned(k)));
+	return out;
+}
+
+/* Element i of t as a lane: tensor_get or tensor_get_int, with the
+ * commonest kinds inline. */
+static inline Lane
+load_lane(const Tensor *t, int64_t i)
+{
+	Lane v;
+	if (t->kind == ET_F32)
+		v.f = ((const float *)t->data)[i];
+	else if (t->kind == ET_I32)
+		v.i = ((const int32_t *)t->data)[i];
+	else if (is_float(t->kind))
+		v.f = tensor_get(t, i);
+	else
+		v.i = tensor_get_int(t, i);
+	return v;
+}
+
+/* Stores a lane into element i of t, as tensor_set or tensor_set_int. */
+static inline void
+store_lane(Tensor *t, int64_t i, Lane v)
+{
+	if (t->kind == ET_F32)
+		((float *)t->data)[i] = (float)v.f;
+	else if (t->kind == ET_I32)
+		((uint32_t *)t->data)[i] = (uint32_t)(uint64_t)v.i;
+	else if (is_float(t->kind))
+		tensor_set(t, i, v.f);
+	else
+		tensor_set_int(t, i, v.i);
+}
+
+static bool eval(Run *r, const PExpr *e, Val *out);
+static bool eval1(Run *r, const PExpr *e, Lane *out);
+
+/* eval1 with a scalar variable, the commonest operand, read in place
+ * rather than through a call. */
+static inline bool
+operand(Run *r, const PExpr *e, Lane *out)
+{
+	if (e->kind == E_VAR && e->dt.lanes <= 1) {
+		*out = r->slot[e->u.var->scratch].l[0];
+		return true;
 	}
+	return eval1(r, e, out);
+}
+
+/* An index out of bounds: i (raw, the lane read) of kind k on axis d. */
+static bool __attribute__((noinline))
+index_error(Run *r, const PVar *b, const PIndex *ix, uint32_t d, ElemKind k, int64_t raw,
+            int64_t size, Loc loc)
+{
+	char at[48];
+	if (k == ET_U64)
+		snprintf(at, sizeof at, "%llu", (unsigned long long)raw);
+	else
+		snprintf(at, sizeof at, "%lld", (long long)as_count(k, raw));
+	if (ix->lanes)
+		return fail(r, loc, "lanes %s:%u are out of bounds for axis %u of '%%%s' (size %lld)",
+		            at, (unsigned)ix->lanes, (unsigned)d, b->name, (long long)size);
+	return fail(r, loc, "index %s is out of bounds for axis %u of '%%%s' (size %lld)", at,
+	            (unsigned)d, b->name, (long long)size);
 }
 
 /* The element offset of an index into buffer b, bounds-checked, and the
@@ -336,25 +426,14 @@ offset(Run *r, const PVar *b, const PIndex *idx, uint32_t n, Loc loc, int64_t *o
 	int64_t o = 0;
 	*lanes = 1;
 	for (uint32_t d = 0; d < n; d++) {
-		Val v;
-		if (!eval(r, idx[d].e, &v))
+		Lane v;
+		if (!operand(r, idx[d].e, &v))
 			return false;
 		ElemKind k = (ElemKind)idx[d].e->dt.kind;
-		int64_t i = as_count(k, v.l[0].i), size = t->dims[d];
+		int64_t i = as_count(k, v.i), size = t->dims[d];
 		uint32_t l = idx[d].lanes ? idx[d].lanes : 1;
-		if (i < 0 || i > size - (int64_t)l) {
-			char at[48];
-			if (k == ET_U64)
-				snprintf(at, sizeof at, "%llu", (unsigned long long)v.l[0].i);
-			else
-				snprintf(at, sizeof at, "%lld", (long long)i);
-			if (idx[d].lanes)
-				return fail(r, loc, "lanes %s:%u are out of bounds for axis %u "
-				            "of '%%%s' (size %lld)", at, (unsigned)l, (unsigned)d, b->name,
-				            (long long)size);
-			return fail(r, loc, "index %s is out of bounds for axis %u of '%%%s' "
-			            "(size %lld)", at, (unsigned)d, b->name, (long long)size);
-		}
+		if (i < 0 || i > size - (int64_t)l)
+			return index_error(r, b, &idx[d], d, k, v.i, size, loc);
 		o = o * size + i;
 		*lanes = l;
 	}
@@ -375,17 +454,17 @@ texel(Run *r, const PVar *b, const PExpr *xe, const PExpr *ye, Loc loc, int64_t 
 	char why[256];
 	if (!texture_image(b->type, b->vd->scope, wh, why, sizeof why))
 		return fail(r, loc, "'%%%s' is not an image: %s", b->name, why);
-	Val v[2];
-	if (!eval(r, xe, &v[0]) || !eval(r, ye, &v[1]))
+	Lane v[2];
+	if (!eval1(r, xe, &v[0]) || !eval1(r, ye, &v[1]))
 		return false;
 	int64_t c[2];
 	for (int i = 0; i < 2; i++) {
 		ElemKind k = (ElemKind)(i ? ye : xe)->dt.kind;
-		c[i] = as_count(k, v[i].l[0].i);
+		c[i] = as_count(k, v[i].i);
 		if (c[i] < 0 || c[i] >= wh[i]) {
 			char at[48];
 			if (k == ET_U64)
-				snprintf(at, sizeof at, "%llu", (unsigned long long)v[i].l[0].i);
+				snprintf(at, sizeof at, "%llu", (unsigned long long)v[i].i);
 			else
 				snprintf(at, sizeof at, "%lld", (long long)c[i]);
 			return fail(r, loc, "texel %s %s is out of bounds for '%%%s', an image %lld wide "
@@ -397,7 +476,34 @@ texel(Run *r, const PVar *b, const PExpr *xe, const PExpr *ye, Loc loc, int64_t 
 	return true;
 }
 
-/* Recursion: the parser caps expression depth at IR_MAX_EXPR_DEPTH. */
+/* A literal of kind k. */
+static inline Lane
+literal(const PExpr *e, ElemKind k)
+{
+	Lane v;
+	if (e->kind == E_FLOAT)
+		v.f = round_to(k, e->u.f);
+	else if (e->kind == E_BOOL)
+		v.i = e->u.i != 0;
+	else if (is_float(k))
+		v.f = int_to_float(e->op == E_INT_U64 ? ET_U64 : ET_I64, e->u.i, k);
+	else
+		v.i = wrap(k, e->u.i);
+	return v;
+}
+
+/* Is fn an intrinsic that call_lane computes? */
+static inline bool
+lanewise_call(const PExpr *e)
+{
+	IntrinId fn = (IntrinId)e->op;
+	return fn != I_LANE && fn != I_MEM_FENCE && fn != I_ATOMIC_ADD && fn < I__COUNT &&
+	       e->n >= 1 && e->n <= 3;
+}
+
+/* Recursion: the parser caps expression depth at IR_MAX_EXPR_DEPTH.
+ * Only the expression's lanes of out are written; most code is scalar
+ * and goes through eval1 instead. */
 static bool
 eval(Run *r, const PExpr *e, Val *out)
 {
@@ -405,16 +511,9 @@ eval(Run *r, const PExpr *e, Val *out)
 	int lanes = e->dt.lanes ? e->dt.lanes : 1;
 	switch (e->kind) {
 	case E_INT:
-		if (is_float(k))
-			out->l[0].f = int_to_float(e->op == E_INT_U64 ? ET_U64 : ET_I64, e->u.i, k);
-		else
-			out->l[0].i = wrap(k, e->u.i);
-		return true;
 	case E_FLOAT:
-		out->l[0].f = round_to(k, e->u.f);
-		return true;
 	case E_BOOL:
-		out->l[0].i = e->u.i != 0;
+		out->l[0] = literal(e, k);
 		return true;
 	case E_VAR: {
 		/* Most values are scalars: a plain copy beats memcpy's setup. */
@@ -429,12 +528,8 @@ eval(Run *r, const PExpr *e, Val *out)
 		if (!offset(r, e->u.load.buf, e->u.load.idx, e->n, e->loc, &off, &n))
 			return false;
 		const Tensor *t = r->buf[e->u.load.buf->scratch];
-		if (is_float(t->kind))
-			for (uint32_t l = 0; l < n; l++)
-				out->l[l].f = tensor_get(t, off + l);
-		else
-			for (uint32_t l = 0; l < n; l++)
-				out->l[l].i = tensor_get_int(t, off + l);
+		for (uint32_t l = 0; l < n; l++)
+			out->l[l] = load_lane(t, off + l);
 		return true;
 	}
 	case E_TEX_LOAD: {
@@ -442,31 +537,25 @@ eval(Run *r, const PExpr *e, Val *out)
 		if (!texel(r, e->u.tex.buf, e->u.tex.x, e->u.tex.y, e->loc, &off))
 			return false;
 		const Tensor *t = r->buf[e->u.tex.buf->scratch];
-		if (is_float(t->kind))
-			for (int l = 0; l < 4; l++)
-				out->l[l].f = tensor_get(t, off + l);
-		else
-			for (int l = 0; l < 4; l++)
-				out->l[l].i = tensor_get_int(t, off + l);
+		for (int l = 0; l < 4; l++)
+			out->l[l] = load_lane(t, off + l);
 		return true;
 	}
 	case E_BIN: {
 		Val b;
 		if (!eval(r, e->u.ops.a, out) || !eval(r, e->u.ops.b, &b))
 			return false;
-		return binop(r, e, out, &b, out);
+		ElemKind ka = (ElemKind)e->u.ops.a->dt.kind;
+		for (int l = 0; l < e->dt.lanes; l++)
+			if (!bin_lane((PBinOp)e->op, ka, out->l[l], b.l[l], &out->l[l]))
+				return division_by_zero(r, e);
+		return true;
 	}
 	case E_UN:
 		if (!eval(r, e->u.ops.a, out))
 			return false;
-		for (int l = 0; l < lanes; l++) {
-			if (e->op == OP_NOT)
-				out->l[l].i = !out->l[l].i;
-			else if (is_float(k))
-				out->l[l].f = -out->l[l].f;
-			else
-				out->l[l].i = wrap(k, (int64_t)(0 - (uint64_t)out->l[l].i));
-		}
+		for (int l = 0; l < lanes; l++)
+			out->l[l] = un_lane((PBinOp)e->op, k, out->l[l]);
 		return true;
 	case E_SELECT: {
 		/* Both values are evaluated, as OpenCL's select does: the
@@ -482,14 +571,15 @@ eval(Run *r, const PExpr *e, Val *out)
 		return true;
 	}
 	case E_CAST: {
-		Val a;
-		if (!eval(r, e->u.cast.a, &a))
+		if (!eval(r, e->u.cast.a, out))
 			return false;
-		convert((ElemKind)e->u.cast.a->dt.kind, k, &a, lanes, out);
+		ElemKind from = (ElemKind)e->u.cast.a->dt.kind;
+		for (int l = 0; l < lanes; l++)
+			out->l[l] = convert_lane(from, k, out->l[l]);
 		return true;
 	}
 	case E_BROADCAST:
-		if (!eval(r, e->u.cast.a, out))
+		if (!eval1(r, e->u.cast.a, &out->l[0]))
 			return false;
 		for (int l = 1; l < lanes; l++)
 			out->l[l] = out->l[0];
@@ -498,11 +588,12 @@ eval(Run *r, const PExpr *e, Val *out)
 		IntrinId fn = (IntrinId)e->op;
 		if (fn == I_LANE) {
 			/* the verifier checked a literal lane number; others here */
-			Val v, kv;
+			Val v;
+			Lane kv;
 			const PExpr *ke = e->u.call.args[1];
-			if (!eval(r, e->u.call.args[0], &v) || !eval(r, ke, &kv))
+			if (!eval(r, e->u.call.args[0], &v) || !eval1(r, ke, &kv))
 				return false;
-			int64_t k = as_count((ElemKind)ke->dt.kind, kv.l[0].i);
+			int64_t k = as_count((ElemKind)ke->dt.kind, kv.i);
 			int n = e->u.call.args[0]->dt.lanes;
 			if (k < 0 || k >= n)
 				return fail(r, e->loc, "lane %lld of a vector of %d lanes", (long long)k, n);
@@ -520,35 +611,105 @@ eval(Run *r, const PExpr *e, Val *out)
 			const PExpr *el = e->u.call.args[0];
 			int64_t off;
 			uint32_t n;
-			Val v;
-			if (!eval(r, e->u.call.args[1], &v) ||
+			Lane v;
+			if (!eval1(r, e->u.call.args[1], &v) ||
 			    !offset(r, el->u.load.buf, el->u.load.idx, el->n, el->loc, &off, &n))
 				return false;
 			Tensor *t = r->buf[el->u.load.buf->scratch];
 			out->l[0].i = tensor_get_int(t, off);
-			tensor_set_int(t, off, wrap(ET_I32, out->l[0].i + v.l[0].i));
+			tensor_set_int(t, off, wrap(ET_I32, out->l[0].i + v.i));
 			return true;
 		}
-		if (fn >= I__COUNT || e->n < 1 || e->n > 3)
+		if (!lanewise_call(e))
 			return fail(r, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
 		Val v[3];
 		for (uint32_t i = 0; i < e->n; i++)
 			if (!eval(r, e->u.call.args[i], &v[i]))
 				return false;
-		for (uint32_t i = e->n; i < 3; i++)
-			memset(&v[i], 0, sizeof v[i]);
-		if (is_float(k))
-			for (int l = 0; l < lanes; l++)
-				out->l[l].f = round_to(k, intrinsic_f(fn, v[0].l[l].f, v[1].l[l].f,
-				                                      v[2].l[l].f));
-		else
-			for (int l = 0; l < lanes; l++)
-				out->l[l].i = wrap(k, intrinsic_i(fn, v[0].l[l].i, v[1].l[l].i,
-				                                  is_unsigned(k)));
+		for (int l = 0; l < lanes; l++) {
+			Lane x[3] = {{0}, {0}, {0}};
+			for (uint32_t i = 0; i < e->n; i++)
+				x[i] = v[i].l[l];
+			out->l[l] = call_lane(fn, k, x);
+		}
 		return true;
 	}
 	}
 	return fail(r, e->loc, "internal error: unknown expression kind %d", e->kind);
+}
+
+/* Lane 0 of eval(e), the fast path for scalar code (most of a prim):
+ * one Lane moves instead of a Val of MAX_LANES, through the same
+ * operations in the same order.  Vectors, textures and the intrinsics
+ * that are not lane by lane go to eval. */
+static bool
+eval1(Run *r, const PExpr *e, Lane *out)
+{
+	ElemKind k = (ElemKind)e->dt.kind;
+	if (e->dt.lanes <= 1) {
+		switch (e->kind) {
+		case E_INT:
+		case E_FLOAT:
+		case E_BOOL:
+			*out = literal(e, k);
+			return true;
+		case E_VAR:
+			*out = r->slot[e->u.var->scratch].l[0];
+			return true;
+		case E_LOAD: {
+			int64_t off;
+			uint32_t n;
+			if (!offset(r, e->u.load.buf, e->u.load.idx, e->n, e->loc, &off, &n))
+				return false;
+			*out = load_lane(r->buf[e->u.load.buf->scratch], off);
+			return true;
+		}
+		case E_BIN: {
+			Lane b;
+			if (!operand(r, e->u.ops.a, out) || !operand(r, e->u.ops.b, &b))
+				return false;
+			if (!bin_lane((PBinOp)e->op, (ElemKind)e->u.ops.a->dt.kind, *out, b, out))
+				return division_by_zero(r, e);
+			return true;
+		}
+		case E_UN:
+			if (!eval1(r, e->u.ops.a, out))
+				return false;
+			*out = un_lane((PBinOp)e->op, k, *out);
+			return true;
+		case E_SELECT: {
+			Lane c, b;
+			if (!eval1(r, e->u.ops.a, &c) || !eval1(r, e->u.ops.b, out) ||
+			    !eval1(r, e->u.ops.c, &b))
+				return false;
+			if (!c.i)
+				*out = b;
+			return true;
+		}
+		case E_CAST:
+			if (!eval1(r, e->u.cast.a, out))
+				return false;
+			*out = convert_lane((ElemKind)e->u.cast.a->dt.kind, k, *out);
+			return true;
+		case E_CALL: {
+			if (!lanewise_call(e))
+				break;
+			Lane x[3] = {{0}, {0}, {0}};
+			for (uint32_t i = 0; i < e->n; i++)
+				if (!eval1(r, e->u.call.args[i], &x[i]))
+					return false;
+			*out = call_lane((IntrinId)e->op, k, x);
+			return true;
+		}
+		default:
+			break;
+		}
+	}
+	Val v;
+	if (!eval(r, e, &v))
+		return false;
+	*out = v.l[0];
+	return true;
 }
 
 /* ----------------------------------------------------------- statements */
@@ -558,17 +719,23 @@ store(Run *r, const PStmt *s)
 {
 	int64_t off;
 	uint32_t n;
+	const PExpr *ve = s->u.store.val;
+	if (ve->dt.lanes <= 1) {
+		/* a scalar (the verifier matched the value's lanes to the index's) */
+		Lane v;
+		if (!eval1(r, ve, &v) ||
+		    !offset(r, s->u.store.buf, s->u.store.idx, s->n, s->loc, &off, &n))
+			return false;
+		store_lane(r->buf[s->u.store.buf->scratch], off, v);
+		return true;
+	}
 	Val v;
-	if (!eval(r, s->u.store.val, &v) ||
+	if (!eval(r, ve, &v) ||
 	    !offset(r, s->u.store.buf, s->u.store.idx, s->n, s->loc, &off, &n))
 		return false;
 	Tensor *t = r->buf[s->u.store.buf->scratch];
-	if (is_float(t->kind))
-		for (uint32_t l = 0; l < n; l++)
-			tensor_set(t, off + l, v.l[l].f);
-	else
-		for (uint32_t l = 0; l < n; l++)
-			tensor_set_int(t, off + l, v.l[l].i);
+	for (uint32_t l = 0; l < n; l++)
+		store_lane(t, off + l, v.l[l]);
 	return true;
 }
 
@@ -580,12 +747,8 @@ tex_store(Run *r, const PStmt *s)
 	if (!eval(r, s->u.tex.val, &v) || !texel(r, s->u.tex.buf, s->u.tex.x, s->u.tex.y, s->loc, &off))
 		return false;
 	Tensor *t = r->buf[s->u.tex.buf->scratch];
-	if (is_float(t->kind))
-		for (int l = 0; l < 4; l++)
-			tensor_set(t, off + l, v.l[l].f);
-	else
-		for (int l = 0; l < 4; l++)
-			tensor_set_int(t, off + l, v.l[l].i);
+	for (int l = 0; l < 4; l++)
+		store_lane(t, off + l, v.l[l]);
 	return true;
 }
 
@@ -821,18 +984,21 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 			break;
 		}
 		case S_IF: {
-			Val c;
-			if (!(ok = eval(r, s->u.cond.cond, &c)))
+			Lane c;
+			if (!(ok = eval1(r, s->u.cond.cond, &c)))
 				continue;
-			in.next = s->u.cond.arms[c.l[0].i ? 0 : 1].first;
+			in.next = s->u.cond.arms[c.i ? 0 : 1].first;
 			break;
 		}
 		case S_KERNEL:
 			in.next = s->u.kernel.body.first;
 			break;
-		case S_LET:
-			ok = eval(r, s->u.let.val, &r->slot[s->u.let.var->scratch]);
+		case S_LET: {
+			const PExpr *v = s->u.let.val;
+			Val *to = &r->slot[s->u.let.var->scratch];
+			ok = v->dt.lanes <= 1 ? eval1(r, v, &to->l[0]) : eval(r, v, to);
 			continue;
+		}
 		case S_STORE:
 			ok = store(r, s);
 			continue;
@@ -840,8 +1006,8 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 			ok = alloc(r, s);
 			continue;
 		case S_EVAL: {
-			Val v;
-			ok = eval(r, s->u.eval, &v);
+			Lane v;
+			ok = eval1(r, s->u.eval, &v);
 			continue;
 		}
 		case S_TEX_STORE:
@@ -865,11 +1031,11 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 static bool
 loop_bounds(Run *r, const PStmt *s, int64_t *lo, int64_t *hi)
 {
-	Val a, b;
-	if (!eval(r, s->u.loop.lo, &a) || !eval(r, s->u.loop.hi, &b))
+	Lane a, b;
+	if (!eval1(r, s->u.loop.lo, &a) || !eval1(r, s->u.loop.hi, &b))
 		return false;
-	*lo = as_count((ElemKind)s->u.loop.lo->dt.kind, a.l[0].i);
-	*hi = as_count((ElemKind)s->u.loop.hi->dt.kind, b.l[0].i);
+	*lo = as_count((ElemKind)s->u.loop.lo->dt.kind, a.i);
+	*hi = as_count((ElemKind)s->u.loop.hi->dt.kind, b.i);
 	return true;
 }
 
