@@ -89,6 +89,7 @@ struct Gemm {
 	/* the operands */
 	PVar *x, *w;
 	MatmulShape mm;            /* dense, batch_matmul */
+	bool matmul;               /* a dense or batch_matmul (grid_goal, min_slice) */
 	/* conv2d */
 	ConvAttrs ca;
 	bool packed;               /* NCHW4c data and result, OIHW4o weight */
@@ -225,12 +226,31 @@ load_tile_texels(GroupCx *c, const Gemm *g, bool is_a, PVar *sh, int64_t R, int6
 	pb_close_to(b, op);
 }
 
+/* A dense or batch_matmul splits k into slices as short as
+ * MIN_SLICE_MM steps and stops splitting, and shrinking its tiles, at
+ * MIN_BLOCKS_MM work groups (a power of two: S doubles, and 128 tiles
+ * split in 2 are 256 groups, which MIN_BLOCKS would double again).  On
+ * the H100 (bench/h100.md, "Split k of products"), each product alone:
+ * an encoder's FFN 1024x2048x512 85.5 -> 77.6 us (2 slices, not 4),
+ * 1024x512x2048 86.7 -> 76.7 (8, not 16), 1024x512x512 34.2 -> 29.7
+ * (8 slices of 4 steps of 8x8 tiles, not 4 of 4x4), the batch-1
+ * encoder's 128x2048x512 24.6 -> 20.5, vit_b_16's 197x768x768 26.8 ->
+ * ~23.  A conv2d keeps MIN_BLOCKS and MIN_SLICE: its loads gather a
+ * patch each, and the same rule made resnet18 5-7% slower there. */
+enum { MIN_BLOCKS_MM = 256, MIN_SLICE_MM = 2 };
+
+static int64_t
+grid_goal(const Gemm *g)
+{
+	return g->matmul ? MIN_BLOCKS_MM : MIN_BLOCKS;
+}
+
 /* Halves TM or TN, the larger first, down to lo, while the grid (k in
- * S slices) has fewer than MIN_BLOCKS work groups. */
+ * S slices) has fewer than grid_goal work groups. */
 static void
 shrink_tiles(const Gemm *g, int64_t *TM, int64_t *TN, int64_t S, int64_t lo)
 {
-	while (g->B * S * ceil_div(g->M, T16 * *TM) * ceil_div(g->N, T16 * *TN) < MIN_BLOCKS) {
+	while (g->B * S * ceil_div(g->M, T16 * *TM) * ceil_div(g->N, T16 * *TN) < grid_goal(g)) {
 		if (*TN >= *TM && *TN > lo)
 			*TN /= 2;
 		else if (*TM > lo)
@@ -265,16 +285,17 @@ enum { MIN_SLICE = 8, MAX_SPLIT = 16 };
 enum { MAX_LAST_ADDS = 64 };
 
 /* The slices k is split into (blockIdx.z) while the grid of TM x TN
- * tiles has fewer than MIN_BLOCKS work groups: powers of two of at least
- * MIN_SLICE steps of BK each that divide the steps; only one product at
- * a time (g->B == 1: blockIdx.z is the batch otherwise). */
+ * tiles has fewer than grid_goal work groups: powers of two of at least
+ * MIN_SLICE (MIN_SLICE_MM) steps of BK each that divide the steps; only
+ * one product at a time (g->B == 1: blockIdx.z is the batch otherwise). */
 static int64_t
 k_slices(const Gemm *g, int64_t TM, int64_t TN, int64_t BK)
 {
 	int64_t KT = ceil_div(g->K, BK), S = 1;
+	int64_t min_slice = g->matmul ? MIN_SLICE_MM : MIN_SLICE;
 	while (g->B == 1 && S < MAX_SPLIT &&
-	       S * ceil_div(g->M, T16 * TM) * ceil_div(g->N, T16 * TN) < MIN_BLOCKS &&
-	       KT % (2 * S) == 0 && KT / (2 * S) >= MIN_SLICE)
+	       S * ceil_div(g->M, T16 * TM) * ceil_div(g->N, T16 * TN) < grid_goal(g) &&
+	       KT % (2 * S) == 0 && KT / (2 * S) >= min_slice)
 		S *= 2;
 	return S;
 }
@@ -330,7 +351,7 @@ gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 	 * not built: its rows are counted in texels) */
 	int64_t S = g->packed ? 1 : k_slices(g, TM, TN, BK);
 	int64_t tm_lo = g->packed ? 4 : 2;
-	while (g->B * S * (g->M / (TY * TM)) * (g->N / (TX * TN)) < MIN_BLOCKS) {
+	while (g->B * S * (g->M / (TY * TM)) * (g->N / (TX * TN)) < grid_goal(g)) {
 		if (TN >= TM && TN > lo)
 			TN /= 2;
 		else if (TM > tm_lo)
@@ -658,7 +679,7 @@ tile_matmul_gpu(GroupCx *c, bool batched)
 	const Value *v = c->g->members[0];
 	Gemm g = {.B = sh.B, .M = sh.M, .N = sh.N, .K = sh.K, .a_kfast = !sh.ta, .b_kfast = sh.tb,
 	          .kk = (ElemKind)v->type->dt.kind, .load_a = mm_load_a, .load_b = mm_load_b,
-	          .store = mm_store, .mm = sh, .ragged_ok = true};
+	          .store = mm_store, .mm = sh, .matmul = true, .ragged_ok = true};
 	if (sh.pack) { /* the units contiguous */
 		g.b_kfast = false;
 		g.load_b = mm_load_b_packed;
