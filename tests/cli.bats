@@ -411,6 +411,28 @@ OUT
 	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -c '^split.ir:4:16: error: ')" 1
 }
 
+@test "cli: --keep-going writes the parts that succeeded, a failed one's place empty and named by its line, and exits 1" {
+	# the second part names another file in loc(...), which the driver
+	# registers while the parts run
+	{ cat ok.ir; echo '// -----'
+	  echo 'device @cpu = cpu(0) loc("elsewhere.ir":3:1)'; echo '// -----'
+	  cat undef.ir; echo '// -----'; cat ok.ir; } > split.ir
+	run -1 --separate-stderr ir-parse --split-input-file --keep-going split.ir
+	assert_output "$(cat ok.want; echo '// -----'
+		echo 'device @cpu = cpu(0) loc("elsewhere.ir":3:1)'; echo '// -----'; echo '// -----'
+		cat ok.want)"
+	assert_equal "${stderr_lines[0]}" "split.ir:10:16: error: use of undefined value '%y'"
+	assert_equal "${stderr_lines[-1]}" "ir-parse: split.ir:9: part 3 of 4, from this line, failed"
+	# -o too; without --keep-going nothing is written
+	run -1 ir-parse --split-input-file --keep-going -o out.ir split.ir
+	assert_equal "$(cat out.ir)" "$(ir-parse --split-input-file --keep-going split.ir 2> /dev/null)"
+	run -1 --separate-stderr ir-parse --split-input-file split.ir
+	assert_output ''
+	[[ "$stderr" != *"from this line, failed"* ]]
+	run -2 --separate-stderr ir-parse --keep-going ok.ir
+	assert_equal "${stderr_lines[0]}" "ir-parse: --keep-going goes with --split-input-file"
+}
+
 # --- --verify-diagnostics ---------------------------------------------------------
 
 @test "cli: --verify-diagnostics: matched errors exit 0; good parts are printed" {

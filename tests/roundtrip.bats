@@ -154,7 +154,99 @@ locations_only() {
 # the second lowering every stage must succeed: a tool that refuses what
 # an earlier one wrote is a bug (ir-lower's rank-0 `%p[]` was one, and so
 # was its own split binding).
+# every_stage: every module through the stages all at once, a start of
+# each tool and one of ir-parse a stage for all (--split-input-file
+# --keep-going, each file's parts the parts of one input), and file by file
+# (every_stage_each) only where that cannot say: a file whose part fails a
+# stage runs that stage alone on its own input, as every_stage_each runs
+# it, to see whether it may end there; if a stage's output does not
+# re-parse to itself, or the batch goes wrong otherwise, every_stage_each
+# checks every file, naming those that fail.
 every_stage() {
+	local d=$BATS_TEST_TMPDIR/batch f t i j rc bad='' in out err
+	local -a files parts live ins next failed opt stages=(ir-parse ir-plan-devices ir-lower
+		ir-plan-devices ir-lower ir-flatten-texture ir-codegen-ocl)
+	mkdir -p "$d"
+	mapfile -t files < <(valid_modules)
+	for j in "${!files[@]}"; do
+		cp "${files[$j]}" "$d/$j.in"
+		parts[j]=$(($(grep -c -E '^// -----[[:space:]]*$' "${files[$j]}" || true) + 1))
+	done
+	live=("${!files[@]}")
+	for i in "${!stages[@]}"; do
+		t=${stages[$i]}
+		[ ${#live[@]} -gt 0 ] || break
+		ins=()
+		for j in "${live[@]}"; do ins+=("$d/$j.in"); done
+		join_parts "${ins[@]}" > "$d/all.ir"
+		rc=0
+		"$t" --split-input-file --keep-going "$d/all.ir" > "$d/all.out" 2> "$d/all.err" || rc=$?
+		case $rc in 0|1) ;; *) every_stage_each; return ;; esac
+		ir-parse --split-input-file "$d/all.out" 2> /dev/null | cmp -s "$d/all.out" - ||
+			{ every_stage_each; return; }
+		# the files of the failed parts, to $d/failed; each other file's
+		# output, its parts joined again, to $d/J.out
+		mapfile -t failed < <(sed -n 's/.*: part \([0-9]*\) of [0-9]*, from this line, failed$/\1/p' "$d/all.err")
+		rm -f "$d/failed"
+		for j in "${live[@]}"; do printf '%s %s\n' "$j" "${parts[$j]}"; done |
+			awk -v dir="$d" -v all="$d/all.out" -v bad="${failed[*]}" '
+				BEGIN { nb = split(bad, b, " ") }
+				{ file[NR] = $1; np[NR] = $2 }
+				END {
+					q = 1
+					for (k = 1; k <= NR; k++) {
+						for (x = 1; x <= nb; x++)
+							if (b[x] + 0 >= q && b[x] + 0 < q + np[k])
+								print file[k] > (dir "/failed")
+						q += np[k]
+					}
+					r = 1; left = np[1]; f = dir "/" file[1] ".out"
+					printf "" > f
+					while ((getline line < all) > 0) {
+						if (line == "// -----" && --left == 0) {
+							close(f)
+							if (++r > NR)
+								exit 1
+							left = np[r]; f = dir "/" file[r] ".out"
+							printf "" > f
+							continue
+						}
+						print line > f
+					}
+					exit r != NR
+				}' || { every_stage_each; return; }
+		next=()
+		for j in "${live[@]}"; do
+			if ! grep -qx "$j" "$d/failed" 2> /dev/null; then
+				mv "$d/$j.out" "$d/$j.in"
+				next+=("$j")
+				continue
+			fi
+			# as every_stage_each runs it: alone, on its own input
+			f=${files[$j]}
+			split_opt "$f"
+			in=$d/$j.in out=$d/$j.alone err=$d/$j.err
+			if "$t" "${opt[@]}" "$in" > "$out" 2> "$err"; then
+				every_stage_each
+				return
+			fi
+			if { [ "$i" -eq 1 ] || [ "$i" -ge 5 ]; } && [ ! -s "$out" ] &&
+				grep -q -E '^[^ ]+:[0-9]+:[0-9]+: error: ' "$err"; then
+				continue
+			fi
+			bad+="$f: stage $((i + 1)) ($t) failed: $(head -n 1 "$err")"$'\n'
+		done
+		live=("${next[@]}")
+	done
+	# most fixtures of tests/ir-plan-devices and tests/ir-lower get through
+	[ "${#live[@]}" -ge 40 ] || bad+="only ${#live[@]} modules went through every stage"$'\n'
+	if [ -n "$bad" ]; then
+		printf '%s' "$bad" >&2
+		return 1
+	fi
+}
+
+every_stage_each() {
 	local f t i bad='' n=0 out err=$BATS_TEST_TMPDIR/err
 	local -a opt stages=(ir-parse ir-plan-devices ir-lower ir-plan-devices ir-lower
 		ir-flatten-texture ir-codegen-ocl)

@@ -213,9 +213,22 @@ compiled() {
 }
 
 # join_parts FILE...: the modules FILE... as one input of
-# --split-input-file, a '// -----' line between two.
+# --split-input-file, a '// -----' line between two (an empty FILE is an
+# empty part).
 join_parts() {
-	awk 'FNR == 1 && NR > 1 { print "// -----" } { print }' "$@"
+	awk 'BEGIN {
+		for (i = 1; i < ARGC; i++) {
+			if (i > 1)
+				print "// -----"
+			while ((r = (getline line < ARGV[i])) > 0)
+				print line
+			if (r < 0) {
+				print "join_parts: cannot read " ARGV[i] > "/dev/stderr"
+				exit 2
+			}
+			close(ARGV[i])
+		}
+	}' "$@"
 }
 
 # split_parts FILE SUFFIX IN...: the parts of FILE (a tool's

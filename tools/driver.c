@@ -27,6 +27,7 @@
 
 enum {
 	OPT_COLOR = 0x10000, OPT_LOCATIONS, OPT_NO_VERIFY, OPT_SPLIT, OPT_VERIFY_DIAGS,
+	OPT_KEEP_GOING,
 };
 
 static const struct option common_opts[] = {
@@ -38,6 +39,7 @@ static const struct option common_opts[] = {
 	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
 	{"split-input-file", no_argument, NULL, OPT_SPLIT},
 	{"verify-diagnostics", no_argument, NULL, OPT_VERIFY_DIAGS},
+	{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
 };
 
 enum { COLOR_AUTO, COLOR_NEVER, COLOR_ALWAYS };
@@ -96,7 +98,9 @@ usage(const Tool *t, FILE *f)
 	if (!t->consume || t->consume_parts)
 		fputs("      --split-input-file\n"
 		      "                        process the parts between '// -----' lines as\n"
-		      "                        separate modules\n", f);
+		      "                        separate modules\n"
+		      "      --keep-going      with --split-input-file, write the parts that\n"
+		      "                        succeed when others fail\n", f);
 	fputs("      --verify-diagnostics\n"
 	      "                        check diagnostics against the expected-error,\n"
 	      "                        expected-warning and expected-note comments\n", f);
@@ -224,6 +228,7 @@ parse_args(Args *a, int argc, char **argv)
 		case OPT_NO_VERIFY: a->o.no_verify = true; break;
 		case OPT_SPLIT: a->o.split = true; break;
 		case OPT_VERIFY_DIAGS: a->o.verify_diags = true; break;
+		case OPT_KEEP_GOING: a->o.keep_going = true; break;
 		case ':':
 			if (is_long) {
 				rc = bad_long_option(t, lo, prev, true);
@@ -260,6 +265,8 @@ parse_args(Args *a, int argc, char **argv)
 		fprintf(stderr, "Try '%s --help'.\n", t->name);
 		return 2;
 	}
+	if (a->o.keep_going && !a->o.split)
+		return usage_error(t, "%s", "--keep-going goes with --split-input-file");
 	if (t->consume && !t->consume_parts && a->o.split)
 		return usage_error(t, "%s", "--split-input-file does not apply: this tool runs one module");
 	if (optind < argc) {
@@ -508,9 +515,9 @@ driver_process(const Tool *t, const DriverOpts *o, Ctx *ctx, uint16_t file, FILE
 		}
 		if (o->verify_diags)
 			good = verify_diagnostics(ctx, file, ch[i].begin, ch[i].end, ch[i].line);
-		else if (!good && t->consume && o->split)
+		else if (!good && ((t->consume && o->split) || o->keep_going))
 			fprintf(stderr, "%s: %s:%u: part %zu of %zu, from this line, failed\n", t->name,
-			        sf->name, (unsigned)ch[i].line, i + 1, n);
+			        ctx->files[file].name, (unsigned)ch[i].line, i + 1, n);
 		if (good && m && !t->consume) {
 			if (t->print)
 				good = t->print(m, out, st);
@@ -660,7 +667,7 @@ driver_main(const Tool *t, int argc, char **argv, void *st)
 				perror(t->name);
 				exit(1);
 			}
-			if (ok && out.len)
+			if ((ok || a.o.keep_going) && out.len)
 				fwrite(out.buf, 1, out.len, stdout);
 			free(out.buf);
 		}
@@ -675,7 +682,8 @@ driver_main(const Tool *t, int argc, char **argv, void *st)
 	bool ok = out_open(&out, t, a.output, a.o.split || (t->commit && !a.output));
 	if (ok) {
 		ok = driver_process(t, &a.o, ctx, file, out.f, st);
-		ok = out_close(&out, t, ok, st) && ok;
+		/* --keep-going: the parts that succeeded are written all the same */
+		ok = out_close(&out, t, ok || a.o.keep_going, st) && ok;
 	}
 	ctx_free(ctx);
 	return ok ? 0 : 1;

@@ -92,6 +92,7 @@ struct DriverOpts {
 	PrintOpts print;             /* --locations */
 	bool no_verify;              /* --no-verify */
 	bool split;                  /* --split-input-file */
+	bool keep_going;             /* --keep-going: write the parts that succeeded */
 	bool verify_diags;           /* --verify-diagnostics */
 	const char *input, *output;  /* for Tool.consume: the paths, NULL for stdin / none */
 	int part;                    /* for Tool.consume: the part's number, -1 without split */
