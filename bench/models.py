@@ -421,10 +421,14 @@ def print_table(rows, a, f):
           file=f)
     print(file=f)
     runs = sorted(set(r.get("repeat", a.repeat) for r in rows if r.get("torch_ms")))
-    print("On this machine's CPU (%d threads; load average %s as the table was written): "
-          "torch (its threads) and ir-run on POCL, median of %s runs each." % (
-              os.cpu_count() or 0, " ".join("%.1f" % x for x in os.getloadavg()),
-              " or ".join(map(str, runs)) or a.repeat), file=f)
+    # rows are kept from earlier runs (--only), each timed at its own
+    # run's load: the load now says nothing about them
+    print("On this machine's CPU (%d threads): torch (its threads) and ir-run on POCL, "
+          "median of %s runs each unless a row's note says otherwise, each row timed in "
+          "its own run at that run's load (a row's note names its session; the load "
+          "average was %s as the table was written)." % (
+              os.cpu_count() or 0, " or ".join(map(str, runs)) or a.repeat,
+              " ".join("%.1f" % x for x in os.getloadavg())), file=f)
     print(file=f)
     n = len(rows)
     for c in cells:
