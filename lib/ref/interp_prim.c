@@ -68,6 +68,7 @@ typedef struct {
 	uint64_t mem_taken;   /* what the allocs took from it */
 	const PrimPlan *plan; /* NULL: every alloc its own */
 	PtrVec views;         /* tensors whose data is the plan's */
+	struct Code *code;    /* the scalar expressions, compiled (see below) */
 } Run;
 
 static bool fail(Run *r, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -712,14 +713,390 @@ eval1(Run *r, const PExpr *e, Lane *out)
 	return true;
 }
 
+/* ------------------------------------------------------ compiled code */
+
+/* The scalar expressions of a prim compiled once per run into trees of
+ * CExprs, each holding the function that computes it with the operation
+ * and element kind fixed, its operands, and what eval1 would look up in
+ * the PExpr on every evaluation (a literal's value, a variable's slot, a
+ * load's buffer and indices).  The functions are eval1's cases with
+ * those values bound (bin_lane and its kin, inlined), so every result
+ * and diagnostic is eval1's; what they do not cover goes to eval1 itself.
+ * The statements find their expressions' trees in a table keyed by the
+ * PExpr (a store's by the PStmt). */
+typedef struct CExpr CExpr;
+typedef bool (*CFn)(Run *r, const CExpr *c, Lane *out);
+
+struct CExpr {
+	CFn fn;
+	const PExpr *e;          /* what it computes; NULL for a store */
+	const CExpr *a, *b, *c;  /* operands */
+	Lane lit;                /* a literal's value */
+	const Lane *at;          /* a variable's slot or a literal's value: read
+	                          * in place by ceval, without a call */
+	/* a load or a store: the buffer and its compiled indices */
+	const PVar *buf;
+	const PIndex *idx;
+	const CExpr **ix;
+	uint32_t n;
+	Loc loc;
+};
+
+typedef struct Code {
+	const void **key;        /* open addressing, mask + 1 entries */
+	CExpr **val;
+	size_t mask;
+	PtrVec chunks, arrays;   /* what to free */
+	CExpr *next;             /* the current chunk's free nodes */
+	const Val *slot;         /* the run's scalars (Run.slot) */
+	size_t left;
+} Code;
+
+#define CODE_CHUNK 256
+
+HOT bool
+ceval(Run *r, const CExpr *c, Lane *out)
+{
+	if (c->at) {
+		*out = *c->at;
+		return true;
+	}
+	return c->fn(r, c, out);
+}
+
+static bool
+c_fallback(Run *r, const CExpr *c, Lane *out)
+{
+	return eval1(r, c->e, out);
+}
+
+static bool
+c_leaf(Run *r, const CExpr *c, Lane *out)
+{
+	(void)r;
+	*out = *c->at;
+	return true;
+}
+
+/* offset() of a compiled access (a scalar one: one lane). */
+HOT bool
+c_offset(Run *r, const CExpr *c, int64_t *off)
+{
+	const Tensor *t = r->buf[c->buf->scratch];
+	if (!t)
+		return fail(r, c->loc, "internal error: '%%%s' is used before its alloc ran",
+		            c->buf->name);
+	int64_t o = 0;
+	for (uint32_t d = 0; d < c->n; d++) {
+		Lane v;
+		if (!ceval(r, c->ix[d], &v))
+			return false;
+		ElemKind k = (ElemKind)c->idx[d].e->dt.kind;
+		int64_t i = as_count(k, v.i), size = t->dims[d];
+		uint32_t l = c->idx[d].lanes ? c->idx[d].lanes : 1;
+		if (i < 0 || i > size - (int64_t)l)
+			return index_error(r, c->buf, &c->idx[d], d, k, v.i, size, c->loc);
+		o = o * size + i;
+	}
+	*off = o;
+	return true;
+}
+
+static bool
+c_load(Run *r, const CExpr *c, Lane *out)
+{
+	int64_t off = 0;   /* set unless c_offset fails; gcc cannot tell */
+	if (!c_offset(r, c, &off))
+		return false;
+	*out = load_lane(r->buf[c->buf->scratch], off);
+	return true;
+}
+
+/* a op b, any operation on any kind */
+static bool
+c_bin(Run *r, const CExpr *c, Lane *out)
+{
+	Lane b;
+	if (!ceval(r, c->a, out) || !ceval(r, c->b, &b))
+		return false;
+	if (!bin_lane((PBinOp)c->e->op, (ElemKind)c->e->u.ops.a->dt.kind, *out, b, out))
+		return division_by_zero(r, c->e);
+	return true;
+}
+
+/* a op b with the operation and the operands' kind fixed */
+#define C_BIN(OP, K)                                                       \
+	static bool                                                        \
+	c_##K##_##OP(Run *r, const CExpr *c, Lane *out)                    \
+	{                                                                  \
+		Lane b;                                                    \
+		if (!ceval(r, c->a, out) || !ceval(r, c->b, &b))           \
+			return false;                                      \
+		if (!bin_lane(OP, K, *out, b, out))                        \
+			return division_by_zero(r, c->e);                  \
+		return true;                                               \
+	}
+#define C_BIN_OPS(X, K)                                                    \
+	X(OP_ADD, K) X(OP_SUB, K) X(OP_MUL, K) X(OP_DIV, K) X(OP_MOD, K)   \
+	X(OP_LT, K) X(OP_LE, K) X(OP_GT, K) X(OP_GE, K) X(OP_EQ, K) X(OP_NE, K)
+C_BIN_OPS(C_BIN, ET_F32)
+C_BIN_OPS(C_BIN, ET_I32)
+C_BIN_OPS(C_BIN, ET_I64)
+#define C_BIN_ENTRY(OP, K) [OP] = c_##K##_##OP,
+static const CFn c_bin_f32[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_F32)};
+static const CFn c_bin_i32[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_I32)};
+static const CFn c_bin_i64[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_I64)};
+
+static bool
+c_un(Run *r, const CExpr *c, Lane *out)
+{
+	if (!ceval(r, c->a, out))
+		return false;
+	*out = un_lane((PBinOp)c->e->op, (ElemKind)c->e->dt.kind, *out);
+	return true;
+}
+
+static bool
+c_select(Run *r, const CExpr *c, Lane *out)
+{
+	Lane cond, b;
+	if (!ceval(r, c->a, &cond) || !ceval(r, c->b, out) || !ceval(r, c->c, &b))
+		return false;
+	if (!cond.i)
+		*out = b;
+	return true;
+}
+
+static bool
+c_cast(Run *r, const CExpr *c, Lane *out)
+{
+	if (!ceval(r, c->a, out))
+		return false;
+	*out = convert_lane((ElemKind)c->e->u.cast.a->dt.kind, (ElemKind)c->e->dt.kind, *out);
+	return true;
+}
+
+static bool
+c_call(Run *r, const CExpr *c, Lane *out)
+{
+	Lane x[3] = {{0}, {0}, {0}};
+	const CExpr *arg[3] = {c->a, c->b, c->c};
+	for (uint32_t i = 0; i < c->e->n; i++)
+		if (!ceval(r, arg[i], &x[i]))
+			return false;
+	*out = call_lane((IntrinId)c->e->op, (ElemKind)c->e->dt.kind, x);
+	return true;
+}
+
+static CExpr *
+code_node(Code *k)
+{
+	if (!k->left) {
+		k->next = xcalloc(CODE_CHUNK, sizeof *k->next);
+		ptrvec_push(&k->chunks, k->next);
+		k->left = CODE_CHUNK;
+	}
+	k->left--;
+	return k->next++;
+}
+
+static CExpr *compile(Code *k, const PExpr *e);
+
+/* The access to buf at idx (n indices), compiled into c. */
+static void
+compile_access(Code *k, CExpr *c, const PVar *buf, const PIndex *idx, uint32_t n, Loc loc)
+{
+	c->buf = buf;
+	c->idx = idx;
+	c->n = n;
+	c->loc = loc;
+	c->ix = xcalloc(n + 1, sizeof *c->ix);
+	ptrvec_push(&k->arrays, (void *)c->ix);
+	for (uint32_t d = 0; d < n; d++)
+		c->ix[d] = compile(k, idx[d].e);
+}
+
+/* e's tree (recursion: the parser caps expression depth). */
+static CExpr *
+compile(Code *k, const PExpr *e)
+{
+	CExpr *c = code_node(k);
+	c->e = e;
+	c->fn = c_fallback;
+	if (e->dt.lanes > 1)
+		return c;
+	ElemKind kind = (ElemKind)e->dt.kind;
+	switch (e->kind) {
+	case E_INT:
+	case E_FLOAT:
+	case E_BOOL:
+		c->fn = c_leaf;
+		c->lit = literal(e, kind);
+		c->at = &c->lit;
+		break;
+	case E_VAR:
+		c->fn = c_leaf;
+		c->at = &k->slot[e->u.var->scratch].l[0];
+		break;
+	case E_LOAD:
+		c->fn = c_load;
+		compile_access(k, c, e->u.load.buf, e->u.load.idx, e->n, e->loc);
+		break;
+	case E_BIN: {
+		c->a = compile(k, e->u.ops.a);
+		c->b = compile(k, e->u.ops.b);
+		ElemKind ka = (ElemKind)e->u.ops.a->dt.kind;
+		const CFn *fixed = ka == ET_F32 ? c_bin_f32 : ka == ET_I32 ? c_bin_i32 :
+		                   ka == ET_I64 ? c_bin_i64 : NULL;
+		c->fn = fixed && e->op <= OP_NE ? fixed[e->op] : c_bin;
+		break;
+	}
+	case E_UN:
+		c->a = compile(k, e->u.ops.a);
+		c->fn = c_un;
+		break;
+	case E_SELECT:
+		c->a = compile(k, e->u.ops.a);
+		c->b = compile(k, e->u.ops.b);
+		c->c = compile(k, e->u.ops.c);
+		c->fn = c_select;
+		break;
+	case E_CAST:
+		c->a = compile(k, e->u.cast.a);
+		c->fn = c_cast;
+		break;
+	case E_CALL:
+		if (!lanewise_call(e))
+			break;
+		c->a = compile(k, e->u.call.args[0]);
+		c->b = e->n > 1 ? compile(k, e->u.call.args[1]) : NULL;
+		c->c = e->n > 2 ? compile(k, e->u.call.args[2]) : NULL;
+		c->fn = c_call;
+		break;
+	default:
+		break;
+	}
+	return c;
+}
+
+static size_t
+code_hash(const Code *k, const void *key)
+{
+	return (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15u) >> 32) & k->mask;
+}
+
+static void
+code_put(Code *k, const void *key, CExpr *c)
+{
+	size_t i = code_hash(k, key);
+	while (k->key[i])
+		i = (i + 1) & k->mask;
+	k->key[i] = key;
+	k->val[i] = c;
+}
+
+/* The tree compiled for key (a PExpr, or a store's PStmt), or NULL. */
+HOT const CExpr *
+code_of(const Run *r, const void *key)
+{
+	const Code *k = r->code;
+	for (size_t i = code_hash(k, key); k->key[i]; i = (i + 1) & k->mask)
+		if (k->key[i] == key)
+			return k->val[i];
+	return NULL;
+}
+
+/* A root expression, if scalar. */
+static void
+code_root(Code *k, const PExpr *e)
+{
+	if (e->dt.lanes <= 1)
+		code_put(k, e, compile(k, e));
+}
+
+/* Compiles the scalar expressions of the statements of body. */
+static Code *
+code_build(const PBlock *body, const Val *slot)
+{
+	Code *k = xcalloc(1, sizeof *k);
+	k->slot = slot;
+	size_t n = 0;
+	PrimWalk w;
+	pwalk_start(&w, body);
+	while (pwalk_next_stmt(&w))
+		n++;
+	for (k->mask = 15; k->mask < 4 * n; k->mask = 2 * k->mask + 1)
+		;
+	k->key = xcalloc(k->mask + 1, sizeof *k->key);
+	k->val = xcalloc(k->mask + 1, sizeof *k->val);
+	pwalk_start(&w, body);
+	for (PStmt *s; (s = pwalk_next_stmt(&w));) {
+		switch (s->kind) {
+		case S_FOR:
+			code_root(k, s->u.loop.lo);
+			code_root(k, s->u.loop.hi);
+			break;
+		case S_IF:
+			code_root(k, s->u.cond.cond);
+			break;
+		case S_LET:
+			code_root(k, s->u.let.val);
+			break;
+		case S_STORE:
+			if (s->u.store.val->dt.lanes <= 1) {
+				CExpr *c = code_node(k);
+				c->a = compile(k, s->u.store.val);
+				compile_access(k, c, s->u.store.buf, s->u.store.idx, s->n, s->loc);
+				code_put(k, s, c);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return k;
+}
+
+static void
+code_free(Code *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->chunks.n; i++)
+		free(k->chunks.v[i]);
+	for (size_t i = 0; i < k->arrays.n; i++)
+		free(k->arrays.v[i]);
+	ptrvec_free(&k->chunks);
+	ptrvec_free(&k->arrays);
+	free(k->key);
+	free(k->val);
+	free(k);
+}
+
+/* eval1 of a root expression, through its compiled tree. */
+HOT bool
+eval_root(Run *r, const PExpr *e, Lane *out)
+{
+	const CExpr *c = code_of(r, e);
+	return c ? ceval(r, c, out) : eval1(r, e, out);
+}
+
 /* ----------------------------------------------------------- statements */
 
 static bool
 store(Run *r, const PStmt *s)
 {
-	int64_t off;
+	int64_t off = 0;   /* set unless the offset fails; gcc cannot tell */
 	uint32_t n;
 	const PExpr *ve = s->u.store.val;
+	const CExpr *c = code_of(r, s);
+	if (c) {
+		Lane v;
+		if (!ceval(r, c->a, &v) || !c_offset(r, c, &off))
+			return false;
+		store_lane(r->buf[c->buf->scratch], off, v);
+		return true;
+	}
 	if (ve->dt.lanes <= 1) {
 		/* a scalar (the verifier matched the value's lanes to the index's) */
 		Lane v;
@@ -742,7 +1119,7 @@ store(Run *r, const PStmt *s)
 static bool
 tex_store(Run *r, const PStmt *s)
 {
-	int64_t off;
+	int64_t off = 0;   /* set unless the offset fails; gcc cannot tell */
 	Val v;
 	if (!eval(r, s->u.tex.val, &v) || !texel(r, s->u.tex.buf, s->u.tex.x, s->u.tex.y, s->loc, &off))
 		return false;
@@ -985,7 +1362,7 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 		}
 		case S_IF: {
 			Lane c;
-			if (!(ok = eval1(r, s->u.cond.cond, &c)))
+			if (!(ok = eval_root(r, s->u.cond.cond, &c)))
 				continue;
 			in.next = s->u.cond.arms[c.i ? 0 : 1].first;
 			break;
@@ -996,7 +1373,7 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 		case S_LET: {
 			const PExpr *v = s->u.let.val;
 			Val *to = &r->slot[s->u.let.var->scratch];
-			ok = v->dt.lanes <= 1 ? eval1(r, v, &to->l[0]) : eval(r, v, to);
+			ok = v->dt.lanes <= 1 ? eval_root(r, v, &to->l[0]) : eval(r, v, to);
 			continue;
 		}
 		case S_STORE:
@@ -1032,7 +1409,7 @@ static bool
 loop_bounds(Run *r, const PStmt *s, int64_t *lo, int64_t *hi)
 {
 	Lane a, b;
-	if (!eval1(r, s->u.loop.lo, &a) || !eval1(r, s->u.loop.hi, &b))
+	if (!eval_root(r, s->u.loop.lo, &a) || !eval_root(r, s->u.loop.hi, &b))
 		return false;
 	*lo = as_count((ElemKind)s->u.loop.lo->dt.kind, a.i);
 	*hi = as_count((ElemKind)s->u.loop.hi->dt.kind, b.i);
@@ -1280,6 +1657,7 @@ prim_exec_planned(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, 
 	r.slot = xcalloc(ns + 1, sizeof *r.slot);
 	r.buf = xcalloc(nb + 1, sizeof *r.buf);
 	r.cache = xcalloc(nb - r.nargbufs + 1, sizeof *r.cache);
+	r.code = code_build(&p->body, r.slot);
 	bool ok = bind_args(&r, args) && exec(&r, p->body.first, NULL) && zeroed_at_end(&r, p);
 	for (size_t i = 0; i < r.views.n; i++)
 		((Tensor *)r.views.v[i])->data = NULL;   /* the plan's, not ours */
@@ -1290,6 +1668,7 @@ prim_exec_planned(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, 
 		ptrvec_free(&r.cache[i].t);
 	}
 	mem_give(mem, r.mem_taken);
+	code_free(r.code);
 	free(r.cache);
 	free(r.st);
 	free(r.slot);
