@@ -1,7 +1,7 @@
 """Runs random models (tests/gen/gen.py) through the whole pipeline.
 
     check.py [--seed S] [--count N] [--bin DIR] [--jobs J] [--keep DIR] [--legacy]
-             [--ocl] [--corpus DIR]
+             [--ocl] [--corpus DIR] [--no-batch]
 
 For the models of seeds S .. S+N-1, each in a folder of its own:
 
@@ -34,6 +34,15 @@ comparison, an argmax or argmin, a cast to an integer).
 With --corpus DIR, every stage's output (the model, s1 to s5, p5 = s5
 memory-planned, o1 and o2) is also written to DIR as seedS-STAGE.ir, the
 fuzzers' seeds in make fuzz; o1, o2 and p5 are made without --ocl too.
+
+The compile stages (s1 to s5, their re-parses, planning again, and the
+OpenCL stages) run first for all models at once, each tool started once a
+stage and set of flags with the models as the parts of one input
+(--split-input-file --keep-going), a share of the models a job; what a
+model's check finds there it takes as the same tool would give it alone,
+and what failed or is missing there it runs alone (so a failure still
+names the stage); ir-run runs once a model (the stages as parts), once
+more for OpenCL.  --no-batch runs every stage of every model alone.
 
 A failure prints the seed, what broke and the commands that reproduce it,
 and the exit status is 1.  IRPIPE_BIN (or --bin) names the tools' folder.
@@ -82,6 +91,116 @@ def same(what, a, b):
 
 
 SEPARATOR = b"// -----\n"
+PART_FAILED = re.compile(rb": part ([0-9]+) of [0-9]+, from this line, failed$", re.M)
+
+
+class Tools:
+    """T(name, args, stdin, what): the output of tool name, run in folder d
+    (raising Failure, which says what failed), or, when the same tool, args
+    and input ran in a batch before (done, from batched()), what it gave
+    there, the same bytes."""
+
+    def __init__(self, bindir, d, done):
+        self.bindir, self.d, self.done = bindir, d, done
+
+    def cached(self, name, args, stdin):
+        return self.done.get((name, tuple(args)), {}).get(stdin)
+
+    def __call__(self, name, args, stdin, what):
+        out = self.cached(name, args, stdin)
+        return out if out is not None else tool(self.bindir, name, args, stdin, self.d, what)
+
+
+def batched(bindir, name, flags, inputs, done):
+    """Tool name with flags on each of inputs (bytes) in one start, as the
+    parts of one input (--split-input-file --keep-going), into done (see
+    Tools) for the inputs that succeeded.  Those that failed, or cannot be
+    a part, or all of them if the batch went wrong, are left for the
+    model's check to run alone, which names what failed."""
+    ins = [x for x in dict.fromkeys(inputs) if x.endswith(b"\n") and SEPARATOR not in x]
+    if not ins:
+        return
+    try:
+        p = subprocess.run([os.path.join(bindir, name), "--split-input-file", "--keep-going"] +
+                           flags + ["-"], input=SEPARATOR.join(ins), capture_output=True,
+                           timeout=TIMEOUT * 4)
+    except subprocess.TimeoutExpired:
+        return
+    if p.returncode not in (0, 1):
+        return
+    parts, part = [], []
+    for line in p.stdout.splitlines(keepends=True):
+        if line == SEPARATOR:
+            parts.append(b"".join(part))
+            part = []
+        else:
+            part.append(line)
+    parts.append(b"".join(part))
+    if len(parts) != len(ins):
+        return
+    failed = set(int(n) - 1 for n in PART_FAILED.findall(p.stderr))
+    if (p.returncode == 1) != bool(failed):
+        return   # a failure that names no part (a write error), or the reverse
+    got = done.setdefault((name, tuple(flags)), {})
+    for i, (x, out) in enumerate(zip(ins, parts)):
+        if i not in failed:
+            got[x] = out
+
+
+def batch_stages(seeds, bindir, legacy, ocl, corpus):
+    """What check() runs of the compile stages (s1 .. s5, their re-parses,
+    planning again, and for --ocl or --corpus ir-plan-memory and
+    ir-codegen-ocl), for the models of seeds: one start of each tool a
+    stage and set of flags for all (batched), not one a model: a start
+    under ASan costs 8 ms of CPU.  ir-parse --locations of a model runs
+    alone (its loc(...) name the lines of its own input)."""
+    done = {}
+    ms = []
+    for seed in seeds:
+        try:
+            ms.append(gen.generate(seed, legacy))
+        except Exception:
+            pass   # check() says so
+    T = Tools(bindir, None, done)
+
+    def stage(name, flags_of, inputs_of):
+        groups = {}
+        for m in ms:
+            ins = [x for x in inputs_of(m) if x is not None]
+            groups.setdefault(tuple(flags_of(m)), []).extend(ins)
+        for flags, ins in groups.items():
+            batched(bindir, name, list(flags), ins, done)
+
+    def out(name, flags, x):
+        return None if x is None else T.cached(name, flags, x)
+
+    text = {id(m): m.text.encode() for m in ms}
+    for m in ms:
+        if m.locations:
+            try:
+                done.setdefault(("ir-parse", ("--locations",)), {})[text[id(m)]] = \
+                    tool(bindir, "ir-parse", ["--locations"], text[id(m)], None, "")
+            except Failure:
+                pass
+    stage("ir-parse", lambda m: [], lambda m: [] if m.locations else [text[id(m)]])
+    s = {}
+    for m in ms:
+        s[id(m), 1] = out("ir-parse", ["--locations"] if m.locations else [], text[id(m)])
+    for k, name, flags_of in ((2, "ir-plan-devices", lambda m: m.plan_flags),
+                              (3, "ir-lower", lambda m: m.lower_flags),
+                              (4, "ir-plan-devices", lambda m: []),
+                              (5, "ir-flatten-texture", lambda m: [])):
+        stage(name, flags_of, lambda m: [s[id(m), k - 1]])
+        for m in ms:
+            s[id(m), k] = out(name, flags_of(m), s[id(m), k - 1])
+    stage("ir-parse", lambda m: [], lambda m: [s[id(m), k] for k in range(1, 6)])
+    stage("ir-plan-devices", lambda m: m.plan_flags, lambda m: [s[id(m), 2]])
+    stage("ir-plan-devices", lambda m: [], lambda m: [s[id(m), 4]])
+    if ocl or corpus:
+        stage("ir-plan-memory", lambda m: [], lambda m: [s[id(m), 5]])
+        stage("ir-codegen-ocl", lambda m: [], lambda m: [
+            s[id(m), 5], out("ir-plan-memory", [], s[id(m), 5])])
+    return done
 
 
 def unchanged(T, name, flags, stages, said, what):
@@ -89,7 +208,13 @@ def unchanged(T, name, flags, stages, said, what):
     byte: first all at once, as the parts of one --split-input-file input
     (one start of the tool, not one a stage: a start under ASan costs 8 ms
     of CPU), and only if that differs or fails, stage by stage, which
-    names the one (said % k, what % k)."""
+    names the one (said % k, what % k).  Outputs of a batch (Tools) are
+    taken as they are."""
+    outs = [T.cached(name, flags, s) for _, s in stages]
+    if all(o is not None for o in outs):
+        for (k, s), o in zip(stages, outs):
+            same(said % k, s, o)
+        return
     if all(s.endswith(b"\n") and SEPARATOR not in s for _, s in stages):
         joined = SEPARATOR.join(s for _, s in stages)
         try:
@@ -255,7 +380,7 @@ def pipeline(m, args, ocl=False):
              % (inp, ext)))
 
 
-def check(seed, bindir, keep, legacy=False, ocl=False, corpus=None):
+def check(seed, bindir, keep, legacy=False, ocl=False, corpus=None, done=None):
     d = tempfile.mkdtemp(prefix="irpipe-random-%d." % seed)
     ok = False
     try:
@@ -269,7 +394,7 @@ def check(seed, bindir, keep, legacy=False, ocl=False, corpus=None):
             f.write(pipeline(m, args, ocl))
         with open(os.path.join(d, "model.ir"), "rb") as f:
             text = f.read()
-        T = lambda name, a, s, what: tool(bindir, name, a, s, d, what)  # noqa: E731
+        T = Tools(bindir, d, done or {})
         s1 = T("ir-parse", ["--locations"] if m.locations else [], text, "ir-parse of the model")
         s2 = T("ir-plan-devices", m.plan_flags, s1, "ir-plan-devices " + " ".join(m.plan_flags))
         s3 = T("ir-lower", m.lower_flags, s2, "ir-lower " + " ".join(m.lower_flags))
@@ -333,6 +458,9 @@ def main():
                     help="write every stage's output of every model into DIR (seedS-STAGE.ir: "
                          "model, s1 to s5, p5 = s5 memory-planned, o1 and o2 = OpenCL C of s5 "
                          "and p5), as seeds for the fuzzers")
+    ap.add_argument("--no-batch", action="store_true",
+                    help="run every model's compile stages on their own, not first for all "
+                         "models at once (a start of each tool a stage)")
     ap.add_argument("--legacy", action="store_true",
                     help="the models of gen.py --legacy (the seeds of older tests)")
     a = ap.parse_args()
@@ -343,7 +471,16 @@ def main():
     seeds = range(a.seed, a.seed + a.count)
     failed = 0
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        run = lambda s: check(s, bindir, a.keep, a.legacy, a.ocl, corpus)  # noqa: E731
+        # the compile stages of all models first, a share of the models a
+        # job (batch_stages), then each model's checks
+        done = {}
+        if not a.no_batch:
+            chunks = [seeds[i::a.jobs] for i in range(a.jobs)]
+            for part in ex.map(lambda c: batch_stages(c, bindir, a.legacy, a.ocl, corpus),
+                               chunks):
+                for key, outs in part.items():
+                    done.setdefault(key, {}).update(outs)
+        run = lambda s: check(s, bindir, a.keep, a.legacy, a.ocl, corpus, done)  # noqa: E731
         for seed, msg in zip(seeds, ex.map(run, seeds)):
             if msg is None:
                 continue
