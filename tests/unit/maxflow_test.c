@@ -7,9 +7,10 @@
  * copy_cut.c numbers them), with arcs to and from the terminals, s -> t
  * arcs, parallel arcs, huge capacities (64-bit arcs), small ones (32-bit
  * arcs), infinite ones (MF_INF), ties (many minimum cuts); each
- * solved with the default effort and again with the augmenting phase cut
- * short at every few steps, so that push-relabel finishes from wherever
- * it stopped. */
+ * solved with the default window (the whole network, at these sizes)
+ * and again with windows as small as 2 nodes, so that the larger
+ * windows and the whole finish from whatever preflow the small ones
+ * leave. */
 #include <stdlib.h>
 #include <string.h>
 
