@@ -848,3 +848,68 @@ IR
 	run -0 ir-lower --no-tile "$BATS_TEST_TMPDIR/p.ir"
 	refute_output --partial 'f32x'
 }
+
+# issue 27: a transformer's shuffles on a gpu read and stored through by
+# the products (index_prologue, index_epilogue)
+@test "lower: on a gpu, attention's transposes, reshapes and slices are read through by the products and stored through (no shuffle kernels)" {
+	golden --from=ir-plan-devices ir-lower attention_gpu
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_DIRNAME/ir-lower/attention_gpu.ir"
+	[[ "$stderr" == *"ir-lower: 11 operators that only move elements (and scale) read through by the product that consumes them, as its operands' prologue"* ]]
+	[[ "$stderr" == *"ir-lower: 4 transposes and reshapes stored through by the product before them, as its epilogue"* ]]
+	[[ "$stderr" == *"23 operators in 5 prims"* ]]
+	# every prim but softmax is a product (K's tile walks k, contiguous in QKV)
+	[ "$(grep -c '^prim @' <<< "$output")" -eq 5 ]
+	[ "$(grep '^prim @' <<< "$output" | grep -vc 'nn_dense\|nn_batch_matmul')" -eq 1 ]
+	grep -q '^prim @fused_transpose_nn_dense_add(%p0: f32\[2,32,64\]' <<< "$output"
+	grep -q '^prim @fused_nn_dense_add_reshape_transpose_add(' <<< "$output"
+}
+@test "lower: the shuffles stay kernels of their own on a cpu, under --no-fuse, and where a chain has another use or is a view" {
+	local f=$BATS_TEST_DIRNAME/ir-lower/attention_gpu.ir
+	# a cpu's tiles load and store vectors of buffers: today's grouping
+	retarget cpu "$f" > "$BATS_TEST_TMPDIR/cpu.ir"
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_TMPDIR/cpu.ir"
+	[[ "$stderr" != *prologue* && "$stderr" != *epilogue* ]]
+	grep -q '^prim @transpose(' <<< "$output"
+	grep -q '^prim @fused_strided_slice_reshape_transpose_divide(' <<< "$output"
+	grep -q '^prim @fused_reshape_transpose_add(' <<< "$output"
+	run -0 --separate-stderr ir-lower --no-fuse --stats "$f"
+	[[ "$stderr" != *prologue* && "$stderr" != *epilogue* ]]
+	grep -q '^prim @transpose(' <<< "$output"
+	# %t is used twice, %r is a view already, %u's chain has a
+	# multiply by a full tensor: each stays as it was
+	cat > "$BATS_TEST_TMPDIR/other.ir" <<'IR'
+device @gpu = gpu(0)
+fn @main(%x: f32[2,8,16], %w: f32[4,16], %y: f32[16,16], %z: f32[16,16]) -> (f32[8,2,16], f32[8,2,4], f32[16,4], f32[16,4]) {
+  %t = transpose(%x) {axes=[1, 0, 2]}
+  %d = nn.dense(%t, %w) {units=4}
+  %r = reshape(%y) {newshape=[16, 16]}
+  %e = nn.dense(%r, %w) {units=4}
+  %u = transpose(%z) {axes=[1, 0]}
+  %m = multiply(%u, %z)
+  %g = nn.dense(%m, %w) {units=4}
+  %o = (%t, %d, %e, %g)
+  return %o
+}
+IR
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_TMPDIR/other.ir"
+	[[ "$stderr" != *prologue* ]]
+	grep -q '^prim @transpose(' <<< "$output"
+	grep -q '^prim @fused_transpose_multiply(' <<< "$output"
+	grep -q '^  %r: f32\[16,16\] = reshape(%y)' <<< "$output"
+	# a product's result used twice, or a strided_slice after it: no epilogue
+	cat > "$BATS_TEST_TMPDIR/out.ir" <<'IR'
+device @gpu = gpu(0)
+fn @main(%x: f32[16,16], %w: f32[16,16]) -> (f32[16,16], f32[16,16], f32[16,8]) {
+  %d = nn.dense(%x, %w)
+  %t = transpose(%d) {axes=[1, 0]}
+  %e = nn.dense(%x, %w)
+  %s = strided_slice(%e) {axes=[1], begin=[0], end=[8], strides=[1]}
+  %o = (%d, %t, %s)
+  return %o
+}
+IR
+	run -0 --separate-stderr ir-lower --stats "$BATS_TEST_TMPDIR/out.ir"
+	[[ "$stderr" != *epilogue* ]]
+	grep -q '^prim @transpose(' <<< "$output"
+	grep -q '^prim @strided_slice(' <<< "$output"
+}

@@ -127,6 +127,32 @@ encoder() {
 }
 @test "onnx models: TransformerEncoder with tanh GELU and a padding mask, opset 13, on OpenCL, equals torch" { encoder tanh mask; }
 
+# encoder_gpu GELU MASK gpu|tex: the same on a gpu (buffers) or a texture
+# gpu, through the bench's pipeline (bench/h100_models.sh): the
+# shuffles of each layer (the input made sequence-first; Q, K, V cut out,
+# split into heads and transposed; the heads joined; the out-projection
+# back to [B, S, D] with the residual) are read and stored through by
+# the products, no kernels of their own (issue 27)
+encoder_gpu() {
+	local d=$BATS_FILE_TMPDIR/encoder-$1-$2 o=$BATS_TEST_TMPDIR dev='@gpu = gpu(0)'
+	[ "$3" = gpu ] || dev='@gpu = gpu(0) {texture=true}'
+	run -0 ir-import-onnx --device="$dev" -o "$o/m.ir" --data-dir "$d" "$d/encoder.onnx"
+	ir-alter-layout "$o/m.ir" | ir-fold-constants --data-dir="$d" | ir-plan-devices \
+		| ir-lower --stats 2> "$o/stats" | ir-plan-devices | ir-flatten-texture > "$o/low.ir"
+	grep -q 'as its operands. prologue' "$o/stats"
+	grep -q 'as its epilogue' "$o/stats"
+	run -1 grep -E '^prim @(fused_)?((transpose|reshape|strided_slice)_?)+(divide|add)?(_[0-9]+)?\(' "$o/low.ir"
+	ir-codegen-ocl "$o/low.ir" > "$o/ocl.ir"
+	local pm=
+	[ "$2" = nomask ] || pm="--input pm=$d/pm.npy"
+	run -0 --separate-stderr ir-run --data-dir "$d" --input x="$d/x.npy" $pm -o "$o/y.npy" "$o/ocl.ir"
+	run "$PY" "$BATS_TEST_DIRNAME/onnx/models.py" same "$o/y.npy" "$d/y.npy" 1e-3 1e-4
+	echo "# encoder on $3, GELU $1, $2: $output" >&3
+	[ "$status" -eq 0 ]
+}
+@test "onnx models: TransformerEncoder with erf GELU and a padding mask on a gpu, its shuffles fused into the products, on OpenCL, equals torch" { encoder_gpu erf mask gpu; }
+@test "onnx models: TransformerEncoder with tanh GELU, no mask, on a texture gpu, its shuffles fused into the products, on OpenCL, equals torch" { encoder_gpu tanh nomask tex; }
+
 # torchvision zero-initializes vit's head: compared with its all-zero output
 # every result was "equal"; models.py draws such weights and refuses zeros
 @test "onnx models: models.py same refuses a reference of all zeros, and build draws weights torchvision leaves zero" {

@@ -6,8 +6,16 @@
  *    the patterns allow it: elementwise and broadcast consumers after a
  *    conv2d/dense/batch_matmul (same shape); elementwise, broadcast and
  *    injective consumers after injective producers; a reduction after
- *    injective producers, which ends the group.  softmax and split stand
- *    alone, as does anything under --no-fuse.  A value of several uses
+ *    injective producers, which ends the group; on a gpu, after a dense
+ *    or batch_matmul and its elementwise consumers, one run of
+ *    transposes and reshapes that its tiles store through
+ *    (index_epilogue).  softmax and split stand
+ *    alone, as does anything under --no-fuse.  A dense or
+ *    batch_matmul on a gpu also takes in, as a prologue, the group of
+ *    index-only operators that makes an operand of it and nothing else
+ *    (index_prologue: its tiles load through the chain), and a conv2d
+ *    the squeeze-and-excitation multiply (scale_prologue).  A cpu keeps
+ *    both apart: its tiles load and store vectors of buffers.  A value of several uses
  *    ends its group unless they close a diamond (close_diamond: x *
  *    sigmoid(x) after a conv2d is one group).
  * 2. Each group becomes a prim: buffer parameters for the outside operands
@@ -37,6 +45,8 @@
  *                   result (lower_reduce_cpu.c: on a cpu;
  *                   lower_pool_cpu.c: pools of a window on a cpu)
  *   lower_ops.c     each operator's value at an index; softmax and split
+ *   lower_index_map.c  the index-only operators: a prologue's contiguous
+ *                   axis, an epilogue's forward map
  *   lower_nest.c    a group's inputs, kernels, loop nests over a device
  *   pbuild.c        statements and expressions (lib/)
  */
@@ -77,6 +87,8 @@ typedef struct {
 	/* statistics */
 	unsigned nops, nprims, nfused, ntexture, nfallback, nshared, nviews;
 	unsigned nscaled;     /* multiplies fused into their conv2d (scale_prologue) */
+	unsigned nprologue;   /* operators read through by a product (index_prologue) */
+	unsigned nepilogue;   /* index maps a product stores through (index_epilogue) */
 } Lower;
 
 /* ------------------------------------------------------------- fusion */
@@ -145,11 +157,40 @@ same_shape(const Type *a, const Type *b)
 	                  memcmp(a->dims, b->dims, a->n * sizeof *a->dims) == 0);
 }
 
+static const Device *group_device(Lower *L, const Group *g);
+static bool image_candidate(const Lower *L, const Device *dev, const Type *t);
+
+/* Can index map v (a transpose or reshape) join g, a dense or
+ * batch_matmul on a gpu with its elementwise consumers, as its
+ * epilogue?  Then the tile stores each element where the map puts it
+ * (lower_store_through) instead of a kernel moving the product's
+ * result (a transformer's attention heads back to [S*B, D], its
+ * out-projection back to [B, S, D]).  The maps make one run: after an
+ * elementwise member that follows a map, no other map joins.  Not on a
+ * cpu, whose tiles store vectors along the product's last axis, nor
+ * into an image, written a texel at a time. */
+static bool
+index_epilogue(Lower *L, const Group *g, const Value *v)
+{
+	OpId m0 = g->members[0]->u.op->op->id;
+	if (!lower_is_index_map(v->u.op->op->id, false) || (m0 != O_DENSE && m0 != O_BATCH_MATMUL) ||
+	    v->type->dt.kind != v->args[0]->type->dt.kind)
+		return false;
+	bool maps = false;
+	for (int k = 1; k < g->n; k++)
+		maps |= lower_is_index_map(g->members[k]->u.op->op->id, false);
+	if (maps && !lower_is_index_map(g->members[g->n - 1]->u.op->op->id, false))
+		return false;
+	const Device *dev = group_device(L, g);
+	return dev && dev->kind != DK_CPU && !image_candidate(L, dev, v->type) &&
+	       !image_candidate(L, dev, v->args[0]->type);
+}
+
 /* Can v (pattern p) join g, whose last member a is v's operand? */
 static bool
-fusible(const Group *g, const Value *a, const Value *v, int p)
+fusible(Lower *L, const Group *g, const Value *a, const Value *v, int p)
 {
-	if (g->closed || g->n == LOWER_MAX_GROUP || a->vd != v->vd)
+	if (g->closed || g->n + g->npro == LOWER_MAX_GROUP || a->vd != v->vd)
 		return false;
 	if (v->type->kind != TY_TENSOR || !lower_is_elementwise_form(v->u.op->op))
 		return false;
@@ -157,7 +198,7 @@ fusible(const Group *g, const Value *a, const Value *v, int p)
 		if (v->args[i]->kind != VK_LIT && v->args[i]->type->kind != TY_TENSOR)
 			return false;
 	if (g->pattern == PAT_OUT_FUSABLE)
-		return p <= PAT_BROADCAST && same_shape(a->type, v->type);
+		return (p <= PAT_BROADCAST && same_shape(a->type, v->type)) || index_epilogue(L, g, v);
 	if (g->pattern <= PAT_INJECTIVE)
 		return p <= PAT_INJECTIVE || p == PAT_REDUCE;
 	return false;
@@ -218,7 +259,7 @@ close_diamond(Lower *L, Value *v, Block *blk, int p)
 				continue;
 			Group *g1 = &L->groups[g1i - 1];
 			if (g1->blk != blk || g1->closed || g1->members[g1->n - 1] != a ||
-			    g1->n + g2->n + 1 > LOWER_MAX_GROUP || !diamond_member(a, v))
+			    g1->n + g1->npro + g2->n + 1 > LOWER_MAX_GROUP || !diamond_member(a, v))
 				continue;
 			uint32_t uses = count_operand(v, a);
 			bool fits = true;
@@ -298,6 +339,112 @@ scale_prologue(Lower *L, const Value *v, const Block *blk, uint32_t *xop)
 	return 0;
 }
 
+static bool group_is_view(const Lower *L, const Group *g);
+
+/* Is a, an operand of m, a single element that m broadcasts (a literal,
+ * or a tensor of one element on no image)? */
+static bool
+single_element(const Lower *L, const Device *dev, const Value *a)
+{
+	return a->kind == VK_LIT ||
+	       (a->type->kind == TY_TENSOR && type_numel(a->type) == 1 &&
+	        !image_candidate(L, dev, a->type));
+}
+
+/* Can m, member k of an operand's group, be part of the product's
+ * prologue: an index map (strided_slice too) of a tensor, or an
+ * elementwise operator of its chain operand's shape whose other
+ * operands are single elements (Q's division by sqrt(Dh)), reading no
+ * image? */
+static bool
+prologue_member(const Lower *L, const Device *dev, const Group *ga, int k)
+{
+	const Value *m = ga->members[k];
+	const OpDef *op = m->u.op->op;
+	if (m->type->kind != TY_TENSOR || image_candidate(L, dev, m->type))
+		return false;
+	if (lower_is_index_map(op->id, true))
+		return m->args[0]->kind != VK_LIT && !image_candidate(L, dev, m->args[0]->type);
+	if (op->pattern > PAT_BROADCAST || !lower_is_elementwise_form(op) ||
+	    lower_has_reduction(op))
+		return false;
+	int chain = 0;
+	for (uint32_t j = 0; j < m->nargs; j++) {
+		const Value *a = m->args[j];
+		if (k > 0 ? a == ga->members[k - 1] && same_shape(a->type, m->type)
+		          : a->kind != VK_LIT && same_shape(a->type, m->type) &&
+		            type_numel(a->type) != 1 && !image_candidate(L, dev, a->type))
+			chain++;
+		else if (!single_element(L, dev, a))
+			return false;
+	}
+	return chain == 1;
+}
+
+/* The index-only prologue of a dense or batch_matmul v on a gpu: its
+ * operand j (not a packed dense weight) is the last member of a group
+ * in v's block, on v's virtual device, used by v alone, once, whose
+ * members are prologue_member's and move elements (at least one index
+ * map: a group of reshapes alone is a view already, and costs no
+ * kernel).  Then the group becomes part of v's (Group.npro): the tile
+ * computes each element it loads through the chain from the chain's
+ * source (lower_operand) instead of reading a copy that a kernel of its
+ * own made (a transformer's Q, K and V cut out of the QKV product, split
+ * into heads and transposed; the layer's input made sequence-first).
+ * Not on a cpu, whose tiles load vectors of the operand's buffer, nor
+ * on an image.  Returns 1 + the group, or 0. */
+static uint32_t
+index_prologue(Lower *L, const Value *v, const Block *blk, uint32_t j, int room)
+{
+	OpId id = v->u.op->op->id;
+	if ((id != O_DENSE && id != O_BATCH_MATMUL) || v->nargs < 2 || v->type->kind != TY_TENSOR ||
+	    (id == O_DENSE && j == 1 && lower_dense_pack(v)))
+		return 0;
+	Value *a = v->args[j];
+	uint32_t gi = a->kind != VK_LIT && a->form == B_OP ? group_of(L, a) : 0;
+	const Group *ga = gi ? &L->groups[gi - 1] : NULL;
+	if (!ga || !ga->n || ga->members[ga->n - 1] != a || ga->blk != blk || ga->scale ||
+	    ga->npro || ga->reread || L->uses[a->scratch] != 1 || a->vd != v->vd ||
+	    ga->n > room || v->args[1 - j] == a || group_is_view(L, ga))
+		return 0;
+	const Device *dev = group_device(L, ga);
+	if (!dev || dev->kind == DK_CPU)
+		return 0;
+	bool moves = false;
+	for (int k = 0; k < ga->n; k++) {
+		if (!prologue_member(L, dev, ga, k))
+			return 0;
+		moves |= lower_is_index_map(ga->members[k]->u.op->op->id, true);
+	}
+	return moves ? gi : 0;
+}
+
+/* New group g's prologues (index_prologue), operand 0's chain then
+ * operand 1's, at the end of its members. */
+static void
+add_prologues(Lower *L, Group *g, const Value *v, const Block *blk)
+{
+	uint32_t gis[2] = {0, 0};
+	int room = LOWER_MAX_GROUP - g->n, total = 0;
+	for (uint32_t j = 0; j < 2; j++)
+		if ((gis[j] = index_prologue(L, v, blk, j, room - total)))
+			total += L->groups[gis[j] - 1].n;
+	g->npro = total;
+	int at = LOWER_PRO0(g);
+	for (uint32_t j = 0; j < 2; j++) {
+		if (!gis[j])
+			continue;
+		Group *ga = &L->groups[gis[j] - 1];
+		for (int k = 0; k < ga->n; k++) {
+			g->members[at++] = ga->members[k];
+			L->group_of[ga->members[k]->scratch] = (uint32_t)L->ngroups;
+		}
+		L->nprologue += (unsigned)ga->n;
+		ga->n = 0;
+		ga->closed = true;
+	}
+}
+
 static void
 group_binding(Lower *L, Value *v, Block *blk)
 {
@@ -318,8 +465,10 @@ group_binding(Lower *L, Value *v, Block *blk)
 			/* every use of a is v's (x * x reads it twice) */
 			uint32_t n = count_operand(v, a);
 			if (g->blk != blk || g->members[g->n - 1] != a || L->uses[a->scratch] != n ||
-			    !fusible(g, a, v, p))
+			    !fusible(L, g, a, v, p))
 				continue;
+			if (g->pattern == PAT_OUT_FUSABLE && lower_is_index_map(v->u.op->op->id, false))
+				L->nepilogue++;
 			if (n > 1)
 				g->reread |= 1u << (g->n - 1);
 			g->members[g->n++] = v;
@@ -343,6 +492,8 @@ group_binding(Lower *L, Value *v, Block *blk)
 		sg->closed = true;
 		L->nscaled++;
 	}
+	if (!L->o->no_fuse)
+		add_prologues(L, g, v, blk);
 	if (p == PAT_OPAQUE || v->type->kind != TY_TENSOR || !lower_is_elementwise_form(op))
 		g->closed = true;
 }
@@ -476,6 +627,8 @@ prim_name(Lower *L, const Group *g)
 	int nm = 0;
 	if (g->scale)
 		ops[nm++] = g->scale;
+	for (int k = LOWER_PRO0(g); k < LOWER_MAX_GROUP; k++)   /* and a prologue */
+		ops[nm++] = g->members[k];
 	for (int k = 0; k < g->n; k++)
 		ops[nm++] = g->members[k];
 	size_t cap = 16;
@@ -600,14 +753,15 @@ group_key(Lower *L, const GroupCx *c, const Device *dev, Sym const *in_scope,
 	const Group *g = c->g;
 	L->keyn = 0;
 	key_ptr(L, dev);
-	key_put(L, (uint64_t)g->n << 32 | (uint32_t)c->nin);
+	key_put(L, (uint64_t)g->n << 32 | (uint64_t)g->npro << 16 | (uint32_t)c->nin);
 	for (int i = 0; i < c->nin; i++) {
 		key_ptr(L, input_type(&c->in[i]));
 		key_ptr(L, in_scope[i]);
 	}
 	for (int i = 0; i < c->nout; i++)
 		key_ptr(L, out_scope[i]);
-	for (int k = 0; k < g->n; k++) {
+	for (int t = 0; t < g->n + g->npro; t++) {
+		int k = t < g->n ? t : LOWER_PRO0(g) + t - g->n;
 		const Value *v = g->members[k];
 		const AttrMap *am = v->u.op->attrs;
 		key_ptr(L, v->u.op->op);
@@ -629,6 +783,8 @@ group_key(Lower *L, const GroupCx *c, const Device *dev, Sym const *in_scope,
 				key_put(L, 2);
 			} else if (lower_member_of(g, k, a) >= 0) {
 				key_put(L, 4 | (uint64_t)lower_member_of(g, k, a) << 8);
+			} else if (lower_prologue_of(g, a) >= 0) {
+				key_put(L, 6 | (uint64_t)lower_prologue_of(g, a) << 8);
 			} else if (k == 0 && a == g->scale) {
 				/* the prologue: which buffers are x and s */
 				key_put(L, 5);
@@ -945,8 +1101,8 @@ lower_body(Lower *L, GroupCx *c, Prim *p, Sym const *scopes)
 static bool
 check_group_indexable(Lower *L, const Group *g)
 {
-	for (int k = 0; k < g->n; k++) {
-		const Value *v = g->members[k];
+	for (int t = 0; t < g->n + g->npro; t++) {
+		const Value *v = g->members[t < g->n ? t : LOWER_PRO0(g) + t - g->n];
 		const Type *rt = v->type;
 		for (uint32_t f = 0; f < (rt->kind == TY_TUPLE ? rt->n : 1); f++)
 			if (!check_indexable(L, v, v, rt->kind == TY_TUPLE ? rt->fields[f] : rt))
@@ -1027,6 +1183,8 @@ replace_with_call(Lower *L, Group *g, GroupCx *c, Prim *p)
 		g->members[k]->flags |= VF_REMOVED;
 	if (g->scale)
 		g->scale->flags |= VF_REMOVED;
+	for (int k = LOWER_PRO0(g); k < LOWER_MAX_GROUP; k++)
+		g->members[k]->flags |= VF_REMOVED;
 	g->members[g->n - 1] = one_tuple(L, g, call);
 }
 
@@ -1228,6 +1386,15 @@ lower_module(Module *m, const LowerOpts *o)
 		fprintf(o->stats, "ir-lower: %u scale multipl%s (x * s, s per image and channel) "
 		        "fused into the conv2d that consumes %s, as its input's prologue\n", L.nscaled,
 		        L.nscaled == 1 ? "y" : "ies", L.nscaled == 1 ? "it" : "them");
+	if (ok && o->stats && L.nprologue)
+		fprintf(o->stats, "ir-lower: %u operator%s that only move%s elements (and scale%s) read "
+		        "through by the product that consumes %s, as its operands' prologue\n",
+		        L.nprologue, L.nprologue == 1 ? "" : "s", L.nprologue == 1 ? "s" : "",
+		        L.nprologue == 1 ? "s" : "", L.nprologue == 1 ? "it" : "them");
+	if (ok && o->stats && L.nepilogue)
+		fprintf(o->stats, "ir-lower: %u transpose%s and reshape%s stored through by the product "
+		        "before %s, as its epilogue\n", L.nepilogue, L.nepilogue == 1 ? "" : "s",
+		        L.nepilogue == 1 ? "" : "s", L.nepilogue == 1 ? "it" : "them");
 	if (ok && o->stats)
 		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer, "
 		        "%u call%s of a prim shared with an identical group); "

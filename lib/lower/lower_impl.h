@@ -44,6 +44,12 @@ typedef struct {
 	                           * as its data operand's prologue (the
 	                           * squeeze-and-excitation scale), or NULL */
 	uint32_t scale_x;         /* which operand of scale is x (s the other) */
+	int npro;                 /* the last npro members (from
+	                           * LOWER_PRO0(g), past the chain): the
+	                           * index-only operators that compute a dense
+	                           * or batch_matmul master's operands (lower.c's
+	                           * index_prologue), in program order, each
+	                           * read at the index its reader asks */
 } Group;
 
 /* An outside operand: a value, or field `field` of a tuple value. */
@@ -91,12 +97,25 @@ typedef struct {
 	uint32_t wide;            /* when above 1, a run of 4 * wide lanes of a
 	                           * packed result is that many texels of
 	                           * consecutive channel blocks (lower_store_wide) */
+	int given_k;              /* when given is set, member given_k's value: */
+	PExpr *given;             /* the master's after an index-map epilogue
+	                           * (lower_store_through) */
 	bool split_k_kernel;      /* --split-k-kernel: a split k's sums added by a kernel of
 	                           * their own, not by each tile's last work group */
 } GroupCx;
 
 /* The position of a among the members before k, or -1. */
 int lower_member_of(const Group *g, int k, const Value *a);
+/* The first prologue member's position. */
+#define LOWER_PRO0(g) (LOWER_MAX_GROUP - (g)->npro)
+/* The position of a in the group's prologue, or -1. */
+int lower_prologue_of(const Group *g, const Value *a);
+/* Is the operator a pure index map (transpose, reshape, squeeze,
+ * expand_dims; with slices, strided_slice): its elements are its
+ * operand's, moved? */
+bool lower_is_index_map(OpId op, bool slices);
+/* A transpose's axes (its attribute, or reversed), normalized. */
+void lower_transpose_axes(const Value *v, int64_t *axes);
 
 /* The buffer of operand j of member k (lower_nest.c): an outside input
  * (field -1, or the first field of a tuple operand) or NULL for the chain
@@ -109,6 +128,14 @@ GroupInput *lower_input(GroupCx *c, int k, uint32_t j, int field);
 PExpr *lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes);
 /* Operand j of member k at idx (the operand's rank), with lanes as above. */
 PExpr *lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes);
+/* Member k's index (an index map's: lower_is_index_map without slices)
+ * for its operand's index in: the inverse of the map its value reads
+ * through (an epilogue stores through it, lower_store_through). */
+void lower_index_forward(GroupCx *c, int k, PExpr *const *in, PExpr **out);
+/* The axis of the master's operand j along which consecutive elements
+ * are consecutive in memory: its last for an outside operand; through a
+ * prologue, where the source's last axis went, or -1 when no axis is. */
+int lower_operand_fast_axis(const GroupCx *c, uint32_t j);
 /* Is the group's result packed: rank 5, an RGBA last axis of 4? */
 bool lower_packed_result(const GroupCx *c);
 /* Can member k (and the chain below it) compute `lanes` consecutive

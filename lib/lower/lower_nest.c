@@ -34,6 +34,15 @@ lower_member_of(const Group *g, int k, const Value *a)
 	return -1;
 }
 
+int
+lower_prologue_of(const Group *g, const Value *a)
+{
+	for (int i = LOWER_PRO0(g); i < LOWER_MAX_GROUP; i++)
+		if (g->members[i] == a)
+			return i;
+	return -1;
+}
+
 static void
 add_input(GroupCx *c, Value *a, int field)
 {
@@ -48,11 +57,14 @@ void
 lower_collect_inputs(GroupCx *c)
 {
 	Group *g = c->g;
-	for (int k = 0; k < g->n; k++) {
+	/* the prologue's operands first: they stand for the master's */
+	for (int t = 0; t < g->n + g->npro; t++) {
+		int k = t < g->npro ? LOWER_PRO0(g) + t : t - g->npro;
 		Value *v = g->members[k];
 		for (uint32_t j = 0; j < v->nargs; j++) {
 			Value *a = v->args[j];
-			if (a->kind == VK_LIT || lower_member_of(g, k, a) >= 0)
+			if (a->kind == VK_LIT || lower_member_of(g, k, a) >= 0 ||
+			    lower_prologue_of(g, a) >= 0)
 				continue;
 			if (k == 0 && a == g->scale) { /* x, then s */
 				add_input(c, a->args[g->scale_x], -1);

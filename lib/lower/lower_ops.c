@@ -137,6 +137,8 @@ lower_operand(GroupCx *c, int k, uint32_t j, PExpr *const *idx, uint32_t lanes)
 	if (a->kind == VK_LIT)
 		return splat(c, literal(c, a), lanes);
 	int i = lower_member_of(c->g, k, a);
+	if (i < 0)
+		i = lower_prologue_of(c->g, a);
 	if (i >= 0)
 		return lower_member(c, i, idx, lanes);
 	GroupInput *in = lower_input(c, k, j, -1);
@@ -508,18 +510,11 @@ static PExpr *
 transpose(GroupCx *c, int k, PExpr *const *idx)
 {
 	const Value *v = c->g->members[k];
-	uint32_t r = type_of(v)->n;
-	OpCx ac = attrs_of(v);
-	int64_t axes[OPS_MAX_RANK];
-	uint32_t n = 0;
-	bool given = oa_ints(&ac, "axes", 0, OPS_MAX_RANK, INT64_MIN, axes, &n, "") == 1 && n == r;
+	int64_t axes[LOWER_MAX_RANK];
+	lower_transpose_axes(v, axes);
 	PExpr *in[LOWER_MAX_RANK];
-	for (uint32_t d = 0; d < r; d++) {
-		int64_t ax = given ? axes[d] : r - 1 - d;   /* default: reversed */
-		if (ax < 0)
-			ax += r;
-		in[ax] = idx[d];
-	}
+	for (uint32_t d = 0; d < type_of(v)->n; d++)
+		in[axes[d]] = idx[d];
 	return lower_operand(c, k, 0, in, 1);
 }
 
@@ -1050,6 +1045,8 @@ lower_member(GroupCx *c, int k, PExpr *const *idx, uint32_t lanes)
 {
 	if (k == 0 && c->master)
 		return c->master;
+	if (c->given && k == c->given_k)
+		return c->given;
 	if (!(c->g->reread >> k & 1))
 		return member_value(c, k, idx, lanes);
 	PExpr *e = memo_find(c, k, idx, lanes);

@@ -123,8 +123,9 @@ tile_matmul(GroupCx *c, bool batched)
 {
 	const Value *v = c->g->members[0];
 	MatmulShape sh;
-	/* (a packed weight has its units, not k, contiguous) */
-	if (!lower_matmul_shape(c, batched, &sh) || sh.pack)
+	/* (a packed weight has its units, not k, contiguous; an operand
+	 * read through a prologue is no buffer to load vectors from) */
+	if (c->g->npro || !lower_matmul_shape(c, batched, &sh) || sh.pack)
 		return 0;
 	uint32_t o = sh.o;
 	int64_t B = sh.B, M = sh.M, K = sh.K, N = sh.N;
@@ -204,7 +205,7 @@ tile_matmul_cpu(GroupCx *c, bool batched)
 	const Value *v = c->g->members[0];
 	const Type *wt = v->args[1]->type;
 	MatmulShape sh;
-	if (!lower_matmul_shape(c, batched, &sh))
+	if (c->g->npro || !lower_matmul_shape(c, batched, &sh))   /* (lower.c fuses none on a cpu) */
 		return 0;
 	uint32_t o = sh.o;
 	int64_t B = sh.B, BW = sh.BW, M = sh.M, K = sh.K, N = sh.N;

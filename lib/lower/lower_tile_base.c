@@ -46,12 +46,38 @@ lower_is_layout(const Layout *l, const char *name)
 bool
 lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes)
 {
+	const Group *g = c->g;
 	c->master = pb_let(c->b, "s", e);
-	PExpr *v = lower_member(c, c->g->n - 1, idx, lanes);
+	/* An index-map epilogue (lower.c's fusible: a run of transposes and
+	 * reshapes, f to l, with elementwise members before and after it):
+	 * the members before it at the master's index, then the result's
+	 * index through the run, where member l has that value. */
+	int f = 1, l;
+	while (f < g->n && !lower_is_index_map(g->members[f]->u.op->op->id, false))
+		f++;
+	PExpr *oi[LOWER_MAX_RANK];
+	memcpy(oi, idx, g->members[0]->type->n * sizeof *idx);
+	for (l = f; l < g->n && lower_is_index_map(g->members[l]->u.op->op->id, false); l++) {
+		PExpr *in[LOWER_MAX_RANK];
+		memcpy(in, oi, g->members[l]->args[0]->type->n * sizeof *in);
+		lower_index_forward(c, l, in, oi);
+	}
+	PExpr *v = NULL;
+	if (f < g->n) {
+		/* (one lane: lower.c fuses such an epilogue only where the
+		 * tiles store one element at a time; lower_member's values
+		 * are variables already) */
+		c->given = lanes == 1 ? lower_member(c, f - 1, idx, 1) : NULL;
+		c->given_k = l - 1;
+		v = c->given ? lower_member(c, g->n - 1, oi, 1) : NULL;
+		c->given = NULL;
+	} else {
+		v = lower_member(c, g->n - 1, idx, lanes);
+	}
 	c->master = NULL;
 	if (!v)
 		return false;
-	pb_store(c->b, c->out[0], idx, lanes, v);
+	pb_store(c->b, c->out[0], oi, lanes, v);
 	return true;
 }
 

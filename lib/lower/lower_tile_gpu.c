@@ -640,7 +640,7 @@ mm_load_a(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *m, PExpr *k)
 {
 	PExpr *xi[LOWER_MAX_RANK];
 	lower_matmul_xi(c->b, &g->mm, bt, m, k, NULL, xi);
-	return pe_load(c->b, g->x, xi, 1);
+	return lower_operand(c, 0, 0, xi, 1);    /* a load, or through a prologue */
 }
 
 static PExpr *
@@ -648,7 +648,7 @@ mm_load_b(GroupCx *c, const Gemm *g, PExpr *bt, PExpr *n, PExpr *k)
 {
 	PExpr *wi[3];
 	lower_matmul_wi(c->b, &g->mm, bt, n, k, wi);
-	return pe_load(c->b, g->w, wi, 1);
+	return lower_operand(c, 0, 1, wi, 1);
 }
 
 /* dense's weight_layout "NC<P>n": unit n at [n / P, k, n % P] */
@@ -684,11 +684,22 @@ tile_matmul_gpu(GroupCx *c, bool batched)
 		g.b_kfast = false;
 		g.load_b = mm_load_b_packed;
 	}
+	/* An operand read through a prologue is walked along the axis that
+	 * is contiguous in its source (K read transposed from the QKV
+	 * product walks k, not n). */
+	int fa = lower_operand_fast_axis(c, 0), fb = lower_operand_fast_axis(c, 1);
+	int ka = sh.batched ? (sh.ta ? 1 : 2) : (int)v->args[0]->type->n - 1;
+	int kb = sh.batched ? (sh.tb ? 2 : 1) : 1;
+	if (fa >= 0 && lower_prologue_of(c->g, v->args[0]) >= 0)
+		g.a_kfast = fa == ka;
+	if (fb >= 0 && lower_prologue_of(c->g, v->args[1]) >= 0)
+		g.b_kfast = fb == kb;
 	/* (lower_input only after the shape is known to fit: it binds nothing) */
 	if (!gemm_tiles(c, &g, NULL))
 		return 0;   /* (few rows: lower_gemv.c, tried before) */
-	g.x = lower_input(c, 0, 0, -1)->buf;
-	g.w = lower_input(c, 0, 1, -1)->buf;
+	GroupInput *x = lower_input(c, 0, 0, -1), *w = lower_input(c, 0, 1, -1);
+	g.x = x ? x->buf : NULL;        /* (NULL: read through a prologue) */
+	g.w = w ? w->buf : NULL;
 	return build_gemm(c, &g);
 }
 
