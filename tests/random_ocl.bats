@@ -73,6 +73,23 @@ ocl_and_interp() {
 	done
 }
 
+# issue 27: the generator draws index-only chains (transpose, whole-axis
+# strided_slice, reshapes, a multiply by a literal, the inverse transpose)
+# into some dense and batch_matmul operands, and transposes after some
+# products; in these models ir-lower reads them through as a product's
+# prologue or stores through them as its epilogue
+@test "random_ocl: models with a product's index-only prologue or epilogue (seeds 26, 81, 273, 298) pass ir-run --check on POCL" {
+	local s
+	for s in 26 81 273 298; do
+		"$PY" "$G/gen.py" "$s" "$BATS_TEST_TMPDIR/m$s"
+		ir-plan-devices "$BATS_TEST_TMPDIR/m$s/model.ir" | ir-lower --stats 2>&1 > /dev/null |
+			grep -E "prologues?\)|epilogues?\)"
+		run "$PY" "$G/check.py" --ocl --bin "$IRPIPE_BIN" --seed "$s" --count 1
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
+}
+
 # --- defects found by these runs ---------------------------------------------
 
 @test "random_ocl: @main's unplanned result is not the planned buffer it was copied from (seeds 6, 13)" {

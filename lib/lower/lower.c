@@ -1387,14 +1387,20 @@ lower_module(Module *m, const LowerOpts *o)
 		        "fused into the conv2d that consumes %s, as its input's prologue\n", L.nscaled,
 		        L.nscaled == 1 ? "y" : "ies", L.nscaled == 1 ? "it" : "them");
 	if (ok && o->stats && L.nprologue)
-		fprintf(o->stats, "ir-lower: %u operator%s that only move%s elements (and scale%s) read "
-		        "through by the product that consumes %s, as its operands' prologue\n",
+		fprintf(o->stats, "ir-lower: %u operator%s that only move%s or scale%s elements read "
+		        "through by the product%s that consume%s %s (%s operand%s prologue%s)\n",
 		        L.nprologue, L.nprologue == 1 ? "" : "s", L.nprologue == 1 ? "s" : "",
-		        L.nprologue == 1 ? "s" : "", L.nprologue == 1 ? "it" : "them");
+		        L.nprologue == 1 ? "s" : "", L.nprologue == 1 ? "" : "s",
+		        L.nprologue == 1 ? "s" : "", L.nprologue == 1 ? "it" : "them",
+		        L.nprologue == 1 ? "its" : "their", L.nprologue == 1 ? "'s" : "s'",
+		        L.nprologue == 1 ? "" : "s");
 	if (ok && o->stats && L.nepilogue)
-		fprintf(o->stats, "ir-lower: %u transpose%s and reshape%s stored through by the product "
-		        "before %s, as its epilogue\n", L.nepilogue, L.nepilogue == 1 ? "" : "s",
-		        L.nepilogue == 1 ? "" : "s", L.nepilogue == 1 ? "it" : "them");
+		fprintf(o->stats, "ir-lower: %u transpose%s %s reshape%s stored through by the "
+		        "product%s before %s (%s epilogue%s)\n", L.nepilogue,
+		        L.nepilogue == 1 ? "" : "s", L.nepilogue == 1 ? "or" : "and",
+		        L.nepilogue == 1 ? "" : "s",
+		        L.nepilogue == 1 ? "" : "s", L.nepilogue == 1 ? "it" : "them",
+		        L.nepilogue == 1 ? "its" : "their", L.nepilogue == 1 ? "" : "s");
 	if (ok && o->stats)
 		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer, "
 		        "%u call%s of a prim shared with an identical group); "

@@ -190,6 +190,10 @@ class Gen:
         # the squeeze-and-excitation scale before a conv2d (issue 23: a
         # prologue that fuses), a stream of its own for the same reason
         self.rse = random.Random(seed ^ 0x5e5ca1e)
+        # index-only chains into and out of dense and batch_matmul
+        # (issue 27: a product's prologue and epilogue on a gpu), a
+        # stream of its own for the same reason
+        self.rshuf = random.Random(seed ^ 0x5f1ff1e)
         self.seed = seed
         # legacy: the operators of before comparisons, logic, where,
         # argmax/argmin, max/min, strided_slice and nn.pad, so that a seed
@@ -995,6 +999,71 @@ class Gen:
         self.budget += numel(v.shape)
         return y
 
+    def shuffled(self, v):
+        """v through operators that only move its elements and back to
+        its shape (a transpose, then maybe a strided_slice of the whole
+        of an axis, a reshape to 2-d and back, a multiply by a literal
+        for floats, then the inverse transpose), as a transformer cuts
+        and transposes its Q, K and V: on a gpu ir-lower reads them
+        through as a product's prologue.  Draws of self.rshuf only (see
+        se_scale); the values made leave the pool."""
+        if self.legacy or len(v.shape) < 2 or self.rshuf.random() >= 0.3:
+            return v
+        saved, n0 = self.r, len(self.pool)
+        self.r = r = self.rshuf
+        try:
+            n = len(v.shape)
+            perm = list(range(n))
+            r.shuffle(perm)
+            inv = [perm.index(d) for d in range(n)]
+            shape = [v.shape[p] for p in perm]
+            t = self.bind(v.dt, shape, "transpose(%s) {axes=[%s]}" % (
+                v.name, ", ".join(map(str, perm))), v.lo, v.hi, v.err)
+            if r.random() < 0.4:
+                ax = r.randrange(n)
+                t = self.bind(v.dt, shape, "strided_slice(%s) {axes=[%d], begin=[0], end=[%d]}" % (
+                    t.name, ax, shape[ax]), t.lo, t.hi, t.err)
+            if r.random() < 0.4:
+                flat = [numel(shape[:-1]), shape[-1]]
+                t = self.bind(v.dt, flat, "reshape(%s) {newshape=[%s]}" % (
+                    t.name, ", ".join(map(str, flat))), t.lo, t.hi, t.err)
+                t = self.bind(v.dt, shape, "reshape(%s) {newshape=[%s]}" % (
+                    t.name, ", ".join(map(str, shape))), t.lo, t.hi, t.err)
+            c = r.choice([0.5, 2.0, -1.0])
+            lo, hi = sorted((t.lo * c, t.hi * c))
+            if isfloat(v.dt) and r.random() < 0.5 and self.fits(v.dt, lo, hi):
+                t = self.bind(v.dt, shape, "multiply(%s, %s)" % (t.name, fmt_num(c, v.dt)),
+                              lo, hi, t.err * abs(c))
+            return self.bind(v.dt, v.shape, "transpose(%s) {axes=[%s]}" % (
+                t.name, ", ".join(map(str, inv))), t.lo, t.hi, t.err)
+        finally:
+            self.r = saved
+            del self.pool[n0:]
+
+    def unshuffled(self):
+        """The product just bound (the pool's last value) transposed and
+        transposed back, which stands for it in the pool: on a gpu the
+        product stores through them (its epilogue).  Draws of
+        self.rshuf only."""
+        p = self.pool[-1]
+        if self.legacy or len(p.shape) < 2 or self.rshuf.random() >= 0.2:
+            return
+        saved, n0 = self.r, len(self.pool)
+        self.r = r = self.rshuf
+        try:
+            n = len(p.shape)
+            perm = list(range(n))
+            r.shuffle(perm)
+            inv = [perm.index(d) for d in range(n)]
+            t = self.bind(p.dt, [p.shape[q] for q in perm], "transpose(%s) {axes=[%s]}" % (
+                p.name, ", ".join(map(str, perm))), p.lo, p.hi, p.err)
+            t = self.bind(p.dt, p.shape, "transpose(%s) {axes=[%s]}" % (
+                t.name, ", ".join(map(str, inv))), t.lo, t.hi, t.err)
+        finally:
+            self.r = saved
+            del self.pool[n0:]
+        self.pool[-1] = t
+
     def op_dense(self):
         v = self.pick(lambda v: v.dt != "bool" and len(v.shape) >= 1 and numel(v.shape) <= 1024)
         if v is None:
@@ -1022,8 +1091,10 @@ class Gen:
             attrs.append("out_dtype=\"%s\"" % v.dt)
         if P:
             attrs.append("weight_layout=\"NC%dn\"" % P)
+        x = self.shuffled(v)
         self.bind(v.dt, list(v.shape[:-1]) + [N], "nn.dense(%s, %s)%s" % (
-            v.name, w.name, " {%s}" % ", ".join(attrs) if attrs else ""), lo, hi, e)
+            x.name, w.name, " {%s}" % ", ".join(attrs) if attrs else ""), lo, hi, e)
+        self.unshuffled()
         self.budget += numel(v.shape) * N
         return True
 
@@ -1054,9 +1125,10 @@ class Gen:
             attrs.append("transpose_a=%s" % ("true" if ta else "false"))
         if not tb or self.chance(0.1):
             attrs.append("transpose_b=%s" % ("true" if tb else "false"))
-        a, b = v, y
+        a, b = self.shuffled(v), self.shuffled(y)
         self.bind(v.dt, [OB, M, N], "nn.batch_matmul(%s, %s)%s" % (
             a.name, b.name, " {%s}" % ", ".join(attrs) if attrs else ""), lo, hi, e)
+        self.unshuffled()
         self.budget += OB * M * N * K
         return True
 
