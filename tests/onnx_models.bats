@@ -110,11 +110,17 @@ encoder() {
 	local d=$BATS_FILE_TMPDIR/encoder-$1-$2 o=$BATS_TEST_TMPDIR
 	run -0 ir-import-onnx -o "$o/m.ir" --data-dir "$d" "$d/encoder.onnx"
 	ir-plan-devices "$o/m.ir" | ir-lower | ir-plan-devices | ir-codegen-ocl > "$o/low.ir"
-	local pm=
+	encoder_run "$1" "$2" "$o/low.ir" "encoder, GELU $1, $2"
+}
+
+# encoder_run GELU MASK OCL LABEL: OCL (the encoder compiled) run on the
+# encoder's input (and mask) and compared with torch's output
+encoder_run() {
+	local d=$BATS_FILE_TMPDIR/encoder-$1-$2 o=$BATS_TEST_TMPDIR pm=
 	[ "$2" = nomask ] || pm="--input pm=$d/pm.npy"
-	run -0 --separate-stderr ir-run --data-dir "$d" --input x="$d/x.npy" $pm -o "$o/y.npy" "$o/low.ir"
+	run -0 --separate-stderr ir-run --data-dir "$d" --input x="$d/x.npy" $pm -o "$o/y.npy" "$3"
 	run "$PY" "$BATS_TEST_DIRNAME/onnx/models.py" same "$o/y.npy" "$d/y.npy" 1e-3 1e-4
-	echo "# encoder, GELU $1, $2: $output" >&3
+	echo "# $4: $output" >&3
 	[ "$status" -eq 0 ]
 }
 
@@ -143,12 +149,7 @@ encoder_gpu() {
 	grep -q '(their epilogues)' "$o/stats"
 	run -1 grep -E '^prim @(fused_)?((transpose|reshape|strided_slice)_?)+(divide|add)?(_[0-9]+)?\(' "$o/low.ir"
 	ir-codegen-ocl "$o/low.ir" > "$o/ocl.ir"
-	local pm=
-	[ "$2" = nomask ] || pm="--input pm=$d/pm.npy"
-	run -0 --separate-stderr ir-run --data-dir "$d" --input x="$d/x.npy" $pm -o "$o/y.npy" "$o/ocl.ir"
-	run "$PY" "$BATS_TEST_DIRNAME/onnx/models.py" same "$o/y.npy" "$d/y.npy" 1e-3 1e-4
-	echo "# encoder on $3, GELU $1, $2: $output" >&3
-	[ "$status" -eq 0 ]
+	encoder_run "$1" "$2" "$o/ocl.ir" "encoder on $3, GELU $1, $2"
 }
 @test "onnx models: TransformerEncoder with erf GELU and a padding mask on a gpu, its shuffles fused into the products, on OpenCL, equals torch" { encoder_gpu erf mask gpu; }
 @test "onnx models: TransformerEncoder with tanh GELU, no mask, on a texture gpu, its shuffles fused into the products, on OpenCL, equals torch" { encoder_gpu tanh nomask tex; }

@@ -194,6 +194,7 @@ class Gen:
         # (issue 27: a product's prologue and epilogue on a gpu), a
         # stream of its own for the same reason
         self.rshuf = random.Random(seed ^ 0x5f1ff1e)
+        self.quiet = False      # no annotations (their chains: shuffled)
         self.seed = seed
         # legacy: the operators of before comparisons, logic, where,
         # argmax/argmin, max/min, strided_slice and nn.pad, so that a seed
@@ -307,7 +308,7 @@ class Gen:
         return True
 
     def annotations_here(self):
-        return ALLOW_ANNOTATIONS_IN_ARMS or self.depth == 0
+        return not self.quiet and (ALLOW_ANNOTATIONS_IN_ARMS or self.depth == 0)
 
     def can_annotate(self, v):
         return ALLOW_TWO_ANNOTATIONS or not v.annotated
@@ -999,6 +1000,12 @@ class Gen:
         self.budget += numel(v.shape)
         return y
 
+    def perm_pair(self, n):
+        """A permutation of n axes drawn from self.r, and its inverse."""
+        perm = list(range(n))
+        self.r.shuffle(perm)
+        return perm, [perm.index(d) for d in range(n)]
+
     def shuffled(self, v):
         """v through operators that only move its elements and back to
         its shape (a transpose, then maybe a strided_slice of the whole
@@ -1011,11 +1018,10 @@ class Gen:
             return v
         saved, n0 = self.r, len(self.pool)
         self.r = r = self.rshuf
+        self.quiet = True       # an annotation would move the chain's values apart
         try:
             n = len(v.shape)
-            perm = list(range(n))
-            r.shuffle(perm)
-            inv = [perm.index(d) for d in range(n)]
+            perm, inv = self.perm_pair(n)
             shape = [v.shape[p] for p in perm]
             t = self.bind(v.dt, shape, "transpose(%s) {axes=[%s]}" % (
                 v.name, ", ".join(map(str, perm))), v.lo, v.hi, v.err)
@@ -1038,6 +1044,7 @@ class Gen:
                 t.name, ", ".join(map(str, inv))), t.lo, t.hi, t.err)
         finally:
             self.r = saved
+            self.quiet = False
             del self.pool[n0:]
 
     def unshuffled(self):
@@ -1049,18 +1056,17 @@ class Gen:
         if self.legacy or len(p.shape) < 2 or self.rshuf.random() >= 0.2:
             return
         saved, n0 = self.r, len(self.pool)
-        self.r = r = self.rshuf
+        self.r = self.rshuf
+        self.quiet = True
         try:
-            n = len(p.shape)
-            perm = list(range(n))
-            r.shuffle(perm)
-            inv = [perm.index(d) for d in range(n)]
+            perm, inv = self.perm_pair(len(p.shape))
             t = self.bind(p.dt, [p.shape[q] for q in perm], "transpose(%s) {axes=[%s]}" % (
                 p.name, ", ".join(map(str, perm))), p.lo, p.hi, p.err)
             t = self.bind(p.dt, p.shape, "transpose(%s) {axes=[%s]}" % (
                 t.name, ", ".join(map(str, inv))), t.lo, t.hi, t.err)
         finally:
             self.r = saved
+            self.quiet = False
             del self.pool[n0:]
         self.pool[-1] = t
 
