@@ -69,6 +69,7 @@ typedef struct {
 	const PrimPlan *plan; /* NULL: every alloc its own */
 	PtrVec views;         /* tensors whose data is the plan's */
 	struct Code *code;    /* the scalar expressions, compiled (see below) */
+	bool bad;             /* a compiled expression failed (and said so) */
 } Run;
 
 static bool fail(Run *r, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -639,6 +640,17 @@ eval(Run *r, const PExpr *e, Val *out)
 	return fail(r, e->loc, "internal error: unknown expression kind %d", e->kind);
 }
 
+/* Lane 0 of eval(e), out of line: the Val stays out of eval1's frame. */
+static bool __attribute__((noinline))
+eval_lane0(Run *r, const PExpr *e, Lane *out)
+{
+	Val v;
+	if (!eval(r, e, &v))
+		return false;
+	*out = v.l[0];
+	return true;
+}
+
 /* Lane 0 of eval(e), the fast path for scalar code (most of a prim):
  * one Lane moves instead of a Val of MAX_LANES, through the same
  * operations in the same order.  Vectors, textures and the intrinsics
@@ -706,11 +718,7 @@ eval1(Run *r, const PExpr *e, Lane *out)
 			break;
 		}
 	}
-	Val v;
-	if (!eval(r, e, &v))
-		return false;
-	*out = v.l[0];
-	return true;
+	return eval_lane0(r, e, out);
 }
 
 /* ------------------------------------------------------ compiled code */
@@ -725,7 +733,7 @@ eval1(Run *r, const PExpr *e, Lane *out)
  * The statements find their expressions' trees in a table keyed by the
  * PExpr (a store's by the PStmt). */
 typedef struct CExpr CExpr;
-typedef bool (*CFn)(Run *r, const CExpr *c, Lane *out);
+typedef Lane (*CFn)(Run *r, const CExpr *c);
 
 struct CExpr {
 	CFn fn;
@@ -754,87 +762,111 @@ typedef struct Code {
 
 #define CODE_CHUNK 256
 
-HOT bool
-ceval(Run *r, const CExpr *c, Lane *out)
+/* c's value.  The functions return their lane by value (no lane in
+ * memory, which the sanitizers would guard on every call); one that fails
+ * reports it and sets r->bad, which every caller checks after each
+ * operand, so evaluation stops where eval1's would. */
+HOT Lane
+ceval(Run *r, const CExpr *c)
 {
-	if (c->at) {
-		*out = *c->at;
-		return true;
-	}
-	return c->fn(r, c, out);
+	return c->at ? *c->at : c->fn(r, c);
 }
 
-static bool
-c_fallback(Run *r, const CExpr *c, Lane *out)
+static bool __attribute__((noinline))
+c_failed(Run *r)
 {
-	return eval1(r, c->e, out);
+	r->bad = true;
+	return false;
 }
 
-static bool
-c_leaf(Run *r, const CExpr *c, Lane *out)
+static Lane
+c_fallback(Run *r, const CExpr *c)
+{
+	Lane v = {0};
+	if (!eval1(r, c->e, &v))
+		c_failed(r);
+	return v;
+}
+
+static Lane
+c_leaf(Run *r, const CExpr *c)
 {
 	(void)r;
-	*out = *c->at;
-	return true;
+	return *c->at;
 }
 
-/* offset() of a compiled access (a scalar one: one lane). */
-HOT bool
-c_offset(Run *r, const CExpr *c, int64_t *off)
+static bool __attribute__((noinline))
+c_unbound(Run *r, const CExpr *c)
+{
+	fail(r, c->loc, "internal error: '%%%s' is used before its alloc ran", c->buf->name);
+	return c_failed(r);
+}
+
+/* offset() of a compiled access (a scalar one: one lane); -1 when it
+ * fails (r->bad). */
+HOT int64_t
+c_offset(Run *r, const CExpr *c)
 {
 	const Tensor *t = r->buf[c->buf->scratch];
 	if (!t)
-		return fail(r, c->loc, "internal error: '%%%s' is used before its alloc ran",
-		            c->buf->name);
+		return c_unbound(r, c) - 1;
 	int64_t o = 0;
 	for (uint32_t d = 0; d < c->n; d++) {
-		Lane v;
-		if (!ceval(r, c->ix[d], &v))
-			return false;
+		Lane v = ceval(r, c->ix[d]);
+		if (r->bad)
+			return -1;
 		ElemKind k = (ElemKind)c->idx[d].e->dt.kind;
 		int64_t i = as_count(k, v.i), size = t->dims[d];
 		uint32_t l = c->idx[d].lanes ? c->idx[d].lanes : 1;
-		if (i < 0 || i > size - (int64_t)l)
-			return index_error(r, c->buf, &c->idx[d], d, k, v.i, size, c->loc);
+		if (i < 0 || i > size - (int64_t)l) {
+			index_error(r, c->buf, &c->idx[d], d, k, v.i, size, c->loc);
+			return c_failed(r) - 1;
+		}
 		o = o * size + i;
 	}
-	*off = o;
-	return true;
+	return o;
 }
 
-static bool
-c_load(Run *r, const CExpr *c, Lane *out)
+static Lane
+c_load(Run *r, const CExpr *c)
 {
-	int64_t off = 0;   /* set unless c_offset fails; gcc cannot tell */
-	if (!c_offset(r, c, &off))
-		return false;
-	*out = load_lane(r->buf[c->buf->scratch], off);
-	return true;
+	int64_t off = c_offset(r, c);
+	if (off < 0)
+		return (Lane){0};
+	return load_lane(r->buf[c->buf->scratch], off);
 }
 
-/* a op b, any operation on any kind */
-static bool
-c_bin(Run *r, const CExpr *c, Lane *out)
+/* a op b, with op and the operands' kind k */
+HOT Lane
+c_bin_lane(Run *r, const CExpr *c, PBinOp op, ElemKind k)
 {
-	Lane b;
-	if (!ceval(r, c->a, out) || !ceval(r, c->b, &b))
-		return false;
-	if (!bin_lane((PBinOp)c->e->op, (ElemKind)c->e->u.ops.a->dt.kind, *out, b, out))
-		return division_by_zero(r, c->e);
-	return true;
+	Lane a = ceval(r, c->a);
+	if (r->bad)
+		return a;
+	Lane b = ceval(r, c->b);
+	if (r->bad)
+		return b;
+	Lane out = {0};
+	if (!bin_lane(op, k, a, b, &out)) {
+		division_by_zero(r, c->e);
+		c_failed(r);
+	}
+	return out;
 }
 
-/* a op b with the operation and the operands' kind fixed */
-#define C_BIN(OP, K)                                                       \
-	static bool                                                        \
-	c_##K##_##OP(Run *r, const CExpr *c, Lane *out)                    \
-	{                                                                  \
-		Lane b;                                                    \
-		if (!ceval(r, c->a, out) || !ceval(r, c->b, &b))           \
-			return false;                                      \
-		if (!bin_lane(OP, K, *out, b, out))                        \
-			return division_by_zero(r, c->e);                  \
-		return true;                                               \
+/* any operation on any kind */
+static Lane
+c_bin(Run *r, const CExpr *c)
+{
+	return c_bin_lane(r, c, (PBinOp)c->e->op, (ElemKind)c->e->u.ops.a->dt.kind);
+}
+
+/* the operation and the operands' kind fixed */
+#define C_BIN(OP, K)                                      \
+	static Lane                                       \
+	c_##K##_##OP(Run *r, const CExpr *c)              \
+	{                                                 \
+		return c_bin_lane(r, c, OP, K);           \
 	}
 #define C_BIN_OPS(X, K)                                                    \
 	X(OP_ADD, K) X(OP_SUB, K) X(OP_MUL, K) X(OP_DIV, K) X(OP_MOD, K)   \
@@ -847,45 +879,48 @@ static const CFn c_bin_f32[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_F32)};
 static const CFn c_bin_i32[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_I32)};
 static const CFn c_bin_i64[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_I64)};
 
-static bool
-c_un(Run *r, const CExpr *c, Lane *out)
+static Lane
+c_un(Run *r, const CExpr *c)
 {
-	if (!ceval(r, c->a, out))
-		return false;
-	*out = un_lane((PBinOp)c->e->op, (ElemKind)c->e->dt.kind, *out);
-	return true;
+	Lane a = ceval(r, c->a);
+	if (r->bad)
+		return a;
+	return un_lane((PBinOp)c->e->op, (ElemKind)c->e->dt.kind, a);
 }
 
-static bool
-c_select(Run *r, const CExpr *c, Lane *out)
+static Lane
+c_select(Run *r, const CExpr *c)
 {
-	Lane cond, b;
-	if (!ceval(r, c->a, &cond) || !ceval(r, c->b, out) || !ceval(r, c->c, &b))
-		return false;
-	if (!cond.i)
-		*out = b;
-	return true;
+	Lane cond = ceval(r, c->a);
+	if (r->bad)
+		return cond;
+	Lane a = ceval(r, c->b);
+	if (r->bad)
+		return a;
+	Lane b = ceval(r, c->c);
+	return cond.i ? a : b;
 }
 
-static bool
-c_cast(Run *r, const CExpr *c, Lane *out)
+static Lane
+c_cast(Run *r, const CExpr *c)
 {
-	if (!ceval(r, c->a, out))
-		return false;
-	*out = convert_lane((ElemKind)c->e->u.cast.a->dt.kind, (ElemKind)c->e->dt.kind, *out);
-	return true;
+	Lane a = ceval(r, c->a);
+	if (r->bad)
+		return a;
+	return convert_lane((ElemKind)c->e->u.cast.a->dt.kind, (ElemKind)c->e->dt.kind, a);
 }
 
-static bool
-c_call(Run *r, const CExpr *c, Lane *out)
+static Lane
+c_call(Run *r, const CExpr *c)
 {
 	Lane x[3] = {{0}, {0}, {0}};
 	const CExpr *arg[3] = {c->a, c->b, c->c};
-	for (uint32_t i = 0; i < c->e->n; i++)
-		if (!ceval(r, arg[i], &x[i]))
-			return false;
-	*out = call_lane((IntrinId)c->e->op, (ElemKind)c->e->dt.kind, x);
-	return true;
+	for (uint32_t i = 0; i < c->e->n; i++) {
+		x[i] = ceval(r, arg[i]);
+		if (r->bad)
+			return x[i];
+	}
+	return call_lane((IntrinId)c->e->op, (ElemKind)c->e->dt.kind, x);
 }
 
 static CExpr *
@@ -1078,41 +1113,41 @@ HOT bool
 eval_root(Run *r, const PExpr *e, Lane *out)
 {
 	const CExpr *c = code_of(r, e);
-	return c ? ceval(r, c, out) : eval1(r, e, out);
+	if (!c)
+		return eval1(r, e, out);
+	*out = ceval(r, c);
+	return !r->bad;
 }
 
 /* ----------------------------------------------------------- statements */
 
-static bool
-store(Run *r, const PStmt *s)
+/* A store of a vector (or of anything not compiled): through eval. */
+static bool __attribute__((noinline))
+store_val(Run *r, const PStmt *s)
 {
-	int64_t off = 0;   /* set unless the offset fails; gcc cannot tell */
+	int64_t off;
 	uint32_t n;
-	const PExpr *ve = s->u.store.val;
-	const CExpr *c = code_of(r, s);
-	if (c) {
-		Lane v;
-		if (!ceval(r, c->a, &v) || !c_offset(r, c, &off))
-			return false;
-		store_lane(r->buf[c->buf->scratch], off, v);
-		return true;
-	}
-	if (ve->dt.lanes <= 1) {
-		/* a scalar (the verifier matched the value's lanes to the index's) */
-		Lane v;
-		if (!eval1(r, ve, &v) ||
-		    !offset(r, s->u.store.buf, s->u.store.idx, s->n, s->loc, &off, &n))
-			return false;
-		store_lane(r->buf[s->u.store.buf->scratch], off, v);
-		return true;
-	}
 	Val v;
-	if (!eval(r, ve, &v) ||
+	if (!eval(r, s->u.store.val, &v) ||
 	    !offset(r, s->u.store.buf, s->u.store.idx, s->n, s->loc, &off, &n))
 		return false;
 	Tensor *t = r->buf[s->u.store.buf->scratch];
 	for (uint32_t l = 0; l < n; l++)
 		store_lane(t, off + l, v.l[l]);
+	return true;
+}
+
+static bool
+store(Run *r, const PStmt *s)
+{
+	const CExpr *c = code_of(r, s);
+	if (!c)
+		return store_val(r, s);
+	int64_t off;
+	Lane v = ceval(r, c->a);
+	if (r->bad || (off = c_offset(r, c)) < 0)
+		return false;
+	store_lane(r->buf[c->buf->scratch], off, v);
 	return true;
 }
 
