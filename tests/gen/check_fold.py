@@ -1,7 +1,7 @@
 """ir-fold-constants on random models (tests/gen/gen.py) and on the models
 of tests/ir-run.
 
-    check_fold.py [--seed S] [--count N] [--bin DIR]     random models
+    check_fold.py [--seed S] [--count N] [--bin DIR] [--no-batch]     random models
     check_fold.py --model FILE.ir --inputs DIR [--bin DIR]
 
 For each model (in a folder of its own, with its inputs DIR/<param>.npy):
@@ -18,6 +18,13 @@ ir-plan-devices | ir-lower | ir-plan-devices gives the model's result
 within the generator's error bound (random models; lowering reads the
 folded constants, HWIO weights included).  A failure prints the seed or
 model and what broke; the exit status is then 1.
+
+The models' checks run side by side, each in its order; ir-fold-constants
+and ir-run (which read and write constant files) run once a model, in
+its folder, but ir-parse, ir-plan-devices and ir-lower once a stage for
+all models (--split-input-file --keep-going, a model a part); what failed
+there runs alone, so that the failure names the model and the stage.
+--no-batch runs them once a model too.
 """
 import argparse
 import os
@@ -29,7 +36,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
-from check import Failure, compare, same, tool  # noqa: E402
+from check import Failure, batched, compare, same, tool  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -99,9 +106,23 @@ def same_result(a, b, what):
                 what, int(bad.sum()), list(idx), x[idx].item(), y[idx].item()))
 
 
+# The tools whose runs fold_checks leaves to run_all to batch across
+# models: they read no constant files (ir-fold-constants and ir-run read
+# and write them in the model's folder, and run there, in order).
+BATCHED = ("ir-parse", "ir-plan-devices", "ir-lower")
+
+
 def fold_checks(bindir, d, text, args, m=None):
+    """The checks of one model, a generator for run_all: it yields each run
+    of a BATCHED tool as (name, flags, input) and takes the output back,
+    or None to run it alone (which raises Failure saying what failed)."""
     T = lambda name, a, s, what: tool(bindir, name, a, s, d, what)  # noqa: E731
-    s0 = T("ir-parse", [], text, "ir-parse of the model")
+
+    def B(name, a, s, what):
+        out = yield (name, tuple(a), s)
+        return out if out is not None else T(name, a, s, what)
+
+    s0 = yield from B("ir-parse", [], text, "ir-parse of the model")
     with open(os.path.join(d, "s0.ir"), "wb") as f:
         f.write(s0)
     ref = run(bindir, d, "s0", args, "ir-run of the model")
@@ -109,7 +130,7 @@ def fold_checks(bindir, d, text, args, m=None):
     a1 = [x for x in args if first and x.startswith("--input=%s=" % first.group(1).decode())]
     for k, src, a in (("f1", s0, args), ("c1", constify(s0), []), ("w1", constify(s0, 1), a1)):
         out = T("ir-fold-constants", ["--data-dir=."], src, "ir-fold-constants (%s)" % k)
-        same("%s re-parsed" % k, out, T("ir-parse", [], out, "ir-parse of " + k))
+        same("%s re-parsed" % k, out, (yield from B("ir-parse", [], out, "ir-parse of " + k)))
         same("%s folded again" % k, out,
              T("ir-fold-constants", ["--data-dir=."], out, "ir-fold-constants of " + k))
         with open(os.path.join(d, k + ".ir"), "wb") as f:
@@ -118,9 +139,10 @@ def fold_checks(bindir, d, text, args, m=None):
         if k == "c1":
             continue
         # lowered: reads the folded constants, HWIO weights included
-        s2 = T("ir-plan-devices", m.plan_flags if m else [], out, "ir-plan-devices of " + k)
-        s3 = T("ir-lower", m.lower_flags if m else [], s2, "ir-lower of " + k)
-        s4 = T("ir-plan-devices", [], s3, "ir-plan-devices after ir-lower of " + k)
+        s2 = yield from B("ir-plan-devices", m.plan_flags if m else [], out,
+                          "ir-plan-devices of " + k)
+        s3 = yield from B("ir-lower", m.lower_flags if m else [], s2, "ir-lower of " + k)
+        s4 = yield from B("ir-plan-devices", [], s3, "ir-plan-devices after ir-lower of " + k)
         with open(os.path.join(d, k + "4.ir"), "wb") as f:
             f.write(s4)
         low = run(bindir, d, k + "4", a, "ir-run of %s lowered" % k)
@@ -134,6 +156,38 @@ def fold_checks(bindir, d, text, args, m=None):
                     raise Failure("%s folded and lowered differs from the model" % k)
 
 
+def run_all(bindir, checks, batch=True):
+    """Runs the generators of fold_checks (by key) side by side: each
+    round, the runs of BATCHED tools they wait for start once for all of
+    them a tool and set of flags (check.batched: the same bytes as alone),
+    not once a model: a start under ASan costs 8 ms of CPU.  Returns the
+    Failure's text, or None, by key."""
+    res, wait = {}, {}
+
+    def step(k, value):
+        try:
+            wait[k] = checks[k].send(value)
+        except StopIteration:
+            res[k] = None
+        except Failure as e:
+            res[k] = str(e)
+
+    for k in checks:
+        step(k, None)
+    while wait:
+        asked, wait = wait, {}
+        done = {}
+        if batch:
+            groups = {}
+            for name, flags, s in asked.values():
+                groups.setdefault((name, flags), []).append(s)
+            for (name, flags), ins in groups.items():
+                batched(bindir, name, list(flags), ins, done)
+        for k, (name, flags, s) in asked.items():
+            step(k, done.get((name, flags), {}).get(s))
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
@@ -141,6 +195,9 @@ def main():
     ap.add_argument("--bin", default=os.environ.get("IRPIPE_BIN", "build/bin"))
     ap.add_argument("--model")
     ap.add_argument("--inputs")
+    ap.add_argument("--no-batch", action="store_true",
+                    help="run ir-parse, ir-plan-devices and ir-lower once a model and stage, "
+                         "not once a stage for all models")
     a = ap.parse_args()
     bindir = os.path.abspath(a.bin)
     failed = 0
@@ -151,26 +208,30 @@ def main():
                 shutil.copy(os.path.join(a.inputs, f), d)
         args = ["--input=%s=%s.npy" % (f[:-4], f[:-4]) for f in sorted(os.listdir(a.inputs))
                 if f.endswith(".npy")]
-        try:
-            with open(a.model, "rb") as f:
-                fold_checks(bindir, d, f.read(), args)
+        with open(a.model, "rb") as f:
+            msg = run_all(bindir, {0: fold_checks(bindir, d, f.read(), args)})[0]
+        if msg is None:
             shutil.rmtree(d)
-        except Failure as e:
-            print("fold: FAIL %s (in %s): %s" % (a.model, d, e))
+        else:
+            print("fold: FAIL %s (in %s): %s" % (a.model, d, msg))
             failed = 1
         return failed
+    # every model's checks side by side (run_all), each in a folder of its own
+    dirs, checks = {}, {}
     for seed in range(a.seed, a.seed + a.count):
-        d = tempfile.mkdtemp(prefix="irpipe-fold-%d." % seed)
-        try:
-            m, args = gen.write(seed, d)
-            with open(os.path.join(d, "model.ir"), "rb") as f:
-                fold_checks(bindir, d, f.read(), args, m)
-            shutil.rmtree(d)
-        except Failure as e:
-            print("fold: FAIL seed %d (in %s): %s" % (seed, d, e))
-            print("reproduce: python3 tests/gen/check_fold.py --seed %d --count 1 --bin %s"
-                  % (seed, bindir))
-            failed += 1
+        d = dirs[seed] = tempfile.mkdtemp(prefix="irpipe-fold-%d." % seed)
+        m, args = gen.write(seed, d)
+        with open(os.path.join(d, "model.ir"), "rb") as f:
+            checks[seed] = fold_checks(bindir, d, f.read(), args, m)
+    res = run_all(bindir, checks, not a.no_batch)
+    for seed in range(a.seed, a.seed + a.count):
+        if res[seed] is None:
+            shutil.rmtree(dirs[seed])
+            continue
+        print("fold: FAIL seed %d (in %s): %s" % (seed, dirs[seed], res[seed]))
+        print("reproduce: python3 tests/gen/check_fold.py --seed %d --count 1 --bin %s"
+              % (seed, bindir))
+        failed += 1
     print("fold: %d of %d models passed" % (a.count - failed, a.count))
     return 1 if failed else 0
 
