@@ -36,7 +36,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
-from check import Failure, batched, compare, same, tool  # noqa: E402
+from check import Failure, asked, compare, run_all, same, tool  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -106,21 +106,13 @@ def same_result(a, b, what):
                 what, int(bad.sum()), list(idx), x[idx].item(), y[idx].item()))
 
 
-# The tools whose runs fold_checks leaves to run_all to batch across
-# models: they read no constant files (ir-fold-constants and ir-run read
-# and write them in the model's folder, and run there, in order).
-BATCHED = ("ir-parse", "ir-plan-devices", "ir-lower")
-
-
 def fold_checks(bindir, d, text, args, m=None):
-    """The checks of one model, a generator for run_all: it yields each run
-    of a BATCHED tool as (name, flags, input) and takes the output back,
-    or None to run it alone (which raises Failure saying what failed)."""
+    """The checks of one model, a generator for check.run_all, which
+    batches its runs of ir-parse, ir-plan-devices and ir-lower (B): they
+    read no constant files, while ir-fold-constants and ir-run read and
+    write them in the model's folder, and run there (T), in order."""
     T = lambda name, a, s, what: tool(bindir, name, a, s, d, what)  # noqa: E731
-
-    def B(name, a, s, what):
-        out = yield (name, tuple(a), s)
-        return out if out is not None else T(name, a, s, what)
+    B = lambda name, a, s, what: asked(T, name, a, s, what)  # noqa: E731
 
     s0 = yield from B("ir-parse", [], text, "ir-parse of the model")
     with open(os.path.join(d, "s0.ir"), "wb") as f:
@@ -154,38 +146,6 @@ def fold_checks(bindir, d, text, args, m=None):
                 y = np.load(os.path.join(low, f) if f else low)
                 if x.shape != y.shape or not np.allclose(x, y, rtol=1e-4, atol=1e-5):
                     raise Failure("%s folded and lowered differs from the model" % k)
-
-
-def run_all(bindir, checks, batch=True):
-    """Runs the generators of fold_checks (by key) side by side: each
-    round, the runs of BATCHED tools they wait for start once for all of
-    them a tool and set of flags (check.batched: the same bytes as alone),
-    not once a model: a start under ASan costs 8 ms of CPU.  Returns the
-    Failure's text, or None, by key."""
-    res, wait = {}, {}
-
-    def step(k, value):
-        try:
-            wait[k] = checks[k].send(value)
-        except StopIteration:
-            res[k] = None
-        except Failure as e:
-            res[k] = str(e)
-
-    for k in checks:
-        step(k, None)
-    while wait:
-        asked, wait = wait, {}
-        done = {}
-        if batch:
-            groups = {}
-            for name, flags, s in asked.values():
-                groups.setdefault((name, flags), []).append(s)
-            for (name, flags), ins in groups.items():
-                batched(bindir, name, list(flags), ins, done)
-        for k, (name, flags, s) in asked.items():
-            step(k, done.get((name, flags), {}).get(s))
-    return res
 
 
 def main():
