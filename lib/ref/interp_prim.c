@@ -42,6 +42,8 @@ typedef struct {
 	const PStmt *owner;
 	const PStmt *next;    /* next statement to run */
 	int64_t cur, hi;      /* S_FOR: the iteration and the bound */
+	Lane *var;            /* S_FOR: its variable's slot (else NULL) */
+	ElemKind kind;        /* S_FOR: its variable's kind */
 } Frame;
 
 /* The tensors of one alloc statement, reused each time it runs: t[0] in
@@ -742,13 +744,22 @@ struct CExpr {
 	Lane lit;                /* a literal's value */
 	const Lane *at;          /* a variable's slot or a literal's value: read
 	                          * in place by ceval, without a call */
-	/* a load or a store: the buffer and its compiled indices */
+	/* a load or a store: the buffer, its slot and its compiled indices */
 	const PVar *buf;
+	uint32_t bslot;
 	const PIndex *idx;
-	const CExpr **ix;
+	struct CIndex *ix;
 	uint32_t n;
 	Loc loc;
 };
+
+/* An index of an access: its tree, element kind and lanes (1 unless a
+ * lane run), each read once per evaluation. */
+typedef struct CIndex {
+	const CExpr *e;
+	ElemKind k;
+	uint32_t l;
+} CIndex;
 
 typedef struct Code {
 	const void **key;        /* open addressing, mask + 1 entries */
@@ -802,24 +813,22 @@ c_unbound(Run *r, const CExpr *c)
 	return c_failed(r);
 }
 
-/* offset() of a compiled access (a scalar one: one lane); -1 when it
- * fails (r->bad). */
+/* offset() of a compiled access (a scalar one: one lane) into t, the
+ * buffer's tensor; -1 when it fails (r->bad). */
 HOT int64_t
-c_offset(Run *r, const CExpr *c)
+c_offset(Run *r, const CExpr *c, const Tensor *t)
 {
-	const Tensor *t = r->buf[c->buf->scratch];
 	if (!t)
 		return c_unbound(r, c) - 1;
 	int64_t o = 0;
+	const CIndex *ix = c->ix;
 	for (uint32_t d = 0; d < c->n; d++) {
-		Lane v = ceval(r, c->ix[d]);
+		Lane v = ceval(r, ix[d].e);
 		if (r->bad)
 			return -1;
-		ElemKind k = (ElemKind)c->idx[d].e->dt.kind;
-		int64_t i = as_count(k, v.i), size = t->dims[d];
-		uint32_t l = c->idx[d].lanes ? c->idx[d].lanes : 1;
-		if (i < 0 || i > size - (int64_t)l) {
-			index_error(r, c->buf, &c->idx[d], d, k, v.i, size, c->loc);
+		int64_t i = as_count(ix[d].k, v.i), size = t->dims[d];
+		if (i < 0 || i > size - (int64_t)ix[d].l) {
+			index_error(r, c->buf, &c->idx[d], d, ix[d].k, v.i, size, c->loc);
 			return c_failed(r) - 1;
 		}
 		o = o * size + i;
@@ -830,10 +839,11 @@ c_offset(Run *r, const CExpr *c)
 static Lane
 c_load(Run *r, const CExpr *c)
 {
-	int64_t off = c_offset(r, c);
+	const Tensor *t = r->buf[c->bslot];
+	int64_t off = c_offset(r, c, t);
 	if (off < 0)
 		return (Lane){0};
-	return load_lane(r->buf[c->buf->scratch], off);
+	return load_lane(t, off);
 }
 
 /* a op b, with op and the operands' kind k */
@@ -942,13 +952,15 @@ static void
 compile_access(Code *k, CExpr *c, const PVar *buf, const PIndex *idx, uint32_t n, Loc loc)
 {
 	c->buf = buf;
+	c->bslot = (uint32_t)buf->scratch;
 	c->idx = idx;
 	c->n = n;
 	c->loc = loc;
 	c->ix = xcalloc(n + 1, sizeof *c->ix);
 	ptrvec_push(&k->arrays, (void *)c->ix);
 	for (uint32_t d = 0; d < n; d++)
-		c->ix[d] = compile(k, idx[d].e);
+		c->ix[d] = (CIndex){compile(k, idx[d].e), (ElemKind)idx[d].e->dt.kind,
+		                    idx[d].lanes ? idx[d].lanes : 1};
 }
 
 /* e's tree (recursion: the parser caps expression depth). */
@@ -1145,9 +1157,10 @@ store(Run *r, const PStmt *s)
 		return store_val(r, s);
 	int64_t off;
 	Lane v = ceval(r, c->a);
-	if (r->bad || (off = c_offset(r, c)) < 0)
+	Tensor *t = r->buf[c->bslot];
+	if (r->bad || (off = c_offset(r, c, t)) < 0)
 		return false;
-	store_lane(r->buf[c->buf->scratch], off, v);
+	store_lane(t, off, v);
 	return true;
 }
 
@@ -1346,12 +1359,17 @@ push(Run *r, Frame f)
 	VEC_PUSH(r->st, r->nst, r->capst) = f;
 }
 
+static ElemKind
+loop_var_kind(const PStmt *loop)
+{
+	const PVar *var = loop->u.loop.var;
+	return var->type ? (ElemKind)var->type->dt.kind : ET_I32;
+}
+
 static void
 set_loop_var(Run *r, const PStmt *loop, int64_t v)
 {
-	const PVar *var = loop->u.loop.var;
-	ElemKind k = var->type ? (ElemKind)var->type->dt.kind : ET_I32;
-	r->slot[var->scratch].l[0].i = wrap(k, v);
+	r->slot[loop->u.loop.var->scratch].l[0].i = wrap(loop_var_kind(loop), v);
 }
 
 static bool loop_bounds(Run *r, const PStmt *s, int64_t *lo, int64_t *hi);
@@ -1364,15 +1382,15 @@ static bool
 exec(Run *r, const PStmt *first, const PStmt *stop)
 {
 	size_t base = r->nst;
-	push(r, (Frame){NULL, first, 0, 0});
+	push(r, (Frame){NULL, first, 0, 0, NULL, ET_I32});
 	bool ok = true;
 	while (ok && r->nst > base) {
 		Frame *f = &r->st[r->nst - 1];
 		const PStmt *s = f->next;
 		if (!s || s == stop) {
 			/* stop only stands in the first block: the segment ends */
-			if (s == NULL && f->owner && f->owner->kind == S_FOR && ++f->cur < f->hi) {
-				set_loop_var(r, f->owner, f->cur);
+			if (s == NULL && f->var && ++f->cur < f->hi) {
+				f->var->i = wrap(f->kind, f->cur);   /* set_loop_var's */
 				f->next = f->owner->u.loop.body.first;
 			} else {
 				r->nst--;
@@ -1381,7 +1399,7 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 		}
 		f->next = s->next;
 		const PStmt *owner = f->owner;
-		Frame in = {s, NULL, 0, 0};
+		Frame in = {s, NULL, 0, 0, NULL, ET_I32};
 		switch (s->kind) {
 		case S_FOR: {
 			const PBlock *wg;
@@ -1393,6 +1411,8 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 				continue;
 			set_loop_var(r, s, in.cur);
 			in.next = s->u.loop.body.first;
+			in.var = &r->slot[s->u.loop.var->scratch].l[0];
+			in.kind = loop_var_kind(s);
 			break;
 		}
 		case S_IF: {
