@@ -4,11 +4,17 @@ through ir-plan-devices | ir-lower | ir-plan-devices | ir-flatten-texture)
 give the same result on the same random inputs, and a second
 ir-alter-layout changes nothing.
 
-    check.py --bin DIR [--mode auto,NCHW4c] [--lower] [--ocl] MODEL.ir...
+    check.py --bin DIR [--mode auto,NCHW4c] [--lower] [--ocl] [--no-batch] MODEL.ir...
 
 --ocl also generates OpenCL C for the lowered module (ir-codegen-ocl) and
 runs it with `ir-run --check` (every kernel against the interpreter, on
 POCL where there is no GPU).
+
+The models' checks run side by side (tests/gen/check.py's run_all): each
+tool but ir-run starts once a stage for all models (--split-input-file
+--keep-going; what fails there runs alone, so a failure names the model
+and the tool), ir-run once a model for all its modules (twice with
+--ocl); --no-batch runs every tool once a model and stage.
 
 Inputs are drawn from a seed made of the model's name, so a failure
 repeats.  Floating-point results may differ by rounding only (a packed
@@ -25,13 +31,16 @@ import zlib
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gen"))
+import check as C  # noqa: E402
+
 DT = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8,
       "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16,
       "u32": np.uint32, "u64": np.uint64, "bool": np.bool_}
 
 
-def tool(bindir, args, stdin=None):
-    p = subprocess.run([os.path.join(bindir, args[0])] + args[1:], input=stdin,
+def tool(bindir, args, stdin=None, cwd=None):
+    p = subprocess.run([os.path.join(bindir, args[0])] + args[1:], input=stdin, cwd=cwd,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
     if p.returncode:
         raise RuntimeError("%s: exit %d: %s" % (" ".join(args), p.returncode,
@@ -41,7 +50,12 @@ def tool(bindir, args, stdin=None):
 
 def inputs(bindir, path, d):
     """Random .npy files for @main's parameters; the --input arguments."""
-    text = tool(bindir, ["ir-parse", path]).decode()
+    return inputs_of(tool(bindir, ["ir-parse", path]), path, d)
+
+
+def inputs_of(text, path, d):
+    """inputs() of text, the module of path, parsed."""
+    text = text.decode()
     m = re.search(r"^fn @main\((.*?)\)( ->|\s*\{)", text, re.M)
     args = []
     rng = np.random.default_rng(zlib.crc32(os.path.basename(path).encode()))
@@ -61,6 +75,7 @@ def inputs(bindir, path, d):
 
 
 def result(bindir, text, args, d, k, run=("--interp",)):
+    """ir-run of text, one module (torch_check.py), as a list of arrays."""
     src = os.path.join(d, k + ".ir")
     with open(src, "wb") as f:
         f.write(text)
@@ -69,6 +84,22 @@ def result(bindir, text, args, d, k, run=("--interp",)):
     if os.path.isdir(out):
         return [np.load(os.path.join(out, "%d.npy" % i)) for i in range(len(os.listdir(out)))]
     return [np.load(out)]
+
+
+def results(T, d, runs, args, what):
+    """ir-run ARGS of each (name, text) of runs (written as name.ir in d):
+    one start for all (check.ran_each), each result a list of arrays, by
+    name."""
+    for k, text in runs:
+        with open(os.path.join(d, k + ".ir"), "wb") as f:
+            f.write(text)
+    out = {}
+    for k, o in C.ran_each(T, d, runs, args, "", "all" + what.split()[0], what).items():
+        if os.path.isdir(o):
+            out[k] = [np.load(os.path.join(o, "%d.npy" % i)) for i in range(len(os.listdir(o)))]
+        else:
+            out[k] = [np.load(o + ".npy" if os.path.exists(o + ".npy") else o)]
+    return out
 
 
 def same(a, b):
@@ -94,33 +125,49 @@ def same(a, b):
 
 
 def check(bindir, path, modes, lower, ocl):
+    """The checks of one model, a generator for check.run_all (C), which
+    batches the runs of every tool but ir-run across models; ir-run runs
+    once for the model's modules (once more for OpenCL).  Raises
+    C.Failure with the reason."""
     with tempfile.TemporaryDirectory() as d:
-        args = inputs(bindir, path, d)
-        text = tool(bindir, ["ir-parse", path])
-        ref = result(bindir, text, args, d, "ref")
+        def T(name, a, s, what):
+            try:
+                return tool(bindir, [name] + a, s, d)
+            except RuntimeError as e:
+                raise C.Failure(str(e))
+
+        def B(name, a, s):
+            return C.asked(T, name, a, s, name)
+
+        with open(path, "rb") as f:
+            text = yield from B("ir-parse", [], f.read())
+        args = inputs_of(text, path, d)
+        runs, ocls = [("ref", text)], []
         for mode in modes:
-            alt = tool(bindir, ["ir-alter-layout", "--layout=" + mode], text)
-            if tool(bindir, ["ir-alter-layout", "--layout=" + mode], alt) != alt:
-                return "--layout=%s: a second run changes the module" % mode
-            if tool(bindir, ["ir-parse"], alt) != alt:
-                return "--layout=%s: the output does not re-parse to itself" % mode
-            why = same(ref, result(bindir, alt, args, d, "alt"))
-            if why:
-                return "--layout=%s: %s" % (mode, why)
+            alt = yield from B("ir-alter-layout", ["--layout=" + mode], text)
+            if (yield from B("ir-alter-layout", ["--layout=" + mode], alt)) != alt:
+                raise C.Failure("--layout=%s: a second run changes the module" % mode)
+            if (yield from B("ir-parse", [], alt)) != alt:
+                raise C.Failure("--layout=%s: the output does not re-parse to itself" % mode)
+            runs.append(("alt_" + mode, alt))
             if lower:
-                s = tool(bindir, ["ir-plan-devices"], alt)
-                s = tool(bindir, ["ir-lower"], s)
-                s = tool(bindir, ["ir-plan-devices"], s)
-                s = tool(bindir, ["ir-flatten-texture"], s)
-                why = same(ref, result(bindir, s, args, d, "low"))
-                if why:
-                    return "--layout=%s, lowered and flattened: %s" % (mode, why)
+                s = yield from B("ir-plan-devices", [], alt)
+                s = yield from B("ir-lower", [], s)
+                s = yield from B("ir-plan-devices", [], s)
+                s = yield from B("ir-flatten-texture", [], s)
+                runs.append(("low_" + mode, s))
                 if ocl:
-                    s = tool(bindir, ["ir-codegen-ocl"], s)
-                    why = same(ref, result(bindir, s, args, d, "ocl", ("--check",)))
-                    if why:
-                        return "--layout=%s, on OpenCL: %s" % (mode, why)
-    return None
+                    s = yield from B("ir-codegen-ocl", [], s)
+                    ocls.append(("ocl_" + mode, s))
+        res = results(T, d, runs, ["--interp"] + args, "--interp %s")
+        if ocls:
+            res.update(results(T, d, ocls, ["--check"] + args, "--check %s"))
+        for mode in modes:
+            for k, said in (("alt_", ""), ("low_", ", lowered and flattened"),
+                            ("ocl_", ", on OpenCL")):
+                why = k + mode in res and same(res["ref"], res[k + mode])
+                if why:
+                    raise C.Failure("--layout=%s%s: %s" % (mode, said, why))
 
 
 def main():
@@ -129,14 +176,18 @@ def main():
     ap.add_argument("--mode", default="auto,NCHW4c")
     ap.add_argument("--lower", action="store_true")
     ap.add_argument("--ocl", action="store_true")
+    ap.add_argument("--no-batch", action="store_true",
+                    help="run every tool once a model and stage, not once a stage for all")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     failed = 0
-    for path in a.models:
-        try:
-            why = check(a.bin, path, a.mode.split(","), a.lower or a.ocl, a.ocl)
-        except RuntimeError as e:
-            why = str(e)
+    # every model's checks side by side, the tools but ir-run once a stage
+    # for all (check.run_all)
+    bindir = os.path.abspath(a.bin)   # tools run in the models' folders
+    res = C.run_all(bindir, {i: check(bindir, path, a.mode.split(","), a.lower or a.ocl, a.ocl)
+                             for i, path in enumerate(a.models)}, not a.no_batch)
+    for i, path in enumerate(a.models):
+        why = res[i]
         if why:
             failed += 1
             print("alter: FAIL %s: %s" % (path, why))
