@@ -768,6 +768,9 @@ typedef struct Code {
 	PtrVec chunks, arrays;   /* what to free */
 	CExpr *next;             /* the current chunk's free nodes */
 	const Val *slot;         /* the run's scalars (Run.slot) */
+	const CExpr **by_var;    /* by the slot s of a let's or loop's variable:
+	                          * the let's value at 2s, the loop's bounds at
+	                          * 2s and 2s + 1 (no table lookup) */
 	size_t left;
 } Code;
 
@@ -1053,20 +1056,20 @@ code_of(const Run *r, const void *key)
 	return NULL;
 }
 
-/* A root expression, if scalar. */
-static void
+/* A root expression, if scalar (else NULL). */
+static CExpr *
 code_root(Code *k, const PExpr *e)
 {
-	if (e->dt.lanes <= 1)
-		code_put(k, e, compile(k, e));
+	return e->dt.lanes <= 1 ? compile(k, e) : NULL;
 }
 
 /* Compiles the scalar expressions of the statements of body. */
 static Code *
-code_build(const PBlock *body, const Val *slot)
+code_build(const PBlock *body, const Val *slot, uint32_t nslots)
 {
 	Code *k = xcalloc(1, sizeof *k);
 	k->slot = slot;
+	k->by_var = xcalloc(2 * (size_t)nslots + 1, sizeof *k->by_var);
 	size_t n = 0;
 	PrimWalk w;
 	pwalk_start(&w, body);
@@ -1080,14 +1083,15 @@ code_build(const PBlock *body, const Val *slot)
 	for (PStmt *s; (s = pwalk_next_stmt(&w));) {
 		switch (s->kind) {
 		case S_FOR:
-			code_root(k, s->u.loop.lo);
-			code_root(k, s->u.loop.hi);
+			k->by_var[2 * s->u.loop.var->scratch] = code_root(k, s->u.loop.lo);
+			k->by_var[2 * s->u.loop.var->scratch + 1] = code_root(k, s->u.loop.hi);
 			break;
 		case S_IF:
-			code_root(k, s->u.cond.cond);
+			if (s->u.cond.cond->dt.lanes <= 1)
+				code_put(k, s->u.cond.cond, compile(k, s->u.cond.cond));
 			break;
 		case S_LET:
-			code_root(k, s->u.let.val);
+			k->by_var[2 * s->u.let.var->scratch] = code_root(k, s->u.let.val);
 			break;
 		case S_STORE:
 			if (s->u.store.val->dt.lanes <= 1) {
@@ -1117,14 +1121,14 @@ code_free(Code *k)
 	ptrvec_free(&k->arrays);
 	free(k->key);
 	free(k->val);
+	free(k->by_var);
 	free(k);
 }
 
-/* eval1 of a root expression, through its compiled tree. */
+/* eval1 of e, through c, its compiled tree (NULL: none). */
 HOT bool
-eval_root(Run *r, const PExpr *e, Lane *out)
+eval_code(Run *r, const CExpr *c, const PExpr *e, Lane *out)
 {
-	const CExpr *c = code_of(r, e);
 	if (!c)
 		return eval1(r, e, out);
 	*out = ceval(r, c);
@@ -1417,7 +1421,7 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 		}
 		case S_IF: {
 			Lane c;
-			if (!(ok = eval_root(r, s->u.cond.cond, &c)))
+			if (!(ok = eval_code(r, code_of(r, s->u.cond.cond), s->u.cond.cond, &c)))
 				continue;
 			in.next = s->u.cond.arms[c.i ? 0 : 1].first;
 			break;
@@ -1428,7 +1432,9 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 		case S_LET: {
 			const PExpr *v = s->u.let.val;
 			Val *to = &r->slot[s->u.let.var->scratch];
-			ok = v->dt.lanes <= 1 ? eval_root(r, v, &to->l[0]) : eval(r, v, to);
+			ok = v->dt.lanes <= 1 ? eval_code(r, r->code->by_var[2 * s->u.let.var->scratch],
+			                                  v, &to->l[0])
+			                      : eval(r, v, to);
 			continue;
 		}
 		case S_STORE:
@@ -1464,7 +1470,8 @@ static bool
 loop_bounds(Run *r, const PStmt *s, int64_t *lo, int64_t *hi)
 {
 	Lane a, b;
-	if (!eval_root(r, s->u.loop.lo, &a) || !eval_root(r, s->u.loop.hi, &b))
+	const CExpr *const *c = &r->code->by_var[2 * s->u.loop.var->scratch];
+	if (!eval_code(r, c[0], s->u.loop.lo, &a) || !eval_code(r, c[1], s->u.loop.hi, &b))
 		return false;
 	*lo = as_count((ElemKind)s->u.loop.lo->dt.kind, a.i);
 	*hi = as_count((ElemKind)s->u.loop.hi->dt.kind, b.i);
@@ -1712,7 +1719,7 @@ prim_exec_planned(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, 
 	r.slot = xcalloc(ns + 1, sizeof *r.slot);
 	r.buf = xcalloc(nb + 1, sizeof *r.buf);
 	r.cache = xcalloc(nb - r.nargbufs + 1, sizeof *r.cache);
-	r.code = code_build(&p->body, r.slot);
+	r.code = code_build(&p->body, r.slot, ns);
 	bool ok = bind_args(&r, args) && exec(&r, p->body.first, NULL) && zeroed_at_end(&r, p);
 	for (size_t i = 0; i < r.views.n; i++)
 		((Tensor *)r.views.v[i])->data = NULL;   /* the plan's, not ours */
