@@ -192,6 +192,10 @@ $(UNITS): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIB)
 $(BUILD)/tests/unit/driver_test: $(TOOL_COMMON_OBJ)
 $(BUILD)/tests/unit/driver_test: UNIT_LIBS = $(TOOL_COMMON_OBJ)
 
+# clone-print runs each part as the tools do (driver_process)
+$(BUILD)/tests/bin/clone-print: $(TOOL_COMMON_OBJ)
+$(BUILD)/tests/bin/clone-print: HELPER_LIBS = $(TOOL_COMMON_OBJ)
+
 # the ir-import-onnx harness's smoke test links the importer's library
 $(BUILD)/tests/unit/fuzz_onnx_smoke_test: $(ONNX_LIB)
 $(BUILD)/tests/unit/fuzz_onnx_smoke_test: UNIT_LIBS = $(ONNX_LIB)
@@ -205,7 +209,7 @@ $(BENCH_BINS): $(BUILD)/bench/bin/%: $(BUILD)/bench/%.o $(LIB)
 $(HELPERS): $(BUILD)/tests/bin/%: $(BUILD)/tests/helpers/%.o $(LIB)
 	$(say) LD $@
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(ALL_LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(HELPER_LIBS) $(LIB) $(ALL_LDLIBS)
 
 -include $(OBJ:.o=.d)
 
