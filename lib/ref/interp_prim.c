@@ -14,70 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp_prim.h"
+#include "interp_prim_impl.h"
 #include "texture/texture.h"
 #include "walk.h"
-
-#define MAX_LANES 16
-
 /* Saving every work item's state costs memory per item; a work group is
  * at most a few thousand items on real devices. */
 #define MAX_WORK_ITEMS 65536
 
-/* One lane of a value: the element type (the expression's .dt) says which
- * member holds it.  Integers are kept sign- or zero-extended from their
- * width, so comparisons and division need no further masking. */
-typedef union {
-	int64_t i;
-	double f;
-} Lane;
-
-typedef struct {
-	Lane l[MAX_LANES];
-} Val;
-
-/* A block being run: owner is the S_FOR, S_IF or S_KERNEL whose block it
- * is (NULL: the prim's body, or a barrier segment). */
-typedef struct {
-	const PStmt *owner;
-	const PStmt *next;    /* next statement to run */
-	int64_t cur, hi;      /* S_FOR: the iteration and the bound */
-	Lane *var;            /* S_FOR: its variable's slot (else NULL) */
-	ElemKind kind;        /* S_FOR: its variable's kind */
-} Frame;
-
-/* The tensors of one alloc statement, reused each time it runs: t[0] in
- * ordinary runs, t[item] per work item of a barrier run (memory private
- * to a work item), t[0] for the whole group where the scope is shared. */
-typedef struct {
-	PtrVec t;
-	uint64_t poisoned;    /* shared: the barrier run that last poisoned t[0] */
-} AllocCache;
-
-typedef struct {
-	Ctx *ctx;
-	const Prim *p;
-	Val *slot;            /* scalars */
-	Tensor **buf;         /* buffers: the arguments, then the allocs */
-	uint32_t nargbufs;
-	AllocCache *cache;    /* per alloc: buf[nargbufs + i] comes from cache[i] */
-	Frame *st;            /* the statement stack, shared by nested runs */
-	size_t nst, capst;
-	bool phased;          /* inside a barrier run */
-	uint64_t phase_run;   /* counts barrier runs, for AllocCache.poisoned */
-	size_t item;          /* the work item running, in a barrier run */
-	MemBudget *mem;       /* the run's memory limit, for allocs; or NULL */
-	uint64_t mem_taken;   /* what the allocs took from it */
-	const PrimPlan *plan; /* NULL: every alloc its own */
-	PtrVec views;         /* tensors whose data is the plan's */
-	struct Code *code;    /* the scalar expressions, compiled (see below) */
-	bool bad;             /* a compiled expression failed (and said so) */
-} Run;
-
-static bool fail(Run *r, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static bool
-fail(Run *r, Loc loc, const char *fmt, ...)
+bool
+prim_fail(Run *r, Loc loc, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -87,7 +32,6 @@ fail(Run *r, Loc loc, const char *fmt, ...)
 	error_at(r->ctx, loc, "in @%s: %s", r->p->name, msg);
 	return false;
 }
-
 /* ------------------------------------------------------------ numbering */
 
 /* Numbers the scalars and allocs in preorder, so each statement's own
@@ -139,256 +83,15 @@ slot_ranges(const PStmt *loop, uint32_t *s0, uint32_t *s1, uint32_t *b0, uint32_
 	if (*b0 > *b1)
 		*b0 = *b1 = 0;
 }
-
 /* ---------------------------------------------------------- arithmetic */
 
-/* elem_is_float and elem_is_signed, inlined: they run for every lane. */
-static inline bool
-is_float(ElemKind k)
+bool
+prim_division_by_zero(Run *r, const PExpr *e)
 {
-	return k == ET_F16 || k == ET_F32 || k == ET_F64;
-}
-
-static inline bool
-is_unsigned(ElemKind k)
-{
-	return k == ET_BOOL || k == ET_U8 || k == ET_U16 || k == ET_U32 || k == ET_U64;
-}
-
-/* Every lane of every operation goes through these: inlined, always. */
-#define HOT static inline __attribute__((always_inline))
-
-/* v wrapped to the width of k, as a conversion to that type does. */
-HOT int64_t
-wrap(ElemKind k, int64_t v)
-{
-	uint64_t u = (uint64_t)v;
-	switch (k) {
-	case ET_BOOL: return v != 0;
-	case ET_I8: return (int8_t)(uint8_t)(u & 0xff);
-	case ET_I16: return (int16_t)(uint16_t)(u & 0xffff);
-	case ET_I32: return (int32_t)(uint32_t)(u & 0xffffffffu);
-	case ET_U8: return (int64_t)(u & 0xff);
-	case ET_U16: return (int64_t)(u & 0xffff);
-	case ET_U32: return (int64_t)(u & 0xffffffffu);
-	default: return v;
-	}
-}
-
-/* v rounded to float type k: f32 code gives f32 results. */
-HOT double
-round_to(ElemKind k, double v)
-{
-	if (k == ET_F32)
-		return (double)(float)v;
-	if (k == ET_F16)
-		return f16_to_double(f16_from_double(v));
-	return v;
-}
-
-/* An integer lane of kind k converted to float kind to, rounded once (an
- * i64 through double to f32 could round twice). */
-static double
-int_to_float(ElemKind k, int64_t v, ElemKind to)
-{
-	bool uns = is_unsigned(k);
-	if (to == ET_F32)
-		return uns ? (double)(float)(uint64_t)v : (double)(float)v;
-	return round_to(to, uns ? (double)(uint64_t)v : (double)v);
-}
-
-/* An integer of kind k as a signed count for loop bounds and indices: a u64
- * beyond INT64_MAX saturates, being out of any bound anyway. */
-static int64_t
-as_count(ElemKind k, int64_t v)
-{
-	return k == ET_U64 && v < 0 ? INT64_MAX : v;
-}
-
-static double
-intrinsic_f(IntrinId fn, double a, double b, double c)
-{
-	switch (fn) {
-	case I_MIN: return isnan(a) ? a : isnan(b) ? b : a < b ? a : b;
-	case I_MAX: return isnan(a) ? a : isnan(b) ? b : a > b ? a : b;
-	case I_ABS: return fabs(a);
-	case I_EXP: return exp(a);
-	case I_LOG: return log(a);
-	case I_SQRT: return sqrt(a);
-	case I_RSQRT: return 1.0 / sqrt(a);
-	case I_TANH: return tanh(a);
-	case I_SIGMOID: return 1.0 / (1.0 + exp(-a));
-	case I_ERF: return erf(a);
-	case I_SIN: return sin(a);
-	case I_COS: return cos(a);
-	case I_ASIN: return asin(a);
-	case I_ACOS: return acos(a);
-	case I_ATAN: return atan(a);
-	case I_FLOOR: return floor(a);
-	case I_CEIL: return ceil(a);
-	case I_POW: return pow(a, b);
-	case I_FMA: return fma(a, b, c);
-	case I_LANE: case I_ATOMIC_ADD: case I_MEM_FENCE: case I__COUNT:
-		break;      /* eval handles these; the verifier the rest */
-	}
-	return NAN;
-}
-
-/* min, max and abs on integers (the verifier allows no others). */
-static int64_t
-intrinsic_i(IntrinId fn, int64_t a, int64_t b, bool uns)
-{
-	switch (fn) {
-	case I_MIN: return (uns ? (uint64_t)a < (uint64_t)b : a < b) ? a : b;
-	case I_MAX: return (uns ? (uint64_t)a > (uint64_t)b : a > b) ? a : b;
-	case I_ABS: return uns || a >= 0 ? a : (int64_t)(0 - (uint64_t)a);
-	default: return a;
-	}
-}
-
-/* a op b on one lane, the operands being of kind k: false on an integer
- * division or modulo by zero (which the caller reports). */
-HOT bool
-bin_lane(PBinOp op, ElemKind k, Lane a, Lane b, Lane *out)
-{
-	bool fl = is_float(k), uns = is_unsigned(k);
-	if (op >= OP_LT && op <= OP_OR) {
-		double x = a.f, y = b.f;
-		int64_t i = a.i, j = b.i;
-		uint64_t ui = (uint64_t)i, uj = (uint64_t)j;
-		bool v = false;
-		switch (op) {
-		case OP_LT: v = fl ? x < y : uns ? ui < uj : i < j; break;
-		case OP_LE: v = fl ? x <= y : uns ? ui <= uj : i <= j; break;
-		case OP_GT: v = fl ? x > y : uns ? ui > uj : i > j; break;
-		case OP_GE: v = fl ? x >= y : uns ? ui >= uj : i >= j; break;
-		case OP_EQ: v = fl ? x == y : i == j; break;
-		case OP_NE: v = fl ? x != y : i != j; break;
-		case OP_AND: v = i && j; break;
-		case OP_OR: v = i || j; break;
-		default: break;
-		}
-		out->i = v;
-		return true;
-	}
-	if (fl) {
-		double x = a.f, y = b.f, v = 0;
-		switch (op) {
-		case OP_ADD: v = x + y; break;
-		case OP_SUB: v = x - y; break;
-		case OP_MUL: v = x * y; break;
-		case OP_DIV: v = x / y; break;
-		default: break;
-		}
-		out->f = round_to(k, v);
-		return true;
-	}
-	/* Integers: exact modulo 2^64 in unsigned arithmetic (no signed
-	 * overflow), then wrapped to the type's width. */
-	int64_t i = a.i, j = b.i;
-	uint64_t ui = (uint64_t)i, uj = (uint64_t)j, v = 0;
-	switch (op) {
-	case OP_ADD: v = ui + uj; break;
-	case OP_SUB: v = ui - uj; break;
-	case OP_MUL: v = ui * uj; break;
-	case OP_DIV:
-	case OP_MOD:
-		if (j == 0)
-			return false;
-		if (uns)
-			v = op == OP_DIV ? ui / uj : ui % uj;
-		else if (i == INT64_MIN && j == -1)
-			v = op == OP_DIV ? ui : 0;   /* wraps, as smaller types do */
-		else
-			v = (uint64_t)(op == OP_DIV ? i / j : i % j);
-		break;
-	default: break;
-	}
-	out->i = wrap(k, (int64_t)v);
-	return true;
-}
-
-static bool
-division_by_zero(Run *r, const PExpr *e)
-{
-	return fail(r, e->loc, "integer %s by zero", e->op == OP_DIV ? "division" : "modulo");
-}
-
-/* -a or !a on one lane of kind k. */
-static inline Lane
-un_lane(PBinOp op, ElemKind k, Lane a)
-{
-	if (op == OP_NOT)
-		a.i = !a.i;
-	else if (is_float(k))
-		a.f = -a.f;
-	else
-		a.i = wrap(k, (int64_t)(0 - (uint64_t)a.i));
-	return a;
-}
-
-/* a, of element kind from, converted as tensor_set would store it into
- * an element of kind to. */
-static inline Lane
-convert_lane(ElemKind from, ElemKind to, Lane a)
-{
-	Lane v;
-	if (is_float(to))
-		v.f = is_float(from) ? round_to(to, a.f) : int_to_float(from, a.i, to);
-	else if (is_float(from))
-		v.i = elem_int_from_double(to, a.f);
-	else
-		v.i = wrap(to, a.i);
-	return v;
-}
-
-/* Intrinsic fn (one with one to three operands, no lane, atomic or fence)
- * on one lane of kind k. */
-static inline Lane
-call_lane(IntrinId fn, ElemKind k, const Lane *v)
-{
-	Lane out;
-	if (is_float(k))
-		out.f = round_to(k, intrinsic_f(fn, v[0].f, v[1].f, v[2].f));
-	else
-		out.i = wrap(k, intrinsic_i(fn, v[0].i, v[1].i, is_unsigned(k)));
-	return out;
-}
-
-/* Element i of t as a lane: tensor_get or tensor_get_int, with the
- * commonest kinds inline. */
-static inline Lane
-load_lane(const Tensor *t, int64_t i)
-{
-	Lane v;
-	if (t->kind == ET_F32)
-		v.f = ((const float *)t->data)[i];
-	else if (t->kind == ET_I32)
-		v.i = ((const int32_t *)t->data)[i];
-	else if (is_float(t->kind))
-		v.f = tensor_get(t, i);
-	else
-		v.i = tensor_get_int(t, i);
-	return v;
-}
-
-/* Stores a lane into element i of t, as tensor_set or tensor_set_int. */
-static inline void
-store_lane(Tensor *t, int64_t i, Lane v)
-{
-	if (t->kind == ET_F32)
-		((float *)t->data)[i] = (float)v.f;
-	else if (t->kind == ET_I32)
-		((uint32_t *)t->data)[i] = (uint32_t)(uint64_t)v.i;
-	else if (is_float(t->kind))
-		tensor_set(t, i, v.f);
-	else
-		tensor_set_int(t, i, v.i);
+	return prim_fail(r, e->loc, "integer %s by zero", e->op == OP_DIV ? "division" : "modulo");
 }
 
 static bool eval(Run *r, const PExpr *e, Val *out);
-static bool eval1(Run *r, const PExpr *e, Lane *out);
-
 /* eval1 with a scalar variable, the commonest operand, read in place
  * rather than through a call. */
 static inline bool
@@ -398,12 +101,12 @@ operand(Run *r, const PExpr *e, Lane *out)
 		*out = r->slot[e->u.var->scratch].l[0];
 		return true;
 	}
-	return eval1(r, e, out);
+	return prim_eval1(r, e, out);
 }
 
 /* An index out of bounds: i (raw, the lane read) of kind k on axis d. */
-static bool __attribute__((noinline))
-index_error(Run *r, const PVar *b, const PIndex *ix, uint32_t d, ElemKind k, int64_t raw,
+bool
+prim_index_error(Run *r, const PVar *b, const PIndex *ix, uint32_t d, ElemKind k, int64_t raw,
             int64_t size, Loc loc)
 {
 	char at[48];
@@ -412,9 +115,9 @@ index_error(Run *r, const PVar *b, const PIndex *ix, uint32_t d, ElemKind k, int
 	else
 		snprintf(at, sizeof at, "%lld", (long long)as_count(k, raw));
 	if (ix->lanes)
-		return fail(r, loc, "lanes %s:%u are out of bounds for axis %u of '%%%s' (size %lld)",
+		return prim_fail(r, loc, "lanes %s:%u are out of bounds for axis %u of '%%%s' (size %lld)",
 		            at, (unsigned)ix->lanes, (unsigned)d, b->name, (long long)size);
-	return fail(r, loc, "index %s is out of bounds for axis %u of '%%%s' (size %lld)", at,
+	return prim_fail(r, loc, "index %s is out of bounds for axis %u of '%%%s' (size %lld)", at,
 	            (unsigned)d, b->name, (long long)size);
 }
 
@@ -426,7 +129,7 @@ offset(Run *r, const PVar *b, const PIndex *idx, uint32_t n, Loc loc, int64_t *o
 {
 	const Tensor *t = r->buf[b->scratch];
 	if (!t)   /* the scope rules make this impossible; do not crash on it */
-		return fail(r, loc, "internal error: '%%%s' is used before its alloc ran", b->name);
+		return prim_fail(r, loc, "internal error: '%%%s' is used before its alloc ran", b->name);
 	int64_t o = 0;
 	*lanes = 1;
 	for (uint32_t d = 0; d < n; d++) {
@@ -437,7 +140,7 @@ offset(Run *r, const PVar *b, const PIndex *idx, uint32_t n, Loc loc, int64_t *o
 		int64_t i = as_count(k, v.i), size = t->dims[d];
 		uint32_t l = idx[d].lanes ? idx[d].lanes : 1;
 		if (i < 0 || i > size - (int64_t)l)
-			return index_error(r, b, &idx[d], d, k, v.i, size, loc);
+			return prim_index_error(r, b, &idx[d], d, k, v.i, size, loc);
 		o = o * size + i;
 		*lanes = l;
 	}
@@ -453,13 +156,13 @@ texel(Run *r, const PVar *b, const PExpr *xe, const PExpr *ye, Loc loc, int64_t 
 {
 	const Tensor *t = r->buf[b->scratch];
 	if (!t)
-		return fail(r, loc, "internal error: '%%%s' is used before its alloc ran", b->name);
+		return prim_fail(r, loc, "internal error: '%%%s' is used before its alloc ran", b->name);
 	int64_t wh[2];
 	char why[256];
 	if (!texture_image(b->type, b->vd->scope, wh, why, sizeof why))
-		return fail(r, loc, "'%%%s' is not an image: %s", b->name, why);
+		return prim_fail(r, loc, "'%%%s' is not an image: %s", b->name, why);
 	Lane v[2];
-	if (!eval1(r, xe, &v[0]) || !eval1(r, ye, &v[1]))
+	if (!prim_eval1(r, xe, &v[0]) || !prim_eval1(r, ye, &v[1]))
 		return false;
 	int64_t c[2];
 	for (int i = 0; i < 2; i++) {
@@ -471,7 +174,7 @@ texel(Run *r, const PVar *b, const PExpr *xe, const PExpr *ye, Loc loc, int64_t 
 				snprintf(at, sizeof at, "%llu", (unsigned long long)v[i].i);
 			else
 				snprintf(at, sizeof at, "%lld", (long long)c[i]);
-			return fail(r, loc, "texel %s %s is out of bounds for '%%%s', an image %lld wide "
+			return prim_fail(r, loc, "texel %s %s is out of bounds for '%%%s', an image %lld wide "
 			            "and %lld high", i ? "y" : "x", at, b->name, (long long)wh[0],
 			            (long long)wh[1]);
 		}
@@ -479,32 +182,6 @@ texel(Run *r, const PVar *b, const PExpr *xe, const PExpr *ye, Loc loc, int64_t 
 	*off = (c[1] * wh[0] + c[0]) * 4;
 	return true;
 }
-
-/* A literal of kind k. */
-static inline Lane
-literal(const PExpr *e, ElemKind k)
-{
-	Lane v;
-	if (e->kind == E_FLOAT)
-		v.f = round_to(k, e->u.f);
-	else if (e->kind == E_BOOL)
-		v.i = e->u.i != 0;
-	else if (is_float(k))
-		v.f = int_to_float(e->op == E_INT_U64 ? ET_U64 : ET_I64, e->u.i, k);
-	else
-		v.i = wrap(k, e->u.i);
-	return v;
-}
-
-/* Is fn an intrinsic that call_lane computes? */
-static inline bool
-lanewise_call(const PExpr *e)
-{
-	IntrinId fn = (IntrinId)e->op;
-	return fn != I_LANE && fn != I_MEM_FENCE && fn != I_ATOMIC_ADD && fn < I__COUNT &&
-	       e->n >= 1 && e->n <= 3;
-}
-
 /* Recursion: the parser caps expression depth at IR_MAX_EXPR_DEPTH.
  * Only the expression's lanes of out are written; most code is scalar
  * and goes through eval1 instead. */
@@ -552,7 +229,7 @@ eval(Run *r, const PExpr *e, Val *out)
 		ElemKind ka = (ElemKind)e->u.ops.a->dt.kind;
 		for (int l = 0; l < e->dt.lanes; l++)
 			if (!bin_lane((PBinOp)e->op, ka, out->l[l], b.l[l], &out->l[l]))
-				return division_by_zero(r, e);
+				return prim_division_by_zero(r, e);
 		return true;
 	}
 	case E_UN:
@@ -583,7 +260,7 @@ eval(Run *r, const PExpr *e, Val *out)
 		return true;
 	}
 	case E_BROADCAST:
-		if (!eval1(r, e->u.cast.a, &out->l[0]))
+		if (!prim_eval1(r, e->u.cast.a, &out->l[0]))
 			return false;
 		for (int l = 1; l < lanes; l++)
 			out->l[l] = out->l[0];
@@ -595,12 +272,12 @@ eval(Run *r, const PExpr *e, Val *out)
 			Val v;
 			Lane kv;
 			const PExpr *ke = e->u.call.args[1];
-			if (!eval(r, e->u.call.args[0], &v) || !eval1(r, ke, &kv))
+			if (!eval(r, e->u.call.args[0], &v) || !prim_eval1(r, ke, &kv))
 				return false;
 			int64_t k = as_count((ElemKind)ke->dt.kind, kv.i);
 			int n = e->u.call.args[0]->dt.lanes;
 			if (k < 0 || k >= n)
-				return fail(r, e->loc, "lane %lld of a vector of %d lanes", (long long)k, n);
+				return prim_fail(r, e->loc, "lane %lld of a vector of %d lanes", (long long)k, n);
 			out->l[0] = v.l[k];
 			return true;
 		}
@@ -616,7 +293,7 @@ eval(Run *r, const PExpr *e, Val *out)
 			int64_t off;
 			uint32_t n;
 			Lane v;
-			if (!eval1(r, e->u.call.args[1], &v) ||
+			if (!prim_eval1(r, e->u.call.args[1], &v) ||
 			    !offset(r, el->u.load.buf, el->u.load.idx, el->n, el->loc, &off, &n))
 				return false;
 			Tensor *t = r->buf[el->u.load.buf->scratch];
@@ -625,7 +302,7 @@ eval(Run *r, const PExpr *e, Val *out)
 			return true;
 		}
 		if (!lanewise_call(e))
-			return fail(r, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
+			return prim_fail(r, e->loc, "unknown intrinsic '%s'", e->u.call.fn);
 		Val v[3];
 		for (uint32_t i = 0; i < e->n; i++)
 			if (!eval(r, e->u.call.args[i], &v[i]))
@@ -639,7 +316,7 @@ eval(Run *r, const PExpr *e, Val *out)
 		return true;
 	}
 	}
-	return fail(r, e->loc, "internal error: unknown expression kind %d", e->kind);
+	return prim_fail(r, e->loc, "internal error: unknown expression kind %d", e->kind);
 }
 
 /* Lane 0 of eval(e), out of line: the Val stays out of eval1's frame. */
@@ -657,8 +334,8 @@ eval_lane0(Run *r, const PExpr *e, Lane *out)
  * one Lane moves instead of a Val of MAX_LANES, through the same
  * operations in the same order.  Vectors, textures and the intrinsics
  * that are not lane by lane go to eval. */
-static bool
-eval1(Run *r, const PExpr *e, Lane *out)
+bool
+prim_eval1(Run *r, const PExpr *e, Lane *out)
 {
 	ElemKind k = (ElemKind)e->dt.kind;
 	if (e->dt.lanes <= 1) {
@@ -684,25 +361,25 @@ eval1(Run *r, const PExpr *e, Lane *out)
 			if (!operand(r, e->u.ops.a, out) || !operand(r, e->u.ops.b, &b))
 				return false;
 			if (!bin_lane((PBinOp)e->op, (ElemKind)e->u.ops.a->dt.kind, *out, b, out))
-				return division_by_zero(r, e);
+				return prim_division_by_zero(r, e);
 			return true;
 		}
 		case E_UN:
-			if (!eval1(r, e->u.ops.a, out))
+			if (!prim_eval1(r, e->u.ops.a, out))
 				return false;
 			*out = un_lane((PBinOp)e->op, k, *out);
 			return true;
 		case E_SELECT: {
 			Lane c, b;
-			if (!eval1(r, e->u.ops.a, &c) || !eval1(r, e->u.ops.b, out) ||
-			    !eval1(r, e->u.ops.c, &b))
+			if (!prim_eval1(r, e->u.ops.a, &c) || !prim_eval1(r, e->u.ops.b, out) ||
+			    !prim_eval1(r, e->u.ops.c, &b))
 				return false;
 			if (!c.i)
 				*out = b;
 			return true;
 		}
 		case E_CAST:
-			if (!eval1(r, e->u.cast.a, out))
+			if (!prim_eval1(r, e->u.cast.a, out))
 				return false;
 			*out = convert_lane((ElemKind)e->u.cast.a->dt.kind, k, *out);
 			return true;
@@ -711,7 +388,7 @@ eval1(Run *r, const PExpr *e, Lane *out)
 				break;
 			Lane x[3] = {{0}, {0}, {0}};
 			for (uint32_t i = 0; i < e->n; i++)
-				if (!eval1(r, e->u.call.args[i], &x[i]))
+				if (!prim_eval1(r, e->u.call.args[i], &x[i]))
 					return false;
 			*out = call_lane((IntrinId)e->op, k, x);
 			return true;
@@ -722,419 +399,6 @@ eval1(Run *r, const PExpr *e, Lane *out)
 	}
 	return eval_lane0(r, e, out);
 }
-
-/* ------------------------------------------------------ compiled code */
-
-/* The scalar expressions of a prim compiled once per run into trees of
- * CExprs, each holding the function that computes it with the operation
- * and element kind fixed, its operands, and what eval1 would look up in
- * the PExpr on every evaluation (a literal's value, a variable's slot, a
- * load's buffer and indices).  The functions are eval1's cases with
- * those values bound (bin_lane and its kin, inlined), so every result
- * and diagnostic is eval1's; what they do not cover goes to eval1 itself.
- * The statements find their expressions' trees in a table keyed by the
- * PExpr (a store's by the PStmt). */
-typedef struct CExpr CExpr;
-typedef Lane (*CFn)(Run *r, const CExpr *c);
-
-struct CExpr {
-	CFn fn;
-	const PExpr *e;          /* what it computes; NULL for a store */
-	const CExpr *a, *b, *c;  /* operands */
-	Lane lit;                /* a literal's value */
-	const Lane *at;          /* a variable's slot or a literal's value: read
-	                          * in place by ceval, without a call */
-	/* a load or a store: the buffer, its slot and its compiled indices */
-	const PVar *buf;
-	uint32_t bslot;
-	const PIndex *idx;
-	struct CIndex *ix;
-	uint32_t n;
-	Loc loc;
-};
-
-/* An index of an access: its tree, element kind and lanes (1 unless a
- * lane run), each read once per evaluation. */
-typedef struct CIndex {
-	const CExpr *e;
-	ElemKind k;
-	uint32_t l;
-} CIndex;
-
-typedef struct Code {
-	const void **key;        /* open addressing, mask + 1 entries */
-	CExpr **val;
-	size_t mask;
-	PtrVec chunks, arrays;   /* what to free */
-	CExpr *next;             /* the current chunk's free nodes */
-	const Val *slot;         /* the run's scalars (Run.slot) */
-	const CExpr **by_var;    /* by the slot s of a let's or loop's variable:
-	                          * the let's value at 2s, the loop's bounds at
-	                          * 2s and 2s + 1 (no table lookup) */
-	size_t left;
-} Code;
-
-#define CODE_CHUNK 256
-
-/* c's value.  The functions return their lane by value (no lane in
- * memory, which the sanitizers would guard on every call); one that fails
- * reports it and sets r->bad, which every caller checks after each
- * operand, so evaluation stops where eval1's would. */
-HOT Lane
-ceval(Run *r, const CExpr *c)
-{
-	return c->at ? *c->at : c->fn(r, c);
-}
-
-static bool __attribute__((noinline))
-c_failed(Run *r)
-{
-	r->bad = true;
-	return false;
-}
-
-static Lane
-c_fallback(Run *r, const CExpr *c)
-{
-	Lane v = {0};
-	if (!eval1(r, c->e, &v))
-		c_failed(r);
-	return v;
-}
-
-static Lane
-c_leaf(Run *r, const CExpr *c)
-{
-	(void)r;
-	return *c->at;
-}
-
-static bool __attribute__((noinline))
-c_unbound(Run *r, const CExpr *c)
-{
-	fail(r, c->loc, "internal error: '%%%s' is used before its alloc ran", c->buf->name);
-	return c_failed(r);
-}
-
-/* offset() of a compiled access (a scalar one: one lane) into t, the
- * buffer's tensor; -1 when it fails (r->bad). */
-HOT int64_t
-c_offset(Run *r, const CExpr *c, const Tensor *t)
-{
-	if (!t)
-		return c_unbound(r, c) - 1;
-	int64_t o = 0;
-	const CIndex *ix = c->ix;
-	for (uint32_t d = 0; d < c->n; d++) {
-		Lane v = ceval(r, ix[d].e);
-		if (r->bad)
-			return -1;
-		int64_t i = as_count(ix[d].k, v.i), size = t->dims[d];
-		if (i < 0 || i > size - (int64_t)ix[d].l) {
-			index_error(r, c->buf, &c->idx[d], d, ix[d].k, v.i, size, c->loc);
-			return c_failed(r) - 1;
-		}
-		o = o * size + i;
-	}
-	return o;
-}
-
-static Lane
-c_load(Run *r, const CExpr *c)
-{
-	const Tensor *t = r->buf[c->bslot];
-	int64_t off = c_offset(r, c, t);
-	if (off < 0)
-		return (Lane){0};
-	return load_lane(t, off);
-}
-
-/* a op b, with op and the operands' kind k */
-HOT Lane
-c_bin_lane(Run *r, const CExpr *c, PBinOp op, ElemKind k)
-{
-	Lane a = ceval(r, c->a);
-	if (r->bad)
-		return a;
-	Lane b = ceval(r, c->b);
-	if (r->bad)
-		return b;
-	Lane out = {0};
-	if (!bin_lane(op, k, a, b, &out)) {
-		division_by_zero(r, c->e);
-		c_failed(r);
-	}
-	return out;
-}
-
-/* any operation on any kind */
-static Lane
-c_bin(Run *r, const CExpr *c)
-{
-	return c_bin_lane(r, c, (PBinOp)c->e->op, (ElemKind)c->e->u.ops.a->dt.kind);
-}
-
-/* the operation and the operands' kind fixed */
-#define C_BIN(OP, K)                                      \
-	static Lane                                       \
-	c_##K##_##OP(Run *r, const CExpr *c)              \
-	{                                                 \
-		return c_bin_lane(r, c, OP, K);           \
-	}
-#define C_BIN_OPS(X, K)                                                    \
-	X(OP_ADD, K) X(OP_SUB, K) X(OP_MUL, K) X(OP_DIV, K) X(OP_MOD, K)   \
-	X(OP_LT, K) X(OP_LE, K) X(OP_GT, K) X(OP_GE, K) X(OP_EQ, K) X(OP_NE, K)
-C_BIN_OPS(C_BIN, ET_F32)
-C_BIN_OPS(C_BIN, ET_I32)
-C_BIN_OPS(C_BIN, ET_I64)
-#define C_BIN_ENTRY(OP, K) [OP] = c_##K##_##OP,
-static const CFn c_bin_f32[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_F32)};
-static const CFn c_bin_i32[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_I32)};
-static const CFn c_bin_i64[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_I64)};
-
-static Lane
-c_un(Run *r, const CExpr *c)
-{
-	Lane a = ceval(r, c->a);
-	if (r->bad)
-		return a;
-	return un_lane((PBinOp)c->e->op, (ElemKind)c->e->dt.kind, a);
-}
-
-static Lane
-c_select(Run *r, const CExpr *c)
-{
-	Lane cond = ceval(r, c->a);
-	if (r->bad)
-		return cond;
-	Lane a = ceval(r, c->b);
-	if (r->bad)
-		return a;
-	Lane b = ceval(r, c->c);
-	return cond.i ? a : b;
-}
-
-static Lane
-c_cast(Run *r, const CExpr *c)
-{
-	Lane a = ceval(r, c->a);
-	if (r->bad)
-		return a;
-	return convert_lane((ElemKind)c->e->u.cast.a->dt.kind, (ElemKind)c->e->dt.kind, a);
-}
-
-static Lane
-c_call(Run *r, const CExpr *c)
-{
-	Lane x[3] = {{0}, {0}, {0}};
-	const CExpr *arg[3] = {c->a, c->b, c->c};
-	for (uint32_t i = 0; i < c->e->n; i++) {
-		x[i] = ceval(r, arg[i]);
-		if (r->bad)
-			return x[i];
-	}
-	return call_lane((IntrinId)c->e->op, (ElemKind)c->e->dt.kind, x);
-}
-
-static CExpr *
-code_node(Code *k)
-{
-	if (!k->left) {
-		k->next = xcalloc(CODE_CHUNK, sizeof *k->next);
-		ptrvec_push(&k->chunks, k->next);
-		k->left = CODE_CHUNK;
-	}
-	k->left--;
-	return k->next++;
-}
-
-static CExpr *compile(Code *k, const PExpr *e);
-
-/* The access to buf at idx (n indices), compiled into c. */
-static void
-compile_access(Code *k, CExpr *c, const PVar *buf, const PIndex *idx, uint32_t n, Loc loc)
-{
-	c->buf = buf;
-	c->bslot = (uint32_t)buf->scratch;
-	c->idx = idx;
-	c->n = n;
-	c->loc = loc;
-	c->ix = xcalloc(n + 1, sizeof *c->ix);
-	ptrvec_push(&k->arrays, (void *)c->ix);
-	for (uint32_t d = 0; d < n; d++)
-		c->ix[d] = (CIndex){compile(k, idx[d].e), (ElemKind)idx[d].e->dt.kind,
-		                    idx[d].lanes ? idx[d].lanes : 1};
-}
-
-/* e's tree (recursion: the parser caps expression depth). */
-static CExpr *
-compile(Code *k, const PExpr *e)
-{
-	CExpr *c = code_node(k);
-	c->e = e;
-	c->fn = c_fallback;
-	if (e->dt.lanes > 1)
-		return c;
-	ElemKind kind = (ElemKind)e->dt.kind;
-	switch (e->kind) {
-	case E_INT:
-	case E_FLOAT:
-	case E_BOOL:
-		c->fn = c_leaf;
-		c->lit = literal(e, kind);
-		c->at = &c->lit;
-		break;
-	case E_VAR:
-		c->fn = c_leaf;
-		c->at = &k->slot[e->u.var->scratch].l[0];
-		break;
-	case E_LOAD:
-		c->fn = c_load;
-		compile_access(k, c, e->u.load.buf, e->u.load.idx, e->n, e->loc);
-		break;
-	case E_BIN: {
-		c->a = compile(k, e->u.ops.a);
-		c->b = compile(k, e->u.ops.b);
-		ElemKind ka = (ElemKind)e->u.ops.a->dt.kind;
-		const CFn *fixed = ka == ET_F32 ? c_bin_f32 : ka == ET_I32 ? c_bin_i32 :
-		                   ka == ET_I64 ? c_bin_i64 : NULL;
-		c->fn = fixed && e->op <= OP_NE ? fixed[e->op] : c_bin;
-		break;
-	}
-	case E_UN:
-		c->a = compile(k, e->u.ops.a);
-		c->fn = c_un;
-		break;
-	case E_SELECT:
-		c->a = compile(k, e->u.ops.a);
-		c->b = compile(k, e->u.ops.b);
-		c->c = compile(k, e->u.ops.c);
-		c->fn = c_select;
-		break;
-	case E_CAST:
-		c->a = compile(k, e->u.cast.a);
-		c->fn = c_cast;
-		break;
-	case E_CALL:
-		if (!lanewise_call(e))
-			break;
-		c->a = compile(k, e->u.call.args[0]);
-		c->b = e->n > 1 ? compile(k, e->u.call.args[1]) : NULL;
-		c->c = e->n > 2 ? compile(k, e->u.call.args[2]) : NULL;
-		c->fn = c_call;
-		break;
-	default:
-		break;
-	}
-	return c;
-}
-
-static size_t
-code_hash(const Code *k, const void *key)
-{
-	return (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15u) >> 32) & k->mask;
-}
-
-static void
-code_put(Code *k, const void *key, CExpr *c)
-{
-	size_t i = code_hash(k, key);
-	while (k->key[i])
-		i = (i + 1) & k->mask;
-	k->key[i] = key;
-	k->val[i] = c;
-}
-
-/* The tree compiled for key (a PExpr, or a store's PStmt), or NULL. */
-HOT const CExpr *
-code_of(const Run *r, const void *key)
-{
-	const Code *k = r->code;
-	for (size_t i = code_hash(k, key); k->key[i]; i = (i + 1) & k->mask)
-		if (k->key[i] == key)
-			return k->val[i];
-	return NULL;
-}
-
-/* A root expression, if scalar (else NULL). */
-static CExpr *
-code_root(Code *k, const PExpr *e)
-{
-	return e->dt.lanes <= 1 ? compile(k, e) : NULL;
-}
-
-/* Compiles the scalar expressions of the statements of body. */
-static Code *
-code_build(const PBlock *body, const Val *slot, uint32_t nslots)
-{
-	Code *k = xcalloc(1, sizeof *k);
-	k->slot = slot;
-	k->by_var = xcalloc(2 * (size_t)nslots + 1, sizeof *k->by_var);
-	size_t n = 0;
-	PrimWalk w;
-	pwalk_start(&w, body);
-	while (pwalk_next_stmt(&w))
-		n++;
-	for (k->mask = 15; k->mask < 4 * n; k->mask = 2 * k->mask + 1)
-		;
-	k->key = xcalloc(k->mask + 1, sizeof *k->key);
-	k->val = xcalloc(k->mask + 1, sizeof *k->val);
-	pwalk_start(&w, body);
-	for (PStmt *s; (s = pwalk_next_stmt(&w));) {
-		switch (s->kind) {
-		case S_FOR:
-			k->by_var[2 * s->u.loop.var->scratch] = code_root(k, s->u.loop.lo);
-			k->by_var[2 * s->u.loop.var->scratch + 1] = code_root(k, s->u.loop.hi);
-			break;
-		case S_IF:
-			if (s->u.cond.cond->dt.lanes <= 1)
-				code_put(k, s->u.cond.cond, compile(k, s->u.cond.cond));
-			break;
-		case S_LET:
-			k->by_var[2 * s->u.let.var->scratch] = code_root(k, s->u.let.val);
-			break;
-		case S_STORE:
-			if (s->u.store.val->dt.lanes <= 1) {
-				CExpr *c = code_node(k);
-				c->a = compile(k, s->u.store.val);
-				compile_access(k, c, s->u.store.buf, s->u.store.idx, s->n, s->loc);
-				code_put(k, s, c);
-			}
-			break;
-		default:
-			break;
-		}
-	}
-	return k;
-}
-
-static void
-code_free(Code *k)
-{
-	if (!k)
-		return;
-	for (size_t i = 0; i < k->chunks.n; i++)
-		free(k->chunks.v[i]);
-	for (size_t i = 0; i < k->arrays.n; i++)
-		free(k->arrays.v[i]);
-	ptrvec_free(&k->chunks);
-	ptrvec_free(&k->arrays);
-	free(k->key);
-	free(k->val);
-	free(k->by_var);
-	free(k);
-}
-
-/* eval1 of e, through c, its compiled tree (NULL: none). */
-HOT bool
-eval_code(Run *r, const CExpr *c, const PExpr *e, Lane *out)
-{
-	if (!c)
-		return eval1(r, e, out);
-	*out = ceval(r, c);
-	return !r->bad;
-}
-
 /* ----------------------------------------------------------- statements */
 
 /* A store of a vector (or of anything not compiled): through eval. */
@@ -1156,16 +420,8 @@ store_val(Run *r, const PStmt *s)
 static bool
 store(Run *r, const PStmt *s)
 {
-	const CExpr *c = code_of(r, s);
-	if (!c)
-		return store_val(r, s);
-	int64_t off;
-	Lane v = ceval(r, c->a);
-	Tensor *t = r->buf[c->bslot];
-	if (r->bad || (off = c_offset(r, c, t)) < 0)
-		return false;
-	store_lane(t, off, v);
-	return true;
+	int ok = prim_code_store(r, s);
+	return ok < 0 ? store_val(r, s) : ok;
 }
 
 static bool
@@ -1208,14 +464,14 @@ alloc(Run *r, const PStmt *s)
 		uint64_t bytes;
 		if (ty->kind != TY_TENSOR || ty->dt.kind >= ET__COUNT ||
 		    !tensor_bytes((ElemKind)ty->dt.kind, ty->n, ty->dims, &bytes))
-			return fail(r, s->loc, "cannot allocate '%%%s'", b->name);
+			return prim_fail(r, s->loc, "cannot allocate '%%%s'", b->name);
 		if (!mem_take(r->mem, bytes, why, sizeof why))
-			return fail(r, s->loc, "cannot allocate '%%%s', %s, %llu bytes: %s", b->name,
+			return prim_fail(r, s->loc, "cannot allocate '%%%s', %s, %llu bytes: %s", b->name,
 			            type_text(ty, tt, sizeof tt), (unsigned long long)bytes, why);
 		t = tensor_like_type(ty);
 		if (!t) {
 			mem_give(r->mem, bytes);
-			return fail(r, s->loc, "cannot allocate '%%%s'", b->name);
+			return prim_fail(r, s->loc, "cannot allocate '%%%s'", b->name);
 		}
 		r->mem_taken += bytes;
 		/* one planned place serves one buffer: not per work item; a
@@ -1256,7 +512,7 @@ zeroed_at_end(Run *r, const Prim *p)
 		const Tensor *t = r->buf[b->scratch];
 		for (int64_t i = 0; t && i < t->numel; i++)
 			if (is_float(t->kind) ? tensor_get(t, i) != 0 : tensor_get_int(t, i) != 0)
-				return fail(r, s->loc, "'%%%s' is zeroed, but its element %lld is not zero when "
+				return prim_fail(r, s->loc, "'%%%s' is zeroed, but its element %lld is not zero when "
 				            "the call ends: a zeroed buffer must be left all zeros", b->name,
 				            (long long)i);
 	}
@@ -1345,15 +601,15 @@ static bool
 barrier_error(Run *r, const PStmt *s, const PStmt *owner)
 {
 	if (owner && owner->kind == S_IF)
-		return fail(r, s->loc, "barrier inside an 'if' is not supported by the interpreter "
+		return prim_fail(r, s->loc, "barrier inside an 'if' is not supported by the interpreter "
 		            "(only directly in the body of threadIdx loops)");
 	if (owner && owner->kind == S_FOR && owner->fkind != FK_THREAD)
-		return fail(r, s->loc, "barrier inside a %s loop is not supported by the interpreter "
+		return prim_fail(r, s->loc, "barrier inside a %s loop is not supported by the interpreter "
 		            "(only directly in the body of threadIdx loops)", for_kind_name(owner->fkind));
 	if (owner && is_thread_loop(owner))
-		return fail(r, s->loc, "barrier in a threadIdx loop nested inside the body of another "
+		return prim_fail(r, s->loc, "barrier in a threadIdx loop nested inside the body of another "
 		            "is not supported by the interpreter (nest threadIdx loops perfectly)");
-	return fail(r, s->loc, "barrier outside any threadIdx loop is not supported by the "
+	return prim_fail(r, s->loc, "barrier outside any threadIdx loop is not supported by the "
 	            "interpreter");
 }
 
@@ -1421,7 +677,7 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 		}
 		case S_IF: {
 			Lane c;
-			if (!(ok = eval_code(r, code_of(r, s->u.cond.cond), s->u.cond.cond, &c)))
+			if (!(ok = prim_code_if(r, s, &c)))
 				continue;
 			in.next = s->u.cond.arms[c.i ? 0 : 1].first;
 			break;
@@ -1432,9 +688,7 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 		case S_LET: {
 			const PExpr *v = s->u.let.val;
 			Val *to = &r->slot[s->u.let.var->scratch];
-			ok = v->dt.lanes <= 1 ? eval_code(r, r->code->by_var[2 * s->u.let.var->scratch],
-			                                  v, &to->l[0])
-			                      : eval(r, v, to);
+			ok = v->dt.lanes <= 1 ? prim_code_let(r, s, &to->l[0]) : eval(r, v, to);
 			continue;
 		}
 		case S_STORE:
@@ -1445,7 +699,7 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 			continue;
 		case S_EVAL: {
 			Lane v;
-			ok = eval1(r, s->u.eval, &v);
+			ok = prim_eval1(r, s->u.eval, &v);
 			continue;
 		}
 		case S_TEX_STORE:
@@ -1455,7 +709,7 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 			ok = barrier_error(r, s, owner);
 			continue;
 		default:
-			ok = fail(r, s->loc, "internal error: unknown statement kind %d", s->kind);
+			ok = prim_fail(r, s->loc, "internal error: unknown statement kind %d", s->kind);
 			continue;
 		}
 		if (in.next)
@@ -1470,8 +724,7 @@ static bool
 loop_bounds(Run *r, const PStmt *s, int64_t *lo, int64_t *hi)
 {
 	Lane a, b;
-	const CExpr *const *c = &r->code->by_var[2 * s->u.loop.var->scratch];
-	if (!eval_code(r, c[0], s->u.loop.lo, &a) || !eval_code(r, c[1], s->u.loop.hi, &b))
+	if (!prim_code_bounds(r, s, &a, &b))
 		return false;
 	*lo = as_count((ElemKind)s->u.loop.lo->dt.kind, a.i);
 	*hi = as_count((ElemKind)s->u.loop.hi->dt.kind, b.i);
@@ -1513,7 +766,7 @@ work_items(Run *r, const PStmt *const *nest, size_t depth, int64_t **vals, size_
 			continue;
 		}
 		if (n == MAX_WORK_ITEMS) {
-			ok = fail(r, nest[0]->loc, "a work group of more than %d work items under a "
+			ok = prim_fail(r, nest[0]->loc, "a work group of more than %d work items under a "
 			          "barrier is too large for the interpreter", MAX_WORK_ITEMS);
 			break;
 		}
@@ -1553,7 +806,7 @@ run_work_group(Run *r, const PStmt *loop, const PBlock *body)
 		const PStmt *b = body->first;
 		while (b->kind != S_BARRIER)
 			b = b->next;
-		return fail(r, b->loc, "barrier in a threadIdx loop nested inside the body of "
+		return prim_fail(r, b->loc, "barrier in a threadIdx loop nested inside the body of "
 		            "another is not supported by the interpreter (nest threadIdx loops "
 		            "perfectly)");
 	}
@@ -1626,7 +879,7 @@ run_work_group(Run *r, const PStmt *loop, const PBlock *body)
 				if (t == 0)
 					lo = l, hi = h;
 				else if (l != lo || h != hi)
-					ok = fail(r, seg->loc, "a loop that holds a barrier runs %lld..%lld in one "
+					ok = prim_fail(r, seg->loc, "a loop that holds a barrier runs %lld..%lld in one "
 					          "work item and %lld..%lld in another: a barrier must be met by every "
 					          "work item of the group", (long long)lo, (long long)hi,
 					          (long long)l, (long long)h);
@@ -1719,7 +972,7 @@ prim_exec_planned(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, 
 	r.slot = xcalloc(ns + 1, sizeof *r.slot);
 	r.buf = xcalloc(nb + 1, sizeof *r.buf);
 	r.cache = xcalloc(nb - r.nargbufs + 1, sizeof *r.cache);
-	r.code = code_build(&p->body, r.slot, ns);
+	r.code = prim_code_build(&p->body, r.slot, ns);
 	bool ok = bind_args(&r, args) && exec(&r, p->body.first, NULL) && zeroed_at_end(&r, p);
 	for (size_t i = 0; i < r.views.n; i++)
 		((Tensor *)r.views.v[i])->data = NULL;   /* the plan's, not ours */
@@ -1730,7 +983,7 @@ prim_exec_planned(Ctx *ctx, const Prim *p, Tensor *const *args, uint32_t nargs, 
 		ptrvec_free(&r.cache[i].t);
 	}
 	mem_give(mem, r.mem_taken);
-	code_free(r.code);
+	prim_code_free(r.code);
 	free(r.cache);
 	free(r.st);
 	free(r.slot);

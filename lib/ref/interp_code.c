@@ -1,0 +1,455 @@
+/* interp_code.c: the loop-level interpreter's scalar expressions,
+ * compiled once per run of a prim (see interp_prim_impl.h).
+ *
+ * Each scalar expression a statement evaluates (a loop's bounds, an if's
+ * condition, a let's value, a store's value and indices) becomes a tree
+ * of CExprs, each holding the function that computes it with the
+ * operation and element kind fixed, its operands, and what the tree walk
+ * (prim_eval1) would look up in the PExpr on every evaluation: a
+ * literal's value, a variable's slot, a load's buffer and indices.  The
+ * functions are prim_eval1's cases with those values bound (bin_lane and
+ * its kin, inlined), so every result and diagnostic is the tree walk's;
+ * what they do not cover (vectors, textures, lane, atomics) goes to
+ * prim_eval1 itself.  Lets and loops find their trees by their
+ * variable's slot, ifs and stores through a table keyed by the
+ * condition or the statement.  test_operator_conv (68 M multiply-adds)
+ * runs in half the time of the tree walk.
+ */
+#include <stdlib.h>
+
+#include "interp_prim_impl.h"
+#include "walk.h"
+
+typedef Lane (*CFn)(Run *r, const CExpr *c);
+
+struct CExpr {
+	CFn fn;
+	const PExpr *e;          /* what it computes; NULL for a store */
+	const CExpr *a, *b, *c;  /* operands */
+	Lane lit;                /* a literal's value */
+	const Lane *at;          /* a variable's slot or a literal's value: read
+	                          * in place by ceval, without a call */
+	/* a load or a store: the buffer, its slot and its compiled indices */
+	const PVar *buf;
+	uint32_t bslot;
+	const PIndex *idx;
+	struct CIndex *ix;
+	uint32_t n;
+	Loc loc;
+};
+
+/* An index of an access: its tree, element kind and lanes (1 unless a
+ * lane run), each read once per evaluation. */
+typedef struct CIndex {
+	const CExpr *e;
+	ElemKind k;
+	uint32_t l;
+} CIndex;
+
+struct Code {
+	const void **key;        /* open addressing, mask + 1 entries */
+	CExpr **val;
+	size_t mask;
+	PtrVec chunks, arrays;   /* what to free */
+	CExpr *next;             /* the current chunk's free nodes */
+	const Val *slot;         /* the run's scalars (Run.slot) */
+	const CExpr **by_var;    /* by the slot s of a let's or loop's variable:
+	                          * the let's value at 2s, the loop's bounds at
+	                          * 2s and 2s + 1 (no table lookup) */
+	size_t left;
+};
+
+#define CODE_CHUNK 256
+
+/* c's value.  The functions return their lane by value (no lane in
+ * memory, which the sanitizers would guard on every call); one that fails
+ * reports it and sets r->bad, which every caller checks after each
+ * operand, so evaluation stops where eval1's would. */
+HOT Lane
+ceval(Run *r, const CExpr *c)
+{
+	return c->at ? *c->at : c->fn(r, c);
+}
+
+static bool __attribute__((noinline))
+c_failed(Run *r)
+{
+	r->bad = true;
+	return false;
+}
+
+static Lane
+c_fallback(Run *r, const CExpr *c)
+{
+	Lane v = {0};
+	if (!prim_eval1(r, c->e, &v))
+		c_failed(r);
+	return v;
+}
+
+static Lane
+c_leaf(Run *r, const CExpr *c)
+{
+	(void)r;
+	return *c->at;
+}
+
+static bool __attribute__((noinline))
+c_unbound(Run *r, const CExpr *c)
+{
+	prim_fail(r, c->loc, "internal error: '%%%s' is used before its alloc ran", c->buf->name);
+	return c_failed(r);
+}
+
+/* offset() of a compiled access (a scalar one: one lane) into t, the
+ * buffer's tensor; -1 when it fails (r->bad). */
+HOT int64_t
+c_offset(Run *r, const CExpr *c, const Tensor *t)
+{
+	if (!t)
+		return c_unbound(r, c) - 1;
+	int64_t o = 0;
+	const CIndex *ix = c->ix;
+	for (uint32_t d = 0; d < c->n; d++) {
+		Lane v = ceval(r, ix[d].e);
+		if (r->bad)
+			return -1;
+		int64_t i = as_count(ix[d].k, v.i), size = t->dims[d];
+		if (i < 0 || i > size - (int64_t)ix[d].l) {
+			prim_index_error(r, c->buf, &c->idx[d], d, ix[d].k, v.i, size, c->loc);
+			return c_failed(r) - 1;
+		}
+		o = o * size + i;
+	}
+	return o;
+}
+
+static Lane
+c_load(Run *r, const CExpr *c)
+{
+	const Tensor *t = r->buf[c->bslot];
+	int64_t off = c_offset(r, c, t);
+	if (off < 0)
+		return (Lane){0};
+	return load_lane(t, off);
+}
+
+/* a op b, with op and the operands' kind k */
+HOT Lane
+c_bin_lane(Run *r, const CExpr *c, PBinOp op, ElemKind k)
+{
+	Lane a = ceval(r, c->a);
+	if (r->bad)
+		return a;
+	Lane b = ceval(r, c->b);
+	if (r->bad)
+		return b;
+	Lane out = {0};
+	if (!bin_lane(op, k, a, b, &out)) {
+		prim_division_by_zero(r, c->e);
+		c_failed(r);
+	}
+	return out;
+}
+
+/* any operation on any kind */
+static Lane
+c_bin(Run *r, const CExpr *c)
+{
+	return c_bin_lane(r, c, (PBinOp)c->e->op, (ElemKind)c->e->u.ops.a->dt.kind);
+}
+
+/* the operation and the operands' kind fixed */
+#define C_BIN(OP, K)                                      \
+	static Lane                                       \
+	c_##K##_##OP(Run *r, const CExpr *c)              \
+	{                                                 \
+		return c_bin_lane(r, c, OP, K);           \
+	}
+#define C_BIN_OPS(X, K)                                                    \
+	X(OP_ADD, K) X(OP_SUB, K) X(OP_MUL, K) X(OP_DIV, K) X(OP_MOD, K)   \
+	X(OP_LT, K) X(OP_LE, K) X(OP_GT, K) X(OP_GE, K) X(OP_EQ, K) X(OP_NE, K)
+C_BIN_OPS(C_BIN, ET_F32)
+C_BIN_OPS(C_BIN, ET_I32)
+C_BIN_OPS(C_BIN, ET_I64)
+#define C_BIN_ENTRY(OP, K) [OP] = c_##K##_##OP,
+static const CFn c_bin_f32[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_F32)};
+static const CFn c_bin_i32[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_I32)};
+static const CFn c_bin_i64[OP_NE + 1] = {C_BIN_OPS(C_BIN_ENTRY, ET_I64)};
+
+static Lane
+c_un(Run *r, const CExpr *c)
+{
+	Lane a = ceval(r, c->a);
+	if (r->bad)
+		return a;
+	return un_lane((PBinOp)c->e->op, (ElemKind)c->e->dt.kind, a);
+}
+
+static Lane
+c_select(Run *r, const CExpr *c)
+{
+	Lane cond = ceval(r, c->a);
+	if (r->bad)
+		return cond;
+	Lane a = ceval(r, c->b);
+	if (r->bad)
+		return a;
+	Lane b = ceval(r, c->c);
+	return cond.i ? a : b;
+}
+
+static Lane
+c_cast(Run *r, const CExpr *c)
+{
+	Lane a = ceval(r, c->a);
+	if (r->bad)
+		return a;
+	return convert_lane((ElemKind)c->e->u.cast.a->dt.kind, (ElemKind)c->e->dt.kind, a);
+}
+
+static Lane
+c_call(Run *r, const CExpr *c)
+{
+	Lane x[3] = {{0}, {0}, {0}};
+	const CExpr *arg[3] = {c->a, c->b, c->c};
+	for (uint32_t i = 0; i < c->e->n; i++) {
+		x[i] = ceval(r, arg[i]);
+		if (r->bad)
+			return x[i];
+	}
+	return call_lane((IntrinId)c->e->op, (ElemKind)c->e->dt.kind, x);
+}
+
+static CExpr *
+code_node(Code *k)
+{
+	if (!k->left) {
+		k->next = xcalloc(CODE_CHUNK, sizeof *k->next);
+		ptrvec_push(&k->chunks, k->next);
+		k->left = CODE_CHUNK;
+	}
+	k->left--;
+	return k->next++;
+}
+
+static CExpr *compile(Code *k, const PExpr *e);
+
+/* The access to buf at idx (n indices), compiled into c. */
+static void
+compile_access(Code *k, CExpr *c, const PVar *buf, const PIndex *idx, uint32_t n, Loc loc)
+{
+	c->buf = buf;
+	c->bslot = (uint32_t)buf->scratch;
+	c->idx = idx;
+	c->n = n;
+	c->loc = loc;
+	c->ix = xcalloc(n + 1, sizeof *c->ix);
+	ptrvec_push(&k->arrays, (void *)c->ix);
+	for (uint32_t d = 0; d < n; d++)
+		c->ix[d] = (CIndex){compile(k, idx[d].e), (ElemKind)idx[d].e->dt.kind,
+		                    idx[d].lanes ? idx[d].lanes : 1};
+}
+
+/* e's tree (recursion: the parser caps expression depth). */
+static CExpr *
+compile(Code *k, const PExpr *e)
+{
+	CExpr *c = code_node(k);
+	c->e = e;
+	c->fn = c_fallback;
+	if (e->dt.lanes > 1)
+		return c;
+	ElemKind kind = (ElemKind)e->dt.kind;
+	switch (e->kind) {
+	case E_INT:
+	case E_FLOAT:
+	case E_BOOL:
+		c->fn = c_leaf;
+		c->lit = literal(e, kind);
+		c->at = &c->lit;
+		break;
+	case E_VAR:
+		c->fn = c_leaf;
+		c->at = &k->slot[e->u.var->scratch].l[0];
+		break;
+	case E_LOAD:
+		c->fn = c_load;
+		compile_access(k, c, e->u.load.buf, e->u.load.idx, e->n, e->loc);
+		break;
+	case E_BIN: {
+		c->a = compile(k, e->u.ops.a);
+		c->b = compile(k, e->u.ops.b);
+		ElemKind ka = (ElemKind)e->u.ops.a->dt.kind;
+		const CFn *fixed = ka == ET_F32 ? c_bin_f32 : ka == ET_I32 ? c_bin_i32 :
+		                   ka == ET_I64 ? c_bin_i64 : NULL;
+		c->fn = fixed && e->op <= OP_NE ? fixed[e->op] : c_bin;
+		break;
+	}
+	case E_UN:
+		c->a = compile(k, e->u.ops.a);
+		c->fn = c_un;
+		break;
+	case E_SELECT:
+		c->a = compile(k, e->u.ops.a);
+		c->b = compile(k, e->u.ops.b);
+		c->c = compile(k, e->u.ops.c);
+		c->fn = c_select;
+		break;
+	case E_CAST:
+		c->a = compile(k, e->u.cast.a);
+		c->fn = c_cast;
+		break;
+	case E_CALL:
+		if (!lanewise_call(e))
+			break;
+		c->a = compile(k, e->u.call.args[0]);
+		c->b = e->n > 1 ? compile(k, e->u.call.args[1]) : NULL;
+		c->c = e->n > 2 ? compile(k, e->u.call.args[2]) : NULL;
+		c->fn = c_call;
+		break;
+	default:
+		break;
+	}
+	return c;
+}
+
+static size_t
+code_hash(const Code *k, const void *key)
+{
+	return (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15u) >> 32) & k->mask;
+}
+
+static void
+code_put(Code *k, const void *key, CExpr *c)
+{
+	size_t i = code_hash(k, key);
+	while (k->key[i])
+		i = (i + 1) & k->mask;
+	k->key[i] = key;
+	k->val[i] = c;
+}
+
+/* The tree compiled for key (a PExpr, or a store's PStmt), or NULL. */
+HOT const CExpr *
+code_of(const Run *r, const void *key)
+{
+	const Code *k = r->code;
+	for (size_t i = code_hash(k, key); k->key[i]; i = (i + 1) & k->mask)
+		if (k->key[i] == key)
+			return k->val[i];
+	return NULL;
+}
+
+/* A root expression, if scalar (else NULL). */
+static CExpr *
+code_root(Code *k, const PExpr *e)
+{
+	return e->dt.lanes <= 1 ? compile(k, e) : NULL;
+}
+
+/* Compiles the scalar expressions of the statements of body. */
+Code *
+prim_code_build(const PBlock *body, const Val *slot, uint32_t nslots)
+{
+	Code *k = xcalloc(1, sizeof *k);
+	k->slot = slot;
+	k->by_var = xcalloc(2 * (size_t)nslots + 1, sizeof *k->by_var);
+	size_t n = 0;
+	PrimWalk w;
+	pwalk_start(&w, body);
+	while (pwalk_next_stmt(&w))
+		n++;
+	for (k->mask = 15; k->mask < 4 * n; k->mask = 2 * k->mask + 1)
+		;
+	k->key = xcalloc(k->mask + 1, sizeof *k->key);
+	k->val = xcalloc(k->mask + 1, sizeof *k->val);
+	pwalk_start(&w, body);
+	for (PStmt *s; (s = pwalk_next_stmt(&w));) {
+		switch (s->kind) {
+		case S_FOR:
+			k->by_var[2 * s->u.loop.var->scratch] = code_root(k, s->u.loop.lo);
+			k->by_var[2 * s->u.loop.var->scratch + 1] = code_root(k, s->u.loop.hi);
+			break;
+		case S_IF:
+			if (s->u.cond.cond->dt.lanes <= 1)
+				code_put(k, s->u.cond.cond, compile(k, s->u.cond.cond));
+			break;
+		case S_LET:
+			k->by_var[2 * s->u.let.var->scratch] = code_root(k, s->u.let.val);
+			break;
+		case S_STORE:
+			if (s->u.store.val->dt.lanes <= 1) {
+				CExpr *c = code_node(k);
+				c->a = compile(k, s->u.store.val);
+				compile_access(k, c, s->u.store.buf, s->u.store.idx, s->n, s->loc);
+				code_put(k, s, c);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return k;
+}
+
+void
+prim_code_free(Code *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->chunks.n; i++)
+		free(k->chunks.v[i]);
+	for (size_t i = 0; i < k->arrays.n; i++)
+		free(k->arrays.v[i]);
+	ptrvec_free(&k->chunks);
+	ptrvec_free(&k->arrays);
+	free(k->key);
+	free(k->val);
+	free(k->by_var);
+	free(k);
+}
+
+/* eval1 of e, through c, its compiled tree (NULL: none). */
+HOT bool
+eval_code(Run *r, const CExpr *c, const PExpr *e, Lane *out)
+{
+	if (!c)
+		return prim_eval1(r, e, out);
+	*out = ceval(r, c);
+	return !r->bad;
+}
+
+bool
+prim_code_if(Run *r, const PStmt *s, Lane *out)
+{
+	return eval_code(r, code_of(r, s->u.cond.cond), s->u.cond.cond, out);
+}
+
+bool
+prim_code_let(Run *r, const PStmt *s, Lane *out)
+{
+	return eval_code(r, r->code->by_var[2 * s->u.let.var->scratch], s->u.let.val, out);
+}
+
+bool
+prim_code_bounds(Run *r, const PStmt *s, Lane *lo, Lane *hi)
+{
+	const CExpr *const *c = &r->code->by_var[2 * s->u.loop.var->scratch];
+	return eval_code(r, c[0], s->u.loop.lo, lo) && eval_code(r, c[1], s->u.loop.hi, hi);
+}
+
+int
+prim_code_store(Run *r, const PStmt *s)
+{
+	const CExpr *c = code_of(r, s);
+	if (!c)
+		return -1;
+	int64_t off;
+	Lane v = ceval(r, c->a);
+	Tensor *t = r->buf[c->bslot];
+	if (r->bad || (off = c_offset(r, c, t)) < 0)
+		return 0;
+	store_lane(t, off, v);
+	return 1;
+}
