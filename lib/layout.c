@@ -109,14 +109,26 @@ layout_shape(const Layout *l, const char *letters, const int64_t *size, int64_t 
 	return 0;
 }
 
+/* Where upper-case letter ax stands in letters, or -1: strchr's answer
+ * without a call (the reference kernels ask it for every element, and
+ * the sanitizers' strchr reads all of letters each time). */
+static inline int
+letter_at(const char *letters, char ax)
+{
+	for (int i = 0; letters[i]; i++)
+		if (letters[i] == ax)
+			return i;
+	return -1;
+}
+
 int64_t
 layout_offset(const Layout *l, const int64_t *dims, const char *letters, const int64_t *idx)
 {
 	int64_t off = 0;
 	for (uint32_t i = 0; i < l->rank; i++) {
 		char ax = l->axes[i];
-		const char *p = strchr(letters, upper(ax));
-		int64_t v = p ? idx[p - letters] : 0;
+		int at = letter_at(letters, upper(ax));
+		int64_t v = at >= 0 ? idx[at] : 0;
 		if (is_lower(ax))
 			v %= l->factor;
 		else if (is_split(l, ax))
@@ -137,11 +149,11 @@ layout_index(const Layout *l, const int64_t *dims, int64_t off, const char *lett
 		int64_t v = off % dims[i];
 		off /= dims[i];
 		char ax = l->axes[i];
-		const char *p = strchr(letters, upper(ax));
-		if (!p)
+		int at = letter_at(letters, upper(ax));
+		if (at < 0)
 			continue;
 		if (!is_lower(ax) && is_split(l, ax))
 			v *= l->factor;     /* outer part; the inner one adds its own */
-		idx[p - letters] += v;
+		idx[at] += v;
 	}
 }
