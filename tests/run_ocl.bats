@@ -547,6 +547,34 @@ IR
 	done
 }
 
+@test "run_ocl: a gpu product of at least 8 steps of k a slice loads its next tiles into registers while it multiplies (double buffering), equal to the interpreter; one of fewer steps does not (issue 27)" {
+	local d=$BATS_TEST_TMPDIR dev
+	# a batch is not split along k: 128 is 8 steps of 16, 130 9 ragged
+	# ones (k past 130 reads zero), 64 only 4
+	cat > "$d/m.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%a: f32[2,32,128], %b: f32[2,48,128], %c: f32[2,37,130], %e: f32[2,20,130], %f: f32[2,32,64], %g: f32[2,32,64]) -> (f32[2,32,48], f32[2,37,20], f32[2,32,32]) {
+  %m1 = nn.batch_matmul(%a, %b)
+  %m2 = nn.batch_matmul(%c, %e)
+  %m3 = nn.batch_matmul(%f, %g)
+  %t = (%m1, %m2, %m3)
+  return %t
+}
+IR
+	args=$("$PY" "$H" inputs "$d/m.ir" "$d")
+	for dev in gpu tex; do
+		retarget $dev "$d/m.ir" > "$d/$dev.ir"
+		compiled "$d/$dev.ir" "$d/$dev.ocl.ir"
+		[ "$(grep -c '^ *alloc %as[0-9]*: .*:shared$' "$d/$dev.ocl.ir")" -eq 3 ]
+		# two of the three keep a step's tiles in registers
+		[ "$(grep -c '^ *alloc %ra[0-9]*: .*:local$' "$d/$dev.ocl.ir")" -eq 2 ]
+		mkdir "$d/$dev.ref" "$d/$dev.ocl"
+		ir-run --interp $args -o "$d/$dev.ref" "$d/$dev.ocl.ir"
+		ir-run --check $args -o "$d/$dev.ocl" "$d/$dev.ocl.ir"
+		"$PY" "$H" same "$d/$dev.ocl" "$d/$dev.ref"
+	done
+}
+
 @test "run_ocl: a cpu 1x1 conv2d, or one of few taps per output, with stride 1 is a tile of vectors along the output's columns, equal to the interpreter" {
 	local d=$BATS_TEST_TMPDIR
 	cat > "$d/m.ir" <<'IR'

@@ -145,29 +145,40 @@ tile_side(int64_t n, int64_t items, int64_t lo)
 	return 0;
 }
 
-/* One operand's k tile into shared memory: sh[kk, r] = load(r0 + r,
- * k0 + kk) for r < R, kk < BK, THREADS elements at a time.  Ragged
- * (t->rm, rn, rk): a row past the operand's last reads the last (its
- * results are not stored), and k past K reads zero in both operands (an
- * inf or nan there would otherwise reach the sum), from a clamped k so
- * that the load stays in bounds. */
+/* Opens the loop over a work item's elements of one operand's k tile
+ * (R rows by BK, THREADS elements at a time, consecutive items walking k
+ * when kfast, else the rows): *l the element, *r its row, *kk its k. */
 static void
-load_tile(GroupCx *c, const Gemm *g, const Tiles *t, bool is_a, PVar *sh, int64_t R, int64_t BK,
-          PExpr *tid, PExpr *bt, PExpr *r0, PExpr *k0)
+tile_elements(PBuild *b, bool kfast, int64_t R, int64_t BK, PExpr *tid, PExpr **l, PExpr **r,
+              PExpr **kk)
+{
+	*l = unrolled(b, R * BK / THREADS);
+	PExpr *e = pb_let(b, "e", pe_add(b, pe_mul(b, *l, pe_i32(b, THREADS)), tid));
+	if (kfast) {
+		*kk = pb_let(b, "kk", pe_mod(b, e, pe_i32(b, BK)));
+		*r = pb_let(b, "r", pe_div(b, e, pe_i32(b, BK)));
+	} else {
+		*r = pb_let(b, "r", pe_mod(b, e, pe_i32(b, R)));
+		*kk = pb_let(b, "kk", pe_div(b, e, pe_i32(b, R)));
+	}
+}
+
+/* One operand's k tile into shared memory: sh[kk, r] = load(r0 + r,
+ * k0 + kk) for r < R, kk < BK, THREADS elements at a time; with reg, a
+ * work item's elements into its registers instead (reg[l], l < R * BK /
+ * THREADS), for put_tile to store a step later.  Ragged (t->rm, rn,
+ * rk): a row past the operand's last reads the last (its results are
+ * not stored), and k past K reads zero in both operands (an inf or nan
+ * there would otherwise reach the sum), from a clamped k so that the
+ * load stays in bounds. */
+static void
+load_tile(GroupCx *c, const Gemm *g, const Tiles *t, bool is_a, PVar *sh, PVar *reg, int64_t R,
+          int64_t BK, PExpr *tid, PExpr *bt, PExpr *r0, PExpr *k0)
 {
 	PBuild *b = c->b;
-	bool kfast = is_a ? g->a_kfast : g->b_kfast;
 	int op = pb_depth(b);
-	PExpr *l = unrolled(b, R * BK / THREADS);
-	PExpr *e = pb_let(b, "e", pe_add(b, pe_mul(b, l, pe_i32(b, THREADS)), tid));
-	PExpr *r, *kk;
-	if (kfast) {
-		kk = pb_let(b, "kk", pe_mod(b, e, pe_i32(b, BK)));
-		r = pb_let(b, "r", pe_div(b, e, pe_i32(b, BK)));
-	} else {
-		r = pb_let(b, "r", pe_mod(b, e, pe_i32(b, R)));
-		kk = pb_let(b, "kk", pe_div(b, e, pe_i32(b, R)));
-	}
+	PExpr *l, *r, *kk;
+	tile_elements(b, is_a ? g->a_kfast : g->b_kfast, R, BK, tid, &l, &r, &kk);
 	PExpr *row = pe_add(b, r0, r), *k = pe_add(b, k0, kk);
 	int64_t rows = is_a ? g->M : g->N;
 	if (is_a ? t->rm : t->rn)
@@ -182,7 +193,25 @@ load_tile(GroupCx *c, const Gemm *g, const Tiles *t, bool is_a, PVar *sh, int64_
 	if (kin)
 		v = pe_select(b, kin, v, pe_like(b, v, 0));
 	PExpr *si[2] = {kk, r};
-	pb_store(b, sh, si, 1, as_kind(c, g->kk, v));
+	if (reg)
+		pb_store(b, reg, &l, 1, as_kind(c, g->kk, v));
+	else
+		pb_store(b, sh, si, 1, as_kind(c, g->kk, v));
+	pb_close_to(b, op);
+}
+
+/* The registers load_tile filled into the operand's tile in shared
+ * memory, each element where load_tile would have stored it. */
+static void
+put_tile(GroupCx *c, const Gemm *g, bool is_a, PVar *sh, PVar *reg, int64_t R, int64_t BK,
+         PExpr *tid)
+{
+	PBuild *b = c->b;
+	int op = pb_depth(b);
+	PExpr *l, *r, *kk;
+	tile_elements(b, is_a ? g->a_kfast : g->b_kfast, R, BK, tid, &l, &r, &kk);
+	PExpr *si[2] = {kk, r};
+	pb_store(b, sh, si, 1, pe_load(b, reg, &l, 1));
 	pb_close_to(b, op);
 }
 
@@ -283,6 +312,10 @@ enum { MIN_SLICE = 8, MAX_SPLIT = 16 };
  * and lost 14-18 us a product on vit_b_16's and an encoder's (512 and
  * 1024 adds: one group reading 16 slices of a 128x64 tile). */
 enum { MAX_LAST_ADDS = 64 };
+
+/* A product double-buffers its tiles when each slice has at least this
+ * many steps of k (build_gemm). */
+enum { DB_MIN_STEPS = 8 };
 
 /* The slices k is split into (blockIdx.z) while the grid of TM x TN
  * tiles has fewer than grid_goal work groups: powers of two of at least
@@ -562,22 +595,53 @@ build_gemm(GroupCx *c, const Gemm *g)
 	pb_store(b, acc, ai, 1, pe_float(b, 0, kk));
 	pb_close_to(b, op);
 
+	int64_t steps = ceil_div(g->K, BK) / t.S;
+	/* A dense or batch_matmul of at least DB_MIN_STEPS steps a slice
+	 * loads the next step's tiles into registers while it multiplies
+	 * this step's (double buffering, as cuBLAS stages them): the loads'
+	 * latency, from memory when the weights are not in the cache, hides
+	 * behind the products.  On the H100 (bench/h100.md, "Double
+	 * buffering") an encoder's FFNs and QKV (8 to 16 steps) ran 10%
+	 * faster; products of 2 to 6 steps (vit_b_16's, the batch-1
+	 * encoder's, the out-projection's 8 slices of 4) 5-13% slower: the
+	 * registers cost more than the one load they hide. */
+	PVar *ra = NULL, *rb = NULL;
+	if (g->matmul && steps >= DB_MIN_STEPS) {
+		int64_t la = BM * BK / THREADS, lb = BN * BK / THREADS;
+		ra = pb_alloc(b, "ra", type_tensor(m, (DType){kk, 1}, 1, &la), c->local);
+		rb = pb_alloc(b, "rb", type_tensor(m, (DType){kk, 1}, 1, &lb), c->local);
+		PExpr *first = slice ? pe_mul(b, slice, pe_i32(b, steps)) : pe_i32(b, 0);
+		PExpr *k0 = pb_let(b, "k", pe_mul(b, first, pe_i32(b, BK)));
+		load_tile(c, g, &t, true, as, ra, BM, BK, tid, bt, m0, k0);
+		load_tile(c, g, &t, false, bs, rb, BN, BK, tid, bt, n0, k0);
+	}
 	int kop = pb_depth(b);
 	PVar *kt = pb_scalar(b, "kt", (DType){ET_I32, 1});
-	int64_t steps = ceil_div(g->K, BK) / t.S;
 	pb_for(b, kt, pe_i32(b, 0), pe_i32(b, steps), FK_SERIAL, NULL);
 	PExpr *kstep = pe_var(b, kt);
 	if (slice)
 		kstep = pe_add(b, pe_mul(b, slice, pe_i32(b, steps)), kstep);
-	PExpr *k0 = pb_let(b, "k", pe_mul(b, kstep, pe_i32(b, BK)));
-	if (g->packed) {
-		load_tile_texels(c, g, true, as, BM, BK, tid, mt0, k0);
-		load_tile_texels(c, g, false, bs, BN, BK, tid, n0, k0);
+	if (ra) {
+		put_tile(c, g, true, as, ra, BM, BK, tid);
+		put_tile(c, g, false, bs, rb, BN, BK, tid);
+		pb_barrier(b);
+		int iop = pb_depth(b);
+		pb_if(b, pe_bin(b, OP_LT, pe_var(b, kt), pe_i32(b, steps - 1)));
+		PExpr *k1 = pb_let(b, "k", pe_mul(b, pe_add(b, kstep, pe_i32(b, 1)), pe_i32(b, BK)));
+		load_tile(c, g, &t, true, as, ra, BM, BK, tid, bt, m0, k1);
+		load_tile(c, g, &t, false, bs, rb, BN, BK, tid, bt, n0, k1);
+		pb_close_to(b, iop);
 	} else {
-		load_tile(c, g, &t, true, as, BM, BK, tid, bt, m0, k0);
-		load_tile(c, g, &t, false, bs, BN, BK, tid, bt, n0, k0);
+		PExpr *k0 = pb_let(b, "k", pe_mul(b, kstep, pe_i32(b, BK)));
+		if (g->packed) {
+			load_tile_texels(c, g, true, as, BM, BK, tid, mt0, k0);
+			load_tile_texels(c, g, false, bs, BN, BK, tid, n0, k0);
+		} else {
+			load_tile(c, g, &t, true, as, NULL, BM, BK, tid, bt, m0, k0);
+			load_tile(c, g, &t, false, bs, NULL, BN, BK, tid, bt, n0, k0);
+		}
+		pb_barrier(b);
 	}
-	pb_barrier(b);
 	op = pb_depth(b);
 	PExpr *q = unrolled(b, BK);
 	/* Straight-line: TM + TN loads, then every product, so that the
