@@ -121,22 +121,38 @@ IR
 	assert_output --partial 'for %bx3 in 0..12 bind(blockIdx.x) {'
 	assert_output --partial 'alloc %acc11: f32[8,4] @gpu:local'
 	# sizes that divide into the tiles split first too (an encoder's 1024
-	# tokens): 8 x 4 blocks of 128x128 in 8 slices, not 32x32 blocks; a
-	# product stops at 256 work groups (16 slices would be 512)
+	# tokens): 8 x 4 blocks of 128x128 in slices, not 32x32 blocks; a
+	# product splits until 256 work groups (8 slices), then takes half
+	# as many while no multiprocessor (132) gets more work: 4 slices,
+	# 128 groups of 32 steps each, not 256 groups (2 a multiprocessor on
+	# most) of 16
 	sed 's/197/1024/g; s/3072/2048/g; s/768/512/g' "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/enc.ir"
 	ir-plan-devices "$BATS_TEST_TMPDIR/enc.ir" > "$BATS_TEST_TMPDIR/p.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
-	assert_output --partial 'alloc %ps0: f32[8,1024,512] @gpu:global'
+	assert_output --partial 'alloc %ps0: f32[4,1024,512] @gpu:global'
 	assert_output --partial 'for %by2 in 0..8 bind(blockIdx.y) {'
 	assert_output --partial 'alloc %acc11: f32[8,8] @gpu:local'
 	# a product's slices may be as short as 2 steps of k: the encoder's
-	# out-projection (k 512, 32 steps) in 8 slices of its 8x8 tiles, not
-	# 4 slices of 4x4 tiles
+	# out-projection (k 512, 32 steps) in slices of its 8x8 tiles (8 of
+	# 4 steps fill the grid, then 4 of 8), not 4 slices of 4x4 tiles
 	sed 's/197/1024/g; s/3072/512/g; s/768/512/g' "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/proj.ir"
 	ir-plan-devices "$BATS_TEST_TMPDIR/proj.ir" > "$BATS_TEST_TMPDIR/p.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
-	assert_output --partial 'alloc %ps0: f32[8,1024,512] @gpu:global'
+	assert_output --partial 'alloc %ps0: f32[4,1024,512] @gpu:global'
 	assert_output --partial 'alloc %acc11: f32[8,8] @gpu:local'
+	# the FFN's first product (128 tiles of 1024x2048) is not split: 2
+	# slices would give most multiprocessors two groups of half the work
+	sed 's/197/1024/g; s/3072/512/g; s/768/2048/g' "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/ffn.ir"
+	ir-plan-devices "$BATS_TEST_TMPDIR/ffn.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
+	refute_output --partial 'alloc %ps'
+	assert_output --partial ': f32[8,8] @gpu:local'
+	# a grid that needs its 3 x 128 groups keeps 4 slices (the QKV
+	# product: 2 slices would be 2 groups on some, as slow as 1 slice)
+	sed 's/197/1024/g; s/3072/512/g; s/768/1536/g' "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/qkv.ir"
+	ir-plan-devices "$BATS_TEST_TMPDIR/qkv.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
+	assert_output --partial 'alloc %ps0: f32[4,1024,1536] @gpu:global'
 	# 16 slices of a 2x2 tile (64 adds) are added by the last group
 	sed 's/197/64/g; s/3072/2048/g; s/768/64/g' "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/small.ir"
 	ir-plan-devices "$BATS_TEST_TMPDIR/small.ir" > "$BATS_TEST_TMPDIR/p.ir"

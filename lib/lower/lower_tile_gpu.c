@@ -275,11 +275,11 @@ grid_goal(const Gemm *g)
 }
 
 /* Halves TM or TN, the larger first, down to lo, while the grid (k in
- * S slices) has fewer than grid_goal work groups. */
+ * S slices) has fewer than goal work groups. */
 static void
-shrink_tiles(const Gemm *g, int64_t *TM, int64_t *TN, int64_t S, int64_t lo)
+shrink_tiles(const Gemm *g, int64_t *TM, int64_t *TN, int64_t S, int64_t lo, int64_t goal)
 {
-	while (g->B * S * ceil_div(g->M, T16 * *TM) * ceil_div(g->N, T16 * *TN) < grid_goal(g)) {
+	while (g->B * S * ceil_div(g->M, T16 * *TM) * ceil_div(g->N, T16 * *TN) < goal) {
 		if (*TN >= *TM && *TN > lo)
 			*TN /= 2;
 		else if (*TM > lo)
@@ -320,16 +320,32 @@ enum { DB_MIN_STEPS = 8 };
 /* The slices k is split into (blockIdx.z) while the grid of TM x TN
  * tiles has fewer than grid_goal work groups: powers of two of at least
  * MIN_SLICE (MIN_SLICE_MM) steps of BK each that divide the steps; only
- * one product at a time (g->B == 1: blockIdx.z is the batch otherwise). */
+ * one product at a time (g->B == 1: blockIdx.z is the batch otherwise).
+ * *goal: the work groups the tiles then shrink to reach (grid_goal, or
+ * fewer where the slices filled the grid and were halved again). */
 static int64_t
-k_slices(const Gemm *g, int64_t TM, int64_t TN, int64_t BK)
+k_slices(const Gemm *g, int64_t TM, int64_t TN, int64_t BK, int64_t *goal)
 {
 	int64_t KT = ceil_div(g->K, BK), S = 1;
 	int64_t min_slice = g->matmul ? MIN_SLICE_MM : MIN_SLICE;
-	while (g->B == 1 && S < MAX_SPLIT &&
-	       S * ceil_div(g->M, T16 * TM) * ceil_div(g->N, T16 * TN) < grid_goal(g) &&
+	int64_t tiles = ceil_div(g->M, T16 * TM) * ceil_div(g->N, T16 * TN);
+	while (g->B == 1 && S < MAX_SPLIT && S * tiles < grid_goal(g) &&
 	       KT % (2 * S) == 0 && KT / (2 * S) >= min_slice)
 		S *= 2;
+	/* A product whose slices fill the grid (its tiles then keep their
+	 * size) takes half as many while a multiprocessor's share of the
+	 * work does not grow: each of the 132 then has at most
+	 * ceil(groups / 132) work groups of KT / S steps.  Fewer slices
+	 * write fewer partial sums for the second kernel to add (on the
+	 * H100, an encoder's FFN 1024x2048x512 unsplit ran 10 us a layer
+	 * faster than in 2 slices, 1024x512x2048 in 4 slices 3.5 us faster
+	 * than in 8; bench/h100.md, "Fewer slices"). */
+	*goal = grid_goal(g);
+	while (g->matmul && S > 1 && S * tiles >= grid_goal(g) &&
+	       2 * ceil_div(S / 2 * tiles, MIN_BLOCKS / 2) <= ceil_div(S * tiles, MIN_BLOCKS / 2)) {
+		S /= 2;
+		*goal = S * tiles;
+	}
 	return S;
 }
 
@@ -342,8 +358,9 @@ ragged_tiles(const Gemm *g, Tiles *t)
 	while (TN > 1 && ceil_div(g->N, T16 * TN / 2) == ceil_div(g->N, T16 * TN))
 		TN /= 2;
 	int64_t BK = g->K % 16 != 0 && g->K % 8 == 0 && TM >= 2 && TN >= 2 ? 8 : 16;
-	int64_t S = k_slices(g, TM, TN, BK);
-	shrink_tiles(g, &TM, &TN, S, 1);
+	int64_t goal;
+	int64_t S = k_slices(g, TM, TN, BK, &goal);
+	shrink_tiles(g, &TM, &TN, S, 1, goal);
 	if (BK == 8 && (TM < 2 || TN < 2))
 		BK = 16, S = 1; /* (rare: K a multiple of 8, not 16, and short) */
 	*t = (Tiles){TM, TN, BK, T16, T16, g->M % (T16 * TM) != 0, g->N % (T16 * TN) != 0,
@@ -382,9 +399,10 @@ gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 	}
 	/* k split first, as for ragged sizes (a packed product's slices are
 	 * not built: its rows are counted in texels) */
-	int64_t S = g->packed ? 1 : k_slices(g, TM, TN, BK);
+	int64_t goal = grid_goal(g);
+	int64_t S = g->packed ? 1 : k_slices(g, TM, TN, BK, &goal);
 	int64_t tm_lo = g->packed ? 4 : 2;
-	while (g->B * S * (g->M / (TY * TM)) * (g->N / (TX * TN)) < grid_goal(g)) {
+	while (g->B * S * (g->M / (TY * TM)) * (g->N / (TX * TN)) < goal) {
 		if (TN >= TM && TN > lo)
 			TN /= 2;
 		else if (TM > tm_lo)
