@@ -9,7 +9,9 @@
 # workers (default: the number of CPUs, at most 4), the slowest first,
 # printing each file's result line (labelled [BUILD] when there are several
 # builds) and its failures as soon as that file ends (so in the order they
-# end); the list of failures comes again at the end.  Sanitizer reports
+# end); then the ten jobs that took longest, with their wall time
+# (IRPIPE_SLOWEST: how many); the list of failures comes again at the
+# end.  Sanitizer reports
 # (AddressSanitizer and LeakSanitizer write them to files here) count as
 # failures.  The last line
 # is always "N passed, N failed" (", N skipped" is added when tests were
@@ -194,12 +196,14 @@ run_job() {
 	export ASAN_OPTIONS="detect_leaks=1:exitcode=86:check_initialization_order=1:strict_string_checks=1:log_path=$tmp/$build/san/asan"
 	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87"
 	export LSAN_OPTIONS="exitcode=86"
+	local t0=${EPOCHREALTIME/,/.}
 	if [ "$type" = unit ]; then
 		timeout "${IRPIPE_UNIT_TIMEOUT:-600}" "$path" >"$o" 2>&1 </dev/null
 	else
 		bats --tap "$path" >"$o" 2>&1 </dev/null
 	fi
 	echo $? >"$o.rc"
+	echo "$t0 ${EPOCHREALTIME/,/.}" >"$o.time"
 	printf '%s %s %s\0' "$build" "$type" "$path"
 }
 export -f run_job
@@ -224,6 +228,23 @@ while IFS=' ' read -r -d '' build type path; do
 done < <(xargs -L 1 -P "$jobs" bash -c 'run_job "$@"' run_job <"$jobs_list")
 if [ "$reported" -ne "$queued" ]; then
 	result fail "$((queued - reported)) of $queued test jobs did not report"
+fi
+
+# The jobs that took longest, in wall seconds (both workers busy): where
+# the check's time goes, for slow_first above and for whoever makes the
+# suite faster.
+slowest=$tmp/slowest
+: >"$slowest"
+while IFS=' ' read -r build type path; do
+	o=$tmp/$build/out/$(printf %s "$path" | tr / _)
+	[ -s "$o.time" ] || continue
+	read -r t0 t1 <"$o.time"
+	awk -v a="$t0" -v b="$t1" -v n="${path#"$build"/}${many:+ [$build]}" \
+		'BEGIN { printf "%8.1f s  %s\n", b - a, n }' >>"$slowest"
+done <"$jobs_list"
+if [ -s "$slowest" ]; then
+	echo "slowest jobs (wall time, ${jobs} at once):"
+	sort -rn "$slowest" | head -n "${IRPIPE_SLOWEST:-10}"
 fi
 
 # the python3 server's own errors (those of the programs it ran went to the tests)

@@ -2,7 +2,8 @@
 # tests/run.sh (make check's runner) on a tree of three small bats files:
 # a file's result line and its failures come out as soon as that file
 # ends, while a slower one still runs; the summary, the list of failures at
-# the end and the check for sanitizer reports stay as they were.
+# the end and the check for sanitizer reports stay as they were; the
+# slowest jobs are listed with their wall time.
 
 setup() {
 	load test_helper
@@ -64,6 +65,12 @@ setup() {
 	grep -qx '  tests/fast.bats: 2 fast fails \[build\]' "$BATS_TEST_TMPDIR/tail"
 	grep -qx '  sanitizer report from a run under build' "$BATS_TEST_TMPDIR/tail"
 	[ "$(tail -n 1 "$log")" = "3 passed, 2 failed" ]
+	# the jobs by wall time, longest first: slow (which waited for fast)
+	# above the others, each labelled as its result line
+	sed -n '/^slowest jobs (wall time, 3 at once):$/,/^Failed:$/p' "$log" > "$BATS_TEST_TMPDIR/slow"
+	cat "$BATS_TEST_TMPDIR/slow"
+	[ "$(sed -n 2p "$BATS_TEST_TMPDIR/slow" | awk '{ print $3 }')" = tests/slow.bats ]
+	[ "$(grep -cE '^ +[0-9]+\.[0-9] s  tests/(slow|fast|san)\.bats$' "$BATS_TEST_TMPDIR/slow")" -eq 3 ]
 }
 
 @test "no_leak_check (the OpenCL tests) turns ASan's leak checker off and keeps run.sh's exit code and report folder" {
