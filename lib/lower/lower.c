@@ -160,6 +160,14 @@ same_shape(const Type *a, const Type *b)
 static const Device *group_device(Lower *L, const Group *g);
 static bool image_candidate(const Lower *L, const Device *dev, const Type *t);
 
+/* The position in g->members of member t of all g->n + g->npro: the
+ * chain's, then the prologue's (index_prologue). */
+static int
+member_slot(const Group *g, int t)
+{
+	return t < g->n ? t : LOWER_PRO0(g) + t - g->n;
+}
+
 /* Can index map v (a transpose or reshape) join g, a dense or
  * batch_matmul on a gpu with its elementwise consumers, as its
  * epilogue?  Then the tile stores each element where the map puts it
@@ -761,7 +769,7 @@ group_key(Lower *L, const GroupCx *c, const Device *dev, Sym const *in_scope,
 	for (int i = 0; i < c->nout; i++)
 		key_ptr(L, out_scope[i]);
 	for (int t = 0; t < g->n + g->npro; t++) {
-		int k = t < g->n ? t : LOWER_PRO0(g) + t - g->n;
+		int k = member_slot(g, t);
 		const Value *v = g->members[k];
 		const AttrMap *am = v->u.op->attrs;
 		key_ptr(L, v->u.op->op);
@@ -1102,7 +1110,7 @@ static bool
 check_group_indexable(Lower *L, const Group *g)
 {
 	for (int t = 0; t < g->n + g->npro; t++) {
-		const Value *v = g->members[t < g->n ? t : LOWER_PRO0(g) + t - g->n];
+		const Value *v = g->members[member_slot(g, t)];
 		const Type *rt = v->type;
 		for (uint32_t f = 0; f < (rt->kind == TY_TUPLE ? rt->n : 1); f++)
 			if (!check_indexable(L, v, v, rt->kind == TY_TUPLE ? rt->fields[f] : rt))
@@ -1387,20 +1395,12 @@ lower_module(Module *m, const LowerOpts *o)
 		        "fused into the conv2d that consumes %s, as its input's prologue\n", L.nscaled,
 		        L.nscaled == 1 ? "y" : "ies", L.nscaled == 1 ? "it" : "them");
 	if (ok && o->stats && L.nprologue)
-		fprintf(o->stats, "ir-lower: %u operator%s that only move%s or scale%s elements read "
-		        "through by the product%s that consume%s %s (%s operand%s prologue%s)\n",
-		        L.nprologue, L.nprologue == 1 ? "" : "s", L.nprologue == 1 ? "s" : "",
-		        L.nprologue == 1 ? "s" : "", L.nprologue == 1 ? "" : "s",
-		        L.nprologue == 1 ? "s" : "", L.nprologue == 1 ? "it" : "them",
-		        L.nprologue == 1 ? "its" : "their", L.nprologue == 1 ? "'s" : "s'",
-		        L.nprologue == 1 ? "" : "s");
+		fprintf(o->stats, "ir-lower: %u index-only operator%s read through by products "
+		        "(operand prologues)\n", L.nprologue, L.nprologue == 1 ? "" : "s");
 	if (ok && o->stats && L.nepilogue)
-		fprintf(o->stats, "ir-lower: %u transpose%s %s reshape%s stored through by the "
-		        "product%s before %s (%s epilogue%s)\n", L.nepilogue,
-		        L.nepilogue == 1 ? "" : "s", L.nepilogue == 1 ? "or" : "and",
-		        L.nepilogue == 1 ? "" : "s",
-		        L.nepilogue == 1 ? "" : "s", L.nepilogue == 1 ? "it" : "them",
-		        L.nepilogue == 1 ? "its" : "their", L.nepilogue == 1 ? "" : "s");
+		fprintf(o->stats, "ir-lower: %u transpose%s and reshape%s stored through by products "
+		        "(epilogues)\n", L.nepilogue, L.nepilogue == 1 ? "" : "s",
+		        L.nepilogue == 1 ? "" : "s");
 	if (ok && o->stats)
 		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer, "
 		        "%u call%s of a prim shared with an identical group); "
