@@ -147,12 +147,22 @@ IR
 	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
 	refute_output --partial 'alloc %ps'
 	assert_output --partial ': f32[8,8] @gpu:local'
-	# a grid that needs its 3 x 128 groups keeps 4 slices (the QKV
-	# product: 2 slices would be 2 groups on some, as slow as 1 slice)
+	# the QKV product's 96 tiles of 8x8 would take 4 slices (2 would be
+	# 2 groups on some multiprocessors); 8x6 tiles make one wave of 128
+	# groups, unsplit
 	sed 's/197/1024/g; s/3072/512/g; s/768/1536/g' "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/qkv.ir"
 	ir-plan-devices "$BATS_TEST_TMPDIR/qkv.ir" > "$BATS_TEST_TMPDIR/p.ir"
 	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
-	assert_output --partial 'alloc %ps0: f32[4,1024,1536] @gpu:global'
+	refute_output --partial 'alloc %ps'
+	assert_output --partial 'for %bx1 in 0..16 bind(blockIdx.x) {'
+	assert_output --partial ': f32[8,6] @gpu:local'
+	# half the rows: 64 groups of 8x6 are short of 3/4 of a wave, and the
+	# 48 tiles of 8x8 split k (8 slices of 4 steps)
+	sed 's/197/512/g; s/3072/512/g; s/768/1536/g' "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/half.ir"
+	ir-plan-devices "$BATS_TEST_TMPDIR/half.ir" > "$BATS_TEST_TMPDIR/p.ir"
+	run -0 ir-lower "$BATS_TEST_TMPDIR/p.ir"
+	assert_output --partial 'alloc %ps0: f32[8,512,1536] @gpu:global'
+	assert_output --partial ': f32[8,8] @gpu:local'
 	# 16 slices of a 2x2 tile (64 adds) are added by the last group
 	sed 's/197/64/g; s/3072/2048/g; s/768/64/g' "$BATS_TEST_TMPDIR/mlp.ir" > "$BATS_TEST_TMPDIR/small.ir"
 	ir-plan-devices "$BATS_TEST_TMPDIR/small.ir" > "$BATS_TEST_TMPDIR/p.ir"

@@ -367,6 +367,25 @@ ragged_tiles(const Gemm *g, Tiles *t)
 	             g->K % BK != 0, S};
 }
 
+/* A dense of 8x8 tiles short of one work group a multiprocessor would
+ * split k into slices (and a second kernel adds them); 8x6 tiles (96
+ * columns, N a multiple of 96) make more work groups of the same rows:
+ * when they make one wave, at least 3/4 of the MIN_BLOCKS / 2 (132 on
+ * an H100) and no more, the product takes them unsplit.  On the H100
+ * (bench/h100.md, "One wave of 8x6 tiles") an encoder's QKV
+ * 1024x1536x512 ran 65.8 us in 128 work groups of 8x6 against 70.8 in
+ * 4 slices of 96 groups of 8x8 and their sums.  Returns 6, or 0. */
+static int64_t
+one_wave_tn(const Gemm *g, int64_t TY, int64_t TX, int64_t TM, int64_t TN)
+{
+	int64_t wave = MIN_BLOCKS / 2;
+	if (!g->matmul || g->packed || g->B != 1 || TM != 8 || TN != 8 || g->N % (TX * 6) != 0)
+		return 0;
+	int64_t rows = g->M / (TY * TM), tiles = rows * (g->N / (TX * TN));
+	int64_t narrow = rows * (g->N / (TX * 6));
+	return tiles < wave && narrow <= wave && 4 * narrow >= 3 * wave ? 6 : 0;
+}
+
 /* The tiles of g (in t, when not NULL); false when the sizes do not
  * divide into them (and g is not ragged_ok).  A packed product's work items own whole output
  * texels (TM of 4 or 8 consecutive m), so it takes TY = 16, 8 or 4 rows
@@ -399,6 +418,11 @@ gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 	}
 	/* k split first, as for ragged sizes (a packed product's slices are
 	 * not built: its rows are counted in texels) */
+	if (one_wave_tn(g, TY, TX, TM, TN)) {
+		if (t)
+			*t = (Tiles){TM, 6, BK, TY, TX, false, false, false, 1};
+		return true;
+	}
 	int64_t goal = grid_goal(g);
 	int64_t S = g->packed ? 1 : k_slices(g, TM, TN, BK, &goal);
 	int64_t tm_lo = g->packed ? 4 : 2;
