@@ -20,13 +20,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct MfNode MfNode;
-
 typedef struct {
 	uint32_t nn, na, capn;
 	uint32_t s, t;
 	int filling;
-	MfNode *node;
+	/* per node, each an array of its own (maxflow.c): */
+	int64_t *tr;      /* residual from s (> 0) or to t (< 0) */
+	uint64_t *excess;
+	uint32_t *first;  /* its arcs: arc[first[i] .. first[i + 1]) */
+	uint32_t *cur;    /* the arc to try next */
 	void *arc;       /* Arc32 or Arc64 (maxflow_pr.h) */
 	size_t arcbytes;
 	uint64_t finite; /* capacities below MF_INF added up (maxflow.c) */

@@ -16,30 +16,35 @@ static void
 PR(global_relabel)(Pre *P)
 {
 	MaxFlow *M = P->M;
-	MfNode *n = M->node;
-	ARC *A = M->arc;
-	uint32_t nn = M->nn, *d = P->d, *q = M->queue, qh = 0, qt = 0;
-	for (uint32_t i = P->lo; i < P->hi; i++) {
+	int64_t *tr = M->tr;
+	uint32_t *F = M->first, *C = M->cur;
+	const ARC *A = M->arc;
+	/* in locals: the stores below would make the compiler read fields
+	 * of P and M again on every arc */
+	uint32_t nn = M->nn, *d = P->d, *q = M->queue, *count = P->count, qh = 0, qt = 0;
+	uint32_t lo = P->lo, span = P->hi - P->lo;
+	memset(count, 0, (span + 2) * sizeof *count);
+	for (uint32_t i = lo; i < P->hi; i++) {
 		d[i] = nn;
-		n[i].cur = n[i].first;
-		if (n[i].tr < 0) {
+		C[i] = F[i];
+		if (tr[i] < 0) {
 			d[i] = 1;
 			q[qt++] = i;
 		}
 	}
+	count[1] = qt;
 	while (qh < qt) {
-		uint32_t v = q[qh++];
-		for (uint32_t a = n[v].first; a < n[v + 1].first; a++) {
+		uint32_t v = q[qh++], dv = d[v] + 1, end = F[v + 1];
+		for (uint32_t a = F[v]; a < end; a++) {
 			uint32_t u = A[a].head;
-			if (IN_PLAY(P, u) && d[u] == nn && A[A[a].sis].cap) {
-				d[u] = d[v] + 1;
+			/* in play (one comparison), not reached, u -> v has room */
+			if (u - lo < span && d[u] == nn && A[A[a].sis].cap) {
+				d[u] = dv;
 				q[qt++] = u;
+				count[dv]++;
 			}
 		}
 	}
-	memset(P->count, 0, (P->hi - P->lo + 2) * sizeof *P->count);
-	for (uint32_t k = 0; k < qt; k++)
-		P->count[d[q[k]]]++;
 }
 
 /* Pushes node i's excess along admissible arcs in play (to a node one
@@ -49,41 +54,43 @@ static void
 PR(discharge)(Pre *P, uint32_t i)
 {
 	MaxFlow *M = P->M;
-	MfNode *n = M->node;
+	int64_t *tr = M->tr;
+	uint64_t *ex = M->excess;
+	uint32_t *F = M->first, *C = M->cur;
 	ARC *A = M->arc;
 	uint32_t nn = M->nn, *d = P->d;
 	uint64_t *act = P->act;
-	while (n[i].excess && d[i] < nn) {
-		if (n[i].tr < 0 && d[i] == 1) { /* to t */
-			uint64_t b = n[i].excess < (uint64_t)-n[i].tr ? n[i].excess : (uint64_t)-n[i].tr;
-			n[i].excess -= b;
-			n[i].tr += (int64_t)b;
+	while (ex[i] && d[i] < nn) {
+		if (tr[i] < 0 && d[i] == 1) { /* to t */
+			uint64_t b = ex[i] < (uint64_t)-tr[i] ? ex[i] : (uint64_t)-tr[i];
+			ex[i] -= b;
+			tr[i] += (int64_t)b;
 			M->flow += b;
 			continue;
 		}
-		uint32_t a = n[i].cur, end = n[i + 1].first;
+		uint32_t a = C[i], end = F[i + 1];
 		for (; a < end; a++) {
 			uint32_t v = A[a].head;
 			P->work++;
 			if (!A[a].cap || !IN_PLAY(P, v) || d[v] + 1 != d[i])
 				continue;
-			CAP b = n[i].excess < A[a].cap ? (CAP)n[i].excess : A[a].cap;
+			CAP b = ex[i] < A[a].cap ? (CAP)ex[i] : A[a].cap;
 			A[a].cap -= b;
 			A[A[a].sis].cap += b;
-			n[v].excess += b;
-			n[i].excess -= b;
+			ex[v] += b;
+			ex[i] -= b;
 			if (!ACTIVE(v) && d[v] < nn) {
 				SET_ACTIVE(v);
 				P->nact++;
 			}
-			if (!n[i].excess)
+			if (!ex[i])
 				break;
 		}
-		n[i].cur = a;
-		if (!n[i].excess)
+		C[i] = a;
+		if (!ex[i])
 			break;
-		uint32_t h = n[i].tr < 0 ? 1 : nn; /* relabel */
-		for (uint32_t b = n[i].first; b < end; b++)
+		uint32_t h = tr[i] < 0 ? 1 : nn; /* relabel */
+		for (uint32_t b = F[i]; b < end; b++)
 			if (A[b].cap && IN_PLAY(P, A[b].head) && d[A[b].head] + 1 < h)
 				h = d[A[b].head] + 1;
 		/* a label is at most the distance to t, less than the nodes in
@@ -104,7 +111,7 @@ PR(discharge)(Pre *P, uint32_t i)
 		if (h < nn)
 			P->count[h]++;
 		d[i] = h;
-		n[i].cur = n[i].first;
+		C[i] = F[i];
 		if ((P->work += 8) >= P->every) {
 			P->work = 0;
 			PR(global_relabel)(P);
@@ -121,13 +128,14 @@ static void
 PR(preflow_range)(Pre *P, uint32_t lo, uint32_t hi)
 {
 	MaxFlow *M = P->M;
-	MfNode *n = M->node;
+	uint64_t *ex = M->excess;
+	const uint32_t *F = M->first;
 	uint64_t *act = P->act;
 	P->lo = lo, P->hi = hi, P->work = 0;
-	P->every = (uint64_t)(n[hi].first - n[lo].first) + (hi - lo);
+	P->every = (uint64_t)(F[hi] - F[lo]) + (hi - lo);
 	PR(global_relabel)(P);
 	for (uint32_t i = lo; i < hi; i++)
-		if (n[i].excess && P->d[i] < M->nn) {
+		if (ex[i] && P->d[i] < M->nn) {
 			SET_ACTIVE(i);
 			P->nact++;
 		}
@@ -156,20 +164,21 @@ PR(windows)(Pre *P)
 static void
 PR(side)(MaxFlow *M, uint8_t *side)
 {
-	MfNode *n = M->node;
+	int64_t *tr = M->tr;
+	const uint32_t *F = M->first;
 	ARC *A = M->arc;
 	uint32_t nn = M->nn;
 	uint32_t qh = 0, qt = 0;
 	memset(side, 1, nn);
 	for (uint32_t i = 0; i < nn; i++)
-		if (n[i].tr < 0 || i == M->t) {
+		if (tr[i] < 0 || i == M->t) {
 			side[i] = 0;
 			M->queue[qt++] = i;
 		}
 	side[M->s] = 1;
 	while (qh < qt) {
 		uint32_t v = M->queue[qh++];
-		for (uint32_t a = n[v].first; a < n[v + 1].first; a++)
+		for (uint32_t a = F[v]; a < F[v + 1]; a++)
 			if (A[A[a].sis].cap && side[A[a].head]) {
 				side[A[a].head] = 0;
 				M->queue[qt++] = A[a].head;
