@@ -45,6 +45,42 @@
  *     arcs, across 10k nodes), so each search reads about 50k arcs; after
  *     the first windows, 1.57M of the 1.60M nodes are reachable from
  *     excess and 1.56M reach t, so no part of the network drops out.
+ * Measured and tried in session 9 (issue 26's planning time; CPU s on the
+ * bench's 1M DAG, 2 shared cores at load 1.5 to 4.5; --minimize-copies
+ * 2.2, ir-parse 0.85, plain planning 1.16):
+ *   - where it goes: parsing 0.71, the groups (plan_devices.c) 0.07,
+ *     components and their costs 0.09, the network 0.15 (stored twice),
+ *     this file 0.75: the first windows 0.30, the larger 0.32, the whole
+ *     0.07 and side 0.06, exact labelling (global_relabel) about 60% of
+ *     it; both plans, their copies counted and printing the rest.  So the
+ *     goal (2x parsing, 1.70) leaves 0.54 over plain planning for the
+ *     groups, the network and the cut together, and the cut alone is 0.7;
+ *   - shrinking the network first: nodes with one or two distinct
+ *     neighbours are 1% (1,450 and 14,934 of 1.6M; most have 4 to 6),
+ *     too few to pay for a pass (32,854 have none: Lawler nodes that a
+ *     terminal among the group's nodes stands for, touched only when
+ *     labels are reset).  The Lawler pairs (0.62M nodes) are
+ *     needed: one reader is already an edge and two a triangle, and a
+ *     hyperedge of four nodes has no exact form with one extra node (by
+ *     symmetry its arcs would need negative capacities);
+ *   - the first windows leave 4,930 nodes with excess, 4,849 of which
+ *     reach t: real flow on long paths (2.6M discharges in the larger
+ *     windows), so those cannot be skipped;
+ *   - a bit in each arc's head saying whether its reverse has room, so
+ *     that the searches need not read the reverse: slower (0.84 s for
+ *     this file against 0.72); the reads that stall are of the node's own
+ *     arcs, and pushes write a second word;
+ *   - arcs as three arrays (head, reverse, capacity), not 12-byte
+ *     records: no faster (the node fields as arrays were, see above);
+ *   - sweeps alternating forwards and backwards: 2.28 s against 2.11;
+ *   - windows of 1,024 or 4,096 nodes, growth 8 or 32, three levels, no
+ *     overlap or a quarter's, relabelling half or twice as often (in
+ *     either level): slower or within noise; labels 1 and 2 (t's
+ *     neighbours, the rest) instead of exact ones to start the first
+ *     windows: 0.38 s for them against 0.30;
+ *   - glibc's huge pages for malloc (GLIBC_TUNABLES hugetlb): sys time
+ *     0.3 to 0.6-0.95 s; keeping freed memory (mmap threshold): 23k of
+ *     135k page faults fewer, no CPU time measurably.
  *
  * Everything is iterative and in index order, so the cut depends only on
  * the arcs given (and, being the largest source side, not even on them
