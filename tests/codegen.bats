@@ -47,9 +47,13 @@ generate() {
 # size in $IRPIPE_CHECK_SHARED, which both builds' jobs share: the other
 # build's run of the test builds only those not noted (the same bytes
 # build the same; the build is POCL's work, which the sanitizers do not
-# look into, and took 20 to 30 s of CPU a build).
+# look into, and took 20 to 30 s of CPU a build).  For the same reason
+# the helper is the first build's ($IRPIPE_OCL_BUILD, from tests/run.sh)
+# when there is one: POCL's compiler under the sanitizers' allocator took
+# half as long again.
 build_all() {
-	local helper="$IRPIPE_BIN/../tests/bin/ocl-build" shared=${IRPIPE_CHECK_SHARED:-}
+	local helper=${IRPIPE_OCL_BUILD:-$IRPIPE_BIN/../tests/bin/ocl-build}
+	local shared=${IRPIPE_CHECK_SHARED:-}
 	local -A seen=()
 	local files=() sums=() f sum size n=0 t
 	if [ -n "$shared" ]; then

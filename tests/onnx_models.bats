@@ -17,28 +17,35 @@
 # heads, sequence 16, 2 layers, batch 2) with either GELU, with and
 # without a padding mask, at opsets 13 and 17, on a cpu on OpenCL.
 
-setup_file() {
-	load test_helper
-	have_python torch torchvision onnx || return 0
+# export_models DIR: the models, their input x.npy and torch's output
+# y.npy, each in a folder DIR/NAME
+export_models() {
+	local m gelu mask opset
 	for m in resnet18 mobilenet_v2; do
-		mkdir -p "$BATS_FILE_TMPDIR/$m"
-		"$PY" "$BATS_TEST_DIRNAME/onnx/models.py" export $m 64 "$BATS_FILE_TMPDIR/$m" 2>/dev/null
+		mkdir -p "$1/$m"
+		"$PY" "$BATS_TEST_DIRNAME/onnx/models.py" export $m 64 "$1/$m" 2>/dev/null || return 1
 	done
 	# opset 17: HardSigmoid and HardSwish; Erf (GELU) and LayerNormalization
 	for m in mobilenet_v3_small convnext_tiny; do
-		mkdir -p "$BATS_FILE_TMPDIR/$m"
-		"$PY" "$BATS_TEST_DIRNAME/onnx/models.py" export $m 32 "$BATS_FILE_TMPDIR/$m" 17 2>/dev/null
+		mkdir -p "$1/$m"
+		"$PY" "$BATS_TEST_DIRNAME/onnx/models.py" export $m 32 "$1/$m" 17 2>/dev/null || return 1
 	done
-	local gelu mask opset
 	for gelu in erf tanh; do
 		for mask in nomask mask; do
 			opset=13
 			[ "$gelu$mask" = erfmask ] || [ "$gelu$mask" = tanhnomask ] && opset=17
-			mkdir -p "$BATS_FILE_TMPDIR/encoder-$gelu-$mask"
+			mkdir -p "$1/encoder-$gelu-$mask"
 			"$PY" "$BATS_TEST_DIRNAME/onnx/models.py" encoder 64 16 2 2 $gelu $mask \
-				"$BATS_FILE_TMPDIR/encoder-$gelu-$mask" $opset 2>/dev/null
+				"$1/encoder-$gelu-$mask" $opset 2>/dev/null || return 1
 		done
 	done
+}
+
+# torch's exports are the same for every build: made once a make check
+setup_file() {
+	load test_helper
+	have_python torch torchvision onnx || return 0
+	made_once onnx_models "$BATS_FILE_TMPDIR" export_models
 }
 
 setup() {

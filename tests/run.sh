@@ -123,7 +123,8 @@ parse_tap() {
 # (tests/run.sh's jobs, both builds, 2 cores): the files that drive the
 # tools from python (onnx_conformance, fold, random) spend their time in
 # the python server, not in bats; onnx_conformance, with 2 workers of its
-# own, is the longest job of all under the sanitizers.
+# own, is the longest job of all under the sanitizers.  Every build's
+# slow files come before the next build's (see below).
 slow_first="onnx_conformance run_ocl codegen fold random roundtrip run_ocl_cache
 	plan_memory parse clone onnx_models alter_onnx plan_devices flatten_texture
 	run_ocl_exec alter_layout onnx fuzz"
@@ -157,9 +158,13 @@ mkdir -p "$tmp/shared"
 			[ -f "$t" ] && [ -x "$t" ] && echo "$build unit $t"
 		done
 	done
-	for s in $slow_first; do
-		[ -f "tests/$s.bats" ] || continue
-		for build in "${builds[@]}"; do echo "$build bats tests/$s.bats"; done
+	# every build's slow files before the next build's: the sanitizer
+	# build's (the longest jobs) first, and a file's two jobs far apart,
+	# so that the second finds what the first left in IRPIPE_CHECK_SHARED
+	for build in "${builds[@]}"; do
+		for s in $slow_first; do
+			[ -f "tests/$s.bats" ] && echo "$build bats tests/$s.bats"
+		done
 	done
 	for f in "${bats_files[@]}"; do
 		case " $(echo $slow_first) " in *" $(basename "$f" .bats) "*) continue ;; esac
@@ -177,6 +182,8 @@ mkdir -p "$tmp/shared"
 for build in "${builds[@]}"; do
 	case $build in /*) bin=$build/bin ;; *) bin=$root/$build/bin ;; esac
 	[ -x "$bin/../tests/bin/py-client" ] && export IRPIPE_PYCLIENT=$bin/../tests/bin/py-client
+	# tests/codegen.bats builds OpenCL C with it: POCL's work, not ours
+	[ -x "$bin/../tests/bin/ocl-build" ] && export IRPIPE_OCL_BUILD=$bin/../tests/bin/ocl-build
 done
 if [ -n "${IRPIPE_PYCLIENT:-}" ] && [ -f tests/helpers/pyserver.py ] && [ -x /usr/bin/python3 ]; then
 	export IRPIPE_PYSERVER=$tmp/py.sock

@@ -156,6 +156,31 @@ golden() {
 	fi
 }
 
+# made_once NAME DIR COMMAND...: what `COMMAND... FOLDER` writes into
+# FOLDER, in DIR.  Under tests/run.sh ($IRPIPE_CHECK_SHARED) FOLDER is
+# shared by the jobs of every build: the first job that gets here runs
+# COMMAND (the others wait for it) and every job copies the result, so
+# work that no tool of the build takes part in (torch exporting a model,
+# its output) is done once a make check, not once a build.  A COMMAND
+# that fails leaves nothing behind: the next job runs it again.
+made_once() {
+	local name=$1 dir=$2 shared=${IRPIPE_CHECK_SHARED:-} fd
+	shift 2
+	if [ -z "$shared" ]; then
+		"$@" "$dir"
+		return
+	fi
+	exec {fd}>"$shared/$name.lock"
+	flock "$fd"
+	if [ ! -d "$shared/$name" ]; then
+		rm -rf "$shared/$name.part"
+		mkdir "$shared/$name.part"
+		"$@" "$shared/$name.part" && mv "$shared/$name.part" "$shared/$name"
+	fi
+	exec {fd}>&-
+	[ -d "$shared/$name" ] && cp -R "$shared/$name/." "$dir/"
+}
+
 # ocl_setup: for the suites that run ir-run on OpenCL (POCL here) and
 # compare with the interpreter: H, the helper tests/ir-run-ocl/npyio.py
 # (run by $PY) that writes inputs and compares outputs, or the
