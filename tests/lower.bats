@@ -939,3 +939,69 @@ IR
 	grep -q '^prim @transpose(' <<< "$output"
 	grep -q '^prim @strided_slice(' <<< "$output"
 }
+
+# issue 27: a layer_norm after a gpu dense is the product's second kernel
+# (norm_epilogue, lower_norm_product)
+@test "lower: on a gpu, a layer_norm after a dense and its adds, reshapes and transposes normalizes the product's rows in its second kernel; a cpu, --no-tile, --no-fuse, few rows, a row over two axes, a moved last axis or another use keep it apart" {
+	local d=$BATS_TEST_TMPDIR
+	cat > "$d/m.ir" <<'IR'
+device @gpu = gpu(0)
+fn @main(%x: f32[32,48] on @gpu, %w: f32[64,48] on @gpu, %b: f32[64] on @gpu, %r: f32[4,8,64] on @gpu, %g: f32[64] on @gpu, %be: f32[64] on @gpu) -> f32[4,8,64] on @gpu {
+  %d = nn.dense(%x, %w)
+  %a = add(%d, %b)
+  %s = reshape(%a) {newshape=[8,4,64]}
+  %t = transpose(%s) {axes=[1,0,2]}
+  %u = add(%t, %r)
+  %n = nn.layer_norm(%u, %g, %be) {axis=2, epsilon=1e-5}
+  return %n
+}
+IR
+	ir-plan-devices "$d/m.ir" > "$d/p.ir"
+	run -0 ir-lower --stats "$d/p.ir"
+	assert_output --partial 'prim @fused_nn_dense_add_reshape_transpose_add_nn_layer_norm('
+	assert_output --partial 'alloc %ps0: f32[1,32,64] @gpu:global'
+	assert_output --partial 'kernel @fused_nn_dense_add_reshape_transpose_add_nn_layer_norm_k1 {'
+	assert_output --partial 'ir-lower: 1 layer_norm normalizing the rows of the product before (norm epilogues)'
+	[ "$(grep -c '^ *kernel @' <<< "$output")" = 2 ]
+	# the second kernel reads the product's sums, never an unnormalized row
+	[ "$(grep -c '%ps0\[0, ' <<< "$output")" -ge 1 ]
+	# kept apart: a layer_norm of its own prim after the product's
+	apart() {
+		run -0 ir-lower "$@"
+		assert_output --partial 'prim @nn_layer_norm('
+		refute_output --partial '_nn_layer_norm('
+	}
+	sed 's/= gpu(0)/= cpu(0)/' "$d/m.ir" | ir-plan-devices > "$d/cpu.ir"
+	apart "$d/cpu.ir"
+	apart --no-tile "$d/p.ir"
+	run -0 ir-lower --no-fuse "$d/p.ir"
+	assert_output --partial 'prim @nn_layer_norm('
+	# 8 rows: the product of few rows (lower_gemv.c) could take it
+	sed 's/f32\[32,48\]/f32[8,48]/; s/newshape=\[8,4,64\]/newshape=[2,4,64]/; s/f32\[4,8,64\]/f32[4,2,64]/g' \
+		"$d/m.ir" | ir-plan-devices > "$d/few.ir"
+	apart "$d/few.ir"
+	# normalized over the last two axes
+	sed 's/{axis=2, epsilon=1e-5}/{axis=1, epsilon=1e-5}/; s/%g: f32\[64\]/%g: f32[8,64]/; s/%be: f32\[64\]/%be: f32[8,64]/' \
+		"$d/m.ir" | ir-plan-devices > "$d/two.ir"
+	apart "$d/two.ir"
+	# a transpose moves the product's columns off the last axis (a row
+	# to normalize is then a column of the product)
+	cat > "$d/moved.ir" <<'IR'
+device @gpu = gpu(0)
+fn @main(%x: f32[64,48] on @gpu, %w: f32[64,48] on @gpu, %g: f32[64] on @gpu, %be: f32[64] on @gpu) -> f32[64,64] on @gpu {
+  %d = nn.dense(%x, %w)
+  %t = transpose(%d) {axes=[1,0]}
+  %n = nn.layer_norm(%t, %g, %be) {axis=1, epsilon=1e-5}
+  return %n
+}
+IR
+	ir-plan-devices "$d/moved.ir" > "$d/p2.ir"
+	apart "$d/p2.ir"
+	sed 's/axes=\[1,0\]/axes=[0,1]/' "$d/moved.ir" | ir-plan-devices > "$d/kept.ir"
+	run -0 ir-lower "$d/kept.ir"
+	assert_output --partial 'prim @fused_nn_dense_transpose_nn_layer_norm('
+	# the row is also the result
+	sed 's/-> f32\[4,8,64\] on @gpu {/-> (f32[4,8,64], f32[4,8,64]) on @gpu {/; s/  return %n/  %o = (%n, %u)\n  return %o/' \
+		"$d/m.ir" | ir-plan-devices > "$d/twice.ir"
+	apart "$d/twice.ir"
+}

@@ -600,6 +600,42 @@ IR
 	"$PY" "$H" same "$d/ocl.npy" "$d/ref.npy"
 }
 
+@test "run_ocl: a layer_norm after a gpu dense normalizes the product's rows in its second kernel, from one slice or the sums of several, through reshapes, transposes and adds, equal to the interpreter (issue 27)" {
+	local d=$BATS_TEST_TMPDIR dev
+	# the out-projection's shape (rows of 4 x 8 through a transpose,
+	# the residual added) in one slice; a dense of k 256 in 8
+	cat > "$d/m.ir" <<'IR'
+device @cpu = cpu(0)
+fn @main(%x: f32[32,48], %w: f32[64,48], %b: f32[64], %r: f32[4,8,64], %g: f32[64], %be: f32[64], %x2: f32[2,24,256], %w2: f32[96,256], %r2: f32[2,24,96], %g2: f32[96], %be2: f32[96]) -> (f32[4,8,64], f32[2,24,96]) {
+  %d = nn.dense(%x, %w)
+  %a = add(%d, %b)
+  %s = reshape(%a) {newshape=[8,4,64]}
+  %t = transpose(%s) {axes=[1,0,2]}
+  %u = add(%t, %r)
+  %n = nn.layer_norm(%u, %g, %be) {axis=2, epsilon=1e-5}
+  %d2 = nn.dense(%x2, %w2)
+  %a2 = add(%d2, %r2)
+  %n2 = nn.layer_norm(%a2, %g2, %be2) {axis=-1, epsilon=1e-5}
+  %o = (%n, %n2)
+  return %o
+}
+IR
+	args=$("$PY" "$H" inputs "$d/m.ir" "$d")
+	mkdir "$d/ref"
+	ir-run --interp $args -o "$d/ref" "$d/m.ir"
+	for dev in gpu tex; do
+		retarget $dev "$d/m.ir" > "$d/$dev.ir"
+		compiled "$d/$dev.ir" "$d/$dev.ocl.ir"
+		grep -q '^ *kernel @fused_nn_dense_add_reshape_transpose_add_nn_layer_norm_k1 ' "$d/$dev.ocl.ir"
+		grep -q '^ *kernel @fused_nn_dense_add_nn_layer_norm_k1 ' "$d/$dev.ocl.ir"
+		grep -q '^ *alloc %ps[0-9]*: f32\[1,32,64\]' "$d/$dev.ocl.ir"
+		grep -q '^ *alloc %ps[0-9]*: f32\[8,48,96\]' "$d/$dev.ocl.ir"
+		mkdir "$d/$dev"
+		ir-run --check $args -o "$d/$dev" "$d/$dev.ocl.ir"
+		"$PY" "$H" same "$d/$dev/0.npy" "$d/ref/0.npy" "$d/$dev/1.npy" "$d/ref/1.npy"
+	done
+}
+
 @test "run_ocl: a cpu 1x1 conv2d, or one of few taps per output, with stride 1 is a tile of vectors along the output's columns, equal to the interpreter" {
 	local d=$BATS_TEST_TMPDIR
 	cat > "$d/m.ir" <<'IR'

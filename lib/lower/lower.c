@@ -9,7 +9,9 @@
  *    injective producers, which ends the group; on a gpu, after a dense
  *    or batch_matmul and its elementwise consumers, one run of
  *    transposes and reshapes that its tiles store through
- *    (index_epilogue).  softmax and split stand
+ *    (index_epilogue), and a layer_norm over the last axis after a
+ *    dense's group, which ends it (norm_epilogue: the prim's second
+ *    kernel normalizes the product's rows).  softmax and split stand
  *    alone, as does anything under --no-fuse.  A dense or
  *    batch_matmul on a gpu also takes in, as a prologue, the group of
  *    index-only operators that makes an operand of it and nothing else
@@ -89,6 +91,7 @@ typedef struct {
 	unsigned nscaled;     /* multiplies fused into their conv2d (scale_prologue) */
 	unsigned nprologue;   /* operators read through by a product (index_prologue) */
 	unsigned nepilogue;   /* index maps a product stores through (index_epilogue) */
+	unsigned nnorm;       /* layer_norms after their product (norm_epilogue) */
 } Lower;
 
 /* ------------------------------------------------------------- fusion */
@@ -453,12 +456,83 @@ add_prologues(Lower *L, Group *g, const Value *v, const Block *blk)
 	}
 }
 
+/* Is t a float32 tensor whose last axis is n long? */
+static bool
+f32_rows_of(const Type *t, int64_t n)
+{
+	return t->kind == TY_TENSOR && t->n >= 1 && t->dt.kind == ET_F32 && t->dt.lanes == 1 &&
+	       t->dims[t->n - 1] == n;
+}
+
+/* The layer_norm after a dense on a gpu: v, an nn.layer_norm over its
+ * last axis only, whose data is the last member of a dense's group (with
+ * its elementwise consumers and transposes and reshapes that keep the
+ * last axis, as an attention's out-projection plus the residual, or an
+ * FFN's second product plus it), used by v alone, in v's block, on v's
+ * virtual device, f32, the dense's result as long along its last axis,
+ * at least 16 rows of at least 32 (so the product is the shared-memory
+ * tile, not lower_gemv.c's, and the rows take several work items each),
+ * no image.  Then v joins the group and is its second kernel
+ * (lower_norm_product): the product's sums, in k slices or not, are
+ * added up row by row there, through the consumers, and normalized,
+ * instead of a kernel adding the slices and storing the row for a
+ * layer_norm kernel to read again (an encoder's two per layer).  Not
+ * with --no-tile, nor on a cpu.  True when v joined. */
+static bool
+norm_epilogue(Lower *L, Value *v, Block *blk)
+{
+	if (v->u.op->op->id != O_LAYER_NORM || L->o->no_tile || v->nargs != 3)
+		return false;
+	Value *a = v->args[0];
+	uint32_t gi = a->kind != VK_LIT && a->form == B_OP ? group_of(L, a) : 0;
+	Group *g = gi ? &L->groups[gi - 1] : NULL;
+	if (!g || g->blk != blk || g->n + g->npro >= LOWER_MAX_GROUP || g->members[g->n - 1] != a ||
+	    g->pattern != PAT_OUT_FUSABLE || g->scale || L->uses[a->scratch] != 1 ||
+	    count_operand(v, a) != 1 || a->vd != v->vd)
+		return false;
+	const Value *d = g->members[0];
+	const Device *dev = group_device(L, g);
+	if (d->u.op->op->id != O_DENSE || lower_dense_pack(d) || d->args[0]->kind == VK_LIT ||
+	    d->args[1]->kind == VK_LIT || !dev || dev->kind == DK_CPU ||
+	    dev->max_work_group_size < 256 || image_candidate(L, dev, v->type))
+		return false;
+	OpCx oc;
+	int64_t axis;
+	double eps;
+	opcx_init_msg(&oc, v->u.op->op, v->u.op->attrs, NULL, 0);
+	layer_norm_attrs(&oc, &axis, &eps);
+	const Type *dt = d->type;
+	int64_t n = dt->kind == TY_TENSOR && dt->n >= 1 ? dt->dims[dt->n - 1] : 0;
+	if (!f32_rows_of(v->type, n) || (axis != -1 && axis != (int64_t)v->type->n - 1) || n < 32 ||
+	    type_numel(dt) / n < 16)
+		return false;
+	for (int k = 0; k < g->n; k++) {
+		const Value *w = g->members[k];
+		if (!f32_rows_of(w->type, n) || image_candidate(L, dev, w->type))
+			return false;
+		if (w->u.op->op->id == O_TRANSPOSE) {
+			int64_t axes[LOWER_MAX_RANK];
+			lower_transpose_axes(w, axes);
+			if (axes[w->type->n - 1] != (int64_t)w->type->n - 1)
+				return false;
+		}
+	}
+	g->members[g->n++] = v;
+	g->closed = true;
+	L->group_of[v->scratch] = gi;
+	L->nfused++;
+	L->nnorm++;
+	return true;
+}
+
 static void
 group_binding(Lower *L, Value *v, Block *blk)
 {
 	const OpDef *op = v->u.op->op;
 	int p = op->pattern;
 	L->nops++;
+	if (!L->o->no_fuse && norm_epilogue(L, v, blk))
+		return;
 	if (!L->o->no_fuse && p != PAT_OPAQUE && p != PAT_OUT_FUSABLE) {
 		if (close_diamond(L, v, blk, p))
 			return;
@@ -1009,6 +1083,15 @@ schedule_tiled(GroupCx *c)
 {
 	if (c->g->members[0]->type->kind != TY_TENSOR)
 		return 0;
+	if (lower_ends_in_norm(c->g)) {
+		/* (norm_epilogue fused it only where this tile applies) */
+		int r = lower_tiled_gpu(c);
+		if (!r)
+			error_at(c->m->ctx, c->g->members[c->g->n - 1]->loc,
+			         "internal error: no shared-memory tile for the product before %%%s",
+			         c->g->members[c->g->n - 1]->name);
+		return r ? r : -1;
+	}
 	int r = lower_gemv_gpu(c);
 	if (!r && lower_on_gpu(c))
 		r = lower_tiled_gpu(c);
@@ -1401,6 +1484,9 @@ lower_module(Module *m, const LowerOpts *o)
 		fprintf(o->stats, "ir-lower: %u transpose%s and reshape%s stored through by products "
 		        "(epilogues)\n", L.nepilogue, L.nepilogue == 1 ? "" : "s",
 		        L.nepilogue == 1 ? "" : "s");
+	if (ok && o->stats && L.nnorm)
+		fprintf(o->stats, "ir-lower: %u layer_norm%s normalizing the rows of the product "
+		        "before (norm epilogues)\n", L.nnorm, L.nnorm == 1 ? "" : "s");
 	if (ok && o->stats)
 		fprintf(o->stats, "ir-lower: %u operator%s in %u prim%s (%u fused into a producer, "
 		        "%u call%s of a prim shared with an identical group); "

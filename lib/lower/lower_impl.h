@@ -369,6 +369,29 @@ void lower_matmul_oi(PBuild *b, const MatmulShape *sh, PExpr *bt, PExpr *m, PExp
 /* Stores e, member 0's value at idx (lanes along the last axis), through
  * the fused consumers into the result; false after an error. */
 bool lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes);
+/* lower_store_through's two halves, up to member last (the group's last,
+ * or the one before a layer_norm that ends it: lower_norm_product):
+ * member last's index oi for the master's idx, through an index-map
+ * epilogue before it; and member last's value there, for e, the
+ * master's at idx (a variable: let-bound); NULL after an error. */
+void lower_index_through(GroupCx *c, PExpr *const *idx, int last, PExpr **oi);
+PExpr *lower_value_through(GroupCx *c, PExpr *e, PExpr *const *idx, PExpr *const *oi, int last,
+                           uint32_t lanes);
+/* The S slices' sums of a product's element (row, col) in ps [S, M, N],
+ * added in slice order: the same sum whichever work group or kernel adds
+ * them. */
+PExpr *lower_slice_sum(PBuild *b, PVar *ps, int64_t S, PExpr *row, PExpr *col);
+/* Does the group end in a layer_norm fused after its product (lower.c's
+ * norm_epilogue)? */
+static inline bool
+lower_ends_in_norm(const Group *g)
+{
+	return g->n > 1 && g->members[g->n - 1]->u.op->op->id == O_LAYER_NORM;
+}
+/* That layer_norm as the second kernel of the product's prim: its rows
+ * (the product's rows) from the product's S slices in ps, through the
+ * epilogue members between (lower_norm.c); 1, or -1 after an error. */
+int lower_norm_product(GroupCx *c, PVar *ps, int64_t S, const MatmulShape *mm);
 /* The same for e, the texels of n consecutive channel blocks from idx[1]
  * (4 * n lanes) of a packed result, the fused consumers computed on all
  * of them at once (lower_consumers_wide_ok); each texel is stored on its

@@ -21,19 +21,31 @@
 #include "ops/ops.h"
 
 typedef struct {
-	PVar *x, *g, *bt;            /* data, gamma, beta */
+	const Value *v;              /* the layer_norm, member k of the group */
+	int k;
+	PVar *x, *g, *bt;            /* data (NULL after a product), gamma, beta */
 	uint32_t rank;
 	int64_t axis, n, rows;       /* n: elements per row */
 	double eps;
 	ElemKind kk, ak;             /* the result's kind, the arithmetic's */
 	int64_t dims[LOWER_MAX_RANK];/* the data's */
 	int64_t rdims[LOWER_MAX_RANK];/* the rows': the normalized axes 1 */
+	/* After a product (lower_norm_product): its S slices' sums in ps,
+	 * its shape, the row being normalized (the product's), and the
+	 * product's index of the element at hand. */
+	PVar *ps;
+	int64_t S;
+	const MatmulShape *mm;
+	PExpr *row, *col;
+	PExpr *pidx[LOWER_MAX_RANK];
 } Norm;
 
 static bool
 norm_of(GroupCx *c, Norm *nm)
 {
-	const Value *v = c->g->members[0];
+	memset(nm, 0, sizeof *nm);
+	nm->k = c->g->n - 1;
+	const Value *v = nm->v = c->g->members[nm->k];
 	const Type *ty = v->type;
 	if (ty->kind != TY_TENSOR || ty->n == 0 || type_numel(ty) < 1)
 		return false;
@@ -53,9 +65,9 @@ norm_of(GroupCx *c, Norm *nm)
 	nm->rows = type_numel(ty) / nm->n;
 	nm->kk = (ElemKind)ty->dt.kind;
 	nm->ak = nm->kk == ET_F16 ? ET_F32 : nm->kk;
-	nm->x = lower_input(c, 0, 0, -1)->buf;
-	nm->g = lower_input(c, 0, 1, -1)->buf;
-	nm->bt = lower_input(c, 0, 2, -1)->buf;
+	nm->x = nm->k == 0 ? lower_input(c, 0, 0, -1)->buf : NULL;
+	nm->g = lower_input(c, nm->k, 1, -1)->buf;
+	nm->bt = lower_input(c, nm->k, 2, -1)->buf;
 	return true;
 }
 
@@ -68,14 +80,12 @@ load(PBuild *b, const Norm *nm, PVar *buf, PExpr *const *idx, uint8_t lanes)
 }
 
 /* Stores (x - mean) / sd * gamma + beta at idx (lanes along the last
- * axis); mean and sd are scalars; x the data there, or NULL to load it. */
+ * axis); mean and sd are scalars; x the data there. */
 static void
 store_normalized(GroupCx *c, const Norm *nm, PExpr *const *idx, uint8_t lanes, PExpr *x,
                  PExpr *mean, PExpr *sd)
 {
 	PBuild *b = c->b;
-	if (!x)
-		x = load(b, nm, nm->x, idx, lanes);
 	if (lanes > 1) {
 		mean = pe_broadcast(b, lanes, mean);
 		sd = pe_broadcast(b, lanes, sd);
@@ -89,10 +99,19 @@ store_normalized(GroupCx *c, const Norm *nm, PExpr *const *idx, uint8_t lanes, P
 	pb_store(b, c->out[0], idx, lanes, y);
 }
 
-/* Element e of the row (0..n-1) into idx[axis..rank-1]. */
+/* Element e of the row (0..n-1) into idx[axis..rank-1]; after a
+ * product, the whole of idx, through the epilogue's index maps from the
+ * product's index (nm->pidx). */
 static void
-row_element(PBuild *b, const Norm *nm, PExpr *e, PExpr **idx)
+row_element(GroupCx *c, Norm *nm, PExpr *e, PExpr **idx)
 {
+	PBuild *b = c->b;
+	if (nm->ps) {
+		nm->col = e;
+		lower_matmul_oi(b, nm->mm, pe_i32(b, 0), nm->row, e, NULL, nm->pidx);
+		lower_index_through(c, nm->pidx, nm->k - 1, idx);
+		return;
+	}
 	bool sel[LOWER_MAX_RANK];
 	for (uint32_t d = 0; d < nm->rank; d++)
 		sel[d] = (int64_t)d >= nm->axis;
@@ -106,8 +125,9 @@ row_element(PBuild *b, const Norm *nm, PExpr *e, PExpr **idx)
  * in idx; opens the loops (close to a depth taken before) and returns
  * the loop's variable, the element's place in the item's share. */
 static PExpr *
-row_loop(PBuild *b, const Norm *nm, PExpr *t, int64_t T, PExpr **idx)
+row_loop(GroupCx *c, Norm *nm, PExpr *t, int64_t T, PExpr **idx)
 {
+	PBuild *b = c->b;
 	PVar *r = pb_scalar(b, "r", (DType){ET_I32, 1});
 	pb_for(b, r, pe_i32(b, 0), pe_i32(b, (nm->n + T - 1) / T), FK_SERIAL, NULL);
 	PExpr *e = pe_var(b, r), *place = e;
@@ -117,8 +137,19 @@ row_loop(PBuild *b, const Norm *nm, PExpr *t, int64_t T, PExpr **idx)
 			pb_if(b, pe_bin(b, OP_LT, e, pe_i32(b, nm->n)));
 		e = pb_let(b, "e", e);
 	}
-	row_element(b, nm, e, idx);
+	row_element(c, nm, e, idx);
 	return place;
+}
+
+/* The data at idx (row_loop's element): loaded, or after a product the
+ * sum of its slices through the epilogue members; NULL after an error. */
+static PExpr *
+data_at(GroupCx *c, Norm *nm, PExpr *const *idx)
+{
+	if (!nm->ps)
+		return load(c->b, nm, nm->x, idx, 1);
+	PExpr *sum = pb_let(c->b, "s", lower_slice_sum(c->b, nm->ps, nm->S, nm->row, nm->col));
+	return lower_value_through(c, sum, nm->pidx, idx, nm->k - 1, 1);
 }
 
 /* The gpu's row kernel (spread: T items per row, G rows per work group)
@@ -128,8 +159,8 @@ row_loop(PBuild *b, const Norm *nm, PExpr *t, int64_t T, PExpr **idx)
  * the result. */
 enum { ROW_CACHE = 16 };
 
-static void
-lower_rows(GroupCx *c, const Norm *nm, bool spread, int64_t T, int64_t G)
+static bool
+lower_rows(GroupCx *c, Norm *nm, bool spread, int64_t T, int64_t G)
 {
 	PBuild *b = c->b;
 	Module *m = c->m;
@@ -155,7 +186,9 @@ lower_rows(GroupCx *c, const Norm *nm, bool spread, int64_t T, int64_t G)
 			u = pb_let(b, "u", pe_add(b, pe_mul(b, u, pe_i32(b, G)), pe_div(b, tx, pe_i32(b, T))));
 			first = pb_let(b, "w", pe_sub(b, tx, t));
 		}
-		lower_unflatten(b, u, nm->rdims, NULL, nm->rank, idx);
+		nm->row = u;
+		if (!nm->ps)
+			lower_unflatten(b, u, nm->rdims, NULL, nm->rank, idx);
 		if (groups * G != nm->rows)
 			live = pe_bin(b, OP_LT, u, pe_i32(b, nm->rows));
 	} else {
@@ -173,12 +206,13 @@ lower_rows(GroupCx *c, const Norm *nm, bool spread, int64_t T, int64_t G)
 		int open = pb_depth(b);
 		if (live)
 			pb_if(b, live);
-		PExpr *r = row_loop(b, nm, t, T, idx);
+		PExpr *r = row_loop(c, nm, t, T, idx);
 		PExpr *x;
 		if (xs && k) {
 			x = pe_load(b, xs, &r, 1);
 		} else {
-			x = load(b, nm, nm->x, idx, 1);
+			if (!(x = data_at(c, nm, idx)))
+				return false;
 			if (xs) {
 				x = pb_let(b, "x", x);
 				pb_store(b, xs, &r, 1, x);
@@ -202,9 +236,13 @@ lower_rows(GroupCx *c, const Norm *nm, bool spread, int64_t T, int64_t G)
 	}
 	if (live)
 		pb_if(b, live);
-	PExpr *r = row_loop(b, nm, t, T, idx);
-	store_normalized(c, nm, idx, 1, xs ? pe_load(b, xs, &r, 1) : NULL, stat[0], stat[1]);
+	PExpr *r = row_loop(c, nm, t, T, idx);
+	PExpr *x = xs ? pe_load(b, xs, &r, 1) : data_at(c, nm, idx);
+	if (!x)
+		return false;
+	store_normalized(c, nm, idx, 1, x, stat[0], stat[1]);
 	pb_close_to(b, depth);
+	return true;
 }
 
 int
@@ -216,8 +254,20 @@ lower_layer_norm_gpu(GroupCx *c)
 	int64_t T, G;
 	if (!lower_row_items(c->device, nm.n, nm.rows, true, &T, &G))
 		return 0;
-	lower_rows(c, &nm, true, T, G);
-	return 1;
+	return lower_rows(c, &nm, true, T, G) ? 1 : -1;
+}
+
+int
+lower_norm_product(GroupCx *c, PVar *ps, int64_t S, const MatmulShape *mm)
+{
+	Norm nm;
+	int64_t T, G;
+	/* (lower.c's norm_epilogue fuses only rows that take several items
+	 * on this gpu: f32, the last axis, a product of 16 rows or more) */
+	if (!norm_of(c, &nm) || !lower_row_items(c->device, nm.n, nm.rows, true, &T, &G))
+		return -1;
+	nm.ps = ps, nm.S = S, nm.mm = mm;
+	return lower_rows(c, &nm, true, T, G) ? 1 : -1;
 }
 
 bool
@@ -226,8 +276,7 @@ lower_layer_norm(GroupCx *c)
 	Norm nm;
 	if (!norm_of(c, &nm))
 		return false;
-	lower_rows(c, &nm, false, 1, 1);
-	return true;
+	return lower_rows(c, &nm, false, 1, 1);
 }
 
 /* A sum over the row in vectors of V lanes and the tail one at a time,
@@ -292,7 +341,7 @@ lower_layer_norm_cpu(GroupCx *c)
 		uint8_t w = t ? 1 : V;
 		if (!lower_row_part(b, t, nm.n, V, &idx[nm.rank - 1]))
 			continue;
-		store_normalized(c, &nm, idx, w, NULL, mean, sd);
+		store_normalized(c, &nm, idx, w, load(b, &nm, nm.x, idx, w), mean, sd);
 		pb_close(b);
 	}
 	pb_close_to(b, depth);

@@ -43,42 +43,84 @@ lower_is_layout(const Layout *l, const char *name)
 	return strcmp(l->name, name) == 0;
 }
 
-bool
-lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes)
+/* The run of index maps in the group's epilogue before member last
+ * (lower.c's index_epilogue: transposes and reshapes, f to *l - 1, with
+ * elementwise members before and after it); its first member, or last
+ * + 1 when there is none. */
+static int
+epilogue_maps(const Group *g, int last, int *l)
+{
+	int f = 1;
+	while (f <= last && !lower_is_index_map(g->members[f]->u.op->op->id, false))
+		f++;
+	for (*l = f; *l <= last && lower_is_index_map(g->members[*l]->u.op->op->id, false); ++*l)
+		;
+	return f;
+}
+
+void
+lower_index_through(GroupCx *c, PExpr *const *idx, int last, PExpr **oi)
 {
 	const Group *g = c->g;
-	c->master = pb_let(c->b, "s", e);
-	/* An index-map epilogue (lower.c's fusible: a run of transposes and
-	 * reshapes, f to l, with elementwise members before and after it):
-	 * the members before it at the master's index, then the result's
-	 * index through the run, where member l has that value. */
-	int f = 1, l;
-	while (f < g->n && !lower_is_index_map(g->members[f]->u.op->op->id, false))
-		f++;
-	PExpr *oi[LOWER_MAX_RANK];
+	int l, f = epilogue_maps(g, last, &l);
 	memcpy(oi, idx, g->members[0]->type->n * sizeof *idx);
-	for (l = f; l < g->n && lower_is_index_map(g->members[l]->u.op->op->id, false); l++) {
+	for (int k = f; k < l; k++) {
 		PExpr *in[LOWER_MAX_RANK];
-		memcpy(in, oi, g->members[l]->args[0]->type->n * sizeof *in);
-		lower_index_forward(c, l, in, oi);
+		memcpy(in, oi, g->members[k]->args[0]->type->n * sizeof *in);
+		lower_index_forward(c, k, in, oi);
 	}
+}
+
+PExpr *
+lower_value_through(GroupCx *c, PExpr *e, PExpr *const *idx, PExpr *const *oi, int last,
+                    uint32_t lanes)
+{
+	const Group *g = c->g;
+	c->master = e;
+	/* With an index-map epilogue: the members before it at the
+	 * master's index, then member last at the index through the run,
+	 * where the run's last member has that value. */
+	int l, f = epilogue_maps(g, last, &l);
 	PExpr *v = NULL;
-	if (f < g->n) {
+	if (f <= last) {
 		/* (one lane: lower.c fuses such an epilogue only where the
 		 * tiles store one element at a time; lower_member's values
 		 * are variables already) */
 		c->given = lanes == 1 ? lower_member(c, f - 1, idx, 1) : NULL;
 		c->given_k = l - 1;
-		v = c->given ? lower_member(c, g->n - 1, oi, 1) : NULL;
+		v = c->given ? lower_member(c, last, oi, 1) : NULL;
 		c->given = NULL;
 	} else {
-		v = lower_member(c, g->n - 1, idx, lanes);
+		v = lower_member(c, last, idx, lanes);
 	}
 	c->master = NULL;
+	return v;
+}
+
+bool
+lower_store_through(GroupCx *c, PExpr *e, PExpr *const *idx, uint32_t lanes)
+{
+	int last = c->g->n - 1;
+	PExpr *oi[LOWER_MAX_RANK];
+	e = pb_let(c->b, "s", e);
+	lower_index_through(c, idx, last, oi);
+	PExpr *v = lower_value_through(c, e, idx, oi, last, lanes);
 	if (!v)
 		return false;
 	pb_store(c->b, c->out[0], oi, lanes, v);
 	return true;
+}
+
+PExpr *
+lower_slice_sum(PBuild *b, PVar *ps, int64_t S, PExpr *row, PExpr *col)
+{
+	PExpr *sum = NULL;
+	for (int64_t q = 0; q < S; q++) {
+		PExpr *si[3] = {pe_i32(b, q), row, col};
+		PExpr *p = pe_load(b, ps, si, 1);
+		sum = sum ? pe_add(b, sum, p) : p;
+	}
+	return sum;
 }
 
 bool

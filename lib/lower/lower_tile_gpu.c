@@ -512,20 +512,6 @@ annotate_true(Module *m, PVar *v, const char *key)
 	v->annots = *gb_attrs(m, 1, &(GAttr){key, gb_bool(true)});
 }
 
-/* The S slices' sums of element (row, col), added in slice order: the
- * same sum whichever work group or kernel adds them. */
-static PExpr *
-slice_sum(PBuild *b, PVar *ps, int64_t S, PExpr *row, PExpr *col)
-{
-	PExpr *sum = NULL;
-	for (int64_t q = 0; q < S; q++) {
-		PExpr *si[3] = {pe_i32(b, q), row, col};
-		PExpr *p = pe_load(b, ps, si, 1);
-		sum = sum ? pe_add(b, sum, p) : p;
-	}
-	return sum;
-}
-
 /* The split-k epilogue fused into the split kernel (CUDA's
  * threadFenceReduction, stream-K's fixup): each work item has stored its
  * slice's sums into ps; they are fenced, the group meets at a barrier,
@@ -563,7 +549,7 @@ split_k_last(GroupCx *c, const Gemm *g, const Tiles *t, PVar *ps, PVar *count,
 	if (t->rm || t->rn)
 		pb_if(b, pe_bin(b, OP_AND, pe_bin(b, OP_LT, row, pe_i32(b, g->M)),
 		                pe_bin(b, OP_LT, col, pe_i32(b, g->N))));
-	bool ok = g->store(c, g, pe_i32(b, 0), row, col, slice_sum(b, ps, t->S, row, col), 1);
+	bool ok = g->store(c, g, pe_i32(b, 0), row, col, lower_slice_sum(b, ps, t->S, row, col), 1);
 	pb_close_to(b, inner);
 	pb_if(b, first);
 	pb_store(b, count, tile, 1, zero);
@@ -590,8 +576,12 @@ build_gemm(GroupCx *c, const Gemm *g)
 	 * an element per item (--split-k-kernel). */
 	PVar *ps = NULL, *count = NULL;
 	const VDev *global = vdev_get(m, c->dev, sym_intern_cstr(m, "global"));
-	bool fused = t.S > 1 && !c->split_k_kernel && t.S * t.TM * t.TN <= MAX_LAST_ADDS;
-	if (t.S > 1) {
+	/* A layer_norm after the product (lower.c's norm_epilogue) is the
+	 * second kernel: the product's sums go to ps even unsplit, and that
+	 * kernel adds the slices of each row it normalizes. */
+	bool norm = lower_ends_in_norm(c->g);
+	bool fused = t.S > 1 && !norm && !c->split_k_kernel && t.S * t.TM * t.TN <= MAX_LAST_ADDS;
+	if (t.S > 1 || norm) {
 		int64_t pdims[3] = {t.S, g->M, g->N};
 		ps = pb_alloc(b, "ps", type_tensor(m, (DType){kk, 1}, 3, pdims), global);
 	}
@@ -721,7 +711,7 @@ build_gemm(GroupCx *c, const Gemm *g)
 	if (t.rm || t.rn)
 		pb_if(b, pe_bin(b, OP_AND, pe_bin(b, OP_LT, row, pe_i32(b, g->M)),
 		                pe_bin(b, OP_LT, col, pe_i32(b, g->N))));
-	PExpr *ci[2] = {i, j}, *pi[3] = {slice, row, col};
+	PExpr *ci[2] = {i, j}, *pi[3] = {slice ? slice : pe_i32(b, 0), row, col};
 	pb_store(b, ps, pi, 1, pe_load(b, acc, ci, 1));
 	pb_close_to(b, op);
 	if (fused) {
@@ -731,10 +721,12 @@ build_gemm(GroupCx *c, const Gemm *g)
 		return ok ? 1 : -1;
 	}
 	pb_close_to(b, close);
+	if (norm)
+		return lower_norm_product(c, ps, t.S, &g->mm);
 	int64_t mn[2] = {g->M, g->N};
 	PExpr *e[2];
 	lower_open_nest(c, mn, 2, e, false);
-	bool ok = g->store(c, g, pe_i32(b, 0), e[0], e[1], slice_sum(b, ps, t.S, e[0], e[1]), 1);
+	bool ok = g->store(c, g, pe_i32(b, 0), e[0], e[1], lower_slice_sum(b, ps, t.S, e[0], e[1]), 1);
 	pb_close_to(b, close);
 	return ok ? 1 : -1;
 }
