@@ -71,3 +71,31 @@ both() {
 	run -0 env -u IRPIPE_PYSERVER "$client" -c 'print("unset")'
 	assert_output unset
 }
+
+@test "pyserver: a program that names a heavy module runs in the second server, which imported it, as python3 would run it" {
+	kill "$server"
+	wait "$server" || true
+	# json heavy: imported by the second server only
+	sock=$BATS_TEST_TMPDIR/heavy.sock
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/helpers/pyserver.py" "$sock" sys --heavy json 3>&- &
+	server=$!
+	for i in $(seq 300); do [ -S "$sock.heavy" ] && break; sleep 0.1; done
+	[ -S "$sock.heavy" ]
+	# where each runs: json already there only where the program names it
+	run -0 env IRPIPE_PYSERVER="$sock" "$client" -c 'import sys; print("json" in sys.modules)'
+	assert_output True
+	run -0 env IRPIPE_PYSERVER="$sock" "$client" -c 'import sys; print("js" "on" in sys.modules)'
+	assert_output False
+	# handed on, -c, - (the program read from stdin) and a script print,
+	# read stdin, exit and die as python3 does
+	echo 'import sys, json; print("stdin", sys.argv, json.dumps(sys.stdin.read().split()))' > in
+	both -c 'import sys, json; print("c", sys.argv, __name__, json.dumps(sys.stdin.read()))' a 'b c'
+	both - x y
+	printf 'import json, os, sys\nprint("script", sys.argv, __name__, __file__ == os.path.abspath("heavy.py"))\n' > heavy.py
+	both heavy.py 1 2
+	both -c 'import json, sys; sys.exit(3)'
+	both -c 'import json, os; os.kill(os.getpid(), 9)'
+	both -c 'import json; raise ValueError("an exception")'
+	mkdir sub
+	(cd sub && X=1 both -c 'import json, os; print(os.getcwd(), os.environ["X"])')
+}

@@ -1,11 +1,11 @@
 """pyserver.py: python3 for the tests without python3's start each time.
 
-    /usr/bin/python3 tests/helpers/pyserver.py SOCKET [MODULE...]
+    /usr/bin/python3 tests/helpers/pyserver.py SOCKET [MODULE...] [--heavy MODULE...]
 
-tests/run.sh starts one for a whole make check.  It imports numpy, onnx,
-torch and torchvision (or the MODULEs) once, those installed (numpy's
-import costs 0.1 s of CPU, torch's 1.2 s, and the suite started python3
-about two thousand times), listens on the Unix socket SOCKET and serves py-client
+tests/run.sh starts one for a whole make check.  It imports numpy and onnx
+(or the MODULEs) once, those installed (numpy's import costs 0.1 s of CPU,
+torch's 1.2 s, and the suite started python3 about two thousand times),
+listens on the Unix socket SOCKET and serves py-client
 (tests/helpers/py-client.c), which takes python3's command line: for each
 client it forks a copy of itself that takes the client's standard input,
 output and error (passed over the socket), its working directory,
@@ -13,10 +13,21 @@ environment and arguments, and runs the program as python3 would (-c CODE,
 - for the program on stdin, or a script); the client exits with its exit
 status.  Each run is a fresh fork of the server, so runs share nothing;
 the server waits for them, so their CPU time counts in its own.
+
+The heavy modules (torch and torchvision, or those after --heavy) are
+imported by a second server, a fork of the first listening on
+SOCKET.heavy: a fork of a process that holds torch cost 16 ms of CPU (its
+page tables copied, then torn down), one without it 4 ms, and few
+programs use torch.  A program whose text names a heavy module (as a
+word) is handed on to that server by the fork that read it, as py-client
+would hand it (a program read from stdin through a pipe, as stdin);
+without --heavy and with MODULEs given there is no second server.
+
 Ends on SIGTERM, when SOCKET is removed or when its parent ends.
 """
 import array
 import os
+import re
 import select
 import signal
 import socket
@@ -24,7 +35,12 @@ import struct
 import sys
 import traceback
 
-MODULES = ("numpy", "onnx", "onnx.helper", "onnx.numpy_helper", "torch", "torchvision")
+MODULES = ("numpy", "onnx", "onnx.helper", "onnx.numpy_helper")
+HEAVY = ("torch", "torchvision")
+# in a fork of the first server: the second's socket, and what a program
+# names to be handed on to it
+HEAVY_PATH = None
+HEAVY_RE = None
 
 
 def recv_exact(conn, n):
@@ -80,6 +96,10 @@ def run(argv):
             name = argv[0]
             with open(name, "rb") as f:
                 src = f.read()
+        if HEAVY_PATH and HEAVY_RE.search(src if isinstance(src, bytes) else src.encode()):
+            code = hand_on(argv, src)
+            if code is not None:
+                return code
         main = type(sys)("__main__")
         if name[0] != "<":
             main.__file__ = os.path.abspath(name)
@@ -106,6 +126,35 @@ def run(argv):
     except BaseException:
         pass
     return code & 0xff
+
+
+def hand_on(argv, src):
+    """ARGV's program (its text src) run by the heavy server, as py-client
+    would ask it, on this process's descriptors, directory and
+    environment; its exit status, or None when that server is not there."""
+    fds = [0, 1, 2]
+    fields = [os.getcwdb(), str(len(argv)).encode()] + [os.fsencode(a) for a in argv] + \
+        [k + b"=" + v for k, v in os.environb.items()]
+    payload = b"".join(f + b"\0" for f in fields)
+    try:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(HEAVY_PATH)
+    except OSError:
+        return None
+    pipe = None
+    if argv[0] == "-":      # the program was stdin: it is the other's stdin
+        pipe = os.pipe()
+        fds[0] = pipe[0]
+    with conn:
+        conn.sendmsg([struct.pack("=I", len(payload))],
+                     [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+        conn.sendall(payload)
+        if pipe:
+            os.close(pipe[0])
+            with open(pipe[1], "wb") as w:
+                w.write(src.encode())
+        (code,) = struct.unpack("=i", recv_exact(conn, 4))
+    return code
 
 
 def start(conn, others):
@@ -144,16 +193,14 @@ def start(conn, others):
     return pid
 
 
-def main():
-    path = sys.argv[1]
-    for m in sys.argv[2:] or MODULES:
-        try:
-            __import__(m)
-        except Exception:   # not installed, or broken: a run imports it itself
-            pass
+def listen(path):
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
+    return listener
+
+
+def serve(listener, path):
     ino, parent = os.stat(path).st_ino, os.getppid()
     # SIGCHLD wakes the select below through the pipe
     wake_r, wake_w = os.pipe()
@@ -197,6 +244,51 @@ def main():
                     break
             except OSError:
                 break
+
+
+def imports(modules):
+    for m in modules:
+        try:
+            __import__(m)
+        except Exception:   # not installed, or broken: a run imports it itself
+            pass
+
+
+def main():
+    global HEAVY_PATH, HEAVY_RE
+    path, modules = sys.argv[1], sys.argv[2:]
+    heavy = ()
+    if "--heavy" in modules:
+        i = modules.index("--heavy")
+        modules, heavy = modules[:i], modules[i + 1:]
+    elif not modules:
+        modules, heavy = MODULES, HEAVY
+    imports(modules)
+    listener = listen(path)
+    if not heavy:
+        serve(listener, path)
+        return
+    # the second server listens before it imports: requests wait for it
+    heavy_listener = listen(path + ".heavy")
+    pid = os.fork()
+    if pid == 0:
+        listener.close()
+        imports(heavy)
+        serve(heavy_listener, path + ".heavy")
+        return
+    heavy_listener.close()
+    HEAVY_PATH = path + ".heavy"
+    names = sorted({m.split(".")[0] for m in heavy})
+    HEAVY_RE = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+    try:
+        serve(listener, path)
+    finally:
+        # its CPU time (and its runs') into this one's
+        try:
+            os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
 
 
 if __name__ == "__main__":
