@@ -138,6 +138,24 @@ layout_offset(const Layout *l, const int64_t *dims, const char *letters, const i
 	return off;
 }
 
+bool
+layout_strides(const Layout *l, const int64_t *dims, const char *letters, int64_t *strides)
+{
+	for (size_t i = 0; letters[i]; i++)
+		strides[i] = 0;
+	int64_t s = 1;
+	for (uint32_t i = l->rank; i-- > 0;) {
+		char ax = l->axes[i];
+		if (is_lower(ax) || is_split(l, ax))
+			return false;
+		int at = letter_at(letters, ax);
+		if (at >= 0)
+			strides[at] += s;
+		s *= dims[i];
+	}
+	return true;
+}
+
 void
 layout_index(const Layout *l, const int64_t *dims, int64_t off, const char *letters,
              int64_t *idx)

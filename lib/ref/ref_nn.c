@@ -26,6 +26,34 @@ taps_fit(RefCx *c, const char *axis, int64_t n_out, int64_t k, int64_t d, int64_
 	return true;
 }
 
+/* The offset of idx (4 indices of letters) in t laid out as l: through
+ * strides (layout_strides's) when l splits no axis, else layout_offset.
+ * The loops over a window ask it for every tap. */
+typedef struct {
+	const Layout *l;
+	const int64_t *dims;
+	const char *letters;
+	bool plain;
+	int64_t strides[4];
+} Offsets;
+
+static Offsets
+offsets_of(const Layout *l, const Tensor *t, const char *letters)
+{
+	Offsets o = {l, t->dims, letters, false, {0}};
+	o.plain = layout_strides(l, t->dims, letters, o.strides);
+	return o;
+}
+
+static inline int64_t
+offset_at(const Offsets *o, const int64_t *idx)
+{
+	if (o->plain)
+		return idx[0] * o->strides[0] + idx[1] * o->strides[1] + idx[2] * o->strides[2] +
+		       idx[3] * o->strides[3];
+	return layout_offset(o->l, o->dims, o->letters, idx);
+}
+
 /* --------------------------------------------------------------- conv2d */
 
 bool
@@ -50,6 +78,8 @@ ref_conv2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	if (out->numel == 0)
 		return true;
 	int64_t opg = O / groups;       /* output channels per group */
+	Offsets xo = offsets_of(dl, x, "NCHW"), wo = offsets_of(kl, w, "OIHW");
+	Offsets oo = offsets_of(ol, out, "NCHW");
 	for (int64_t n = 0; n < N; n++)
 		for (int64_t o = 0; o < O; o++)
 			for (int64_t y = 0; y < OH; y++)
@@ -67,12 +97,11 @@ ref_conv2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 									continue;
 								int64_t xi[4] = {n, g * I + i, iy, ix};
 								int64_t wi[4] = {o, i, ky, kx};
-								acc_mac(&acc, x, layout_offset(dl, x->dims, "NCHW", xi), w,
-								        layout_offset(kl, w->dims, "OIHW", wi));
+								acc_mac(&acc, x, offset_at(&xo, xi), w, offset_at(&wo, wi));
 							}
 						}
 					int64_t oi[4] = {n, o, y, xx};
-					acc_store(&acc, out, layout_offset(ol, out->dims, "NCHW", oi));
+					acc_store(&acc, out, offset_at(&oo, oi));
 				}
 	return true;
 }
@@ -183,6 +212,7 @@ ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 	int64_t imin;
 	uint64_t imax_unused;
 	elem_int_range(isfloat ? ET_I64 : x->kind, &imin, &imax_unused);
+	Offsets xo = offsets_of(l, x, "NCHW");
 	for (int64_t n = 0; n < N; n++)
 		for (int64_t ch = 0; ch < C; ch++)
 			for (int64_t y = 0; y < OH; y++)
@@ -203,7 +233,7 @@ ref_pool2d(RefCx *c, Tensor *const *args, uint32_t nargs, Tensor **outs, uint32_
 							if (ix < 0 || ix >= W)
 								continue;
 							int64_t xi[4] = {n, ch, iy, ix};
-							int64_t at = layout_offset(l, x->dims, "NCHW", xi);
+							int64_t at = offset_at(&xo, xi);
 							if (c->id == O_AVG_POOL2D) {
 								acc_add(&acc, x, at);
 							} else if (isfloat) {
