@@ -43,4 +43,9 @@ PY
 		--data "$BATS_TEST_TMPDIR/data" simple
 	assert_line --partial 'MISMATCH new failure: simple/test_single_relu_model: interp: output 0:'
 	assert_line 'simple: 0 passed, 1 failed, 0 unsupported'
+	# the same with both modes in one start of ir-run a data set
+	run -1 "$PY" "$BATS_TEST_DIRNAME/onnx/conformance.py" --bin "$IRPIPE_BIN" \
+		--mode interp --mode lowered --data "$BATS_TEST_TMPDIR/data" simple
+	assert_line --partial 'MISMATCH new failure: simple/test_single_relu_model: interp: output 0:'
+	assert_line 'simple: 0 passed, 1 failed, 0 unsupported'
 }

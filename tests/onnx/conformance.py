@@ -32,8 +32,12 @@ cases (--split-input-file: each imported module a part; POCL's and the
 sanitizers' start-up is most of a small case's cost): every case is
 imported first, then the modules are compiled in --jobs batches, then
 each case runs.  A batch that fails is left to its cases, which compile
-on their own, so that a failure names its case.  --no-batch compiles
-every case on its own.
+on their own, so that a failure names its case.  The modes that run on
+the interpreter (interp, lowered) run a data set in one start of ir-run
+for all (--split-input-file, a mode's module a part, the same inputs); a
+run that fails is left to the modes, each run alone, so that a failure
+names its mode.  --no-batch compiles and runs every case and mode on its
+own.
 
 The importer refusing a case it used to pass shows as fewer passed: the
 known-failures file holds, per folder, the least number of cases that must
@@ -258,6 +262,52 @@ def case_dir(case):
     return os.path.join(ARGS.tmp, "%s__%s" % case)
 
 
+def check_outputs(mode, files, want):
+    for i, (f, w) in enumerate(zip(files, want)):
+        if not os.path.exists(f):
+            raise Outcome("failed", "%s: output %d missing" % (mode, i))
+        why = compare(np.load(f), w, "%s: output %d" % (mode, i))
+        if why:
+            raise Outcome("failed", why)
+
+
+def run_together(data, tmp):
+    """When every mode runs on the interpreter (interp, lowered), each data
+    set's run of every mode in one start of ir-run (--split-input-file, a
+    mode's module a part, the same inputs): {(mode, k): the result files
+    of data set k}, compared afterwards in the order run_case compares.
+    None when there is one mode, --no-batch is given, or a run fails:
+    then each mode runs alone, so that a failure names it."""
+    if len(ARGS.mode) < 2 or ARGS.no_batch or any(m not in ("interp", "lowered")
+                                                   for m in ARGS.mode):
+        return None
+    out = {}
+    try:
+        for k, (ins, want, sub, irfile, params) in enumerate(data):
+            if len(ins) != len(params):
+                return None
+            parts = []
+            for mode in ARGS.mode:
+                module, opts = pipeline(irfile, mode, os.path.join(sub, mode + ".ir"))
+                parts.append(open(module, "rb").read())
+            joined = os.path.join(tmp, "modes%d.ir" % k)
+            with open(joined, "wb") as f:
+                f.write(SEPARATOR.join(p if p.endswith(b"\n") else p + b"\n" for p in parts))
+            args = ["--interp", "--split-input-file"]
+            for i, (p, a) in enumerate(zip(params, ins)):
+                f = os.path.join(tmp, "in%d_%d.npy" % (k, i))
+                np.save(f, a)
+                args.append("--input=%s=%s" % (p, f))
+            res = os.path.join(tmp, "out_modes_%d" % k)
+            tool("ir-run", args + ["--data-dir", sub, "-o", res, joined])
+            for j, mode in enumerate(ARGS.mode):
+                out[(mode, k)] = [os.path.join(res, "%d.npy" % j)] if len(want) == 1 else [
+                    os.path.join(res, str(j), "%d.npy" % i) for i in range(len(want))]
+    except Outcome:
+        return None
+    return out
+
+
 def run_case(case, import_only=False):
     """The case's outcome (folder, name, status, reason); with import_only
     a None status once it imported, its modules in case_dir(case)/m*/ and
@@ -304,6 +354,7 @@ def run_case(case, import_only=False):
         if import_only:
             keep_dir = True
             return folder, name, None, ""
+        together = run_together(data, tmp)
         for mode in ARGS.mode:
             modules = {}
             for k, (ins, want, sub, irfile, params) in enumerate(data):
@@ -313,6 +364,9 @@ def run_case(case, import_only=False):
                 if len(ins) != len(params):
                     raise Outcome("failed", "data set %d feeds %d inputs, @main has %d "
                                   "parameters" % (k, len(ins), len(params)))
+                if together:
+                    check_outputs(mode, together[(mode, k)], want)
+                    continue
                 args = list(opts)
                 for i, (p, a) in enumerate(zip(params, ins)):
                     f = os.path.join(tmp, "in%d_%d.npy" % (k, i))
@@ -325,12 +379,7 @@ def run_case(case, import_only=False):
                 tool("ir-run", args, what="ir-run (%s)" % mode)
                 files = [res] if len(want) == 1 else [
                     os.path.join(res, "%d.npy" % i) for i in range(len(want))]
-                for i, (f, w) in enumerate(zip(files, want)):
-                    if not os.path.exists(f):
-                        raise Outcome("failed", "%s: output %d missing" % (mode, i))
-                    why = compare(np.load(f), w, "%s: output %d" % (mode, i))
-                    if why:
-                        raise Outcome("failed", why)
+                check_outputs(mode, files, want)
         return folder, name, "passed", ""
     except Outcome as o:
         return folder, name, o.status, o.reason
