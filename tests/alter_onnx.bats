@@ -14,19 +14,27 @@ setup() {
 	command -v ir-import-onnx > /dev/null || skip "ir-import-onnx is not built"
 }
 
-# imported NAME: exports torchvision's NAME, imports it for a texture GPU
-imported() {
-	cd "$BATS_TEST_TMPDIR"
-	"$PY" - "$1" <<'PY'
-import sys, numpy as np, torch, torchvision
+# exported NAME DIR: torchvision's NAME exported to DIR/m.onnx, its input
+# DIR/x.npy and torch's output DIR/torch.npy
+exported() {
+	"$PY" - "$1" "$2" <<'PY'
+import os, sys, numpy as np, torch, torchvision
 torch.manual_seed(0)
 m = getattr(torchvision.models, sys.argv[1])(weights=None).eval()
 x = torch.rand(1, 3, 32, 32)
+os.chdir(sys.argv[2])
 torch.onnx.export(m, x, "m.onnx", opset_version=13, input_names=["x"], output_names=["y"])
 np.save("x.npy", x.numpy())
 with torch.no_grad():
     np.save("torch.npy", m(x).numpy())
 PY
+}
+
+# imported NAME: exports torchvision's NAME (once a make check: torch's
+# export is the same for every build), imports it for a texture GPU
+imported() {
+	cd "$BATS_TEST_TMPDIR"
+	made_once "alter_onnx-$1" "$BATS_TEST_TMPDIR" exported "$1"
 	ir-import-onnx --device='@gpu = gpu(0) {texture=true}' -o m.ir m.onnx
 }
 

@@ -125,9 +125,9 @@ parse_tap() {
 # the python server, not in bats; onnx_conformance, with 2 workers of its
 # own, is the longest job of all under the sanitizers.  Every build's
 # slow files come before the next build's (see below).
-slow_first="onnx_conformance run_ocl codegen fold random roundtrip run_ocl_cache
-	plan_memory parse clone onnx_models alter_onnx plan_devices flatten_texture
-	run_ocl_exec alter_layout onnx fuzz"
+slow_first="onnx_conformance run_ocl run_ocl_cache fold codegen onnx_models random
+	run_ocl_exec plan_memory parse alter_onnx plan_devices alter_layout random_ocl
+	onnx lower roundtrip flatten_texture clone fuzz"
 
 if [ ${#bats_files[@]} -gt 0 ] && ! command -v bats >/dev/null 2>&1; then
 	result fail "bats not found (sh scripts/deps.sh installs it)"
