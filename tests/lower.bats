@@ -963,8 +963,10 @@ IR
 	assert_output --partial 'kernel @fused_nn_dense_add_reshape_transpose_add_nn_layer_norm_k1 {'
 	assert_output --partial 'ir-lower: 1 layer_norm normalizing the rows of the product before (norm epilogues)'
 	[ "$(grep -c '^ *kernel @' <<< "$output")" = 2 ]
-	# the second kernel reads the product's sums, never an unnormalized row
-	[ "$(grep -c '%ps0\[0, ' <<< "$output")" -ge 1 ]
+	# the first kernel stores the product's sums, the second reads them,
+	# never an unnormalized row
+	grep -q '^ *%ps0\[0, %row[0-9]*, %col[0-9]*\] = ' <<< "$output"
+	grep -q '^ *let %s[0-9]*: f32 = %ps0\[0, ' <<< "$output"
 	# kept apart: a layer_norm of its own prim after the product's
 	apart() {
 		run -0 ir-lower "$@"

@@ -472,7 +472,8 @@ f32_rows_of(const Type *t, int64_t n)
  * virtual device, f32, the dense's result as long along its last axis,
  * at least 16 rows of at least 32 (so the product is the shared-memory
  * tile, not lower_gemv.c's, and the rows take several work items each),
- * no image.  Then v joins the group and is its second kernel
+ * no image, weights not packed, a device of 256 work items a group (the
+ * tile's 16x16).  Then v joins the group and is its second kernel
  * (lower_norm_product): the product's sums, in k slices or not, are
  * added up row by row there, through the consumers, and normalized,
  * instead of a kernel adding the slices and storing the row for a
