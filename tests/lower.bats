@@ -978,7 +978,8 @@ IR
 	apart --no-tile "$d/p.ir"
 	run -0 ir-lower --no-fuse "$d/p.ir"
 	assert_output --partial 'prim @nn_layer_norm('
-	# 8 rows: the product of few rows (lower_gemv.c) could take it
+	# 8 rows: fewer than the shared-memory tile's 16 (the product is
+	# lower_tiled's register tile)
 	sed 's/f32\[32,48\]/f32[8,48]/; s/newshape=\[8,4,64\]/newshape=[2,4,64]/; s/f32\[4,8,64\]/f32[4,2,64]/g' \
 		"$d/m.ir" | ir-plan-devices > "$d/few.ir"
 	apart "$d/few.ir"

@@ -470,8 +470,9 @@ f32_rows_of(const Type *t, int64_t n)
  * last axis, as an attention's out-projection plus the residual, or an
  * FFN's second product plus it), used by v alone, in v's block, on v's
  * virtual device, f32, the dense's result as long along its last axis,
- * at least 16 rows of at least 32 (so the product is the shared-memory
- * tile, not lower_gemv.c's, and the rows take several work items each),
+ * at least 16 rows of at least 32 (the shared-memory tile's least, as
+ * gemm_tiles takes them: fewer are lower_gemv.c's or lower_tiled's; and
+ * the rows take several work items each),
  * no image, weights not packed, a device of 256 work items a group (the
  * tile's 16x16).  Then v joins the group and is its second kernel
  * (lower_norm_product): the product's sums, in k slices or not, are
