@@ -149,7 +149,8 @@ for build in "$@"; do
 	mkdir -p "$tmp/$build/san" "$tmp/$build/out"
 done
 # IRPIPE_CHECK_SHARED: a folder for what one job learns and another of
-# the same run may use (tests/codegen.bats: the programs that built)
+# the same run may use (tests/codegen.bats: the programs that built;
+# test_helper.bash's made_once: torch's exports, generated models)
 mkdir -p "$tmp/shared"
 {
 	for build in "${builds[@]}"; do
@@ -174,7 +175,8 @@ mkdir -p "$tmp/shared"
 
 # --- python3, started once ------------------------------------------------------
 # The bats files start python3 (numpy, onnx, torch) about a thousand times
-# a build; tests/helpers/pyserver.py imports those once and runs each
+# a build; tests/helpers/pyserver.py imports those once (torch in a
+# second server, for the few programs that name it) and runs each
 # program in a fork of itself for py-client (tests/helpers/py-client.c),
 # which test_helper.bash's $PY is while IRPIPE_PYSERVER is set.  The first
 # build's client serves both builds: it is a test helper, and python3 is
