@@ -83,6 +83,77 @@ slot_ranges(const PStmt *loop, uint32_t *s0, uint32_t *s1, uint32_t *b0, uint32_
 	if (*b0 > *b1)
 		*b0 = *b1 = 0;
 }
+
+/* The work items' own state between barriers (run_work_group): the slots
+ * [s0, s0 + ns) the nest defines and its buffers [b0, b0 + nb), per item.
+ * A scalar slot keeps its first lane only (8 bytes, not a Val's 128):
+ * the tiles' work items define a few hundred scalars each, and copying
+ * whole Vals in and out for every item at every barrier was 15% of an
+ * interpreted shared-memory product. */
+typedef struct {
+	uint32_t s0, b0;
+	size_t ns, nb, nv;
+	uint32_t *vec;       /* the slots (from s0) of vectors */
+	Lane *lane;          /* [item][ns]: each slot's first lane */
+	Val *vals;           /* [item][nv]: the vector slots whole */
+	Tensor **bufs;       /* [item][nb] */
+} ItemState;
+
+static void
+item_state_init(ItemState *is, const PStmt *loop, size_t items)
+{
+	uint32_t s1, b1;
+	slot_ranges(loop, &is->s0, &s1, &is->b0, &b1);
+	is->ns = s1 - is->s0;
+	is->nb = b1 - is->b0;
+	is->nv = 0;
+	is->vec = xcalloc(is->ns + 1, sizeof *is->vec);
+	PrimWalk w;
+	pwalk_start(&w, &loop->u.loop.body);
+	for (PStmt *s; (s = pwalk_next_stmt(&w));)
+		if (s->kind == S_LET && s->u.let.val->dt.lanes > 1)
+			is->vec[is->nv++] = (uint32_t)s->u.let.var->scratch - is->s0;
+	is->lane = xcalloc(items * is->ns + 1, sizeof *is->lane);
+	is->vals = xcalloc(items * is->nv + 1, sizeof *is->vals);
+	is->bufs = xcalloc(items * is->nb + 1, sizeof *is->bufs);
+}
+
+static void
+item_state_free(ItemState *is)
+{
+	free(is->vec);
+	free(is->lane);
+	free(is->vals);
+	free(is->bufs);
+}
+
+/* Item t's state from the run's slots and (with bufs) buffers: before
+ * the first segment an item has no buffers of its own yet. */
+static void
+item_save(const Run *r, ItemState *is, size_t t, bool bufs)
+{
+	const Val *from = &r->slot[is->s0];
+	Lane *l = &is->lane[t * is->ns];
+	for (size_t i = 0; i < is->ns; i++)
+		l[i] = from[i].l[0];
+	for (size_t j = 0; j < is->nv; j++)
+		is->vals[t * is->nv + j] = from[is->vec[j]];
+	if (bufs)
+		memcpy(&is->bufs[t * is->nb], &r->buf[is->b0], is->nb * sizeof *is->bufs);
+}
+
+/* The run's slots and buffers from item t's state. */
+static void
+item_restore(Run *r, const ItemState *is, size_t t)
+{
+	Val *to = &r->slot[is->s0];
+	const Lane *l = &is->lane[t * is->ns];
+	for (size_t i = 0; i < is->ns; i++)
+		to[i].l[0] = l[i];
+	for (size_t j = 0; j < is->nv; j++)
+		to[is->vec[j]] = is->vals[t * is->nv + j];
+	memcpy(&r->buf[is->b0], &is->bufs[t * is->nb], is->nb * sizeof *is->bufs);
+}
 /* ---------------------------------------------------------- arithmetic */
 
 bool
@@ -823,15 +894,12 @@ run_work_group(Run *r, const PStmt *loop, const PBlock *body)
 		return false;
 	}
 	/* Each item's state is the slots the nest defines. */
-	uint32_t s0, s1, b0, b1;
-	slot_ranges(loop, &s0, &s1, &b0, &b1);
-	size_t ns = s1 - s0, nb = b1 - b0;
-	Val *slots = xcalloc(items * ns + 1, sizeof *slots);
-	Tensor **bufs = xcalloc(items * nb + 1, sizeof *bufs);
+	ItemState is;
+	item_state_init(&is, loop, items);
 	for (size_t t = 0; t < items; t++) {
 		for (size_t d = 0; d < depth; d++)
 			set_loop_var(r, nest.v[d], vals[t * depth + d]);
-		memcpy(&slots[t * ns], &r->slot[s0], ns * sizeof *slots);
+		item_save(r, &is, t, false);
 	}
 	r->phased = true;
 	r->phase_run++;
@@ -852,7 +920,7 @@ run_work_group(Run *r, const PStmt *loop, const PBlock *body)
 				const PVar *var = f->loop->u.loop.var;
 				int64_t v = wrap(var->type ? (ElemKind)var->type->dt.kind : ET_I32, f->cur);
 				for (size_t t = 0; t < items; t++)
-					slots[t * ns + (var->scratch - s0)].l[0].i = v;
+					is.lane[t * is.ns + (var->scratch - is.s0)].i = v;
 				f->next = f->loop->u.loop.body.first;
 			} else {
 				ngs--;
@@ -873,7 +941,7 @@ run_work_group(Run *r, const PStmt *loop, const PBlock *body)
 			int64_t lo = 0, hi = 0;
 			for (size_t t = 0; ok && t < items; t++) {
 				int64_t l, h;
-				memcpy(&r->slot[s0], &slots[t * ns], ns * sizeof *slots);
+				item_restore(r, &is, t);
 				if (!(ok = loop_bounds(r, seg, &l, &h)))
 					break;
 				if (t == 0)
@@ -889,7 +957,7 @@ run_work_group(Run *r, const PStmt *loop, const PBlock *body)
 				ElemKind k = var->type ? (ElemKind)var->type->dt.kind : ET_I32;
 				lo = wrap(k, lo);
 				for (size_t t = 0; t < items; t++)
-					slots[t * ns + (var->scratch - s0)].l[0].i = lo;
+					is.lane[t * is.ns + (var->scratch - is.s0)].i = lo;
 				VEC_PUSH(gs, ngs, capgs) = (GFrame){seg, seg->u.loop.body.first, lo, hi};
 			}
 			continue;
@@ -899,19 +967,16 @@ run_work_group(Run *r, const PStmt *loop, const PBlock *body)
 			end = end->next;
 		f->next = end;
 		for (size_t t = 0; ok && t < items; t++) {
-			memcpy(&r->slot[s0], &slots[t * ns], ns * sizeof *slots);
-			memcpy(&r->buf[b0], &bufs[t * nb], nb * sizeof *bufs);
+			item_restore(r, &is, t);
 			r->item = t;
 			ok = exec(r, seg, end);
-			memcpy(&slots[t * ns], &r->slot[s0], ns * sizeof *slots);
-			memcpy(&bufs[t * nb], &r->buf[b0], nb * sizeof *bufs);
+			item_save(r, &is, t, true);
 		}
 	}
 	free(gs);
 	r->phased = false;
 	r->item = 0;
-	free(slots);
-	free(bufs);
+	item_state_free(&is);
 	free(vals);
 	ptrvec_free(&nest);
 	return ok;

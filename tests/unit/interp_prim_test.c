@@ -519,6 +519,22 @@ test_barriers(void)
 	        "    }\n"
 	        "  }\n"
 	        "}\n"
+	        /* each item's vector and scalars kept across barriers (the
+	         * interpreter keeps a scalar's first lane, a vector whole) */
+	        "prim @vec(%A: f32[32] @gpu, %B: f32[32] @gpu) {\n"
+	        "  kernel @k {\n"
+	        "    alloc %S: f32[32] @gpu:shared\n"
+	        "    for %t in 0..8 bind(threadIdx.x) {\n"
+	        "      let %v: f32x4 = %A[%t * 4:4] + broadcast<f32x4>(cast<f32>(%t))\n"
+	        "      let %s = cast<f32>(%t) * 100.0\n"
+	        "      %S[%t * 4:4] = %v\n"
+	        "      barrier\n"
+	        "      let %w: f32x4 = %S[(%t + 1) % 8 * 4:4]\n"
+	        "      barrier\n"
+	        "      %B[%t * 4:4] = %v * broadcast<f32x4>(10.0) + %w + broadcast<f32x4>(%s)\n"
+	        "    }\n"
+	        "  }\n"
+	        "}\n"
 	        "prim @in_if(%A: f32[4] @gpu) {\n"
 	        "  kernel @k {\n"
 	        "    for %t in 0..4 bind(threadIdx.x) {\n"
@@ -620,6 +636,20 @@ test_barriers(void)
 	tensor_set(k, 0, 0.5);
 	run_prim(__LINE__, &md, "sum", (Tensor *[]){sa, k, s}, 3, NULL);
 	CHECK(tensor_get(s, 0) == 63 * 64 / 2 * 0.5, "ir(5)'s sum: %g", tensor_get(s, 0));
+	Tensor *va = T1(ET_F32, 32), *vb = T1(ET_F32, 32);
+	for (int i = 0; i < 32; i++)
+		tensor_set(va, i, i);
+	run_prim(__LINE__, &md, "vec", (Tensor *[]){va, vb}, 2, NULL);
+	good = true;
+	for (int t = 0; t < 8; t++)
+		for (int l = 0; l < 4; l++) {
+			int n = (t + 1) % 8;
+			double want = (t * 4 + l + t) * 10.0 + (n * 4 + l + n) + t * 100.0;
+			good &= tensor_get(vb, t * 4 + l) == want;
+		}
+	CHECK(good, "each work item's vector and scalar lets kept across barriers");
+	tensor_free(va);
+	tensor_free(vb);
 	tensor_free(sa);
 	tensor_free(k);
 	tensor_free(s);
