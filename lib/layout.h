@@ -42,14 +42,15 @@ char layout_shape(const Layout *l, const char *letters, const int64_t *size, int
  * idx (idx[i] for letters[i]). */
 int64_t layout_offset(const Layout *l, const int64_t *dims, const char *letters,
                       const int64_t *idx);
-/* The inverse: the logical index (idx[i] for letters[i], which name every
- * upper-case axis of l) of element offset off in dims laid out as l. */
 /* The element strides of letters' axes in l (layout_offset of idx is then
  * the sum of idx[a] * strides[a]), for the reference kernels' inner loops;
  * false, strides unset, when l splits an axis (layout_offset alone maps
  * those). */
 bool layout_strides(const Layout *l, const int64_t *dims, const char *letters,
                     int64_t *strides);
+/* The inverse of layout_offset: the logical index (idx[i] for letters[i],
+ * which name every upper-case axis of l) of element offset off in dims
+ * laid out as l. */
 void layout_index(const Layout *l, const int64_t *dims, int64_t off, const char *letters,
                   int64_t *idx);
 

@@ -14,15 +14,21 @@
  * f32 rows along the last axis of at least 16 are a work item each in
  * vectors of V lanes (the tail one at a time), as lower_softmax_cpu.
  * Otherwise (and with --no-tile) a work item per row, element by element.
+ *
+ * After a gpu dense (lower.c's norm_epilogue) the layer_norm is the
+ * product's prim's second kernel (lower_norm_product): the same rows,
+ * which are the product's, each element the sum of the product's k
+ * slices through the members between, as lower_store_through would have
+ * stored it.
  */
 #include <string.h>
 
+#include "diag.h"
 #include "lower_impl.h"
 #include "ops/ops.h"
 
 typedef struct {
-	const Value *v;              /* the layer_norm, member k of the group */
-	int k;
+	int k;                       /* the layer_norm's place in the group */
 	PVar *x, *g, *bt;            /* data (NULL after a product), gamma, beta */
 	uint32_t rank;
 	int64_t axis, n, rows;       /* n: elements per row */
@@ -45,7 +51,7 @@ norm_of(GroupCx *c, Norm *nm)
 {
 	memset(nm, 0, sizeof *nm);
 	nm->k = c->g->n - 1;
-	const Value *v = nm->v = c->g->members[nm->k];
+	const Value *v = c->g->members[nm->k];
 	const Type *ty = v->type;
 	if (ty->kind != TY_TENSOR || ty->n == 0 || type_numel(ty) < 1)
 		return false;
@@ -264,8 +270,12 @@ lower_norm_product(GroupCx *c, PVar *ps, int64_t S, const MatmulShape *mm)
 	int64_t T, G;
 	/* (lower.c's norm_epilogue fuses only rows that take several items
 	 * on this gpu: f32, the last axis, a product of 16 rows or more) */
-	if (!norm_of(c, &nm) || !lower_row_items(c->device, nm.n, nm.rows, true, &T, &G))
+	if (!norm_of(c, &nm) || !lower_row_items(c->device, nm.n, nm.rows, true, &T, &G)) {
+		const Value *v = c->g->members[c->g->n - 1];
+		error_at(c->m->ctx, v->loc, "internal error: the rows of %%%s take no work items "
+		         "of their own after the product", v->name);
 		return -1;
+	}
 	nm.ps = ps, nm.S = S, nm.mm = mm;
 	return lower_rows(c, &nm, true, T, G) ? 1 : -1;
 }

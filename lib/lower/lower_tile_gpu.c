@@ -418,9 +418,10 @@ gemm_tiles(const GroupCx *c, const Gemm *g, Tiles *t)
 	}
 	/* k split first, as for ragged sizes (a packed product's slices are
 	 * not built: its rows are counted in texels) */
-	if (one_wave_tn(g, TY, TX, TM, TN)) {
+	int64_t narrow = one_wave_tn(g, TY, TX, TM, TN);
+	if (narrow) {
 		if (t)
-			*t = (Tiles){TM, 6, BK, TY, TX, false, false, false, 1};
+			*t = (Tiles){TM, narrow, BK, TY, TX, false, false, false, 1};
 		return true;
 	}
 	int64_t goal = grid_goal(g);
