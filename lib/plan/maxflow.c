@@ -22,7 +22,15 @@
  *     whole network (see preflow);
  *   - capacities are 32-bit where they allow it (see add_finite): arcs of
  *     12 bytes, not 16 (the code that reads arcs is in maxflow_pr.h, for
- *     both widths).
+ *     each width);
+ *   - and counted in units of their greatest common divisor, 24-bit,
+ *     where that allows it: arcs of 8 bytes, the reverse arc named by
+ *     its place among its head's arcs (8 bits) beside the capacity, not
+ *     by a word of its own (see small_cap).  Copy sizes share large
+ *     factors (the bench's are all 64 bytes), so the sums of most
+ *     networks fit; the flow is 8% faster than with 12-byte arcs
+ *     (session 10: 0.68 s against 0.74 on the bench's 1M DAG), storing
+ *     the arcs 0.03 s, and 29 MB fewer to fault in.
  * Tried and no faster on the bench's random DAG:
  *   - Boykov and Kolmogorov's search trees: a terminal's whole tree is
  *     orphaned when its one arc from s saturates, and the trees there are
@@ -106,6 +114,7 @@ mf_begin(MaxFlow *M, uint32_t nn, uint32_t s, uint32_t t)
 		M->queue = xrealloc(M->queue, M->capn * sizeof *M->queue);
 	}
 	M->nn = nn, M->na = 0, M->s = s, M->t = t, M->filling = 0, M->flow = 0, M->finite = 0;
+	M->gcd = 0, M->small = 0;
 	memset(M->tr, 0, (nn + 1) * sizeof *M->tr);
 	memset(M->excess, 0, (nn + 1) * sizeof *M->excess);
 	memset(M->first, 0, (nn + 1) * sizeof *M->first);
@@ -150,6 +159,16 @@ typedef struct {
 #undef CAP
 #undef PR
 
+#define ARC_SMALL
+#define ARC Arc8
+#define CAP uint32_t
+#define PR(name) name##_8
+#include "plan/maxflow_pr.h"
+#undef ARC_SMALL
+#undef ARC
+#undef CAP
+#undef PR
+
 /* ------------------------------------------------------------ the network */
 /* Capacity c from s into v (src) or from v into t. */
 static void
@@ -162,8 +181,9 @@ terminal_arc(MaxFlow *M, uint32_t v, uint64_t c, int src)
 	*tr += src ? (int64_t)c : -(int64_t)c;
 }
 
-/* Capacities below MF_INF, added up while counting, up to NARROW_SUM:
- * below it, arcs of 32-bit capacities (a third less memory to read) have
+/* Capacities below MF_INF (and above 0), added up while counting (up to
+ * MF_INF), and their greatest common divisor.  Below NARROW_SUM, arcs of
+ * 32-bit capacities (a third less memory to read) have
  * room for every residual capacity, with MF_INF made NARROW_INF.  That is
  * another network with the same minimum cuts: each costs less than
  * NARROW_SUM, and any cut of an infinite arc NARROW_INF or more.
@@ -172,11 +192,42 @@ terminal_arc(MaxFlow *M, uint32_t v, uint64_t c, int src)
 #define NARROW_SUM ((uint64_t)1 << 30)
 #define NARROW_INF ((uint32_t)1 << 30)
 
+/* Below SMALL_SUM in units of the divisor, with no node of more than
+ * SMALL_DEGREE arcs, arcs of 8 bytes (maxflow_pr.h's ARC_SMALL): 24 bits
+ * of capacity in those units, MF_INF made SMALL_INF, and 8 bits for the
+ * place of the reverse arc among its head's arcs.  The same argument as
+ * for NARROW_SUM (residual capacities below 2 SMALL_INF = 2^23), and
+ * dividing every capacity by a common factor divides every cut's
+ * capacity by it, so the minimum cuts are the same. */
+#define SMALL_SUM ((uint64_t)1 << 22)
+#define SMALL_INF ((uint32_t)1 << 22)
+#define SMALL_DEGREE 256
+
 static void
 add_finite(MaxFlow *M, uint64_t c)
 {
-	if (c < MF_INF)
-		M->finite = c >= NARROW_SUM - M->finite ? NARROW_SUM : M->finite + c;
+	if (c >= MF_INF || !c)
+		return;
+	M->finite = c >= MF_INF - M->finite ? MF_INF : M->finite + c;
+	uint64_t g = M->gcd;
+	if (g && !(g & (g - 1)) && !(c & (g - 1)))
+		return; /* the usual case: a power of two dividing c */
+	while (c) {
+		uint64_t r = g % c;
+		g = c;
+		c = r;
+	}
+	M->gcd = g;
+}
+
+/* A capacity in units of the divisor (a shift where it is a power of
+ * two, as byte counts' divisors mostly are). */
+static uint32_t
+small_cap(const MaxFlow *M, uint64_t c)
+{
+	if (c >= MF_INF)
+		return SMALL_INF;
+	return (uint32_t)(M->shift >= 0 ? c >> M->shift : c / M->gcd);
 }
 
 void
@@ -195,6 +246,10 @@ mf_arc(MaxFlow *M, uint32_t u, uint32_t v, uint64_t c, uint64_t rc)
 		}
 		return;
 	}
+	if (M->small) {
+		c = small_cap(M, c);
+		rc = small_cap(M, rc);
+	}
 	if (ut && vt) { /* s -> t, or t -> s (useless) */
 		M->flow += u == s ? c : rc;
 		return;
@@ -206,7 +261,9 @@ mf_arc(MaxFlow *M, uint32_t u, uint32_t v, uint64_t c, uint64_t rc)
 		return;
 	}
 	uint32_t a = M->pos[u]++, b = M->pos[v]++;
-	if (M->narrow)
+	if (M->small)
+		store_8(M, a, b, u, v, (uint32_t)c, (uint32_t)rc);
+	else if (M->narrow)
 		store_32(M, a, b, u, v, c >= MF_INF ? NARROW_INF : (uint32_t)c,
 		         rc >= MF_INF ? NARROW_INF : (uint32_t)rc);
 	else
@@ -216,15 +273,22 @@ mf_arc(MaxFlow *M, uint32_t u, uint32_t v, uint64_t c, uint64_t rc)
 void
 mf_fill(MaxFlow *M)
 {
-	uint32_t sum = 0;
+	uint32_t sum = 0, maxd = 0;
 	for (uint32_t i = 0; i <= M->nn; i++) {
 		uint32_t d = M->first[i];
 		M->first[i] = sum;
 		M->pos[i] = sum;
 		sum += d;
+		maxd = d > maxd ? d : maxd;
 	}
 	M->narrow = M->finite < NARROW_SUM;
-	size_t bytes = (size_t)sum * (M->narrow ? sizeof(Arc32) : sizeof(Arc64));
+	uint64_t g = M->gcd ? M->gcd : 1;
+	M->small = maxd <= SMALL_DEGREE && M->finite / g < SMALL_SUM;
+	M->shift = -1;
+	if (!(g & (g - 1)))
+		M->shift = __builtin_ctzll(g);
+	M->gcd = g;
+	size_t bytes = (size_t)sum * (M->small ? sizeof(Arc8) : M->narrow ? sizeof(Arc32) : sizeof(Arc64));
 	if (bytes > M->arcbytes) {
 		M->arcbytes = bytes > 2 * M->arcbytes ? bytes : 2 * M->arcbytes;
 		M->arc = xrealloc(M->arc, M->arcbytes);
@@ -257,7 +321,9 @@ preflow(MaxFlow *M)
 			M->excess[i] = (uint64_t)tr[i];
 			tr[i] = 0;
 		}
-	if (M->narrow)
+	if (M->small)
+		windows_8(&P);
+	else if (M->narrow)
 		windows_32(&P);
 	else
 		windows_64(&P);
@@ -269,6 +335,10 @@ uint64_t
 mf_cut(MaxFlow *M, uint8_t *side)
 {
 	preflow(M);
+	if (M->small) {
+		side_8(M, side);
+		return M->flow * M->gcd;
+	}
 	if (M->narrow)
 		side_32(M, side);
 	else

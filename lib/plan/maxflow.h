@@ -33,6 +33,9 @@ typedef struct {
 	size_t arcbytes;
 	uint64_t finite; /* capacities below MF_INF added up (maxflow.c) */
 	int narrow;      /* arcs of 32-bit capacities */
+	int small;       /* arcs of 8 bytes, capacities in units of gcd */
+	uint64_t gcd;    /* of the finite capacities */
+	int shift;       /* log2 of gcd, or -1 */
 	uint32_t *pos;   /* per node: the next arc to store; then its label */
 	uint32_t *queue; /* breadth-first searches */
 	uint64_t flow;   /* s -> t arcs and what both terminals feed one node */

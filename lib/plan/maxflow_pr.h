@@ -1,13 +1,32 @@
 /* maxflow_pr.h: the parts of maxflow.c that read or write arcs, once for
- * each width of capacity (maxflow.c includes it twice): ARC, the arc type,
- * with residual capacities of type CAP, and PR(name), the name of the
- * functions for that width.  See maxflow.c. */
+ * each width of capacity (maxflow.c includes it three times): ARC, the
+ * arc type, with residual capacities of type CAP, and PR(name), the name
+ * of the functions for that width; ARC_SMALL defined, arcs of 8 bytes
+ * whose reverse is found through its head's first arc.  Arcs are read
+ * and written through A_CAP, A_SUB, A_ADD and A_REV.  See maxflow.c. */
 
+#ifndef ARC_SMALL
 typedef struct {
 	uint32_t head; /* the node it enters */
 	uint32_t sis;  /* its reverse */
 	CAP cap;       /* residual capacity */
 } ARC;
+#define A_CAP(A, a) ((A)[a].cap)
+#define A_SUB(A, a, b) ((A)[a].cap -= (b))
+#define A_ADD(A, a, b) ((A)[a].cap += (b))
+#define A_REV(A, F, a) ((A)[a].sis)
+#else
+/* residual capacity in the high 24 bits; in the low 8, where the
+ * reverse lies among its head's arcs */
+typedef struct {
+	uint32_t head;
+	uint32_t cr;
+} ARC;
+#define A_CAP(A, a) ((A)[a].cr >> 8)
+#define A_SUB(A, a, b) ((A)[a].cr -= (uint32_t)(b) << 8)
+#define A_ADD(A, a, b) ((A)[a].cr += (uint32_t)(b) << 8)
+#define A_REV(A, F, a) ((F)[(A)[a].head] + ((A)[a].cr & 255))
+#endif
 
 /* Exact labels in play: the distance to t over residual arcs between
  * nodes in play (breadth first backwards from the nodes that feed t), nn
@@ -38,7 +57,7 @@ PR(global_relabel)(Pre *P)
 		for (uint32_t a = F[v]; a < end; a++) {
 			uint32_t u = A[a].head;
 			/* in play (one comparison), not reached, u -> v has room */
-			if (u - lo < span && d[u] == nn && A[A[a].sis].cap) {
+			if (u - lo < span && d[u] == nn && A_CAP(A, A_REV(A, F, a))) {
 				d[u] = dv;
 				q[qt++] = u;
 				count[dv]++;
@@ -72,11 +91,11 @@ PR(discharge)(Pre *P, uint32_t i)
 		for (; a < end; a++) {
 			uint32_t v = A[a].head;
 			P->work++;
-			if (!A[a].cap || !IN_PLAY(P, v) || d[v] + 1 != d[i])
+			if (!A_CAP(A, a) || !IN_PLAY(P, v) || d[v] + 1 != d[i])
 				continue;
-			CAP b = ex[i] < A[a].cap ? (CAP)ex[i] : A[a].cap;
-			A[a].cap -= b;
-			A[A[a].sis].cap += b;
+			CAP b = ex[i] < A_CAP(A, a) ? (CAP)ex[i] : A_CAP(A, a);
+			A_SUB(A, a, b);
+			A_ADD(A, A_REV(A, F, a), b);
 			ex[v] += b;
 			ex[i] -= b;
 			if (!ACTIVE(v) && d[v] < nn) {
@@ -91,7 +110,7 @@ PR(discharge)(Pre *P, uint32_t i)
 			break;
 		uint32_t h = tr[i] < 0 ? 1 : nn; /* relabel */
 		for (uint32_t b = F[i]; b < end; b++)
-			if (A[b].cap && IN_PLAY(P, A[b].head) && d[A[b].head] + 1 < h)
+			if (A_CAP(A, b) && IN_PLAY(P, A[b].head) && d[A[b].head] + 1 < h)
 				h = d[A[b].head] + 1;
 		/* a label is at most the distance to t, less than the nodes in
 		 * play where t is in reach */
@@ -179,7 +198,7 @@ PR(side)(MaxFlow *M, uint8_t *side)
 	while (qh < qt) {
 		uint32_t v = M->queue[qh++];
 		for (uint32_t a = F[v]; a < F[v + 1]; a++)
-			if (A[A[a].sis].cap && side[A[a].head]) {
+			if (A_CAP(A, A_REV(A, F, a)) && side[A[a].head]) {
 				side[A[a].head] = 0;
 				M->queue[qt++] = A[a].head;
 			}
@@ -191,6 +210,17 @@ static void
 PR(store)(MaxFlow *M, uint32_t a, uint32_t b, uint32_t u, uint32_t v, CAP c, CAP rc)
 {
 	ARC *A = M->arc;
+#ifndef ARC_SMALL
 	A[a] = (ARC){v, b, c};
 	A[b] = (ARC){u, a, rc};
+#else
+	const uint32_t *F = M->first;
+	A[a] = (ARC){v, (uint32_t)c << 8 | (b - F[v])};
+	A[b] = (ARC){u, (uint32_t)rc << 8 | (a - F[u])};
+#endif
 }
+
+#undef A_CAP
+#undef A_SUB
+#undef A_ADD
+#undef A_REV

@@ -6,7 +6,10 @@
  * simple.  Networks of several shapes: dense, sparse, banded (as
  * copy_cut.c numbers them), with arcs to and from the terminals, s -> t
  * arcs, parallel arcs, huge capacities (64-bit arcs), small ones (32-bit
- * arcs), infinite ones (MF_INF), ties (many minimum cuts); each
+ * arcs), infinite ones (MF_INF), ties (many minimum cuts), capacities
+ * sharing a factor (8-byte arcs, in units of their gcd: a power of two
+ * or not), sums past 8-byte arcs' (32-bit arcs), a node of more arcs
+ * than 8-byte arcs can name (back to 12-byte ones); each
  * solved with the default window (the whole network, at these sizes)
  * and again with windows as small as 2 nodes, so that the larger
  * windows and the whole finish from whatever preflow the small ones
@@ -99,13 +102,18 @@ static uint64_t
 random_cap(int shape)
 {
 	switch (shape) {
-	case 3: return (uint64_t)1 << 50;       /* huge: sums stay in range */
+	case 3: return ((uint64_t)1 << 50) + rnd(1000); /* huge: sums stay in range */
 	case 4: return 2 * (1 + rnd(2));        /* few values: many ties */
+	case 6: return 64 * (1 + rnd(8));       /* a power of two divides all */
+	case 7: return 12 * (1 + rnd(9));       /* so does 12 */
+	case 8: return 1 + rnd(1u << 22);       /* sums of 2^22 or more */
 	default: return rnd(4) ? 1 + rnd(100) : 0;
 	}
 }
 
-/* A random network of one of six shapes. */
+enum { SHAPES = 10 };
+
+/* A random network of one of SHAPES shapes. */
 static uint32_t
 random_net(int shape, uint32_t *nn, uint32_t *s, uint32_t *t, Arc *arcs)
 {
@@ -118,17 +126,22 @@ random_net(int shape, uint32_t *nn, uint32_t *s, uint32_t *t, Arc *arcs)
 	switch (shape) {
 	case 0: m = n * n / 2; break;  /* dense */
 	case 1: m = n; break;          /* sparse */
+	case 9: m = 300; break;        /* a hub of 300 arcs (below) */
 	default: m = 3 * n; break;
 	}
 	for (uint32_t i = 0; i < m; i++) {
 		Arc a;
 		a.u = rnd(n);
 		a.v = shape == 2 ? (a.u + 1 + rnd(4)) % n : rnd(n); /* banded */
+		if (shape == 9 && a.u == a.v)
+			a.v = (a.u + 1) % n;
+		if (shape == 9 && a.u != 0 && a.v != 0)
+			a.u = 0; /* (n = 2 leaves s and t only: arcs between them) */
 		a.c = random_cap(shape);
 		a.rc = rnd(3) ? 0 : random_cap(shape);
 		/* infinite arcs (Lawler's, in copy_cut.c) away from s and t,
 		 * so that some cut crosses none */
-		if ((shape == 3 || shape == 5) && a.u != *s && a.u != *t && a.v != *s && a.v != *t && !rnd(3))
+		if ((shape == 3 || shape == 5 || shape == 6 || shape == 7) && a.u != *s && a.u != *t && a.v != *s && a.v != *t && !rnd(3))
 			a.c = MF_INF, a.rc = rnd(4) ? 0 : MF_INF;
 		arcs[na++] = a;
 	}
@@ -138,6 +151,10 @@ random_net(int shape, uint32_t *nn, uint32_t *s, uint32_t *t, Arc *arcs)
 			arcs[na++] = (Arc){rnd(2) ? *s : v, rnd(2) ? v : *t, random_cap(shape), 0};
 	return na;
 }
+
+/* networks solved with each kind of arc: 8 bytes with a gcd that is a
+ * power of two, with one that is not, 12 bytes, 16 bytes */
+static int kinds[4];
 
 static void
 solve(uint32_t nn, uint32_t s, uint32_t t, const Arc *arcs, uint32_t na, uint32_t window, uint64_t *flow,
@@ -153,6 +170,7 @@ solve(uint32_t nn, uint32_t s, uint32_t t, const Arc *arcs, uint32_t na, uint32_
 			mf_arc(&M, arcs[i].u, arcs[i].v, arcs[i].c, arcs[i].rc);
 	}
 	*flow = mf_cut(&M, side);
+	kinds[M.small ? (M.shift >= 0 ? 0 : 1) : M.narrow ? 2 : 3]++;
 	mf_free(&M);
 }
 
@@ -161,8 +179,8 @@ main(void)
 {
 	static Arc arcs[MAXN * MAXN];
 	uint8_t want[MAXN], got[MAXN];
-	for (int round = 0; round < 4800; round++) {
-		int shape = round % 6;
+	for (int round = 0; round < 8000; round++) {
+		int shape = round % SHAPES;
 		uint32_t nn, s, t, na = random_net(shape, &nn, &s, &t, arcs);
 		uint64_t ref = ref_cut(nn, s, t, arcs, na, want);
 		/* 0: the default window (the whole network here); then small ones */
@@ -176,6 +194,8 @@ main(void)
 			      shape, nn, windows[w]);
 		}
 	}
+	for (int k = 0; k < 4; k++)
+		CHECK(kinds[k] > 100, "arcs of kind %d solved only %d networks", k, kinds[k]);
 	printf("maxflow_test: %d checks, %d failures\n", checks, failures);
 	return failures != 0;
 }
