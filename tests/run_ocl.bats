@@ -25,10 +25,17 @@ on_each_device() {
 }
 
 # every_module_everywhere: the first test's loop (see its name), run
-# untraced: 279 compilations (one pipeline a mode for all) and runs (two
-# starts of ir-run a test module)
+# untraced: 279 compilations (one pipeline a mode for all) and runs.  Each
+# of a module's nine compilations runs with --check (every prim call equal
+# to the loop-level interpreter's on the same operands), and its results
+# must equal the interpreter's on the module as written (before planning
+# and lowering): one reference a module, end to end.  Where a compilation
+# rounds otherwise than the source does (sums in another order, f16
+# images on the texture gpu), the reference is each lowered form as
+# interpreted, as it was for every module until interpreting those took a
+# third of this file's time under the sanitizers (11 of 30 s).
 every_module_everywhere() {
-	local d=$BATS_TEST_TMPDIR f n dev mode opt args out i count=0 pairs=() ins=() nine=()
+	local d=$BATS_TEST_TMPDIR f n dev mode opt args out i count=0 lowered=0 pairs=() ins=() nine=()
 	for f in "$BATS_TEST_DIRNAME"/ir-lower/*.ir "$BATS_TEST_DIRNAME"/ir-run/*.ir; do
 		n=$(basename "$(dirname "$f")")-$(basename "$f" .ir)
 		for dev in cpu gpu tex; do
@@ -53,19 +60,31 @@ every_module_everywhere() {
 				nine+=("$d/$n.$dev.$mode.ir")
 			done
 		done
-		ran_each "$d/$n.ref" "--interp $args" "${nine[@]}"
 		ran_each "$d/$n.ocl" "--check $args" "${nine[@]}"
 		# a tuple result is a folder
 		out=.npy
 		if grep -q -- '-> (' "$f"; then out=; fi
+		# shellcheck disable=SC2086
+		ir-run --interp $args -o "$d/$n.src$out" "$f"
+		pairs=()
 		for i in "${!nine[@]}"; do
-			pairs+=("$d/$n.ocl/$i$out" "$d/$n.ref/$i$out")
-			count=$((count + 1))
+			pairs+=("$d/$n.ocl/$i$out" "$d/$n.src$out")
 		done
+		if ! "$PY" "$H" same "${pairs[@]}" 2> /dev/null; then
+			# rounded otherwise than the source: each form as interpreted
+			ran_each "$d/$n.ref" "--interp $args" "${nine[@]}"
+			pairs=()
+			for i in "${!nine[@]}"; do
+				pairs+=("$d/$n.ocl/$i$out" "$d/$n.ref/$i$out")
+			done
+			"$PY" "$H" same "${pairs[@]}"
+			lowered=$((lowered + 1))
+		fi
+		count=$((count + ${#nine[@]}))
 	done
-	# every run's result against the interpreter's, in one process
-	"$PY" "$H" same "${pairs[@]}"
-	echo "# $count runs" >&3
+	echo "# $count runs, $lowered modules against their lowered forms" >&3
+	# the source's interpretation stands for most modules, not all
+	[ $((lowered * 4)) -lt $((count / 9)) ]
 }
 
 @test "run_ocl: every model and lowering module x cpu, gpu, texture gpu x fuse, no-fuse, no-tile equals the interpreter" {
