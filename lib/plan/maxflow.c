@@ -91,6 +91,41 @@
  *   - glibc's huge pages for malloc (GLIBC_TUNABLES hugetlb): sys time
  *     0.3 to 0.6-0.95 s; keeping freed memory (mmap threshold): 23k of
  *     135k page faults fewer, no CPU time measurably.
+ * Measured and tried in session 10 (CPU s on the bench's 1M DAG, load 1
+ * to 3; --minimize-copies 2.06 with 8-byte arcs, ir-parse 0.80):
+ *   - where it goes: this file 0.68 (the first windows 0.29, the larger
+ *     0.31, the whole 0.045, side 0.04); the network 0.13 (copy_cut.c's
+ *     group_nodes 0.02, mf_begin 0.017, counting 0.026, storing 0.07,
+ *     mostly first touches of memory: inlining mf_arc (LTO) changed
+ *     nothing); copy_cut.c's components 0.04, labels and costs 0.035;
+ *     plan_devices.c's groups 0.07, the two plans 0.055, counting their
+ *     copies 0.057, the rest of planning 0.08, verifying its output 0.1;
+ *     parsing and printing 0.8.  Without any of the work around the flow
+ *     (0.45) the goal would still be missed: the flow alone is 0.85 of
+ *     parsing;
+ *   - the larger windows: the first leave about 234k of excess (in the
+ *     doubled bytes of copy_cut.c's capacities), of which about 17.6k
+ *     (0.5% of the flow) reaches t; the rest (216,576 at 3,049 nodes in
+ *     the end) is pushed up and down until the labels say it cannot,
+ *     presumably most of their 2.6M discharges;
+ *   - so augmenting whole paths there instead (depth first along
+ *     admissible arcs, relabelling a dead end and stepping back, no
+ *     excess left on the way): 1.70 s for this file against 0.74; in the
+ *     whole network only: no change;
+ *   - a breadth-first search stopped once every node with excess has its
+ *     label (the rest one above the last level, still a valid labelling):
+ *     first windows 0.29 against 0.30, the larger 0.33 against 0.32;
+ *   - prefetching (the reverse arc's capacity one or two arcs ahead, the
+ *     next queued node's arcs) in global_relabel: within noise;
+ *   - arcs of 16 bytes holding their pair's total capacity, so that the
+ *     searches read no reverse arc: 0.75 against 0.70 (12-byte arcs);
+ *     memory traffic costs more than the reverse's latency, hence the
+ *     8-byte arcs;
+ *   - no larger windows (the whole after the first): 1.20 to 1.25 s;
+ *     growth 4: 0.90; with 8-byte arcs, first windows of 3,072 or 4,096
+ *     nodes, growth 12 or 24: the whole tool 2.07 to 2.36 against 2.03;
+ *   - madvise(MADV_HUGEPAGE) on an 86 MB array: 0 to 0.15 s of sys time
+ *     (compaction) against 0.03 with 4 kB pages.
  *
  * Everything is iterative and in index order, so the cut depends only on
  * the arcs given (and, being the largest source side, not even on them
