@@ -42,6 +42,7 @@ struct CExpr {
  * lane run), each read once per evaluation. */
 typedef struct CIndex {
 	const CExpr *e;
+	const Lane *at;          /* e->at: a variable or a literal, read in place */
 	ElemKind k;
 	uint32_t l;
 } CIndex;
@@ -56,8 +57,24 @@ struct Code {
 	const CExpr **by_var;    /* by the slot s of a let's or loop's variable:
 	                          * the let's value at 2s, the loop's bounds at
 	                          * 2s and 2s + 1 (no table lookup) */
+	const struct Leaf **leaf; /* by the slot of a loop's variable: its body,
+	                          * if a leaf (see Leaf), else NULL */
 	size_t left;
 };
+
+/* A leaf loop's body: scalar lets and stores only, each with its tree
+ * (a let's value, or a store's CExpr, its value in a).  prim_code_leaf
+ * runs the whole loop over them, without the statement stack, the
+ * dispatch on each statement's kind or the table lookup of each store:
+ * the innermost loops of a lowered kernel (a product's k, a window's
+ * column) are where an interpreted run spends its time. */
+typedef struct Leaf {
+	uint32_t n;
+	struct LeafStmt {
+		const CExpr *c;
+		uint32_t let;    /* a let: its variable's slot + 1; a store: 0 */
+	} s[];
+} Leaf;
 
 #define CODE_CHUNK 256
 
@@ -110,11 +127,17 @@ c_offset(Run *r, const CExpr *c, const Tensor *t)
 		return c_unbound(r, c) - 1;
 	int64_t o = 0;
 	const CIndex *ix = c->ix;
+	const int64_t *dims = t->dims;
 	for (uint32_t d = 0; d < c->n; d++) {
-		Lane v = ceval(r, ix[d].e);
-		if (r->bad)
-			return -1;
-		int64_t i = as_count(ix[d].k, v.i), size = t->dims[d];
+		Lane v;
+		if (ix[d].at) {
+			v = *ix[d].at;
+		} else {
+			v = ix[d].e->fn(r, ix[d].e);
+			if (r->bad)
+				return -1;
+		}
+		int64_t i = as_count(ix[d].k, v.i), size = dims[d];
 		if (i < 0 || i > size - (int64_t)ix[d].l) {
 			prim_index_error(r, c->buf, &c->idx[d], d, ix[d].k, v.i, size, c->loc);
 			return c_failed(r) - 1;
@@ -208,17 +231,26 @@ c_cast(Run *r, const CExpr *c)
 	return convert_lane((ElemKind)c->e->u.cast.a->dt.kind, (ElemKind)c->e->dt.kind, a);
 }
 
+/* The operands in lanes of their own, not an array: an array on the
+ * stack costs the sanitizers a guard on every call. */
 static Lane
 c_call(Run *r, const CExpr *c)
 {
-	Lane x[3] = {{0}, {0}, {0}};
-	const CExpr *arg[3] = {c->a, c->b, c->c};
-	for (uint32_t i = 0; i < c->e->n; i++) {
-		x[i] = ceval(r, arg[i]);
+	Lane x = {0}, y = {0}, z = {0};
+	x = ceval(r, c->a);
+	if (r->bad)
+		return x;
+	if (c->b) {
+		y = ceval(r, c->b);
 		if (r->bad)
-			return x[i];
+			return y;
 	}
-	return call_lane((IntrinId)c->e->op, (ElemKind)c->e->dt.kind, x);
+	if (c->c) {
+		z = ceval(r, c->c);
+		if (r->bad)
+			return z;
+	}
+	return call_lane3((IntrinId)c->e->op, (ElemKind)c->e->dt.kind, x, y, z);
 }
 
 static CExpr *
@@ -246,9 +278,10 @@ compile_access(Code *k, CExpr *c, const PVar *buf, const PIndex *idx, uint32_t n
 	c->loc = loc;
 	c->ix = xcalloc(n + 1, sizeof *c->ix);
 	ptrvec_push(&k->arrays, (void *)c->ix);
-	for (uint32_t d = 0; d < n; d++)
-		c->ix[d] = (CIndex){compile(k, idx[d].e), (ElemKind)idx[d].e->dt.kind,
-		                    idx[d].lanes ? idx[d].lanes : 1};
+	for (uint32_t d = 0; d < n; d++) {
+		const CExpr *e = compile(k, idx[d].e);
+		c->ix[d] = (CIndex){e, e->at, (ElemKind)idx[d].e->dt.kind, idx[d].lanes ? idx[d].lanes : 1};
+	}
 }
 
 /* e's tree (recursion: the parser caps expression depth). */
@@ -332,13 +365,18 @@ code_put(Code *k, const void *key, CExpr *c)
 
 /* The tree compiled for key (a PExpr, or a store's PStmt), or NULL. */
 HOT const CExpr *
-code_of(const Run *r, const void *key)
+code_of_key(const Code *k, const void *key)
 {
-	const Code *k = r->code;
 	for (size_t i = code_hash(k, key); k->key[i]; i = (i + 1) & k->mask)
 		if (k->key[i] == key)
 			return k->val[i];
 	return NULL;
+}
+
+HOT const CExpr *
+code_of(const Run *r, const void *key)
+{
+	return code_of_key(r->code, key);
 }
 
 /* A root expression, if scalar (else NULL). */
@@ -348,6 +386,40 @@ code_root(Code *k, const PExpr *e)
 	return e->dt.lanes <= 1 ? compile(k, e) : NULL;
 }
 
+/* loop's body as a Leaf, if it holds nothing but scalar lets and stores
+ * (their trees compiled already: they come before the loop ends in
+ * pwalk's order, so this runs when the walk is past the body); else
+ * NULL. */
+static Leaf *
+leaf_of(Code *k, const PStmt *loop)
+{
+	uint32_t n = 0;
+	for (const PStmt *s = loop->u.loop.body.first; s; s = s->next, n++) {
+		if (s->kind == S_LET && s->u.let.val->dt.lanes <= 1)
+			continue;
+		if (s->kind == S_STORE && s->u.store.val->dt.lanes <= 1)
+			continue;
+		return NULL;
+	}
+	if (!n)
+		return NULL;
+	Leaf *l = xcalloc(1, sizeof *l + n * sizeof l->s[0]);
+	ptrvec_push(&k->arrays, l);
+	l->n = n;
+	n = 0;
+	for (const PStmt *s = loop->u.loop.body.first; s; s = s->next, n++) {
+		if (s->kind == S_LET) {
+			l->s[n].c = k->by_var[2 * s->u.let.var->scratch];
+			l->s[n].let = (uint32_t)s->u.let.var->scratch + 1;
+		} else {
+			l->s[n].c = code_of_key(k, s);
+		}
+		if (!l->s[n].c)
+			return NULL;
+	}
+	return l;
+}
+
 /* Compiles the scalar expressions of the statements of body. */
 Code *
 prim_code_build(const PBlock *body, const Val *slot, uint32_t nslots)
@@ -355,6 +427,7 @@ prim_code_build(const PBlock *body, const Val *slot, uint32_t nslots)
 	Code *k = xcalloc(1, sizeof *k);
 	k->slot = slot;
 	k->by_var = xcalloc(2 * (size_t)nslots + 1, sizeof *k->by_var);
+	k->leaf = xcalloc((size_t)nslots + 1, sizeof *k->leaf);
 	size_t n = 0;
 	PrimWalk w;
 	pwalk_start(&w, body);
@@ -390,6 +463,11 @@ prim_code_build(const PBlock *body, const Val *slot, uint32_t nslots)
 			break;
 		}
 	}
+	/* every tree is compiled now: the leaf loops can take theirs */
+	pwalk_start(&w, body);
+	for (PStmt *s; (s = pwalk_next_stmt(&w));)
+		if (s->kind == S_FOR)
+			k->leaf[s->u.loop.var->scratch] = leaf_of(k, s);
 	return k;
 }
 
@@ -407,6 +485,7 @@ prim_code_free(Code *k)
 	free(k->key);
 	free(k->val);
 	free(k->by_var);
+	free(k->leaf);
 	free(k);
 }
 
@@ -439,17 +518,47 @@ prim_code_bounds(Run *r, const PStmt *s, Lane *lo, Lane *hi)
 	return eval_code(r, c[0], s->u.loop.lo, lo) && eval_code(r, c[1], s->u.loop.hi, hi);
 }
 
+/* A store compiled into c: its value, then where it goes. */
+HOT bool
+c_store(Run *r, const CExpr *c)
+{
+	int64_t off;
+	Lane v = ceval(r, c->a);
+	Tensor *t = r->buf[c->bslot];
+	if (r->bad || (off = c_offset(r, c, t)) < 0)
+		return false;
+	store_lane(t, off, v);
+	return true;
+}
+
 int
 prim_code_store(Run *r, const PStmt *s)
 {
 	const CExpr *c = code_of(r, s);
 	if (!c)
 		return -1;
-	int64_t off;
-	Lane v = ceval(r, c->a);
-	Tensor *t = r->buf[c->bslot];
-	if (r->bad || (off = c_offset(r, c, t)) < 0)
-		return 0;
-	store_lane(t, off, v);
+	return c_store(r, c);
+}
+
+int
+prim_code_leaf(Run *r, const PStmt *loop, int64_t lo, int64_t hi, Lane *var, ElemKind kind)
+{
+	const Leaf *l = r->code->leaf[loop->u.loop.var->scratch];
+	if (!l)
+		return -1;
+	Val *slot = r->slot;
+	for (int64_t i = lo; i < hi; i++) {
+		var->i = wrap(kind, i);
+		for (uint32_t j = 0; j < l->n; j++) {
+			const struct LeafStmt *st = &l->s[j];
+			if (st->let) {
+				slot[st->let - 1].l[0] = ceval(r, st->c);
+				if (r->bad)
+					return 0;
+			} else if (!c_store(r, st->c)) {
+				return 0;
+			}
+		}
+	}
 	return 1;
 }

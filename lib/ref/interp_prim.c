@@ -740,6 +740,12 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 			}
 			if (!(ok = loop_bounds(r, s, &in.cur, &in.hi)) || in.cur >= in.hi)
 				continue;
+			int leaf = prim_code_leaf(r, s, in.cur, in.hi, &r->slot[s->u.loop.var->scratch].l[0],
+			                          loop_var_kind(s));
+			if (leaf >= 0) {
+				ok = leaf;
+				continue;
+			}
 			set_loop_var(r, s, in.cur);
 			in.next = s->u.loop.body.first;
 			in.var = &r->slot[s->u.loop.var->scratch].l[0];

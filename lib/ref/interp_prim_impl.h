@@ -271,14 +271,20 @@ convert_lane(ElemKind from, ElemKind to, Lane a)
 /* Intrinsic fn (one with one to three operands, no lane, atomic or fence)
  * on one lane of kind k. */
 static inline Lane
-call_lane(IntrinId fn, ElemKind k, const Lane *v)
+call_lane3(IntrinId fn, ElemKind k, Lane a, Lane b, Lane c)
 {
 	Lane out;
 	if (is_float(k))
-		out.f = round_to(k, intrinsic_f(fn, v[0].f, v[1].f, v[2].f));
+		out.f = round_to(k, intrinsic_f(fn, a.f, b.f, c.f));
 	else
-		out.i = wrap(k, intrinsic_i(fn, v[0].i, v[1].i, is_unsigned(k)));
+		out.i = wrap(k, intrinsic_i(fn, a.i, b.i, is_unsigned(k)));
 	return out;
+}
+
+static inline Lane
+call_lane(IntrinId fn, ElemKind k, const Lane *v)
+{
+	return call_lane3(fn, k, v[0], v[1], v[2]);
 }
 
 /* Element i of t as a lane: tensor_get or tensor_get_int, with the
@@ -358,5 +364,9 @@ bool prim_code_bounds(Run *r, const PStmt *s, Lane *lo, Lane *hi);
 /* A scalar store through its compiled tree; -1 when s has none (a
  * vector), else whether it succeeded. */
 int prim_code_store(Run *r, const PStmt *s);
+/* Runs the loop from lo to hi (its variable var, of kind kind) if its
+ * body is a leaf of scalar lets and stores: -1 when it is not, else
+ * whether every iteration succeeded (as exec would run it). */
+int prim_code_leaf(Run *r, const PStmt *loop, int64_t lo, int64_t hi, Lane *var, ElemKind kind);
 
 #endif

@@ -454,6 +454,52 @@ test_bounds(void)
 	mod_free(&md);
 }
 
+/* A loop of scalar lets and stores only (interp_code.c's leaf loops, run
+ * without the statement stack): each iteration's statements in order, a
+ * let read by the stores after it, a store read back by a later
+ * statement, and an index out of bounds stopping the loop where it
+ * happens, what the iterations before it stored kept. */
+static void
+test_leaf_loops(void)
+{
+	Mod md = parse(__LINE__,
+	        "device @cpu = cpu(0)\n"
+	        "prim @leaf(%A: f32[6] @cpu, %O: f32[6] @cpu, %P: f32[6] @cpu, %n: i32) {\n"
+	        "  for %i in 0..%n {\n"
+	        "    let %v: f32 = %A[%i] * 2.0\n"
+	        "    %O[%i] = %v + 1.0\n"
+	        "    %P[%i] = %O[%i] + %v\n"
+	        "  }\n"
+	        "}\n");
+	Tensor *a = T1(ET_F32, 6), *o = T1(ET_F32, 6), *p = T1(ET_F32, 6), *n = T0(ET_I32);
+	for (int64_t k = 0; k < 6; k++)
+		tensor_set(a, k, (double)k);
+	tensor_set_int(n, 0, 6);
+	run_prim(__LINE__, &md, "leaf", (Tensor *[]){a, o, p, n}, 4, NULL);
+	checks++;
+	if (tensor_get(o, 5) != 11 || tensor_get(p, 5) != 21 || tensor_get(p, 0) != 1) {
+		failures++;
+		printf("FAIL %s:%d: a leaf loop stored O[5] %g, P[5] %g, P[0] %g, not 11, 21, 1\n",
+		       __FILE__, __LINE__, tensor_get(o, 5), tensor_get(p, 5), tensor_get(p, 0));
+	}
+	for (int64_t k = 0; k < 6; k++)
+		tensor_set(p, k, -1);
+	tensor_set_int(n, 0, 8);
+	run_prim(__LINE__, &md, "leaf", (Tensor *[]){a, o, p, n}, 4,
+	         "index 6 is out of bounds for axis 0 of '%A' (size 6)");
+	checks++;
+	if (tensor_get(p, 5) != 21) {
+		failures++;
+		printf("FAIL %s:%d: the iterations before the failing one stored P[5] %g, not 21\n",
+		       __FILE__, __LINE__, tensor_get(p, 5));
+	}
+	tensor_free(a);
+	tensor_free(o);
+	tensor_free(p);
+	tensor_free(n);
+	mod_free(&md);
+}
+
 static void
 test_barriers(void)
 {
@@ -921,6 +967,7 @@ main(void)
 	test_lanes();
 	test_integers();
 	test_bounds();
+	test_leaf_loops();
 	test_barriers();
 	test_f16();
 	test_intrinsic_table();
