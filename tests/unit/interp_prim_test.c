@@ -455,48 +455,76 @@ test_bounds(void)
 }
 
 /* A loop of scalar lets and stores only (interp_code.c's leaf loops, run
- * without the statement stack): each iteration's statements in order, a
- * let read by the stores after it, a store read back by a later
- * statement, and an index out of bounds stopping the loop where it
- * happens, what the iterations before it stored kept. */
+ * without the statement stack), short and long: each
+ * iteration's statements in order, a let read by the stores after it, a
+ * store read back by a later statement, an index running backwards, a 2-d
+ * access whose row an outer variable picks, and an index out of bounds
+ * stopping the loop where it happens, what the iterations before it
+ * stored kept. */
 static void
 test_leaf_loops(void)
 {
 	Mod md = parse(__LINE__,
 	        "device @cpu = cpu(0)\n"
-	        "prim @leaf(%A: f32[6] @cpu, %O: f32[6] @cpu, %P: f32[6] @cpu, %n: i32) {\n"
+	        "prim @leaf(%A: f32[16] @cpu, %O: f32[16] @cpu, %P: f32[16] @cpu, %n: i32) {\n"
 	        "  for %i in 0..%n {\n"
 	        "    let %v: f32 = %A[%i] * 2.0\n"
 	        "    %O[%i] = %v + 1.0\n"
-	        "    %P[%i] = %O[%i] + %v\n"
+	        "    %P[15 - %i] = %O[%i] + %v\n"
+	        "  }\n"
+	        "}\n"
+	        "prim @rows(%A: f32[16] @cpu, %M: f32[3,8] @cpu) {\n"
+	        "  for %j in 0..2 {\n"
+	        "    for %i in 0..8 {\n"
+	        "      %M[%j + 1, 7 - %i] = %A[%j * 8 + %i] + %M[0, %i * 1]\n"
+	        "    }\n"
 	        "  }\n"
 	        "}\n");
-	Tensor *a = T1(ET_F32, 6), *o = T1(ET_F32, 6), *p = T1(ET_F32, 6), *n = T0(ET_I32);
-	for (int64_t k = 0; k < 6; k++)
+	Tensor *a = T1(ET_F32, 16), *o = T1(ET_F32, 16), *p = T1(ET_F32, 16), *n = T0(ET_I32);
+	for (int64_t k = 0; k < 16; k++)
 		tensor_set(a, k, (double)k);
-	tensor_set_int(n, 0, 6);
-	run_prim(__LINE__, &md, "leaf", (Tensor *[]){a, o, p, n}, 4, NULL);
-	checks++;
-	if (tensor_get(o, 5) != 11 || tensor_get(p, 5) != 21 || tensor_get(p, 0) != 1) {
-		failures++;
-		printf("FAIL %s:%d: a leaf loop stored O[5] %g, P[5] %g, P[0] %g, not 11, 21, 1\n",
-		       __FILE__, __LINE__, tensor_get(o, 5), tensor_get(p, 5), tensor_get(p, 0));
+	for (int64_t len = 6; len <= 16; len += 10) {
+		tensor_set_int(n, 0, len);
+		run_prim(__LINE__, &md, "leaf", (Tensor *[]){a, o, p, n}, 4, NULL);
+		checks++;
+		int64_t last = len - 1;
+		if (tensor_get(o, last) != 2 * last + 1 || tensor_get(p, 15 - last) != 4 * last + 1 ||
+		    tensor_get(p, 15) != 1) {
+			failures++;
+			printf("FAIL %s:%d: %lld iterations stored O[last] %g, P[15 - last] %g, P[15] %g\n",
+			       __FILE__, __LINE__, (long long)len, tensor_get(o, last), tensor_get(p, 15 - last),
+			       tensor_get(p, 15));
+		}
 	}
-	for (int64_t k = 0; k < 6; k++)
+	for (int64_t k = 0; k < 16; k++)
 		tensor_set(p, k, -1);
-	tensor_set_int(n, 0, 8);
+	tensor_set_int(n, 0, 18);
 	run_prim(__LINE__, &md, "leaf", (Tensor *[]){a, o, p, n}, 4,
-	         "index 6 is out of bounds for axis 0 of '%A' (size 6)");
+	         "index 16 is out of bounds for axis 0 of '%A' (size 16)");
 	checks++;
-	if (tensor_get(p, 5) != 21) {
+	if (tensor_get(p, 0) != 61) {
 		failures++;
-		printf("FAIL %s:%d: the iterations before the failing one stored P[5] %g, not 21\n",
-		       __FILE__, __LINE__, tensor_get(p, 5));
+		printf("FAIL %s:%d: the iterations before the failing one stored P[0] %g, not 61\n",
+		       __FILE__, __LINE__, tensor_get(p, 0));
+	}
+	Tensor *m = T2(ET_F32, 3, 8);
+	for (int64_t k = 0; k < 8; k++)
+		tensor_set(m, k, 100 * (double)k);
+	run_prim(__LINE__, &md, "rows", (Tensor *[]){a, m}, 2, NULL);
+	bool good = true;
+	for (int64_t j = 0; j < 2; j++)
+		for (int64_t i = 0; i < 8; i++)
+			good &= tensor_get(m, (j + 1) * 8 + 7 - i) == (double)(j * 8 + i) + 100 * (double)i;
+	checks++;
+	if (!good) {
+		failures++;
+		printf("FAIL %s:%d: @rows stored elsewhere than M[j + 1, 7 - i]\n", __FILE__, __LINE__);
 	}
 	tensor_free(a);
 	tensor_free(o);
 	tensor_free(p);
 	tensor_free(n);
+	tensor_free(m);
 	mod_free(&md);
 }
 
