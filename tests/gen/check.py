@@ -60,6 +60,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import cached_bytecode  # noqa: E402,F401 (before gen)
 import gen  # noqa: E402
 
 TIMEOUT = 120

@@ -37,6 +37,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import cached_bytecode  # noqa: E402,F401 (before gen)
 import gen  # noqa: E402
 from check import Failure, asked, compare, ran_each, run_all, same, tool  # noqa: E402
 
