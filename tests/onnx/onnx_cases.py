@@ -1514,24 +1514,34 @@ def make(name, d):
     return m, feeds, wants
 
 
-def sh(cmd, **kw):
-    p = subprocess.run(['bash', '-o', 'pipefail', '-c', cmd], capture_output=True, text=True,
-                       **kw)
-    if p.returncode != 0:
-        sys.exit('%s: exit %d\n%s%s' % (cmd, p.returncode, p.stdout, p.stderr))
-    return p.stdout
+def tools(*cmds, out=None):
+    """The commands (argument lists), each fed the output of the one before
+    (a pipeline, as bash -o pipefail runs it, but with no bash started: two
+    or three a run), the last one's output to the file out; exits with the
+    command that failed and what it printed."""
+    data = None
+    for cmd in cmds:
+        p = subprocess.run(cmd, input=data, capture_output=True)
+        if p.returncode != 0:
+            sys.exit('%s: exit %d\n%s%s' % (' '.join(cmd), p.returncode,
+                                            p.stdout.decode(errors='replace'),
+                                            p.stderr.decode(errors='replace')))
+        data = p.stdout
+    if out is not None:
+        with open(out, 'wb') as f:
+            f.write(data)
 
 
 def run(name, d, b, lower):
     m, feeds, wants = make(name, d)
-    sh('%s/ir-import-onnx -o %s/m.ir %s/model.onnx' % (b, d, d))
+    tools([b + '/ir-import-onnx', '-o', d + '/m.ir', d + '/model.onnx'])
     src = '%s/m.ir' % d
     if lower:
-        sh('%s/ir-plan-devices %s | %s/ir-lower | %s/ir-plan-devices > %s/l.ir'
-           % (b, src, b, b, d))
+        tools([b + '/ir-plan-devices', src], [b + '/ir-lower'], [b + '/ir-plan-devices'],
+              out=d + '/l.ir')
         src = '%s/l.ir' % d
-    ins = ' '.join('--input=%s=%s/%s.npy' % (k, d, k) for k in feeds)
-    sh('%s/ir-run --interp --data-dir=%s %s -o %s/out %s' % (b, d, ins, d, src))
+    ins = ['--input=%s=%s/%s.npy' % (k, d, k) for k in feeds]
+    tools([b + '/ir-run', '--interp', '--data-dir=' + d] + ins + ['-o', d + '/out', src])
     if len(wants) == 1:
         gots = [np.load('%s/out' % d)]
     else:
