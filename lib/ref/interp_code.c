@@ -62,17 +62,26 @@ struct Code {
 	size_t left;
 };
 
-/* A leaf loop's body: scalar lets and stores only, each with its tree
- * (a let's value, or a store's CExpr, its value in a).  prim_code_leaf
- * runs the whole loop over them, without the statement stack, the
- * dispatch on each statement's kind or the table lookup of each store:
- * the innermost loops of a lowered kernel (a product's k, a window's
- * column) are where an interpreted run spends its time. */
+/* A leaf loop's body: scalar lets, stores and ifs of them only, each
+ * with its tree (a let's value, a store's CExpr with its value in a, an
+ * if's condition).  prim_code_leaf runs the whole loop over them, without
+ * the statement stack, the dispatch on each statement's kind or the table
+ * lookup of each store: the innermost loops of a lowered kernel (a
+ * product's k, a padded window's column) are where an interpreted run
+ * spends its time.  An if is its condition, then its first arm's
+ * statements, an L_ELSE, then its second arm's; skip says how many
+ * entries follow in the arm (L_IF: the first arm and the L_ELSE; L_ELSE:
+ * the second arm). */
+enum { L_LET, L_STORE, L_IF, L_ELSE };
+enum { LEAF_IF_DEPTH = 4 };   /* ifs within ifs, at most */
+
 typedef struct Leaf {
 	uint32_t n;
 	struct LeafStmt {
 		const CExpr *c;
-		uint32_t let;    /* a let: its variable's slot + 1; a store: 0 */
+		uint32_t kind;
+		uint32_t slot;   /* a let's variable */
+		uint32_t skip;
 	} s[];
 } Leaf;
 
@@ -386,38 +395,76 @@ code_root(Code *k, const PExpr *e)
 	return e->dt.lanes <= 1 ? compile(k, e) : NULL;
 }
 
-/* loop's body as a Leaf, if it holds nothing but scalar lets and stores
- * (their trees compiled already: they come before the loop ends in
- * pwalk's order, so this runs when the walk is past the body); else
- * NULL. */
+/* The entries block's statements take in a Leaf (see Leaf), or -1 if one
+ * is not a scalar let or store or an if of them (depth: the ifs around
+ * the block).  (Recursion: at most LEAF_IF_DEPTH deep.) */
+static int64_t
+leaf_size(const PBlock *b, int depth)
+{
+	int64_t n = 0;
+	for (const PStmt *s = b->first; s; s = s->next) {
+		if (s->kind == S_LET && s->u.let.val->dt.lanes <= 1) {
+			n++;
+		} else if (s->kind == S_STORE && s->u.store.val->dt.lanes <= 1) {
+			n++;
+		} else if (s->kind == S_IF && s->u.cond.cond->dt.lanes <= 1 && depth < LEAF_IF_DEPTH) {
+			int64_t a = leaf_size(&s->u.cond.arms[0], depth + 1);
+			int64_t e = leaf_size(&s->u.cond.arms[1], depth + 1);
+			if (a < 0 || e < 0)
+				return -1;
+			n += 2 + a + e;
+		} else {
+			return -1;
+		}
+	}
+	return n;
+}
+
+/* Writes b's statements into l from entry at (leaf_size's count of them),
+ * returning the entry after them, or 0 where one has no tree.  (As
+ * leaf_size.) */
+static uint32_t
+leaf_fill(Code *k, Leaf *l, const PBlock *b, uint32_t at)
+{
+	for (const PStmt *s = b->first; s; s = s->next) {
+		struct LeafStmt *e = &l->s[at++];
+		if (s->kind == S_LET) {
+			*e = (struct LeafStmt){k->by_var[2 * s->u.let.var->scratch], L_LET,
+			                       (uint32_t)s->u.let.var->scratch, 0};
+		} else if (s->kind == S_STORE) {
+			*e = (struct LeafStmt){code_of_key(k, s), L_STORE, 0, 0};
+		} else {
+			*e = (struct LeafStmt){code_of_key(k, s->u.cond.cond), L_IF, 0, 0};
+			uint32_t mid = leaf_fill(k, l, &s->u.cond.arms[0], at);
+			if (!mid)
+				return 0;
+			e->skip = mid + 1 - at;
+			l->s[mid] = (struct LeafStmt){e->c, L_ELSE, 0, 0};
+			uint32_t end = leaf_fill(k, l, &s->u.cond.arms[1], mid + 1);
+			if (!end)
+				return 0;
+			l->s[mid].skip = end - (mid + 1);
+			at = end;
+		}
+		if (!e->c)
+			return 0;
+	}
+	return at;
+}
+
+/* loop's body as a Leaf, if it holds nothing but scalar lets, stores and
+ * ifs of them (their trees compiled already: prim_code_build makes the
+ * leaves last); else NULL. */
 static Leaf *
 leaf_of(Code *k, const PStmt *loop)
 {
-	uint32_t n = 0;
-	for (const PStmt *s = loop->u.loop.body.first; s; s = s->next, n++) {
-		if (s->kind == S_LET && s->u.let.val->dt.lanes <= 1)
-			continue;
-		if (s->kind == S_STORE && s->u.store.val->dt.lanes <= 1)
-			continue;
+	int64_t n = leaf_size(&loop->u.loop.body, 0);
+	if (n <= 0 || n > UINT32_MAX / 2)
 		return NULL;
-	}
-	if (!n)
-		return NULL;
-	Leaf *l = xcalloc(1, sizeof *l + n * sizeof l->s[0]);
+	Leaf *l = xcalloc(1, sizeof *l + (size_t)n * sizeof l->s[0]);
 	ptrvec_push(&k->arrays, l);
-	l->n = n;
-	n = 0;
-	for (const PStmt *s = loop->u.loop.body.first; s; s = s->next, n++) {
-		if (s->kind == S_LET) {
-			l->s[n].c = k->by_var[2 * s->u.let.var->scratch];
-			l->s[n].let = (uint32_t)s->u.let.var->scratch + 1;
-		} else {
-			l->s[n].c = code_of_key(k, s);
-		}
-		if (!l->s[n].c)
-			return NULL;
-	}
-	return l;
+	l->n = (uint32_t)n;
+	return leaf_fill(k, l, &loop->u.loop.body, 0) ? l : NULL;
 }
 
 /* Compiles the scalar expressions of the statements of body. */
@@ -549,14 +596,29 @@ prim_code_leaf(Run *r, const PStmt *loop, int64_t lo, int64_t hi, Lane *var, Ele
 	Val *slot = r->slot;
 	for (int64_t i = lo; i < hi; i++) {
 		var->i = wrap(kind, i);
-		for (uint32_t j = 0; j < l->n; j++) {
-			const struct LeafStmt *st = &l->s[j];
-			if (st->let) {
-				slot[st->let - 1].l[0] = ceval(r, st->c);
+		for (uint32_t j = 0; j < l->n;) {
+			const struct LeafStmt *st = &l->s[j++];
+			switch (st->kind) {
+			case L_LET:
+				slot[st->slot].l[0] = ceval(r, st->c);
 				if (r->bad)
 					return 0;
-			} else if (!c_store(r, st->c)) {
-				return 0;
+				break;
+			case L_STORE:
+				if (!c_store(r, st->c))
+					return 0;
+				break;
+			case L_IF: {
+				Lane c = ceval(r, st->c);
+				if (r->bad)
+					return 0;
+				if (!c.i)
+					j += st->skip;   /* to the second arm */
+				break;
+			}
+			default:   /* L_ELSE: the first arm ran */
+				j += st->skip;
+				break;
 			}
 		}
 	}

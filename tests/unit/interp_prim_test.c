@@ -454,13 +454,13 @@ test_bounds(void)
 	mod_free(&md);
 }
 
-/* A loop of scalar lets and stores only (interp_code.c's leaf loops, run
- * without the statement stack), short and long: each
+/* A loop of scalar lets and stores, and ifs of them, only (interp_code.c's
+ * leaf loops, run without the statement stack), short and long: each
  * iteration's statements in order, a let read by the stores after it, a
  * store read back by a later statement, an index running backwards, a 2-d
- * access whose row an outer variable picks, and an index out of bounds
- * stopping the loop where it happens, what the iterations before it
- * stored kept. */
+ * access whose row an outer variable picks, ifs within ifs taking each
+ * arm, and an index out of bounds (in an if's arm too) stopping the loop
+ * where it happens, what the iterations before it stored kept. */
 static void
 test_leaf_loops(void)
 {
@@ -471,6 +471,27 @@ test_leaf_loops(void)
 	        "    let %v: f32 = %A[%i] * 2.0\n"
 	        "    %O[%i] = %v + 1.0\n"
 	        "    %P[15 - %i] = %O[%i] + %v\n"
+	        "  }\n"
+	        "}\n"
+	        "prim @guard(%A: f32[16] @cpu, %O: f32[16] @cpu) {\n"
+	        "  for %i in 0..16 {\n"
+	        "    let %x: i32 = %i - 2\n"
+	        "    if %x >= 0 && %x < 12 {\n"
+	        "      if %x < 6 {\n"
+	        "        %O[%i] = %A[%x]\n"
+	        "      } else {\n"
+	        "        %O[%i] = 0.0 - %A[%x]\n"
+	        "      }\n"
+	        "    } else {\n"
+	        "      %O[%i] = 0.5\n"
+	        "    }\n"
+	        "  }\n"
+	        "}\n"
+	        "prim @guard_oob(%A: f32[16] @cpu, %O: f32[16] @cpu) {\n"
+	        "  for %i in 0..16 {\n"
+	        "    if %i > 3 {\n"
+	        "      %O[%i] = %A[%i + 4]\n"
+	        "    }\n"
 	        "  }\n"
 	        "}\n"
 	        "prim @rows(%A: f32[16] @cpu, %M: f32[3,8] @cpu) {\n"
@@ -506,6 +527,28 @@ test_leaf_loops(void)
 		failures++;
 		printf("FAIL %s:%d: the iterations before the failing one stored P[0] %g, not 61\n",
 		       __FILE__, __LINE__, tensor_get(p, 0));
+	}
+	run_prim(__LINE__, &md, "guard", (Tensor *[]){a, o}, 2, NULL);
+	bool ok = true;
+	for (int64_t i = 0; i < 16; i++) {
+		double want = i < 2 || i >= 14 ? 0.5 : i < 8 ? (double)(i - 2) : -(double)(i - 2);
+		ok &= tensor_get(o, i) == want;
+	}
+	checks++;
+	if (!ok) {
+		failures++;
+		printf("FAIL %s:%d: a leaf loop's ifs within ifs took the wrong arms\n", __FILE__, __LINE__);
+	}
+	for (int64_t k = 0; k < 16; k++)
+		tensor_set(o, k, -1);
+	run_prim(__LINE__, &md, "guard_oob", (Tensor *[]){a, o}, 2,
+	         "index 16 is out of bounds for axis 0 of '%A' (size 16)");
+	checks++;
+	if (tensor_get(o, 3) != -1 || tensor_get(o, 11) != 15 || tensor_get(o, 12) != -1) {
+		failures++;
+		printf("FAIL %s:%d: an if's store before the failing iteration: O[3] %g, O[11] %g, "
+		       "O[12] %g, not -1, 15, -1\n", __FILE__, __LINE__, tensor_get(o, 3),
+		       tensor_get(o, 11), tensor_get(o, 12));
 	}
 	Tensor *m = T2(ET_F32, 3, 8);
 	for (int64_t k = 0; k < 8; k++)
