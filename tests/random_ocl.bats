@@ -51,10 +51,12 @@ ocl_and_interp() {
 	for s in 538 597 630 1276 1365; do
 		"$PY" "$G/gen.py" "$s" "$BATS_TEST_TMPDIR/m$s"
 		grep -q 'nn.layer_norm(' "$BATS_TEST_TMPDIR/m$s/model.ir"
-		run "$PY" "$G/check.py" --ocl --bin "$IRPIPE_BIN" --seed "$s" --count 1
-		echo "$output"
-		[ "$status" -eq 0 ]
 	done
+	# one run for all the seeds: its stages batched, each tool started once
+	run "$PY" "$G/check.py" --ocl --bin "$IRPIPE_BIN" --seeds 538,597,630,1276,1365
+	echo "$output"
+	[ "$status" -eq 0 ]
+	assert_line "random: 5 models (seeds 538,597,630,1276,1365), 0 failed"
 }
 
 # issue 23: the generator draws a squeeze-and-excitation scale before
@@ -67,10 +69,12 @@ ocl_and_interp() {
 	for s in 27 55 59 81 119 183; do
 		"$PY" "$G/gen.py" "$s" "$BATS_TEST_TMPDIR/m$s"
 		ir-plan-devices "$BATS_TEST_TMPDIR/m$s/model.ir" | ir-lower | grep -q '^prim @fused_multiply_nn_conv2d'
-		run "$PY" "$G/check.py" --ocl --bin "$IRPIPE_BIN" --seed "$s" --count 1
-		echo "$output"
-		[ "$status" -eq 0 ]
 	done
+	# one run for all the seeds: its stages batched, each tool started once
+	run "$PY" "$G/check.py" --ocl --bin "$IRPIPE_BIN" --seeds 27,55,59,81,119,183
+	echo "$output"
+	[ "$status" -eq 0 ]
+	assert_line "random: 6 models (seeds 27,55,59,81,119,183), 0 failed"
 }
 
 # issue 27: the generator draws index-only chains (transpose, whole-axis
@@ -88,10 +92,12 @@ ocl_and_interp() {
 		# both: either alone would pass a model without the other
 		grep -E "prologues?\)" "$BATS_TEST_TMPDIR/stats$s"
 		grep -E "epilogues?\)" "$BATS_TEST_TMPDIR/stats$s"
-		run "$PY" "$G/check.py" --ocl --bin "$IRPIPE_BIN" --seed "$s" --count 1
-		echo "$output"
-		[ "$status" -eq 0 ]
 	done
+	# one run for all the seeds: its stages batched, each tool started once
+	run "$PY" "$G/check.py" --ocl --bin "$IRPIPE_BIN" --seeds 26,84,173,298
+	echo "$output"
+	[ "$status" -eq 0 ]
+	assert_line "random: 4 models (seeds 26,84,173,298), 0 failed"
 }
 
 # --- defects found by these runs ---------------------------------------------
@@ -154,8 +160,10 @@ IR
 		# the model has one still (the generator did not drift from it)
 		"$PY" "$G/gen.py" "$s" "$BATS_TEST_TMPDIR/m$s"
 		grep -Eq '[(, ](9223372036854775808|18446744073709551615)[,)]' "$BATS_TEST_TMPDIR/m$s/model.ir"
-		run "$PY" "$G/check.py" --ocl --bin "$IRPIPE_BIN" --seed "$s" --count 1
-		echo "$output"
-		[ "$status" -eq 0 ]
 	done
+	# one run for all the seeds: its stages batched, each tool started once
+	run "$PY" "$G/check.py" --ocl --bin "$IRPIPE_BIN" --seeds 2868,3243,4279,11149
+	echo "$output"
+	[ "$status" -eq 0 ]
+	assert_line "random: 4 models (seeds 2868,3243,4279,11149), 0 failed"
 }

@@ -1,9 +1,10 @@
 """Runs random models (tests/gen/gen.py) through the whole pipeline.
 
-    check.py [--seed S] [--count N] [--bin DIR] [--jobs J] [--keep DIR] [--legacy]
-             [--ocl] [--corpus DIR] [--no-batch]
+    check.py [--seed S] [--count N | --seeds S,S,...] [--bin DIR] [--jobs J] [--keep DIR]
+             [--legacy] [--ocl] [--corpus DIR] [--no-batch]
 
-For the models of seeds S .. S+N-1, each in a folder of its own:
+For the models of seeds S .. S+N-1 (or of the seeds listed), each in a
+folder of its own:
 
     s1 = ir-parse [--locations] model.ir
     s2 = ir-plan-devices s1
@@ -493,6 +494,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seeds", metavar="S,S,...",
+                    help="the models of these seeds (instead of --seed and --count): one run, "
+                         "its stages batched, for the seeds a test names")
     ap.add_argument("--bin", default=os.environ.get("IRPIPE_BIN", "build/bin"))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--keep", action="store_true", help="keep the folders of passing models too")
@@ -513,7 +517,7 @@ def main():
     corpus = os.path.abspath(a.corpus) if a.corpus else None
     if corpus:
         os.makedirs(corpus, exist_ok=True)
-    seeds = range(a.seed, a.seed + a.count)
+    seeds = [int(x) for x in a.seeds.split(",")] if a.seeds else range(a.seed, a.seed + a.count)
     failed = 0
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         # the compile stages of all models first, a share of the models a
@@ -539,7 +543,10 @@ def main():
                 print("  or: cd %s && PATH=%s:$PATH sh repro.sh   (model, inputs, commands)" % (
                     d, bindir))
                 sys.stdout.flush()
-    print("random: %d models from seed %d, %d failed" % (a.count, a.seed, failed))
+    if a.seeds:
+        print("random: %d models (seeds %s), %d failed" % (len(seeds), a.seeds, failed))
+    else:
+        print("random: %d models from seed %d, %d failed" % (a.count, a.seed, failed))
     return 1 if failed else 0
 
 
