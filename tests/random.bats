@@ -23,12 +23,37 @@ need_numpy() {
 	[ "$status" -eq 0 ]
 }
 
+# The next three tests are of tests/gen/gen.py alone (python3, no tool of
+# a build): what it writes is made once a make check (made_once), and
+# every job compares it.
+
+# generated DIR: gen.py's outputs that the next three tests compare, in DIR
+generated() {
+	"$PY" "$G/gen.py" 77 "$1/a77" || return 1
+	"$PY" "$G/gen.py" 77 "$1/b77" || return 1
+	"$PY" "$G/gen.py" 78 "$1/c78" || return 1
+	"$PY" "$G/gen.py" --list-ops 1000 > "$1/ops" || return 1
+	"$PY" "$G/gen.py" --legacy --list-ops 300 > "$1/legacy" || return 1
+	"$PY" "$G/gen.py" --legacy 5095 "$1/legacy5095" || return 1
+	"$PY" "$G/gen.py" 5095 "$1/new5095" || return 1
+}
+
+# gen_outputs: generated's outputs in $BATS_TEST_TMPDIR/gen (made by the
+# first test of the file that asks)
+gen_outputs() {
+	if [ ! -d "$BATS_FILE_TMPDIR/gen" ]; then
+		mkdir "$BATS_FILE_TMPDIR/gen"
+		made_once random-generated "$BATS_FILE_TMPDIR/gen" generated
+	fi
+	ln -s "$BATS_FILE_TMPDIR/gen" "$BATS_TEST_TMPDIR/gen"
+}
+
 @test "random: a model is a function of its seed" {
-	"$PY" "$G/gen.py" 77 "$BATS_TEST_TMPDIR/a"
-	"$PY" "$G/gen.py" 77 "$BATS_TEST_TMPDIR/b"
-	"$PY" "$G/gen.py" 78 "$BATS_TEST_TMPDIR/c"
-	diff -r "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
-	! cmp -s "$BATS_TEST_TMPDIR/a/model.ir" "$BATS_TEST_TMPDIR/c/model.ir"
+	gen_outputs
+	local g=$BATS_TEST_TMPDIR/gen
+	[ -s "$g/a77/model.ir" ]
+	diff -r "$g/a77" "$g/b77"
+	! cmp -s "$g/a77/model.ir" "$g/c78/model.ir"
 }
 
 @test "random: the models use every operator of the registry (lib/ops/ops.def)" {
@@ -36,17 +61,18 @@ need_numpy() {
 	sed -n 's/^OP([A-Z_0-9]*, "\([^"]*\)".*/\1/p' "$BATS_TEST_DIRNAME/../lib/ops/ops.def" |
 		LC_ALL=C sort > "$BATS_TEST_TMPDIR/registry"
 	[ "$(wc -l < "$BATS_TEST_TMPDIR/registry")" -ge 50 ]
-	"$PY" "$G/gen.py" --list-ops 1000 | LC_ALL=C sort > "$BATS_TEST_TMPDIR/generated"
+	gen_outputs
+	LC_ALL=C sort "$BATS_TEST_TMPDIR/gen/ops" > "$BATS_TEST_TMPDIR/generated"
 	diff "$BATS_TEST_TMPDIR/registry" "$BATS_TEST_TMPDIR/generated"
 }
 
 @test "random: --legacy gives the models of before comparisons, slices and pads (older tests' seeds)" {
-	"$PY" "$G/gen.py" --legacy --list-ops 300 > "$BATS_TEST_TMPDIR/legacy"
-	! grep -qx -e where -e strided_slice -e nn.pad -e argmax -e equal -e max "$BATS_TEST_TMPDIR/legacy"
-	grep -qx nn.conv2d "$BATS_TEST_TMPDIR/legacy"
-	"$PY" "$G/gen.py" --legacy 5095 "$BATS_TEST_TMPDIR/a"
-	"$PY" "$G/gen.py" 5095 "$BATS_TEST_TMPDIR/b"
-	! cmp -s "$BATS_TEST_TMPDIR/a/model.ir" "$BATS_TEST_TMPDIR/b/model.ir"
+	gen_outputs
+	local g=$BATS_TEST_TMPDIR/gen
+	! grep -qx -e where -e strided_slice -e nn.pad -e argmax -e equal -e max "$g/legacy"
+	grep -qx nn.conv2d "$g/legacy"
+	[ -s "$g/legacy5095/model.ir" ]
+	! cmp -s "$g/legacy5095/model.ir" "$g/new5095/model.ir"
 }
 
 @test "random: a lowering that computes something else fails, with the seed" {
