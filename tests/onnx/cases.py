@@ -25,4 +25,4 @@ if os.environ.get("IRPIPE_CHECK_SHARED"):
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import onnx_cases  # noqa: E402
 
-onnx_cases.main()
+onnx_cases.main(__doc__)

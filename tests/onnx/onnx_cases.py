@@ -1,14 +1,7 @@
 """Small ONNX models for tests/onnx.bats, built here with onnx.helper (no
 binary is committed), with their expected outputs computed by numpy; run
-through cases.py, which imports this module (its bytecode cached).
-
-    cases.py make CASE DIR        DIR/model.onnx and DIR/NAME.npy per input
-    cases.py run CASE DIR BIN [--lower]
-                                  make, then BIN/ir-import-onnx, BIN/ir-run
-                                  --interp (after ir-plan-devices | ir-lower
-                                  | ir-plan-devices with --lower), and
-                                  compare with numpy; exit 1 on a difference
-    cases.py list                 the cases
+through cases.py (its docstring says how), which imports this module, its
+bytecode cached.
 """
 import os
 import subprocess
@@ -1560,7 +1553,8 @@ def run(name, d, b, lower):
     return 1 if bad else 0
 
 
-def main():
+def main(usage):
+    """cases.py's command line; usage: its docstring."""
     a = sys.argv[1:]
     if a[:1] == ['list']:
         print('\n'.join(sorted(CASES)))
@@ -1569,8 +1563,8 @@ def main():
     elif a[:1] == ['run'] and len(a) in (4, 5):
         sys.exit(run(a[1], a[2], a[3], a[4:] == ['--lower']))
     else:
-        sys.exit(__doc__)
+        sys.exit(usage)
 
 
 if __name__ == '__main__':
-    main()
+    main("usage: cases.py make|run|list ...: see tests/onnx/cases.py")
