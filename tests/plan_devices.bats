@@ -410,10 +410,8 @@ random_all() {
 # random_models DIR: tests/gen/gen.py's models of seeds 1 to 60, each in
 # DIR/rSEED
 random_models() {
-	local s
-	for s in $(seq 1 60); do
-		"$PY" "$BATS_TEST_DIRNAME/gen/gen.py" "$s" "$1/r$s" > /dev/null || return 1
-	done
+	# shellcheck disable=SC2046
+	"$PY" "$BATS_TEST_DIRNAME/gen/gen.py" --each "$1/r" $(seq 1 60) > /dev/null
 }
 
 @test "plan --minimize-copies: random models with several devices never copy more than unification" {
