@@ -50,6 +50,23 @@ both() {
 	grep -q 'ValueError: an exception' <(IRPIPE_PYSERVER=$sock "$client" -c 'raise ValueError("an exception")' 2>&1)
 }
 
+@test "pyserver: a script is compiled once and run again from the server's copy until it changes; a script that does not compile fails" {
+	: > in
+	both script.py 1
+	both script.py 2
+	# the same size, another text: run as it is now
+	sed -i 's/"script"/"SCRIPT"/' script.py
+	both script.py 3
+	[[ "$(IRPIPE_PYSERVER=$sock "$client" script.py 4)" == "SCRIPT "* ]]
+	# a script of another directory under the same name
+	mkdir other
+	echo 'print("other")' > other/script.py
+	(cd other && both script.py)
+	echo 'print(1' > bad.py
+	run -1 env IRPIPE_PYSERVER="$sock" "$client" bad.py
+	[[ "$output" == *"SyntaxError"* ]]
+}
+
 @test "pyserver: the program runs in the client's directory, with its environment; output appends where the client's does" {
 	mkdir sub
 	: > in
