@@ -740,8 +740,7 @@ exec(Run *r, const PStmt *first, const PStmt *stop)
 			}
 			if (!(ok = loop_bounds(r, s, &in.cur, &in.hi)) || in.cur >= in.hi)
 				continue;
-			int leaf = prim_code_leaf(r, s, in.cur, in.hi, &r->slot[s->u.loop.var->scratch].l[0],
-			                          loop_var_kind(s));
+			int leaf = prim_code_leaf(r, s, in.cur, in.hi, loop_var_kind(s));
 			if (leaf >= 0) {
 				ok = leaf;
 				continue;

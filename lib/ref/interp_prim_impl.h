@@ -364,9 +364,9 @@ bool prim_code_bounds(Run *r, const PStmt *s, Lane *lo, Lane *hi);
 /* A scalar store through its compiled tree; -1 when s has none (a
  * vector), else whether it succeeded. */
 int prim_code_store(Run *r, const PStmt *s);
-/* Runs the loop from lo to hi (its variable var, of kind kind) if its
- * body is a leaf of scalar lets and stores: -1 when it is not, else
- * whether every iteration succeeded (as exec would run it). */
-int prim_code_leaf(Run *r, const PStmt *loop, int64_t lo, int64_t hi, Lane *var, ElemKind kind);
+/* Runs the loop from lo to hi (its variable of kind kind) if its body
+ * is a leaf of scalar lets, stores and ifs of them: -1 when it is not,
+ * else whether every iteration succeeded (as exec would run it). */
+int prim_code_leaf(Run *r, const PStmt *loop, int64_t lo, int64_t hi, ElemKind kind);
 
 #endif
