@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "diag.h"
 #include "driver.h"
@@ -637,9 +640,27 @@ driver_write(const char *prog, Module *m, const char *path,
 
 /* --------------------------------------------------------------- main */
 
+/* Memory a pass frees stays with the process for the next one instead
+ * of going back to the system: a tool runs once over one module, and its
+ * passes free and allocate large arrays in turn (the planner's groups,
+ * components, network and simulations), each page given back faulting
+ * in again, zeroed, when the next array takes it.  Arrays of 32 MB or
+ * more are still mapped on their own.  On the bench's 1M-binding DAG:
+ * ir-plan-devices --minimize-copies 127k -> 106k page faults and about
+ * 3% of its CPU time, ir-parse 1-2%; peak memory 2-7% higher. */
+static void
+keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, INT32_MAX);
+#endif
+}
+
 int
 driver_main(const Tool *t, int argc, char **argv, void *st)
 {
+	keep_freed_memory();
 	Args a = {.tool = t, .st = st, .color = COLOR_AUTO};
 	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0)
