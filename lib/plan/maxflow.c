@@ -129,6 +129,41 @@
  *   - tr and excess of 32 bits (as 8-byte arcs would allow, tried as a
  *     hack that breaks wider networks): the whole tool 2.03 against
  *     2.05, within 1%, not worth node arrays of two widths.
+ * Measured and tried in session 11 (the whole tool 2.02 -> 1.79 CPU-s
+ * on the bench's 1M DAG, ir-parse 0.75-0.80):
+ *   - what the network is: 1,602,566 nodes, 8,087,500 arcs (both ways),
+ *     capacities of one or two units; s supplies 58,107 units, t takes
+ *     57,981, the maximum flow is 55,160, and the largest source side
+ *     holds 856,893 nodes (runs of values pulled to one device).  The
+ *     first windows find 52,597 (3,040 exact labellings, 2.69M
+ *     discharges, 1.41M relabels); the larger windows the last 2,562
+ *     (201 labellings, 2.60M discharges, 1.48M relabels: per window of
+ *     32k nodes about 100 units of excess at 80 nodes, of which 35 reach
+ *     t).  Time: first windows 0.215 s, larger 0.25, whole 0.038, side
+ *     0.028 (after the branch-free searches above);
+ *   - a forward search from each relabelled node for a region cut off
+ *     from t (to label it dead at once, a local gap heuristic): 2.9M
+ *     searches found about 100 such regions; the relabelled nodes can
+ *     still reach t, so the relabels are distances growing, not excess
+ *     trapped;
+ *   - sweeps pushing the excess the first windows leave greedily towards
+ *     higher (then lower) node numbers: no flow gained (a group's Lawler
+ *     nodes come before its nodes, so flow runs against the numbering);
+ *   - a backward pass of windows after the first (2,048 or 8,192 nodes):
+ *     53,317 or 54,764 units found before the larger windows, but those
+ *     and the whole then cost as much or more (the excess left is mostly
+ *     excess that never reaches t, whose labels must still climb);
+ *   - with the stranded excess removed by an oracle (the final cut) the
+ *     larger windows were only 0.1 s cheaper: they cost as much in
+ *     labelling 32k-node windows as in moving excess;
+ *   - window sizes again after the branch-free searches (first 1,024 to
+ *     4,096 nodes, growth 4 to 32, two to four levels): 0.55 to 0.68 s
+ *     for the flow, none below the 2,048 x 16 it has; global labelling
+ *     twice or half as often: no better;
+ *   - a bit in each 8-byte arc telling whether its reverse has room (kept
+ *     up by pushes, which write both words anyway), so that the searches
+ *     read no reverse arc: 1.90 against 1.90 once the searches were
+ *     branch-free (the reverse's load no longer stalls them).
  *
  * Everything is iterative and in index order, so the cut depends only on
  * the arcs given (and, being the largest source side, not even on them
