@@ -141,6 +141,23 @@
  *     Kolmogorov 2.94, Cherkassky and Goldberg's hi_pr (cut only) 19.3.
  *     The windows, the memory order and the 8-byte arcs are what make
  *     the difference; no known method is a drop-in several times faster;
+ *   - why Excesses IBFS loses, measured again interleaved with this file
+ *     (same harness and dump, load 3; 2.52-2.56 s against 0.63-0.67 for
+ *     mf_cut on the dump's arc order, about 0.52 s in the tool):
+ *     57,411 augmentations (paths up to 575 arcs), 4.0M tree growths
+ *     reading 20.7M arcs, but 25.7M orphans (each node orphaned about 16
+ *     times: unit terminal arcs saturate after one augmentation) whose
+ *     adoption reads 210M arcs; adoption is about two thirds of its
+ *     time.  This file reads 99M arcs in all (global labelling 56M,
+ *     pushes 24M, 2.89M relabels 15M, side 4M), mostly within windows
+ *     in cache, so a reimplementation of IBFS with these 8-byte arcs
+ *     would still read 2.3 times as many arcs, over the whole network;
+ *     it would also need a search from t at the end, its free nodes not
+ *     being the largest source side (892,303 nodes against 856,892).
+ *     Memory over the harness's own: this file 84 MB, IBFS 243 (24-byte
+ *     arcs, 72-byte nodes), pseudoflow 227, Boykov-Kolmogorov 210.  The
+ *     fork github.com/PolarNick239/IBFS caps nodes at 4 arcs (up to 256
+ *     here) with float capacities, so cannot take this network;
  *   - what the network is: 1,602,566 nodes, 8,087,500 arcs (both ways),
  *     capacities of one or two units; s supplies 58,107 units, t takes
  *     57,981, the maximum flow is 55,160, and the largest source side
