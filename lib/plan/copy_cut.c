@@ -416,7 +416,10 @@ copy_cut_solve(const CopyGraph *g, const int32_t *start, int32_t deflabel, int32
 			 * mostly join later nodes to earlier ones): 26 -> 19 ms on
 			 * the bench's 1M DAG */
 			uint32_t rx = uf_find(up, x), rf = uf_find(up, first);
-			up[rx > rf ? rx : rf] = rx > rf ? rf : rx;
+			if (rx < rf)
+				up[rf] = rx;
+			else
+				up[rx] = rf;
 		}
 		gcomp[i] = first;
 	}

@@ -59,7 +59,8 @@ PR(global_relabel)(Pre *P)
 			if (u - lo >= span) /* out of play (one comparison) */
 				continue;
 			/* not reached and u -> v has room: taken without a branch
-			 * (q[qt] is overwritten when not), where a branch would be
+			 * (q[qt] is overwritten when not; the queue has a place
+			 * more than the nodes), where a branch would be
 			 * mispredicted on about half the arcs */
 			uint32_t take = (d[u] == nn) & (A_CAP(A, A_REV(A, F, a)) != 0);
 			d[u] = take ? dv : d[u];
